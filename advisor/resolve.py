@@ -1,0 +1,81 @@
+"""From what was said to what will be computed: a ``SpecRequest`` plus the catalog give a resolved
+``FinetuneSpec`` (catalog ids, defaults filled) and the exact ``Architecture`` to model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from advisor.arch import Architecture, infer_architecture
+from advisor.catalog import Catalog, ModelEntry
+from advisor.errors import SpecError
+from advisor.spec import ARCH_OVERRIDES, FinetuneSpec, SpecRequest, resolve
+
+
+@dataclass(frozen=True)
+class Resolved:
+    spec: FinetuneSpec
+    arch: Architecture
+    model: ModelEntry | None  # None when the size was given without a catalog model
+    assumed: list[str] = field(default_factory=list)  # defaults filled in, worth telling
+    arch_note: str | None = None  # how the architecture was obtained when it was not the catalog's
+
+    @property
+    def label(self) -> str:
+        if self.model is not None:
+            return self.model.display_name
+        return f"{self.arch.params_total / 1e9:.1f}B-parameter model"
+
+
+def architecture_for(spec: FinetuneSpec, catalog: Catalog) -> tuple[Architecture, ModelEntry | None, str | None]:
+    """The architecture a spec describes: the catalog model's (or one inferred from params_b),
+    with the spec's overrides applied and checked."""
+    entry: ModelEntry | None = None
+    note = None
+    if spec.model is not None:
+        entry = catalog.model(spec.model)
+        base = entry.arch
+    else:
+        assert spec.params_b is not None  # FinetuneSpec guarantees model or params_b
+        base, ref = infer_architecture(spec.params_b * 1e9)
+        note = f"architecture inferred from {spec.params_b:g}B parameters (shape of {ref}, depth scaled)"
+    overrides = {k: getattr(spec, k) for k in ARCH_OVERRIDES if getattr(spec, k) is not None}
+    if overrides:
+        if "hidden" in overrides or "heads" in overrides:
+            heads = overrides.get("heads", base.heads)
+            overrides.setdefault("head_dim", overrides.get("hidden", base.hidden) // heads)
+        if "heads" in overrides and "kv_heads" not in overrides and overrides["heads"] % base.kv_heads:
+            overrides["kv_heads"] = overrides["heads"]
+        try:
+            arch = Architecture(**{**base.model_dump(), **overrides})
+        except ValueError as exc:
+            raise SpecError(f"Invalid architecture override: {exc}") from None
+    else:
+        arch = base
+    if spec.trains_adapters and spec.lora_rank > arch.hidden:
+        raise SpecError(
+            f"LoRA rank {spec.lora_rank} is larger than the model's hidden size {arch.hidden}; "
+            "ranks of 8-64 are usual (e.g. 'rank 16')."
+        )
+    return arch, entry, note
+
+
+def resolve_request(request: SpecRequest, catalog: Catalog) -> Resolved:
+    """Resolve names against the catalog, fill defaults, and build the architecture."""
+    update = {}
+    if request.model is not None:
+        update["model"] = catalog.model(request.model).id
+    if request.gpu is not None:
+        update["gpu"] = catalog.gpu(request.gpu).id
+    if request.region is not None:
+        update["region"] = catalog.region(request.region).id
+    if update:
+        request = request.model_copy(update=update)
+    spec, assumed = resolve(request)
+    arch, entry, note = architecture_for(spec, catalog)
+    return Resolved(spec=spec, arch=arch, model=entry, assumed=assumed, arch_note=note)
+
+
+def resolve_spec(spec: FinetuneSpec, catalog: Catalog) -> Resolved:
+    """The same for an already complete spec (CLI flags)."""
+    return resolve_request(SpecRequest(**spec.model_dump(exclude={"costs"}, exclude_none=True),
+                                       costs=spec.costs.model_dump()), catalog)

@@ -1,0 +1,283 @@
+"""What a team wants to train: ``FinetuneSpec`` (resolved) and ``SpecRequest`` (what was said).
+
+Every default lives in ``DEFAULTS`` below with the reason for it. The reference stack is the most
+common one: Hugging Face Trainer + PEFT + bitsandbytes. Where the libraries' own defaults are not
+what people run for fine-tuning (the libraries default to settings meant for small models), we say
+what we assume instead and why; the answer always lists the defaults it assumed.
+
+``SpecRequest`` has the same fields, all optional (None = "the user did not say"): the parser
+produces it, follow-ups merge into it, and ``resolve`` turns it into a ``FinetuneSpec``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from advisor.errors import SpecError
+
+Method = Literal["full", "lora", "qlora"]
+Stack = Literal["hf", "torchtune", "litgpt", "reference"]
+LoraTargets = Literal["all-linear", "attention"]
+Quant = Literal["nf4", "int8"]
+Optimizer = Literal["adamw", "adamw-8bit", "paged-adamw-8bit", "sgd"]
+OptimizerImpl = Literal["foreach", "fused", "for-loop"]
+Precision = Literal["bf16-mixed", "bf16", "fp16-mixed", "fp32"]
+Attention = Literal["flash", "eager"]
+Sharding = Literal["ddp", "fsdp"]
+
+# Limits that keep every number physical; each message says what to type instead.
+MAX_SEQ_LEN = 1_048_576  # 1M tokens: the longest context any catalog model was trained for is 1M
+MAX_PARAMS_B = 999.0  # below 10^12 parameters; the largest open dense model is 405B
+MAX_MICRO_BATCH = 4096
+MAX_GPUS = 4096
+MAX_DATASET_TOKENS = 100_000_000_000_000  # 10^14: beyond any fine-tuning corpus (pre-training is ~10^13)
+MAX_EPOCHS = 1000
+
+
+class CostAssumptions(BaseModel):
+    """What a run costs beyond the training steps themselves. Each default has its reason."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    failed_run_fraction: float = Field(
+        default=0.3, ge=0, le=10,
+        description="Extra GPU time for failed and exploratory runs, as a fraction of one full "
+        "run. 0.3: our provider's guidance counts failed runs in the cost to an accepted "
+        "checkpoint; a typical project reruns about a third (a crash, a bad learning rate, a "
+        "data fix) before a checkpoint is accepted.",
+    )
+    eval_fraction: float = Field(
+        default=0.05, ge=0, le=10,
+        description="Evaluation tokens per epoch as a fraction of training tokens (forward only). "
+        "0.05: a 5% held-out split is the usual train/eval split in TRL and Axolotl examples.",
+    )
+    evals_per_epoch: int = Field(
+        default=1, ge=0, le=1000,
+        description="Evaluations per epoch. 1: HF Trainer eval_strategy='epoch' as most recipes set.",
+    )
+    checkpoints_kept: int = Field(
+        default=2, ge=0, le=1000,
+        description="Checkpoints kept on persistent storage (the accepted one and one fallback).",
+    )
+    storage_months: float = Field(
+        default=1.0, ge=0, le=120,
+        description="How long checkpoints and data stay on persistent storage (one month).",
+    )
+    include_pilot: bool = Field(
+        default=True,
+        description="Count a short pilot run before the real one, as our provider advises.",
+    )
+
+
+class _SpecFields(BaseModel):
+    """Fields shared by FinetuneSpec and SpecRequest (types and bounds only, no defaults)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    method: Method | None = None
+    stack: Stack | None = None
+    model: str | None = Field(default=None, min_length=1, max_length=200)
+    params_b: float | None = Field(default=None, gt=0, le=MAX_PARAMS_B)
+    # architecture overrides (applied on top of the catalog model or the inferred shape)
+    layers: int | None = Field(default=None, ge=1, le=1024)
+    hidden: int | None = Field(default=None, ge=8, le=65536)
+    intermediate: int | None = Field(default=None, ge=8, le=262144)
+    heads: int | None = Field(default=None, ge=1, le=1024)
+    kv_heads: int | None = Field(default=None, ge=1, le=1024)
+    vocab: int | None = Field(default=None, ge=2, le=1_048_576)
+    tied_embeddings: bool | None = None
+    seq_len: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
+    micro_batch: int | None = Field(default=None, ge=1, le=MAX_MICRO_BATCH)
+    gradient_checkpointing: bool | None = None
+    lora_rank: int | None = Field(default=None, ge=1, le=65536)
+    lora_alpha: float | None = Field(default=None, gt=0, le=1_000_000)
+    lora_dropout: float | None = Field(default=None, ge=0, lt=1)
+    lora_targets: LoraTargets | None = None
+    quant: Quant | None = None
+    double_quant: bool | None = None
+    optimizer: Optimizer | None = None
+    optimizer_impl: OptimizerImpl | None = None
+    precision: Precision | None = None
+    attention: Attention | None = None
+    num_gpus: int | None = Field(default=None, ge=1, le=MAX_GPUS)
+    sharding: Sharding | None = None
+    dataset_tokens: int | None = Field(default=None, ge=1, le=MAX_DATASET_TOKENS)
+    epochs: float | None = Field(default=None, gt=0, le=MAX_EPOCHS)
+    gpu: str | None = Field(default=None, min_length=1, max_length=100)
+    region: str | None = Field(default=None, min_length=1, max_length=100)
+
+
+class Default(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    value: Any
+    reason: str
+    mention: bool = True  # list it among "assumed ..." in answers
+
+
+# The one place where defaults live. Reasons name what the common stack does.
+DEFAULTS: dict[str, Default] = {
+    "method": Default(value="lora", reason="LoRA is what most teams fine-tune with first (PEFT)."),
+    "stack": Default(value="hf", mention=False,
+                     reason="Hugging Face Trainer + PEFT + bitsandbytes is the most common stack."),
+    "seq_len": Default(value=2048, reason="a common SFT context; TRL's SFTConfig default is 1024 "
+                       "and most recipes raise it to 2048."),
+    "micro_batch": Default(value=1, reason="the smallest footprint; raise it with gradient "
+                           "accumulation for throughput (HF's per_device_train_batch_size=8 is "
+                           "meant for small models)."),
+    "gradient_checkpointing": Default(value=True, reason="what TRL/PEFT fine-tuning recipes turn "
+                                      "on for LLMs; it trades ~1/3 more compute for activations."),
+    "lora_rank": Default(value=16, reason="a common recipe value (PEFT's own default is 8; "
+                         "rank moves memory very little)."),
+    "lora_alpha": Default(value=32, mention=False, reason="2 x rank, the usual recipe ratio."),
+    "lora_dropout": Default(value=0.05, mention=False, reason="the QLoRA paper and TRL examples "
+                            "use 0.05 (PEFT defaults to 0.0); dropout keeps a copy of each "
+                            "adapted input."),
+    "lora_targets": Default(value="all-linear", reason="the QLoRA paper (Dettmers et al. 2023) "
+                            "found all linear layers are needed to match full fine-tuning."),
+    "quant": Default(value="nf4", mention=False, reason="QLoRA's 4-bit NormalFloat "
+                     "(bitsandbytes bnb_4bit_quant_type='nf4')."),
+    "double_quant": Default(value=True, mention=False, reason="the QLoRA paper quantizes the "
+                            "quantization constants too (0.127 instead of 0.5 bit/param)."),
+    "optimizer": Default(value="adamw", reason="HF Trainer's default optimizer (adamw_torch)."),
+    "optimizer_impl": Default(value="foreach", mention=False, reason="torch.optim.AdamW picks "
+                              "the foreach implementation on CUDA unless fused=True is asked for."),
+    "precision": Default(value="bf16-mixed", reason="HF Trainer with bf16=True: autocast over "
+                         "fp32 trainable weights (fp32 master copy)."),
+    "attention": Default(value="flash", mention=False, reason="transformers uses PyTorch SDPA "
+                         "(flash / memory-efficient kernels) by default."),
+    "num_gpus": Default(value=1, mention=False, reason="one GPU unless asked; the ranking "
+                        "finds the smallest count that fits."),
+    "sharding": Default(value="ddp", mention=False, reason="HF Trainer replicates the model "
+                        "(DDP) unless FSDP or DeepSpeed is configured."),
+    "epochs": Default(value=3, reason="HF TrainingArguments' num_train_epochs default."),
+}
+
+METHODS: tuple[str, ...] = get_args(Method)
+STACKS: tuple[str, ...] = get_args(Stack)
+OPTIMIZERS: tuple[str, ...] = get_args(Optimizer)
+PRECISIONS: tuple[str, ...] = get_args(Precision)
+ARCH_OVERRIDES = ("layers", "hidden", "intermediate", "heads", "kv_heads", "vocab", "tied_embeddings")
+
+
+class FinetuneSpec(_SpecFields):
+    """A complete fine-tuning job: every field decided (by the user or by DEFAULTS)."""
+
+    method: Method = DEFAULTS["method"].value
+    stack: Stack = DEFAULTS["stack"].value
+    seq_len: int = Field(default=DEFAULTS["seq_len"].value, ge=1, le=MAX_SEQ_LEN)
+    micro_batch: int = Field(default=DEFAULTS["micro_batch"].value, ge=1, le=MAX_MICRO_BATCH)
+    gradient_checkpointing: bool = DEFAULTS["gradient_checkpointing"].value
+    lora_rank: int = Field(default=DEFAULTS["lora_rank"].value, ge=1, le=65536)
+    lora_alpha: float = Field(default=DEFAULTS["lora_alpha"].value, gt=0)
+    lora_dropout: float = Field(default=DEFAULTS["lora_dropout"].value, ge=0, lt=1)
+    lora_targets: LoraTargets = DEFAULTS["lora_targets"].value
+    double_quant: bool = DEFAULTS["double_quant"].value
+    optimizer: Optimizer = DEFAULTS["optimizer"].value
+    optimizer_impl: OptimizerImpl = DEFAULTS["optimizer_impl"].value
+    precision: Precision = DEFAULTS["precision"].value
+    attention: Attention = DEFAULTS["attention"].value
+    num_gpus: int = Field(default=DEFAULTS["num_gpus"].value, ge=1, le=MAX_GPUS)
+    sharding: Sharding = DEFAULTS["sharding"].value
+    epochs: float = Field(default=DEFAULTS["epochs"].value, gt=0, le=MAX_EPOCHS)
+    costs: CostAssumptions = CostAssumptions()
+
+    @model_validator(mode="after")
+    def _coherent(self) -> "FinetuneSpec":
+        problems: list[str] = []
+        if self.model is None and self.params_b is None:
+            problems.append("say which model (e.g. 'llama-3.1-8b') or its size (e.g. '8B')")
+        if self.method == "qlora" and self.quant is None:
+            object.__setattr__(self, "quant", DEFAULTS["quant"].value)
+        if self.method != "qlora" and self.quant is not None:
+            problems.append(
+                f"quantized base weights ({self.quant}) are QLoRA; use method 'qlora', or drop "
+                "the quantization for LoRA or a full fine-tune"
+            )
+        if self.method == "full" and self.optimizer in ("adamw-8bit", "paged-adamw-8bit") and self.precision == "fp32":
+            pass  # allowed: 8-bit states with fp32 weights is a valid bitsandbytes setup
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    @property
+    def trains_adapters(self) -> bool:
+        return self.method in ("lora", "qlora")
+
+    @property
+    def tokens_per_step(self) -> int:
+        return self.seq_len * self.micro_batch * self.num_gpus
+
+
+class SpecRequest(_SpecFields):
+    """What a message said: every field optional; None means 'not said'."""
+
+    costs: dict[str, Any] | None = None
+
+    def merged(self, delta: "SpecRequest") -> "SpecRequest":
+        """This request with every field that ``delta`` sets replaced (a thread follow-up)."""
+        update = {k: v for k, v in delta.model_dump(exclude_none=True).items()}
+        if "costs" in update and self.costs:
+            update["costs"] = {**self.costs, **update["costs"]}
+        return self.model_copy(update=update)
+
+    def said(self) -> dict[str, Any]:
+        return self.model_dump(exclude_none=True)
+
+
+def resolve(request: SpecRequest | dict[str, Any]) -> tuple[FinetuneSpec, list[str]]:
+    """Fill unset fields from DEFAULTS. Returns the spec and the names of defaults it assumed
+    (only those worth telling the user, per ``Default.mention``).
+
+    Raises SpecError with every problem listed, in words a person can act on.
+    """
+    said = request.said() if isinstance(request, SpecRequest) else {
+        k: v for k, v in request.items() if v is not None
+    }
+    method = said.get("method", DEFAULTS["method"].value)
+    assumed = [
+        name for name, d in DEFAULTS.items()
+        if name not in said and d.mention and _relevant(name, method)
+    ]
+    try:
+        spec = FinetuneSpec(**said)
+    except ValidationError as exc:
+        raise SpecError(explain_validation(exc)) from None
+    return spec, assumed
+
+
+def _relevant(field: str, method: str) -> bool:
+    if field.startswith("lora_"):
+        return method in ("lora", "qlora")
+    if field in ("quant", "double_quant"):
+        return method == "qlora"
+    return True
+
+
+_FRIENDLY = {
+    "seq_len": f"sequence length must be between 1 and {MAX_SEQ_LEN:,} tokens (e.g. 'seq 4096')",
+    "micro_batch": f"micro-batch must be a whole number from 1 to {MAX_MICRO_BATCH} (e.g. 'batch 4')",
+    "params_b": f"model size must be above 0 and at most {MAX_PARAMS_B:g}B parameters (e.g. '70B')",
+    "num_gpus": f"number of GPUs must be from 1 to {MAX_GPUS}",
+    "lora_rank": "LoRA rank must be a whole number from 1 up to the model's hidden size (e.g. 'rank 16')",
+    "epochs": f"epochs must be above 0 and at most {MAX_EPOCHS}",
+    "dataset_tokens": f"dataset size must be from 1 to {MAX_DATASET_TOKENS:.0e} tokens (e.g. '50M tokens')",
+}
+
+
+def explain_validation(exc: ValidationError) -> str:
+    """One line per problem, phrased for a person (pydantic's own text as the fallback)."""
+    lines = []
+    for err in exc.errors():
+        field = str(err["loc"][0]) if err.get("loc") else ""
+        if field in _FRIENDLY:
+            lines.append(f"{_FRIENDLY[field]}; got {err.get('input')!r}")
+        elif err["type"] == "literal_error":
+            lines.append(f"{field}: {err['msg'].lower()}; got {err.get('input')!r}")
+        elif err["type"] == "extra_forbidden":
+            lines.append(f"unknown setting {field!r}")
+        else:
+            msg = err["msg"].removeprefix("Value error, ")
+            lines.append(f"{field}: {msg}" if field else msg)
+    return "Invalid fine-tuning spec: " + "; ".join(dict.fromkeys(lines))
