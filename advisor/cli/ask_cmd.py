@@ -1,4 +1,4 @@
-"""`advisor ask TEXT` and `advisor parse TEXT`: chat text in, the whole answer out."""
+"""`advisor ask TEXT`: chat text in, the whole answer out (as the bot gives it)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from advisor.errors import NotAvailableYet
 
 def register(main: click.Group) -> None:
     main.add_command(ask)
-    main.add_command(parse)
 
 
 @click.command()
@@ -20,12 +19,3 @@ def register(main: click.Group) -> None:
 def ask(text: tuple[str, ...], db: str | None, as_json: bool) -> None:
     """The whole answer to a chat message, as the bot would give it."""
     raise NotAvailableYet("advisor ask (the ranking engine)")
-
-
-@click.command()
-@click.argument("text", nargs=-1, required=True)
-@db_option
-@json_option
-def parse(text: tuple[str, ...], db: str | None, as_json: bool) -> None:
-    """What was understood from a chat message."""
-    raise NotAvailableYet("advisor parse (the chat parser)")

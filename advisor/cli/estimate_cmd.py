@@ -1,4 +1,4 @@
-"""`advisor estimate` and `advisor trace`: memory, time and cost of a spec given as flags."""
+"""`advisor estimate`: memory, time and cost of a spec given as flags, on every catalog GPU."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from advisor.spec import SpecRequest
 
 def register(main: click.Group) -> None:
     main.add_command(estimate)
-    main.add_command(trace)
 
 
 @click.command()
@@ -22,12 +21,3 @@ def register(main: click.Group) -> None:
 def estimate(request: SpecRequest, db: str | None, as_json: bool) -> None:
     """Memory, time and cost of a fine-tuning run on every catalog GPU."""
     raise NotAvailableYet("advisor estimate (the memory model)")
-
-
-@click.command()
-@spec_options
-@db_option
-@json_option
-def trace(request: SpecRequest, db: str | None, as_json: bool) -> None:
-    """Exact peak memory of one training step, traced with fake tensors (needs the pilot extra)."""
-    raise NotAvailableYet("advisor trace (the exact fake-tensor trace)")
