@@ -16,8 +16,6 @@ import sqlite3
 import tomllib
 from pathlib import Path
 
-import sqlite_utils
-
 from advisor.arch import Architecture
 from advisor.errors import CatalogError
 
@@ -217,6 +215,8 @@ def build(target: Path, data_dir: Path = DATA_DIR) -> Path:
     target = Path(target)
     tmp = target.with_name(target.name + ".building")
     tmp.unlink(missing_ok=True)
+    import sqlite_utils  # build is an admin command; reading the catalog does not need it
+
     conn = sqlite3.connect(tmp)
     try:
         migrate(conn)

@@ -14,7 +14,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
 from pydantic import BaseModel, ConfigDict
 
 from advisor.arch import Architecture
@@ -106,8 +105,15 @@ class Catalog:
     def __init__(self, conn: sqlite3.Connection, path: Path | None):
         self.path = path
         self._conn = conn
-        self.db = sqlite_utils.Database(conn)
         self._load()
+
+    @property
+    def db(self):
+        """sqlite-utils over the same connection, for writes (imported on first use: reading the
+        catalog, which every answer does, needs only sqlite3 and starts faster)."""
+        import sqlite_utils
+
+        return sqlite_utils.Database(self._conn)
 
     # --- opening -----------------------------------------------------------------------------
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from advisor.cli.common import db_option, json_option
-from advisor.errors import NotAvailableYet
+from advisor.catalog import Catalog
+from advisor.cli.common import catalog_path, db_option, emit_json, json_option
 
 
 def register(main: click.Group) -> None:
@@ -17,5 +17,11 @@ def register(main: click.Group) -> None:
 @db_option
 @json_option
 def ask(text: tuple[str, ...], db: str | None, as_json: bool) -> None:
-    """The whole answer to a chat message, as the bot would give it."""
-    raise NotAvailableYet("advisor ask (the ranking engine)")
+    """The whole answer to a chat message, as the bot would give it (English or Spanish)."""
+    from advisor.answer import Advisor
+
+    answer = Advisor(Catalog.open(catalog_path(db))).ask(" ".join(text))
+    if as_json:
+        emit_json(answer.to_json())
+    else:
+        click.echo(answer.text)

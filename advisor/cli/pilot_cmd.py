@@ -1,17 +1,66 @@
-"""`advisor pilot ...`: measured pilots on this machine or a Ray cluster."""
+"""`advisor pilot ...`: measured pilots on this machine or a Ray cluster.
+
+    advisor pilot run [SPEC FLAGS] --steps N --launcher local|ray [--json]
+    advisor pilot status ID [--json]      advisor pilot cancel ID
+    advisor pilot history [--gpu ID] [--json]
+
+State (pilots, measured results, calibration) lives in the state database: --state-db, else
+ADVISOR_STATE_DB, else ./state.db. Pilot run directories (events, log, checkpoint, manifest) go
+under --out-dir (default ./pilot-runs).
+"""
 
 from __future__ import annotations
 
+import getpass
+import os
+import sys
+
 import click
 
-from advisor.cli.common import db_option, json_option
+from advisor.catalog import Catalog
+from advisor.cli.common import catalog_path, db_option, emit_json, json_option
 from advisor.cli.spec_flags import spec_options
-from advisor.errors import NotAvailableYet
+from advisor.errors import PilotError
+from advisor.i18n import t
 from advisor.spec import SpecRequest
+
+DEFAULT_STATE_DB = "state.db"
+DEFAULT_OUT_DIR = "pilot-runs"
 
 
 def register(main: click.Group) -> None:
     main.add_command(pilot)
+
+
+def _state_db(path: str | None) -> str:
+    return path or os.environ.get("ADVISOR_STATE_DB") or DEFAULT_STATE_DB
+
+
+def _store(path: str | None):
+    from advisor.pilot.store import PilotStore
+
+    return PilotStore(_state_db(path))
+
+
+def _factory(out_dir: str, ray_address: str | None):
+    from advisor.pilot.launchers import make_launcher
+
+    cache: dict = {}
+
+    def get(name: str):
+        if name not in cache:
+            cache[name] = make_launcher(name, workdir=out_dir, ray_address=ray_address)
+        return cache[name]
+
+    return get
+
+
+state_db_option = click.option("--state-db", metavar="PATH", default=None,
+                               help="State database (default: $ADVISOR_STATE_DB or ./state.db).")
+out_dir_option = click.option("--out-dir", default=DEFAULT_OUT_DIR, show_default=True,
+                              help="Where pilot runs (events, log, checkpoint, manifest) are written.")
+ray_option = click.option("--ray-address", default=None, metavar="ADDR",
+                          help="Ray cluster for --launcher ray (default: $RAY_ADDRESS).")
 
 
 @click.group()
@@ -19,34 +68,164 @@ def pilot() -> None:
     """Measured pilot runs: real training steps on a GPU node (or this CPU)."""
 
 
+def _progress_line(rec, status) -> str:
+    p = status.last_progress or {}
+    if status.terminal:
+        return t("pilot.cli.ended", "en", id=rec.id, state=status.state, reason=status.reason or "")
+    if not p:
+        return t("pilot.cli.waiting", "en", id=rec.id, state=status.state)
+    tps = p.get("tokens_per_s")
+    return t("pilot.cli.progress", "en", id=rec.id, step=p.get("steps_completed", 0), total=p.get("total_steps", "?"),
+             phase=p.get("phase", "?"), tps=f"{tps:,.0f}" if tps else "-")
+
+
 @pilot.command("run")
 @spec_options
-@click.option("--steps", type=int, default=5, show_default=True)
+@click.option("--steps", type=int, default=5, show_default=True, help="Measured optimizer steps.")
+@click.option("--warmup", type=int, default=2, show_default=True, help="Warm-up steps (at least 2).")
 @click.option("--launcher", type=click.Choice(["local", "ray"]), default="local", show_default=True)
+@click.option("--runtime", type=click.Choice(["auto", "reference", "hf"]), default="auto", show_default=True,
+              help="reference: advisor's decoder; hf: transformers+PEFT(+bitsandbytes); auto: hf when "
+                   "--stack hf is given, else reference.")
+@click.option("--device", type=click.Choice(["auto", "cuda", "cpu"]), default="auto", show_default=True)
+@click.option("--weights-dir", default=None, help="Local directory with real weights (--runtime hf).")
+@click.option("--revision", default=None, help="Base model revision to record (with --weights-dir).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--time-limit", type=float, default=1800, show_default=True, help="Seconds before the pilot is stopped.")
+@click.option("--no-checkpoint", is_flag=True, help="Skip the checkpoint save.")
+@state_db_option
+@out_dir_option
+@ray_option
 @db_option
 @json_option
-def run(request: SpecRequest, steps: int, launcher: str, db: str | None, as_json: bool) -> None:
-    """Run a measured pilot and print its result."""
-    raise NotAvailableYet("advisor pilot run (the pilot runner)")
+def run(request: SpecRequest, steps: int, warmup: int, launcher: str, runtime: str, device: str,
+        weights_dir: str | None, revision: str | None, seed: int, time_limit: float, no_checkpoint: bool,
+        state_db: str | None, out_dir: str, ray_address: str | None, db: str | None, as_json: bool) -> None:
+    """Run a measured pilot and print its result (with the estimate beside it)."""
+    from advisor.pilot import predict as prediction
+    from advisor.pilot import tracking
+    from advisor.pilot.calibration import PilotCalibration
+    from advisor.pilot.spec import RANDOM_INIT_REVISION, pilot_spec_for
+    from advisor.resolve import resolve_request
+
+    catalog = Catalog.open(catalog_path(db))
+    resolved = resolve_request(request, catalog)
+    gpu = catalog.gpu(resolved.spec.gpu) if resolved.spec.gpu else None
+    if runtime == "auto":
+        runtime = "hf" if request.stack == "hf" else "reference"
+    if weights_dir and runtime != "hf":
+        raise PilotError("--weights-dir loads real weights through transformers; add --runtime hf.")
+    pspec = pilot_spec_for(resolved, gpu, steps=steps, warmup_steps=warmup, seed=seed, device=device,
+                           runtime=runtime, weights_dir=weights_dir, time_limit_s=time_limit,
+                           revision=revision or (RANDOM_INIT_REVISION if not weights_dir else "unpinned"),
+                           save_checkpoint=not no_checkpoint)
+    store = _store(state_db)
+    calibration = PilotCalibration(store)
+    predicted = prediction.predict(pspec, gpu, calibration)
+    store.create(pspec, launcher=launcher, requested_by=f"cli:{getpass.getuser()}", prediction=predicted,
+                 estimated_cost_usd=predicted["cost_usd"], estimated_duration_s=predicted["duration_s"])
+    get_launcher = _factory(out_dir, ray_address or os.environ.get("RAY_ADDRESS"))
+    chosen = get_launcher(launcher)
+    rec = tracking.launch(store, pspec.pilot_id, chosen, confirmed_by=f"cli:{getpass.getuser()}")
+    try:
+        rec = tracking.follow(store, rec.id, chosen,
+                              on_update=lambda r, s: click.echo(_progress_line(r, s), err=True))
+    except KeyboardInterrupt:
+        rec = tracking.cancel(store, rec.id, get_launcher)
+    _print_outcome(rec, as_json)
+    if rec.state != "finished":
+        sys.exit(1)
+
+
+def _outcome(rec) -> dict:
+    from advisor.pilot.predict import compare
+
+    out = {"pilot_id": rec.id, "state": rec.state, "reason": rec.reason, "message": rec.message}
+    if rec.state == "finished" and rec.result:
+        out = {**rec.result, **out, "prediction": rec.prediction,
+               "comparison": compare(rec.prediction or {}, rec.result)}
+    else:
+        out.update(partial=rec.result, last_progress=rec.last_progress, prediction=rec.prediction)
+    out["estimated_cost_usd"], out["cost_usd"] = rec.estimated_cost_usd, rec.cost_usd
+    return out
+
+
+def _print_outcome(rec, as_json: bool) -> None:
+    out = _outcome(rec)
+    if as_json:
+        emit_json(out)
+        return
+    from advisor.pilot.report import render_cli
+
+    click.echo(render_cli(rec, "en"))
 
 
 @pilot.command("status")
 @click.argument("pilot_id")
+@state_db_option
+@out_dir_option
+@ray_option
 @json_option
-def status(pilot_id: str, as_json: bool) -> None:
-    """The state of a pilot."""
-    raise NotAvailableYet("advisor pilot status")
+def status(pilot_id: str, state_db: str | None, out_dir: str, ray_address: str | None, as_json: bool) -> None:
+    """The state of a pilot (re-attaches to it if it is still running)."""
+    from advisor.pilot import tracking
+
+    store = _store(state_db)
+    rec = store.require(pilot_id)
+    if not rec.terminal and rec.handle is not None:
+        launcher = _factory(out_dir, ray_address or os.environ.get("RAY_ADDRESS"))(rec.launcher)
+        rec, _ = tracking.sync(store, rec, launcher)
+    if as_json:
+        emit_json({**rec.to_json(), "outcome": _outcome(rec)})
+        return
+    from advisor.pilot.report import render_cli
+
+    click.echo(render_cli(rec, "en"))
 
 
 @pilot.command("cancel")
 @click.argument("pilot_id")
-def cancel(pilot_id: str) -> None:
-    """Cancel a running pilot."""
-    raise NotAvailableYet("advisor pilot cancel")
+@state_db_option
+@out_dir_option
+@ray_option
+def cancel(pilot_id: str, state_db: str | None, out_dir: str, ray_address: str | None) -> None:
+    """Cancel a pilot (a running one is stopped; its partial figures are kept)."""
+    from advisor.pilot import tracking
+
+    rec = tracking.cancel(_store(state_db), pilot_id,
+                          _factory(out_dir, ray_address or os.environ.get("RAY_ADDRESS")))
+    click.echo(t("pilot.cli.ended", "en", id=rec.id, state=rec.state, reason=rec.reason or ""))
 
 
 @pilot.command("history")
+@click.option("--gpu", default=None, help="Only results for this catalog GPU id.")
+@click.option("--limit", type=int, default=100, show_default=True)
+@state_db_option
 @json_option
-def history(as_json: bool) -> None:
-    """Measured pilots stored for calibration."""
-    raise NotAvailableYet("advisor pilot history")
+def history(gpu: str | None, limit: int, state_db: str | None, as_json: bool) -> None:
+    """Measured pilots stored for calibration, and the calibration they give."""
+    from advisor.pilot.calibration import PilotCalibration
+
+    store = _store(state_db)
+    rows = store.results(gpu=gpu, limit=limit)
+    cal = PilotCalibration(store)
+    keys = sorted({(r["gpu"], r["method"], r["stack"]) for r in rows if r["gpu"] and r["on_target"]})
+    calibration = [
+        {"gpu": g, "method": m, "stack": s, "pilots": (cal.mfu(g, m) or (None, 0))[1],
+         "efficiency": (cal.mfu(g, m) or (None, 0))[0], "reserved_ratio": cal.reserved_ratio(g, s)}
+        for g, m, s in keys
+    ]
+    if as_json:
+        emit_json({"results": rows, "calibration": calibration})
+        return
+    if not rows:
+        click.echo(t("pilot.cli.no_history", "en"))
+        return
+    for r in rows:
+        click.echo(t("pilot.cli.history_row", "en", id=r["pilot_id"], gpu=r["gpu"] or "-", device=r["device_name"] or r["device"],
+                     method=r["method"], seq=r["seq_len"], tps=f"{r['tokens_per_s'] or 0:,.0f}",
+                     mfu=f"{(r['mfu'] or 0) * 100:.1f}%", target=t("word.yes" if r["on_target"] else "word.no", "en")))
+    for c in calibration:
+        click.echo(t("pilot.cli.calibration_row", "en", gpu=c["gpu"], method=c["method"], n=c["pilots"],
+                     eff=f"{(c['efficiency'] or 0) * 100:.1f}%",
+                     ratio=f"{c['reserved_ratio']:.3f}" if c["reserved_ratio"] else "-"))

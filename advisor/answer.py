@@ -1,0 +1,255 @@
+"""One chat message in, the whole answer out: what the bot posts and `advisor ask` prints.
+
+    advisor = Advisor(catalog)
+    answer = advisor.ask("qlora llama-3-70b seq 8192")            # a new request
+    answer = advisor.ask("what about 16k?", previous=answer.request)  # a thread follow-up
+
+``ask`` never raises for anything a user can type: parse errors, unknown names and impossible
+specs become a ``clarify`` answer that says what to fix, in the message's language. Anything else
+is a bug and propagates (the boundary logs it with its traceback).
+
+Frequently asked questions are answered from the catalog and the memory and cost model, not
+from canned text: "Can I fine-tune on an RTX 4090?" runs the memory model for a ladder of model
+sizes and names the largest that fits per method.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from advisor.catalog import Catalog, Gpu
+from advisor.cost import checkpoint_bytes
+from advisor.errors import AdvisorError, ParseError
+from advisor.format import gib, usd
+from advisor.i18n import t
+from advisor.memory import estimate_memory
+from advisor.parse import ParseResult, detect_language, parse_message, understood
+from advisor.recommend import Recommendation, recommend
+from advisor.report import render_recommendation
+from advisor.resolve import Resolved, resolve_request
+from advisor.spec import FinetuneSpec, SpecRequest
+
+Kind = Literal["estimate", "followup", "compare", "faq", "clarify", "help", "catalog", "reset"]
+
+# "Can I fine-tune on GPU X?": the ladder of models tried, smallest first (catalog ids of the
+# most fine-tuned open models at each size).
+FAQ_LADDER = ("llama-3.2-1b", "llama-3.2-3b", "llama-3.1-8b", "qwen2.5-14b", "qwen2.5-32b", "llama-3.1-70b")
+# "A100 or H100?" without a job: the comparison job, a typical first LoRA project (LoRA of an
+# 8B model at 2k context over 100M trained tokens).
+FAQ_REFERENCE_JOB = SpecRequest(method="lora", model="llama-3.1-8b", seq_len=2048, dataset_tokens=100_000_000, epochs=1)
+
+
+@dataclass(frozen=True)
+class Answer:
+    kind: Kind
+    lang: str
+    text: str  # plain text, in ``lang``
+    request: SpecRequest | None = None  # what the thread should remember (None: keep the old one)
+    data: dict[str, Any] = field(default_factory=dict)  # JSON contract (estimate) or details
+    recommendation: Recommendation | None = None
+    resolved: Resolved | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"kind": self.kind, "lang": self.lang, **self.data}
+        if "text" not in out:
+            out["text"] = self.text
+        return out
+
+
+class Advisor:
+    """The advisor behind the bot and `advisor ask`: parse, resolve, rank, say it."""
+
+    def __init__(self, catalog: Catalog, calibration: Any = None):
+        self.catalog = catalog
+        self.calibration = calibration
+
+    # --- the entry point ----------------------------------------------------------------------
+
+    def ask(self, text: str, previous: SpecRequest | None = None) -> Answer:
+        try:
+            parsed = parse_message(text, self.catalog, previous=previous)
+        except ParseError as exc:
+            lang = _safe_lang(text)
+            body = str(exc) + (f"\n{t('answer.try', lang, example=exc.example)}" if exc.example else "")
+            return Answer("clarify", lang, body, data={"example": exc.example, "code": exc.code})
+        handler = getattr(self, f"_{parsed.intent}")
+        return handler(parsed)
+
+    def estimate(self, request: SpecRequest, lang: str = "en", kind: Kind = "estimate",
+                 parsed: ParseResult | None = None) -> Answer:
+        """The ranking for a request (also used by the CLI with flags)."""
+        try:
+            resolved = resolve_request(request, self.catalog)
+        except AdvisorError as exc:
+            return self._problem(exc, lang, request)
+        rec = recommend(resolved, self.catalog, calibration=self.calibration, lang=lang)
+        lines = []
+        if parsed is not None:
+            lines.append(understood(parsed.request, lang, self.catalog))
+            lines += [f"! {w}" for w in parsed.warnings]
+        if resolved.arch_note:
+            lines.append(t("answer.inferred_arch", lang, params=f"{resolved.arch.params_total / 1e9:.1f}"))
+        lines.append(render_recommendation(rec, lang))
+        data = rec.to_json()
+        if parsed is not None:
+            data["understood"] = parsed.to_json()
+        return Answer(kind, lang, "\n".join(lines), request=request, data=data,
+                      recommendation=rec, resolved=resolved)
+
+    # --- intents ------------------------------------------------------------------------------
+
+    def _estimate(self, p: ParseResult) -> Answer:
+        return self.estimate(p.request, p.lang, "estimate", p)
+
+    def _followup(self, p: ParseResult) -> Answer:
+        return self.estimate(p.request, p.lang, "followup", p)
+
+    def _compare(self, p: ParseResult) -> Answer:
+        answer = self.estimate(p.request, p.lang, "compare", p)
+        if answer.recommendation is None:
+            return answer
+        lines = [t("answer.compare.title", p.lang)]
+        for gpu_id in p.gpus:
+            o = answer.recommendation.option(gpu_id)
+            lines.append(_option_line(o, p.lang))
+        lines.append(t("answer.compare.rule", p.lang))
+        data = {**answer.data, "compared": list(p.gpus)}
+        return Answer("compare", p.lang, "\n".join(lines) + "\n\n" + answer.text, request=p.request,
+                      data=data, recommendation=answer.recommendation, resolved=answer.resolved)
+
+    def _faq(self, p: ParseResult) -> Answer:
+        if p.faq == "can_i_gpu":
+            return self._faq_can_i(p)
+        if p.faq in ("a100_or_h100", "gpu_choice"):
+            return self._faq_choice(p)
+        return self._faq_persist(p)
+
+    def _reset(self, p: ParseResult) -> Answer:
+        return Answer("reset", p.lang, t("answer.reset", p.lang), request=None)
+
+    def _help(self, p: ParseResult) -> Answer:
+        return Answer("help", p.lang, t("answer.help", p.lang))
+
+    def _catalog(self, p: ParseResult) -> Answer:
+        gpu_id = p.params.get("gpu")
+        gpus = [self.catalog.gpu(gpu_id)] if gpu_id else self.catalog.gpus(offered_only=True)
+        lines = [t("answer.catalog.title", p.lang)] + [_gpu_line(g, p.lang) for g in gpus]
+        regions = ", ".join(r.display_name for r in self.catalog.regions())
+        lines.append(t("answer.catalog.regions", p.lang, regions=regions))
+        return Answer("catalog", p.lang, "\n".join(lines), data={"gpus": [g.id for g in gpus]})
+
+    def _clarify(self, p: ParseResult) -> Answer:
+        text = p.question or t("answer.clarify.default", p.lang)
+        if p.example:
+            text += "\n" + t("answer.try", p.lang, example=p.example)
+        return Answer("clarify", p.lang, text, request=p.request if p.request.said() else None,
+                      data={"example": p.example, "code": p.clarify_code})
+
+    # --- frequently asked questions, computed --------------------------------------------------
+
+    def _faq_can_i(self, p: ParseResult) -> Answer:
+        gpu = self.catalog.gpu(p.params["gpu"])
+        n = int(p.params.get("num_gpus") or 1)
+        named = p.params.get("model") or p.params.get("params_b")
+        lines = [t("answer.can_i.title", p.lang, gpu=gpu.display_name, n=n, usable=gib(gpu.usable_memory_bytes))]
+        fits_by_method: dict[str, Any] = {}
+        for method in ("full", "lora", "qlora"):
+            if named:
+                request = SpecRequest(method=method, model=p.params.get("model"), params_b=p.params.get("params_b"),
+                                      num_gpus=n, sharding="fsdp" if n > 1 else None)
+                resolved = resolve_request(request, self.catalog)
+                mem = estimate_memory(resolved.spec, resolved.arch)
+                fits = mem.device_bytes <= gpu.usable_memory_bytes
+                fits_by_method[method] = {"fits": fits, "device_bytes": mem.device_bytes}
+                key = "answer.can_i.model_fits" if fits else "answer.can_i.model_no"
+                lines.append(t(key, p.lang, method=t(f"method.{method}", p.lang), model=resolved.label,
+                               need=gib(mem.device_bytes)))
+            else:
+                best = self._largest_fitting(method, gpu, n)
+                fits_by_method[method] = best
+                if best:
+                    lines.append(t("answer.can_i.up_to", p.lang, method=t(f"method.{method}", p.lang),
+                                   model=best["model"], need=gib(best["device_bytes"])))
+                else:
+                    lines.append(t("answer.can_i.none", p.lang, method=t(f"method.{method}", p.lang)))
+        spec = FinetuneSpec(model="llama-3.1-8b")
+        lines.append(t("answer.can_i.assuming", p.lang, seq=spec.seq_len, batch=spec.micro_batch))
+        if not gpu.offered:
+            lines.append(t("answer.not_offered", p.lang, gpu=gpu.display_name))
+        lines.append(t("answer.can_i.next", p.lang, gpu=gpu.display_name))
+        return Answer("faq", p.lang, "\n".join(lines),
+                      data={"faq": "can_i_gpu", "gpu": gpu.id, "num_gpus": n, "methods": fits_by_method})
+
+    def _largest_fitting(self, method: str, gpu: Gpu, n: int) -> dict[str, Any] | None:
+        best = None
+        for model_id in FAQ_LADDER:
+            request = SpecRequest(method=method, model=model_id, num_gpus=n, sharding="fsdp" if n > 1 else None)
+            resolved = resolve_request(request, self.catalog)
+            mem = estimate_memory(resolved.spec, resolved.arch)
+            if mem.device_bytes <= gpu.usable_memory_bytes:
+                best = {"model": resolved.label, "model_id": model_id, "device_bytes": mem.device_bytes}
+        return best
+
+    def _faq_choice(self, p: ParseResult) -> Answer:
+        request = p.request if (p.request.model or p.request.params_b) else FAQ_REFERENCE_JOB
+        resolved = resolve_request(request, self.catalog)
+        rec = recommend(resolved, self.catalog, calibration=self.calibration, lang=p.lang)
+        gpus = p.gpus or p.params.get("gpus") or ["a100-80gb", "h100-sxm"]
+        lines = [t("answer.choice.title", p.lang, job=understood(request, p.lang, self.catalog))]
+        lines += [_option_line(rec.option(g), p.lang) for g in gpus]
+        lines.append(t("answer.compare.rule", p.lang))
+        if request is FAQ_REFERENCE_JOB:
+            lines.append(t("answer.choice.yours", p.lang))
+        return Answer("faq", p.lang, "\n".join(lines), data={"faq": p.faq, "gpus": list(gpus), **rec.to_json()},
+                      recommendation=rec, resolved=resolved)
+
+    def _faq_persist(self, p: ParseResult) -> Answer:
+        lines = [t("answer.persist.keep", p.lang), t("answer.persist.drop", p.lang)]
+        data: dict[str, Any] = {"faq": "what_persists"}
+        request = p.request if (p.request.model or p.request.params_b) else None
+        if request is not None:
+            try:
+                resolved = resolve_request(request, self.catalog)
+            except AdvisorError:
+                resolved = None
+            if resolved is not None:
+                size = checkpoint_bytes(resolved.spec, resolved.arch)
+                price = self.catalog.storage_price(resolved.spec.region)
+                monthly = size / 1e9 * price
+                lines.append(t("answer.persist.size", p.lang, model=resolved.label, size=gib(size),
+                               price=usd(monthly), per_gb=usd(price)))
+                data.update(checkpoint_bytes=size, storage_usd_per_month=monthly)
+        return Answer("faq", p.lang, "\n".join(lines), data=data)
+
+    # --- problems -------------------------------------------------------------------------------
+
+    def _problem(self, exc: AdvisorError, lang: str, request: SpecRequest) -> Answer:
+        suggestions = getattr(exc, "suggestions", None)
+        text = t("answer.problem", lang, problem=str(exc))
+        return Answer("clarify", lang, text, request=None,
+                      data={"problem": str(exc), "suggestions": suggestions or []})
+
+
+def _safe_lang(text: str) -> str:
+    try:
+        return detect_language(text[:2000])
+    except Exception:  # noqa: BLE001 - the language of an unparseable message is a best effort
+        return "en"
+
+
+def _gpu_line(g: Gpu, lang: str) -> str:
+    price = usd(g.price_usd_per_hour) if g.price_usd_per_hour is not None else "-"
+    return t("answer.catalog.gpu", lang, name=g.display_name, memory=gib(g.usable_memory_bytes),
+             tflops=f"{g.bf16_tflops:,.0f}", price=price, regions=", ".join(g.regions) or "-",
+             good_for=g.good_for)
+
+
+def _option_line(o: Any, lang: str) -> str:
+    if not o.fits:
+        return t("answer.option.no", lang, gpu=o.gpu_name, reason=o.reason or "")
+    money = usd(o.cost_usd) if o.cost_usd is not None else (
+        t("answer.per_million", lang, price=usd(o.price_per_million_tokens)) if o.price_per_million_tokens else "-")
+    hours = f"{o.hours:.1f} h" if o.hours is not None else "-"
+    return t("answer.option.yes", lang, gpu=o.gpu_name, n=o.num_gpus, memory=gib(o.memory_bytes),
+             tps=f"{o.tokens_per_s:,.0f}" if o.tokens_per_s else "-", hours=hours, money=money)

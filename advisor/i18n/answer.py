@@ -1,0 +1,116 @@
+"""The chat answer around the ranking: catalog, FAQ answers, help, reset, problems."""
+
+MESSAGES = {
+    "answer.try": {"en": "Try for example: {example}", "es": "Prueba por ejemplo: {example}"},
+    "answer.problem": {
+        "en": "I could not compute that: {problem}",
+        "es": "No pude calcularlo: {problem}",
+    },
+    "answer.clarify.default": {
+        "en": "I did not understand what to estimate. Say the method, the model and the sequence length.",
+        "es": "No entendí qué estimar. Indica el método, el modelo y la longitud de secuencia.",
+    },
+    "answer.inferred_arch": {
+        "en": "No catalog model named: I assumed a Llama-style architecture of {params}B parameters.",
+        "es": "No se nombró un modelo del catálogo: supuse una arquitectura tipo Llama de {params} mil millones de parámetros.",
+    },
+    "answer.reset": {
+        "en": "Started over. Ask a new question, e.g. \"qlora llama-3.1-8b seq 4096\".",
+        "es": "Empezamos de nuevo. Haz una nueva pregunta, por ejemplo \"qlora llama-3.1-8b contexto de 4096\".",
+    },
+    "answer.help": {
+        "en": ("I tell you which GPU to rent for fine-tuning an LLM: memory per part of the run, "
+               "time, and the cost to an accepted checkpoint on every GPU we rent.\n"
+               "Examples:\n"
+               "- qlora llama-3-70b seq 8192\n"
+               "- can we LoRA Mistral 7B at 4k with batch 4 on a 4090?\n"
+               "- full fine-tune llama 3.2 1b, 50M tokens, 3 epochs\n"
+               "- A100 or H100 for fine-tuning?\n"
+               "Then, in the thread: \"what about 16k?\", \"with rank 64\", \"on H100s instead\", "
+               "\"assume 30% failed runs\", \"start over\"."),
+        "es": ("Te digo qué GPU alquilar para ajustar un LLM: la memoria de cada parte del "
+               "entrenamiento, el tiempo y el coste hasta un checkpoint aceptado en cada GPU que alquilamos.\n"
+               "Ejemplos:\n"
+               "- qlora llama-3-70b contexto de 8192\n"
+               "- ¿podemos hacer LoRA de Mistral 7B con 4k y lote 4 en una 4090?\n"
+               "- ajuste fino completo de llama 3.2 1b, 50M tokens, 3 épocas\n"
+               "- ¿A100 o H100 para ajuste fino?\n"
+               "Después, en el hilo: \"¿y con 16k?\", \"con rango 64\", \"mejor en H100\", "
+               "\"con 30% de ejecuciones fallidas\", \"empezar de nuevo\"."),
+    },
+    "answer.catalog.title": {"en": "GPUs we rent:", "es": "GPUs que alquilamos:"},
+    "answer.catalog.gpu": {
+        "en": "- {name}: {memory} usable, {tflops} TFLOPS bf16, {price}/h, regions {regions}. Good for: {good_for}",
+        "es": "- {name}: {memory} utilizables, {tflops} TFLOPS bf16, {price}/h, regiones {regions}. Ideal para: {good_for}",
+    },
+    "answer.catalog.regions": {"en": "Regions: {regions}.", "es": "Regiones: {regions}."},
+    "answer.not_offered": {
+        "en": "Note: we do not rent the {gpu} today; the figures are for comparison.",
+        "es": "Nota: hoy no alquilamos la {gpu}; las cifras son para comparar.",
+    },
+    "answer.can_i.title": {
+        "en": "On {n} x {gpu} ({usable} usable each):",
+        "es": "En {n} x {gpu} ({usable} utilizables cada una):",
+    },
+    "answer.can_i.up_to": {
+        "en": "- {method}: up to {model} ({need} on the device)",
+        "es": "- {method}: hasta {model} ({need} en el dispositivo)",
+    },
+    "answer.can_i.none": {
+        "en": "- {method}: not even a 1B model fits",
+        "es": "- {method}: no cabe ni un modelo de 1B",
+    },
+    "answer.can_i.model_fits": {
+        "en": "- {method} of {model}: fits ({need})",
+        "es": "- {method} de {model}: cabe ({need})",
+    },
+    "answer.can_i.model_no": {
+        "en": "- {method} of {model}: does not fit (needs {need})",
+        "es": "- {method} de {model}: no cabe (necesita {need})",
+    },
+    "answer.can_i.assuming": {
+        "en": "Assuming {seq} tokens per sequence, micro-batch {batch}, gradient checkpointing on.",
+        "es": "Suponiendo {seq} tokens por secuencia, micro-lote {batch} y gradient checkpointing activado.",
+    },
+    "answer.can_i.next": {
+        "en": "Ask with your model and sequence length for time and cost, e.g. \"qlora llama-3.1-8b seq 4096 on the {gpu}\".",
+        "es": "Pregunta con tu modelo y longitud de secuencia para ver tiempo y coste, p. ej. \"qlora llama-3.1-8b contexto de 4096 en la {gpu}\".",
+    },
+    "answer.choice.title": {
+        "en": "Compared on the same job ({job}):",
+        "es": "Comparadas con el mismo trabajo ({job}):",
+    },
+    "answer.choice.yours": {
+        "en": "That is a typical first LoRA job; ask with your model, sequence length and dataset size to compare yours.",
+        "es": "Es un primer trabajo LoRA típico; pregunta con tu modelo, longitud de secuencia y tamaño del dataset para comparar el tuyo.",
+    },
+    "answer.compare.title": {"en": "Side by side:", "es": "Lado a lado:"},
+    "answer.compare.rule": {
+        "en": "Compare the cost to the same accepted checkpoint, not the hourly price: a faster GPU can cost less per result.",
+        "es": "Compara el coste hasta el mismo checkpoint aceptado, no el precio por hora: una GPU más rápida puede costar menos por resultado.",
+    },
+    "answer.option.yes": {
+        "en": "- {gpu}: {n} GPU(s), {memory} each, {tps} tokens/s, {hours}, {money}",
+        "es": "- {gpu}: {n} GPU(s), {memory} cada una, {tps} tokens/s, {hours}, {money}",
+    },
+    "answer.option.no": {"en": "- {gpu}: does not fit ({reason})", "es": "- {gpu}: no cabe ({reason})"},
+    "answer.per_million": {"en": "{price} per million tokens", "es": "{price} por millón de tokens"},
+    "answer.persist.keep": {
+        "en": ("Keep on persistent storage after the GPU stops: the accepted checkpoint (adapter or "
+               "full weights), the tokenizer, the model and training configuration, the evaluation "
+               "outputs, and the provenance (base model id and revision, data version, code version, "
+               "adapter rank and precision)."),
+        "es": ("Conserva en almacenamiento persistente cuando la GPU se detiene: el checkpoint aceptado "
+               "(adaptador o pesos completos), el tokenizador, la configuración del modelo y del "
+               "entrenamiento, los resultados de evaluación y la procedencia (id y revisión del modelo "
+               "base, versión de datos y de código, rango y precisión del adaptador)."),
+    },
+    "answer.persist.drop": {
+        "en": "Temporary caches (downloaded hub files, compiled kernels, intermediate checkpoints you did not accept) can be recreated: do not pay to keep them, nor an idle GPU.",
+        "es": "Las cachés temporales (archivos descargados del hub, kernels compilados, checkpoints intermedios no aceptados) se pueden recrear: no pagues por guardarlas, ni por una GPU inactiva.",
+    },
+    "answer.persist.size": {
+        "en": "For {model}, a checkpoint is about {size}: {price} per month at {per_gb}/GB-month.",
+        "es": "Para {model}, un checkpoint ocupa unos {size}: {price} al mes a {per_gb}/GB-mes.",
+    },
+}

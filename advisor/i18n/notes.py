@@ -1,0 +1,170 @@
+"""Notes, reasons, levers, planning windows and the answer table (advisor.recommend, advisor.report).
+
+Amounts arrive already formatted (``advisor.format``): {cost} "$12.40", {mem} "45.2 GiB",
+{time} "5.2 h". Every key is prefixed ``notes.`` so no other area can collide with it.
+"""
+
+MESSAGES = {
+    # --- memory terms (MemoryBreakdown.terms keys) -----------------------------------------------
+    "notes.term.weights": {"en": "model weights", "es": "pesos del modelo"},
+    "notes.term.quant_constants": {"en": "quantization constants", "es": "constantes de cuantización"},
+    "notes.term.adapters": {"en": "LoRA adapters", "es": "adaptadores LoRA"},
+    "notes.term.master_weights": {"en": "fp32 master weights", "es": "copia maestra fp32 de los pesos"},
+    "notes.term.gradients": {"en": "gradients", "es": "gradientes"},
+    "notes.term.optimizer_states": {"en": "optimizer states", "es": "estados del optimizador"},
+    "notes.term.activations": {"en": "activations", "es": "activaciones"},
+    "notes.term.logits_loss": {"en": "logits and loss", "es": "logits y pérdida"},
+    "notes.term.transient": {"en": "temporary buffers", "es": "búferes temporales"},
+    "notes.term.other": {"en": "{name}", "es": "{name}"},
+    # --- why a GPU does not fit -------------------------------------------------------------------
+    "notes.reason.one_gpu": {
+        "en": "needs {need} on one GPU, {usable} usable; largest part: {term} {term_size}",
+        "es": "necesita {need} en una GPU y hay {usable} utilizables; la parte mayor: {term} {term_size}",
+    },
+    "notes.reason.none": {
+        "en": "needs {need} on one GPU, {usable} usable ({term} {term_size}); even {n} GPUs with FSDP need {need_n} each",
+        "es": "necesita {need} en una GPU y hay {usable} utilizables ({term} {term_size}); incluso {n} GPUs con FSDP necesitan {need_n} cada una",
+    },
+    # --- levers -----------------------------------------------------------------------------------
+    "notes.lever.gradient_checkpointing": {
+        "en": "turn on gradient checkpointing (about 1/3 more compute)",
+        "es": "activar gradient checkpointing (un tercio más de cómputo)",
+    },
+    "notes.lever.qlora": {
+        "en": "QLoRA (4-bit base weights) instead of LoRA",
+        "es": "QLoRA (pesos base en 4 bits) en lugar de LoRA",
+    },
+    "notes.lever.lora": {"en": "LoRA instead of a full fine-tune", "es": "LoRA en lugar de un ajuste fino completo"},
+    "notes.lever.seq_len": {
+        "en": "shorter sequences: {seq_len} tokens",
+        "es": "secuencias más cortas: {seq_len} tokens",
+    },
+    "notes.lever.micro_batch": {
+        "en": "micro-batch 1 with {factor}x gradient accumulation (same effective batch)",
+        "es": "micro-batch 1 con {factor}x acumulación de gradientes (mismo batch efectivo)",
+    },
+    "notes.lever.optimizer_8bit": {
+        "en": "8-bit AdamW (bitsandbytes) instead of AdamW",
+        "es": "AdamW de 8 bits (bitsandbytes) en lugar de AdamW",
+    },
+    "notes.lever.flash_attention": {
+        "en": "flash/SDPA attention instead of eager",
+        "es": "atención flash/SDPA en lugar de eager",
+    },
+    "notes.lever.fsdp": {"en": "FSDP over {n} GPUs", "es": "FSDP en {n} GPUs"},
+    "notes.lever.combined": {
+        "en": "all of these together: {levers}",
+        "es": "todas juntas: {levers}",
+    },
+    # --- notes ------------------------------------------------------------------------------------
+    "notes.recommend": {
+        "en": "Recommended: {gpu} x{n}: {cost} to an accepted checkpoint, about {time} per run.",
+        "es": "Recomendado: {gpu} x{n}: {cost} hasta un checkpoint aceptado, unas {time} por ejecución.",
+    },
+    "notes.recommend_rate": {
+        "en": "Recommended: {gpu} x{n}: {per_million} per million trained tokens ({rate}/h, {tps} tokens/s).",
+        "es": "Recomendado: {gpu} x{n}: {per_million} por millón de tokens entrenados ({rate}/h, {tps} tokens/s).",
+    },
+    "notes.itemized": {
+        "en": "Cost on {gpu}: training {training} + start-up and saves {overhead} + failed runs ({failed_pct}%) {failures} + evaluation {evaluation} + pilot {pilot} + storage {storage} ({storage_gb} GB for {months} month) = {total}.",
+        "es": "Costo en {gpu}: entrenamiento {training} + arranque y guardados {overhead} + ejecuciones fallidas ({failed_pct}%) {failures} + evaluación {evaluation} + piloto {pilot} + almacenamiento {storage} ({storage_gb} GB por {months} mes) = {total}.",
+    },
+    "notes.faster": {
+        "en": "{gpu} finishes {speedup}x sooner but costs {ratio}x more ({cost}).",
+        "es": "{gpu} termina {speedup}x antes pero cuesta {ratio}x más ({cost}).",
+    },
+    "notes.hourly_trap": {
+        "en": "{gpu} costs {hourly}x more per hour than {cheaper} but less to the same checkpoint ({cost} vs {cheaper_cost}): compare cost to the same result, not hourly price.",
+        "es": "{gpu} cuesta {hourly}x más por hora que {cheaper} pero menos hasta el mismo checkpoint ({cost} frente a {cheaper_cost}): compara el costo del mismo resultado, no el precio por hora.",
+    },
+    "notes.tight": {
+        "en": "{gpu} fits with only {headroom} to spare: longer samples or a library update can tip it over; run the pilot first.",
+        "es": "{gpu} cabe con solo {headroom} de margen: muestras más largas o una actualización de librerías pueden desbordarla; ejecuta el piloto primero.",
+    },
+    "notes.nothing_fits": {
+        "en": "No GPU we rent fits this run, even {n} of them with FSDP.",
+        "es": "Ninguna GPU que alquilamos admite esta ejecución, ni siquiera {n} con FSDP.",
+    },
+    "notes.would_fit_gpu": {
+        "en": "It would fit on {gpu} x{n} (not offered today).",
+        "es": "Cabría en {gpu} x{n} (no se ofrece hoy).",
+    },
+    "notes.would_fit_lever": {
+        "en": "On {gpu} it would fit with: {lever} ({mem} per GPU).",
+        "es": "En {gpu} cabría con: {lever} ({mem} por GPU).",
+    },
+    "notes.asked_gpu_fits": {
+        "en": "You asked about {gpu}: it fits on {n}, {cost} to an accepted checkpoint.",
+        "es": "Preguntaste por {gpu}: cabe en {n}, {cost} hasta un checkpoint aceptado.",
+    },
+    "notes.asked_gpu_no": {
+        "en": "You asked about {gpu}: it does not fit ({reason}).",
+        "es": "Preguntaste por {gpu}: no cabe ({reason}).",
+    },
+    "notes.calibrated": {
+        "en": "Throughput on {gpu} calibrated from {pilots} pilots ({mfu}% of peak measured).",
+        "es": "Rendimiento en {gpu} calibrado con {pilots} pilotos ({mfu}% del pico medido).",
+    },
+    "notes.prior": {
+        "en": "Throughput is a prior from published measurements ({mfu}% of peak on {gpu}); a pilot measures it.",
+        "es": "El rendimiento es una estimación a partir de mediciones publicadas ({mfu}% del pico en {gpu}); un piloto lo mide.",
+    },
+    "notes.no_dataset": {
+        "en": "No dataset size given, so prices are per million trained tokens; say e.g. '50M tokens, 3 epochs' for a total.",
+        "es": "No se indicó el tamaño del dataset, así que los precios son por millón de tokens entrenados; di p. ej. '50M tokens, 3 épocas' para un total.",
+    },
+    # --- planning windows -------------------------------------------------------------------------
+    "notes.windows": {
+        "en": "Planning windows on {gpu}: {windows}.",
+        "es": "Ventanas de planificación en {gpu}: {windows}.",
+    },
+    "notes.windows_fit": {
+        "en": "Planning windows on {gpu}: {windows}; this job (~{gpu_hours} GPU-hours) fits the {hours} h window.",
+        "es": "Ventanas de planificación en {gpu}: {windows}; este trabajo (~{gpu_hours} GPU-horas) cabe en la ventana de {hours} h.",
+    },
+    "notes.windows_over": {
+        "en": "Planning windows on {gpu}: {windows}; this job (~{gpu_hours} GPU-hours) is beyond the {hours} h window.",
+        "es": "Ventanas de planificación en {gpu}: {windows}; este trabajo (~{gpu_hours} GPU-horas) supera la ventana de {hours} h.",
+    },
+    "notes.window": {"en": "{hours} h {price}", "es": "{hours} h {price}"},
+    "notes.unit.min": {"en": "{n} min", "es": "{n} min"},
+    "notes.unit.h": {"en": "{n} h", "es": "{n} h"},
+    "notes.unit.days": {"en": "{n} days", "es": "{n} días"},
+    # --- the answer table (advisor.report) --------------------------------------------------------
+    "notes.table.title": {
+        "en": "{method} {model} · seq {seq_len} · micro-batch {micro_batch} · {data}",
+        "es": "{method} {model} · seq {seq_len} · micro-batch {micro_batch} · {data}",
+    },
+    "notes.table.data": {"en": "{tokens} tokens x {epochs} epochs", "es": "{tokens} tokens x {epochs} épocas"},
+    "notes.table.no_data": {"en": "dataset size not given", "es": "tamaño del dataset no indicado"},
+    "notes.table.memory": {
+        "en": "Memory as asked ({n} GPU): {device} on the device ({allocated} allocated); largest: {term} {term_size}",
+        "es": "Memoria tal como se pidió ({n} GPU): {device} en el dispositivo ({allocated} asignados); la mayor: {term} {term_size}",
+    },
+    "notes.table.header": {
+        "en": "GPU|fits|GPUs|mem/GPU|tokens/s|time|cost",
+        "es": "GPU|cabe|GPUs|mem/GPU|tokens/s|tiempo|costo",
+    },
+    "notes.table.header_rate": {
+        "en": "GPU|fits|GPUs|mem/GPU|tokens/s|$/h|$/M tokens",
+        "es": "GPU|cabe|GPUs|mem/GPU|tokens/s|$/h|$/M tokens",
+    },
+    "notes.table.not_offered": {"en": "Not offered (for comparison):", "es": "No ofrecidas (para comparar):"},
+    "notes.table.recommended": {"en": "<- recommended", "es": "<- recomendada"},
+    "notes.table.levers": {"en": "  {gpu}: {levers}", "es": "  {gpu}: {levers}"},
+    "notes.table.levers_title": {"en": "To fit on one GPU:", "es": "Para caber en una GPU:"},
+    "notes.table.notes": {"en": "Notes:", "es": "Notas:"},
+    "notes.table.assumed": {"en": "Assumed: {items}.", "es": "Supuesto: {items}."},
+    "notes.table.no_fit": {"en": "no", "es": "no"},
+    # --- field names for "Assumed: ..." -----------------------------------------------------------
+    "notes.field.method": {"en": "method {value}", "es": "método {value}"},
+    "notes.field.seq_len": {"en": "seq {value}", "es": "secuencia {value}"},
+    "notes.field.micro_batch": {"en": "micro-batch {value}", "es": "micro-batch {value}"},
+    "notes.field.gradient_checkpointing": {"en": "gradient checkpointing {value}", "es": "gradient checkpointing {value}"},
+    "notes.field.lora_rank": {"en": "LoRA rank {value}", "es": "rango LoRA {value}"},
+    "notes.field.lora_targets": {"en": "LoRA on {value}", "es": "LoRA en {value}"},
+    "notes.field.optimizer": {"en": "optimizer {value}", "es": "optimizador {value}"},
+    "notes.field.precision": {"en": "precision {value}", "es": "precisión {value}"},
+    "notes.field.epochs": {"en": "{value} epochs", "es": "{value} épocas"},
+    "notes.field.other": {"en": "{name} {value}", "es": "{name} {value}"},
+}

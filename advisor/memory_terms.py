@@ -1,0 +1,215 @@
+"""Closed-form memory terms of one fine-tuning step: pure functions of a few named numbers.
+
+``advisor.memory`` composes these into the per-phase totals of a ``MemoryBreakdown``. Every
+function returns bytes; every constant names the measurement, paper or source file it comes from.
+Sizes of saved activations are written per token of one layer ("which tensors does autograd keep
+for backward"), so the same list serves with and without gradient checkpointing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from advisor.arch import Architecture
+
+# --- dtypes -------------------------------------------------------------------------------------
+FP32 = 4
+BF16 = 2
+BOOL = 1  # torch.bool dropout masks are one byte per element (native_dropout returns a bool mask)
+
+# --- quantization (bitsandbytes; QLoRA paper, Dettmers et al. 2023, section 2 and appendix) -----
+NF4_BYTES_PER_PARAM = 0.5  # 4-bit NormalFloat data: two values per byte
+NF4_BLOCK = 64  # bnb_4bit blocksize: one absmax per 64 weights
+ABSMAX_FP32_BYTES = 4  # first-level absmax in fp32: 32/64 = 0.5 bit per parameter
+DQ_ABSMAX_BYTES = 1  # double quantization: absmax stored in 8 bit ...
+DQ_SECOND_BLOCK = 256  # ... with one fp32 second-level constant per 256 absmax values:
+# 8/64 + 32/(64*256) = 0.127 bit per parameter (QLoRA paper, "Double Quantization")
+INT8_BYTES_PER_PARAM = 1  # LLM.int8 (bnb Linear8bitLt): int8 data ...
+INT8_ROW_SCALE_BYTES = 4  # ... plus one fp32 scale (SCB) per output row
+
+# --- optimizers ---------------------------------------------------------------------------------
+ADAM_STATES = 2  # exp_avg and exp_avg_sq (torch.optim.AdamW)
+BNB_8BIT_STATE_BYTES = 1  # bitsandbytes AdamW8bit: each state 1 byte per parameter ...
+BNB_8BIT_BLOCK = 2048  # ... blockwise quantized, one fp32 absmax per 2048 values
+# (Dettmers et al. 2022, "8-bit Optimizers via Block-wise Quantization", blocksize 2048)
+BNB_MIN_8BIT_SIZE = 4096  # bnb keeps 32-bit states for tensors with fewer elements (min_8bit_size)
+
+# --- attention ----------------------------------------------------------------------------------
+LSE_BYTES = FP32  # flash/SDPA saves one fp32 logsumexp per head per token for backward
+EAGER_SCORE_BYTES = FP32 + BF16  # eager attention (transformers eager_attention_forward): the
+# softmax is computed in fp32 and its output saved, then cast to 16 bit and saved by the P @ V
+# matmul: 6 bytes per score, seq^2 scores per head per sequence.
+
+# --- loss ---------------------------------------------------------------------------------------
+LOSS_BWD_COPIES = 3  # cross-entropy backward over seq x vocab keeps alive at once: the saved
+# log-softmax output, the gradient nll_loss_backward writes, and log_softmax_backward's result
+# (PyTorch aten LogSoftmax/NLLLoss backward; seen as "several fp32 copies" in HF traces).
+
+# --- gradient checkpointing ---------------------------------------------------------------------
+GRAD_FLOW_COPIES = 2  # during backward the gradient of the residual stream and of the current
+# sub-block input are alive at once (two hidden-sized tensors per token).
+
+
+@dataclass(frozen=True)
+class LayerCtx:
+    """What decides which tensors one decoder layer keeps for backward."""
+
+    act: int  # bytes of the compute dtype (2 for any 16-bit compute, 4 for fp32)
+    residual: int  # bytes of the residual stream (fp32 when the embeddings are fp32: mixed
+    # precision over fp32 weights, or PEFT's k-bit preparation)
+    norm_out: int  # bytes of a norm's output: promote(norm weight dtype, residual dtype)
+    mixed: bool  # autocast: activations are cast to the compute dtype per matmul
+    base_trainable: bool  # full fine-tune: every weight needs its input saved
+    adapted: frozenset[str]  # linears with a LoRA adapter
+    adapter_bytes: int  # dtype of the LoRA A/B weights
+    lora_rank: int
+    dropout_copy: bool  # LoRA dropout p > 0 and the stack keeps its output and mask
+    quant: bool  # frozen base weights are quantized (bitsandbytes-style linears)
+    quant_saves_input: bool  # the quantized matmul saves its 16-bit input for backward
+    flash: bool
+    seq_len: int
+
+
+def adapted_linears(arch: Architecture, targets: str) -> frozenset[str]:
+    """Linear names that get LoRA: every block linear (PEFT 'all-linear') or the attention ones."""
+    names = arch.linear_shapes()
+    if targets == "attention":
+        return frozenset(n for n in names if n in ("q_proj", "k_proj", "v_proj", "o_proj"))
+    return frozenset(names)
+
+
+def lora_params(arch: Architecture, targets: str, rank: int) -> int:
+    """LoRA A (in x r) and B (r x out) for each adapted linear of every layer (and every expert)."""
+    shapes = arch.linear_shapes()
+    per_layer = 0
+    for name in adapted_linears(arch, targets):
+        d_in, d_out = shapes[name]
+        copies = arch.n_experts_stored if name in ("gate_proj", "up_proj", "down_proj") else 1
+        per_layer += copies * rank * (d_in + d_out)
+    return arch.layers * per_layer
+
+
+def nf4_bytes(params: int, double_quant: bool) -> tuple[int, int]:
+    """(data, constants) bytes of NF4 weights."""
+    data = params * NF4_BYTES_PER_PARAM
+    blocks = params / NF4_BLOCK
+    if double_quant:
+        constants = blocks * DQ_ABSMAX_BYTES + blocks / DQ_SECOND_BLOCK * ABSMAX_FP32_BYTES
+    else:
+        constants = blocks * ABSMAX_FP32_BYTES
+    return round(data), round(constants)
+
+
+def int8_bytes(arch: Architecture) -> tuple[int, int]:
+    """(data, constants) bytes of LLM.int8 weights: int8 data and an fp32 scale per output row."""
+    rows = sum(out for _, out in arch.linear_shapes().values()) * arch.n_experts_stored
+    return arch.params_linear * INT8_BYTES_PER_PARAM, arch.layers * rows * INT8_ROW_SCALE_BYTES
+
+
+def adam_state_bytes(params: int, state_bytes: int) -> int:
+    return params * ADAM_STATES * state_bytes
+
+
+def adam8bit_state_bytes(params: int, small_params: int) -> int:
+    """bnb 8-bit AdamW: 2 x 1 byte per parameter + blockwise fp32 absmax; tensors under
+    BNB_MIN_8BIT_SIZE elements (norms of small models) keep 2 x fp32 states."""
+    big = params - small_params
+    absmax = 2 * (big / BNB_8BIT_BLOCK) * ABSMAX_FP32_BYTES
+    return round(big * ADAM_STATES * BNB_8BIT_STATE_BYTES + absmax + small_params * ADAM_STATES * FP32)
+
+
+def small_tensor_params(arch: Architecture) -> int:
+    """Parameters in tensors with fewer than BNB_MIN_8BIT_SIZE elements (norm weights, biases)."""
+    if arch.hidden >= BNB_MIN_8BIT_SIZE:
+        return 0
+    return arch.layers * arch.norm_params_per_layer + arch.params_final_norm
+
+
+def _linear_input_bytes(c: LayerCtx, x_bytes: int, consumers: list[tuple[str, int]],
+                        counted: bool = False) -> float:
+    """Bytes per token saved because of the linears reading one input tensor of ``x_bytes``.
+
+    A dense linear saves its input when its weight trains (under autocast the input is first cast
+    to the compute dtype, one copy per linear); a quantized linear casts to the compute dtype and
+    saves that copy when the stack keeps it (bitsandbytes MatMul4Bit). A LoRA adapter reads the
+    input through its own dropout (new tensor + bool mask when p > 0) and saves what enters A: the
+    cast copy (autocast), a copy in the adapters' dtype (PEFT outside autocast), or the tensor
+    itself. ``counted``: the input tensor is already saved by another op (not counted again).
+    """
+    a = c.act
+    shared = 0.0  # the input tensor itself, saved once however many ops keep it
+    own = 0.0
+    for name, d_in in consumers:
+        if c.base_trainable or (c.quant and c.quant_saves_input):
+            if c.quant or (c.mixed and x_bytes != a):
+                own += a * d_in  # x.to(compute dtype): a new tensor per linear
+            else:
+                shared = x_bytes * d_in
+        if name in c.adapted:
+            xa_bytes = x_bytes if c.mixed else c.adapter_bytes
+            copied = xa_bytes != x_bytes
+            if copied and not c.dropout_copy:
+                own += xa_bytes * d_in  # the copy in the adapters' dtype is what A saves
+            if c.dropout_copy:
+                own += (xa_bytes + BOOL) * d_in  # dropout output (saved by A) and its mask
+            into_a = a if c.mixed else c.adapter_bytes
+            if into_a != xa_bytes:
+                own += into_a * d_in  # cast to the compute dtype for A's matmul
+            elif not copied and not c.dropout_copy:
+                shared = x_bytes * d_in
+            own += into_a * c.lora_rank  # A's output, saved by B
+    return own + (0.0 if counted else shared)
+
+
+def layer_saved_bytes_per_token(arch: Architecture, c: LayerCtx) -> float:
+    """Bytes autograd keeps per token for the backward of one decoder layer (no checkpointing).
+
+    Walks the block as transformers' LlamaDecoderLayer (and advisor.model.decoder.Block) runs
+    it: RMSNorm (input upcast to fp32 and saved; the normalized value saved when the norm weight
+    trains), q/k/v, RoPE (rotated q and k saved by attention), SDPA (q, k, v, output and an fp32
+    logsumexp per head) or eager attention (the seq x seq probabilities), o_proj, second norm,
+    gated MLP (gate, act(gate) and up saved by the product; the product saved by down_proj).
+    Linear inputs: see ``_linear_input_bytes``.
+    """
+    h, q, kv, inter = arch.hidden, arch.q_dim, arch.kv_dim, arch.intermediate
+    a = c.act
+    k_experts = arch.experts_per_token if arch.experts else 1
+
+    total = 0.0
+    for _ in range(2):  # two norms: fp32 input (x.to(fp32), saved by pow and mul), rsqrt per token
+        total += FP32 * h + FP32
+        if c.base_trainable:  # weight * normalized.to(input dtype): saved for the weight's grad
+            total += c.residual * h
+    total += _linear_input_bytes(c, c.norm_out, [("q_proj", h), ("k_proj", h), ("v_proj", h)])
+    # attention: rotated q and k, v, output (also o_proj's input), then logsumexp or probabilities
+    total += a * (q + 2 * kv) + a * q
+    if c.flash:
+        total += LSE_BYTES * arch.heads
+    else:
+        groups = arch.heads // arch.kv_heads
+        if groups > 1:  # repeat_kv materializes k and v for every head
+            total += 2 * a * q
+        total += EAGER_SCORE_BYTES * arch.heads * c.seq_len
+    total += _linear_input_bytes(c, a, [("o_proj", q)], counted=True)  # input = attention output
+    mlp_in = [("gate_proj", h), ("up_proj", h)] if arch.mlp_kind == "gated" else [("up_proj", h)]
+    mlp = _linear_input_bytes(c, c.norm_out, mlp_in)
+    mlp += (3 if arch.mlp_kind == "gated" else 1) * a * inter  # gate, act(gate), up | up
+    mlp += _linear_input_bytes(c, a, [("down_proj", inter)])
+    total += mlp * k_experts
+    if arch.experts:
+        total += FP32 * arch.experts  # router probabilities (softmax in fp32)
+    return total
+
+
+def layer_peak_extra_per_token(arch: Architecture, c: LayerCtx) -> float:
+    """Short-lived tensors at the busiest moment inside a layer's backward: the gradients of the
+    MLP's widest intermediates (two intermediate-sized tensors) beside the saved ones."""
+    k_experts = arch.experts_per_token if arch.experts else 1
+    return 2 * c.act * arch.intermediate * k_experts
+
+
+def eager_transient_bytes(arch: Architecture, c: LayerCtx, seqs: int) -> float:
+    """Eager attention's pre-softmax scores (16-bit) alive beside the saved ones in forward."""
+    if c.flash:
+        return 0.0
+    return seqs * arch.heads * c.seq_len * c.seq_len * (BF16 + FP32)

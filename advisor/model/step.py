@@ -1,0 +1,99 @@
+"""One training step of the reference decoder: the loss (with the stack's switches), a
+synthetic batch, and forward + backward + optimizer step.
+
+``train_step`` is what the exact trace runs under fake tensors and what a pilot runs on a GPU;
+``on_phase`` lets a caller mark phases (the trace's tracker, a pilot's timers) without the step
+knowing who listens.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+
+import torch
+import torch.nn.functional as F
+
+from advisor.arch import Architecture
+from advisor.spec import FinetuneSpec
+from advisor.stacks import StackProfile
+
+IGNORE_INDEX = -100  # transformers / torch cross_entropy ignore_index for unlabeled positions
+# fp16-mixed: static loss scale. torch.amp.GradScaler starts at 2**16 (init_scale); its dynamic
+# growth/backoff needs found_inf.item(), a data-dependent branch, so we keep the initial scale.
+# The unscale is in place (as GradScaler's _amp_foreach_non_finite_check_and_unscale_).
+FP16_LOSS_SCALE = 2.0**16
+PHASES = ("forward", "backward", "optimizer")
+
+
+def causal_lm_loss(stack: StackProfile) -> Callable:
+    """Mean next-token cross-entropy from the final hidden states.
+
+    loss_chunks > 1 (torchtune CEWithChunkedOutputLoss, litgpt chunked_cross_entropy): the LM
+    head runs per sequence chunk and all 16-bit logit chunks are kept for the loss, but only one
+    chunk is upcast at a time. loss_upcast_fp32: logits.float() before cross-entropy
+    (transformers ForCausalLMLoss). The loss runs outside autocast so its dtype does not depend
+    on the device's autocast op lists.
+    """
+
+    def loss_fn(x: torch.Tensor, head_weight: torch.Tensor, labels: torch.Tensor, rt) -> torch.Tensor:
+        w = rt.cast(head_weight)
+        chunks = max(1, min(stack.loss_chunks, x.shape[1]))
+        with torch.autocast(x.device.type, enabled=False):
+            logits = [F.linear(rt.activation(xc), w) for xc in x.chunk(chunks, dim=1)]
+            total = None
+            for lg, lb in zip(logits, labels.chunk(chunks, dim=1)):
+                if stack.loss_upcast_fp32:
+                    lg = lg.float()
+                part = F.cross_entropy(lg.reshape(-1, lg.shape[-1]), lb.reshape(-1),
+                                       ignore_index=IGNORE_INDEX, reduction="sum")
+                total = part if total is None else total + part
+            del logits, lg
+            return total / (labels != IGNORE_INDEX).sum()
+
+    return loss_fn
+
+
+def synthetic_batch(spec: FinetuneSpec, arch: Architecture, device: torch.device | str = "cpu",
+                    seed: int = 0) -> dict[str, torch.Tensor]:
+    """micro_batch x seq_len random token ids and their next-token labels (last one ignored)."""
+    gen = torch.Generator(device="cpu").manual_seed(seed)
+    ids = torch.randint(0, arch.vocab, (spec.micro_batch, spec.seq_len), generator=gen)
+    labels = torch.cat([ids[:, 1:], torch.full((spec.micro_batch, 1), IGNORE_INDEX, dtype=ids.dtype)], dim=1)
+    return {"input_ids": ids.to(device), "labels": labels.to(device)}
+
+
+def _autocast(model, device_type: str):
+    rt = model.rt
+    if not rt.mixed:
+        return contextlib.nullcontext()
+    # cache_enabled=False: the weight cache is the model's own (Runtime), so it behaves the same
+    # on every device and follows StackProfile.autocast_weight_cache
+    return torch.autocast(device_type, dtype=rt.compute_dtype, cache_enabled=False)
+
+
+def train_step(model, optimizer, batch: dict[str, torch.Tensor], spec: FinetuneSpec,
+               on_phase: Callable[[str], None] | None = None) -> torch.Tensor:
+    """Forward (with the loss), backward, optimizer step, zero_grad(set_to_none=True).
+
+    Returns the loss, detached. ``on_phase`` is called with "forward", "backward", "optimizer"
+    as each starts and "done" at the end.
+    """
+    mark = on_phase or (lambda _phase: None)
+    model.train()
+    ids = batch["input_ids"]
+    mark("forward")
+    with _autocast(model, ids.device.type):
+        loss = model(ids, batch["labels"])
+    mark("backward")
+    fp16 = spec.precision == "fp16-mixed"
+    (loss * FP16_LOSS_SCALE if fp16 else loss).backward()
+    if fp16:
+        grads = [p.grad for p in model.parameters() if p.grad is not None]
+        if grads:
+            torch._foreach_mul_(grads, 1.0 / FP16_LOSS_SCALE)
+    mark("optimizer")
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+    mark("done")
+    return loss.detach()

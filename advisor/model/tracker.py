@@ -1,0 +1,185 @@
+"""A live-storage byte tracker: a TorchDispatchMode that sees every tensor an op returns and
+counts each *storage* once (views share storage), from its first appearance until its
+``weakref.finalize`` fires. Works the same on fake and real tensors.
+
+It records an event log (alloc / free / phase) and labels storages by role; ``replay`` turns
+the log into the peak, its composition by category and the peak per phase. Keeping the log and
+classifying afterwards lets a role learned late (a tensor that becomes ``.grad`` or optimizer
+state) apply to the storage's whole lifetime, and lets sharding rescale categories exactly.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass, field
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves
+
+CATEGORIES = ("weights", "quant_constants", "adapters", "master_weights", "gradients",
+              "optimizer_states", "activations", "logits_loss", "transient")
+
+_SKIP = {torch.ops.prim.device.default}
+
+
+@dataclass
+class _Storage:
+    nbytes: int
+    phase: str
+    hint: str | None  # "logits", "weight_copy", "dequant" from the op that made it
+    label: str | None = None  # role learned later (weights, gradients, ...)
+
+
+@dataclass
+class Replay:
+    peak_bytes: int
+    breakdown: dict[str, int]
+    by_phase: dict[str, int]
+    baseline_bytes: int  # live when the first phase began (model + batch)
+
+
+@dataclass
+class LiveBytes(TorchDispatchMode):
+    """Track live storages. ``vocab`` marks tensors whose last dimension is the vocabulary as
+    logits/loss; ``dequant_ops`` are ops whose outputs are dequantized weight tiles."""
+
+    vocab: int | None = None
+    storages: list[_Storage] = field(default_factory=list)
+    events: list[int] = field(default_factory=list)  # i >= 0 alloc of storages[i], ~i its free
+    phase_marks: list[tuple[int, str]] = field(default_factory=list)  # (event index, phase)
+    _live: dict[int, int] = field(default_factory=dict)  # id(storage) -> index
+    _param_ids: set[int] = field(default_factory=set)
+    phase: str = "build"
+
+    def __post_init__(self):
+        super().__init__()
+        self.dequant_ops = set()
+        if hasattr(torch.ops, "advisor"):
+            for name in ("dequantize_nf4", "dequantize_int8"):
+                op = getattr(torch.ops.advisor, name, None)
+                if op is not None:
+                    self.dequant_ops.add(op.default)
+
+    # --- recording -------------------------------------------------------------------------
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if func in _SKIP:
+            return out
+        hint = None
+        if func in self.dequant_ops:
+            hint = "dequant"
+        elif func is torch.ops.aten._to_copy.default and args and isinstance(args[0], torch.Tensor) \
+                and id(args[0].untyped_storage()) in self._param_ids:
+            hint = "weight_copy"
+        for t in tree_leaves(out):
+            if isinstance(t, torch.Tensor):
+                self.track(t, hint)
+        return out
+
+    def track(self, t: torch.Tensor, hint: str | None = None) -> None:
+        st = t.untyped_storage()
+        key = id(st)
+        idx = self._live.get(key)
+        nbytes = st.nbytes()
+        if idx is not None:
+            rec = self.storages[idx]
+            if rec.nbytes != nbytes:  # resized in place: free the old size, allocate the new
+                self.events.append(~idx)
+                rec.nbytes = nbytes
+                self.events.append(idx)
+            return
+        if hint is None and self.vocab and t.dim() >= 2 and t.shape[-1] == self.vocab and self.phase != "build":
+            hint = "logits"
+        idx = len(self.storages)
+        self.storages.append(_Storage(nbytes, self.phase, hint))
+        self._live[key] = idx
+        self.events.append(idx)
+        weakref.finalize(st, self._free, key, idx)
+
+    def _free(self, key: int, idx: int) -> None:
+        if self._live.get(key) == idx:
+            del self._live[key]
+            self.events.append(~idx)
+
+    def set_phase(self, phase: str) -> None:
+        self.phase = phase
+        self.phase_marks.append((len(self.events), phase))
+
+    # --- labels ----------------------------------------------------------------------------
+    def label(self, t: torch.Tensor | None, category: str) -> None:
+        if t is None:
+            return
+        idx = self._live.get(id(t.untyped_storage()))
+        if idx is not None:
+            self.storages[idx].label = category
+
+    def label_model(self, model: torch.nn.Module) -> None:
+        """Parameters and buffers as stored: adapters, quantization constants, weights."""
+        from advisor.model.layers import QuantizedWeight
+
+        constants = set()
+        for mod in model.modules():
+            if isinstance(mod, QuantizedWeight):
+                constants |= {id(c.untyped_storage()) for c in mod.constant_buffers()}
+        for name, p in list(model.named_parameters()) + list(model.named_buffers()):
+            key = id(p.untyped_storage())
+            self._param_ids.add(key)
+            cat = "adapters" if "lora_" in name else "quant_constants" if key in constants else "weights"
+            self.label(p, cat)
+
+    def label_grads(self, model: torch.nn.Module) -> None:
+        for p in model.parameters():
+            self.label(p.grad, "gradients")
+
+    def label_optimizer(self, optimizer: torch.optim.Optimizer) -> None:
+        for state in optimizer.state.values():
+            for v in state.values():
+                if isinstance(v, torch.Tensor):
+                    self.label(v, "optimizer_states")
+
+    # --- analysis --------------------------------------------------------------------------
+    def category(self, rec: _Storage) -> str:
+        if rec.label:
+            return rec.label
+        if rec.hint == "logits":
+            return "logits_loss"
+        if rec.hint in ("dequant", "weight_copy"):
+            return "transient"
+        if rec.phase in ("forward", "batch"):
+            return "activations"
+        if rec.phase == "build":
+            return "weights"
+        return "transient"
+
+    def replay(self, scale: dict[str, float] | None = None, phases: tuple[str, ...] = ("forward", "backward", "optimizer")) -> Replay:
+        """Walk the event log: the peak after the first phase mark, its composition, and the
+        peak within each phase. ``scale`` multiplies a category's bytes (FSDP sharding)."""
+        scale = scale or {}
+        cats = [self.category(r) for r in self.storages]
+        sizes = [int(-(-r.nbytes * scale.get(c, 1.0) // 1)) for r, c in zip(self.storages, cats)]
+        live = {c: 0 for c in CATEGORIES}
+        total = 0
+        marks = dict(self.phase_marks)
+        start = self.phase_marks[0][0] if self.phase_marks else 0
+        peak, at_peak, baseline = -1, dict(live), 0
+        by_phase: dict[str, int] = {p: 0 for p in phases}
+        phase = "build"
+        for i, ev in enumerate(self.events + [None]):
+            if i in marks:
+                phase = marks[i]
+                if i == start:
+                    baseline, peak, at_peak = total, total, dict(live)
+                if phase in by_phase:
+                    by_phase[phase] = max(by_phase[phase], total)
+            if ev is None:
+                break
+            idx = ev if ev >= 0 else ~ev
+            delta = sizes[idx] if ev >= 0 else -sizes[idx]
+            total += delta
+            live[cats[idx]] += delta
+            if i >= start and total > peak:
+                peak, at_peak = total, dict(live)
+            if phase in by_phase and total > by_phase[phase]:
+                by_phase[phase] = total
+        return Replay(peak_bytes=max(peak, baseline), breakdown=at_peak, by_phase=by_phase, baseline_bytes=baseline)

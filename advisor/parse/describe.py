@@ -1,0 +1,110 @@
+"""Saying a request back in words, in the message's language: the "Understood: ..." line, the
+"Assumed ..." line for defaults, and example messages built from what the user already said.
+
+Each setting is one phrase from ``advisor.i18n.parse`` ("seq 8192", "contexto de 8192", "on 2 x
+H100"). The same phrases make examples, and every phrase parses back to its setting (a test
+checks the round trip), so an example built from a request always works.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.catalog import Catalog
+from advisor.i18n import t
+from advisor.spec import DEFAULTS, SpecRequest
+
+_ORDER = ("method", "model", "params_b", "seq_len", "micro_batch", "gradient_checkpointing", "lora_rank",
+          "lora_alpha", "lora_dropout", "lora_targets", "quant", "double_quant", "optimizer", "optimizer_impl",
+          "precision", "attention", "sharding", "stack", "gpu", "num_gpus", "dataset_tokens", "epochs", "region")
+_COST_ORDER = ("failed_run_fraction", "eval_fraction", "evals_per_epoch", "checkpoints_kept", "storage_months",
+               "include_pilot")
+
+
+def number(value: float, lang: str, *, grouped: bool = True) -> str:
+    """8192 -> "8,192" (en) / "8.192" (es); 0.5 -> "0.5" / "0,5"."""
+    if float(value) == int(value):
+        text = f"{int(value):,}" if grouped else str(int(value))
+        return text.replace(",", ".") if lang == "es" else text
+    text = f"{value:g}"
+    return text.replace(".", ",") if lang == "es" else text
+
+
+def phrases(request: SpecRequest, lang: str, catalog: Catalog | None = None, *,
+            display: bool = True) -> list[str]:
+    """One phrase per setting the request has. ``display``: catalog display names and grouped
+    numbers for people; otherwise catalog ids and plain numbers (for example messages)."""
+    fields = request.model_dump(exclude_none=True)
+    out: list[str] = []
+    for name in _ORDER:
+        if name not in fields or (name == "num_gpus" and "gpu" in fields):
+            continue
+        out.append(_phrase(name, fields[name], fields, lang, catalog, display))
+    for name in _COST_ORDER:
+        if request.costs and name in request.costs:
+            out.append(_cost_phrase(name, request.costs[name], lang, display))
+    return out
+
+
+def _name(kind: str, ident: str, catalog: Catalog | None, display: bool) -> str:
+    if not display or catalog is None:
+        return ident
+    found = catalog.find_model(ident) if kind == "model" else catalog.find_gpu(ident) if kind == "gpu" else catalog.find_region(ident)
+    return found.display_name if found is not None else ident
+
+
+def _phrase(name: str, value: Any, fields: dict[str, Any], lang: str, catalog: Catalog | None, display: bool) -> str:
+    n = lambda v: number(v, lang, grouped=display)  # noqa: E731
+    if name == "method":
+        return t(f"method.{value}", lang)
+    if name == "model":
+        return _name("model", value, catalog, display)
+    if name == "gradient_checkpointing":
+        return t("parse.say.gc_on" if value else "parse.say.gc_off", lang)
+    if name == "double_quant":
+        return t("parse.say.double_quant_on" if value else "parse.say.double_quant_off", lang)
+    if name in ("lora_targets", "quant", "optimizer", "precision", "attention", "sharding", "stack"):
+        return t(f"parse.say.{name}.{value}", lang)
+    if name == "gpu":
+        gpu = _name("gpu", value, catalog, display)
+        if "num_gpus" in fields:
+            return t("parse.say.gpus_on", lang, count=n(fields["num_gpus"]), gpu=gpu)
+        return t("parse.say.gpu_on", lang, gpu=gpu)
+    if name == "num_gpus":
+        return t("parse.say.num_gpus", lang, count=n(value))
+    if name == "region":
+        return t("parse.say.region", lang, value=_name("region", value, catalog, display))
+    if name == "optimizer_impl":
+        return t("parse.say.optimizer_impl", lang, value=value)
+    return t(f"parse.say.{name}", lang, value=n(value))
+
+
+def _cost_phrase(name: str, value: Any, lang: str, display: bool) -> str:
+    if name == "include_pilot":
+        return t("parse.say.pilot_on" if value else "parse.say.pilot_off", lang)
+    if name in ("failed_run_fraction", "eval_fraction"):
+        value = round(float(value) * 100, 6)
+    return t(f"parse.say.{name}", lang, value=number(value, lang, grouped=display))
+
+
+def understood(request: SpecRequest, lang: str, catalog: Catalog | None = None) -> str:
+    items = phrases(request, lang, catalog)
+    return t("parse.understood", lang, items=", ".join(items)) if items else t("parse.understood.nothing", lang)
+
+
+def assumed(names: list[str], lang: str) -> str:
+    """The defaults an answer assumed ("Assumed micro-batch 1, with gradient checkpointing ...");
+    ``names`` as returned by ``advisor.spec.resolve``."""
+    request = SpecRequest(**{name: DEFAULTS[name].value for name in names if name in SpecRequest.model_fields})
+    return t("parse.assumed", lang, items=", ".join(phrases(request, lang))) if names else ""
+
+
+def example_message(request: SpecRequest, lang: str) -> str:
+    """A message that parses to ``request`` (catalog ids, plain numbers)."""
+    return " ".join(phrases(request, lang, display=False))
+
+
+def join_options(options: list[str], lang: str) -> str:
+    if len(options) <= 1:
+        return "".join(options)
+    return ", ".join(options[:-1]) + f" {t('parse.or', lang)} " + options[-1]

@@ -1,0 +1,89 @@
+"""What kind of message it is, beyond its settings: start over, help, the catalog, a frequent
+question, a comparison of GPUs, a follow-up in a thread. Cues are read on normalized text (lower
+case, accents folded) in both languages.
+
+Frequent questions (our provider's FAQ), answered from the catalog and the model, not canned:
+- ``can_i_gpu``: "Can I fine-tune an LLM on an RTX 4090?" / "¿Puedo hacer fine-tuning de un LLM
+  en una RTX 4090?" (params: gpu, and model or params_b when named);
+- ``a100_or_h100``: "A100 or H100 for fine-tuning?" (params: gpus) and ``gpu_choice`` for any
+  other pair named without a model;
+- ``what_persists``: "What should persist after the GPU stops?" / "¿Qué debe persistir cuando se
+  apaga la GPU?" (keep the accepted checkpoint, tokenizer, config, evaluation outputs and
+  provenance; temporary caches can be recreated).
+"""
+
+from __future__ import annotations
+
+import re
+
+R = re.compile
+
+RESET = R(r"^(?:ok[, ]+|okay[, ]+|vale[, ]+|please[, ]+|por\s+favor[, ]+)?(?:let'?s\s+|vamos\s+a\s+)?(?:start\s+(?:over|again|afresh|from\s+scratch)"
+          r"|reset|restart|new\s+(?:question|request|chat|estimate)|forget\s+(?:it|that|this|everything|all(?:\s+that)?)"
+          r"|clear(?:\s+(?:it|that|everything))?|scratch\s+that|never\s*mind|empe(?:zar|cemos|zamos|cemos)\s+de\s+nuevo"
+          r"|empieza\s+de\s+nuevo|volver\s+a\s+empezar|vuelve\s+a\s+empezar|desde\s+cero|reinici\w*|borr\w*(?:\s+todo)?"
+          r"|olvid\w*(?:\s+todo)?|nueva\s+(?:pregunta|consulta|estimacion)|otra\s+consulta)\b")
+HELP = R(r"^[?\s]+$|^(?:help|ayuda|\?+|what\s+can\s+you\s+do|how\s+(?:do\s+i|does\s+this|to)\s+(?:use|work)\w*|what\s+do\s+you\s+do"
+         r"|que\s+puedes\s+hacer|que\s+haces|como\s+(?:funciona|funcionas|se\s+usa|te\s+uso|te\s+usa)|usage|uso|instructions"
+         r"|hi|hello|hey|hola|buenas|buenos\s+dias|good\s+morning)\b")
+CATALOG = R(r"\b(?:which|what|list|show|que|cuales|cual|lista|muestra|muestrame|ensena\w*)\b[^?.!]{0,40}?\b(?:gpus?|cards?|tarjetas?"
+            r"|graficas?|models|modelos|prices?|precios|catalog|catalogo)\b[^?.!]{0,40}?\b(?:have|offer|rent|available|do\s+you|are\s+there|"
+            r"know|support|tienen|teneis|ofrecen|alquilan|hay|disponibles?|conoces|soportas?|cost|cuestan|cuesta)\b"
+            r"|^(?:list\s+)?(?:gpus?|prices?|precios|catalog|catalogo|models|modelos|lista\s+de\s+(?:gpus?|precios|modelos))\W*$"
+            r"|\bhow\s+much\s+(?:is|does|do)\s+(?:an?\s+|the\s+)?§G\d+§\s*(?:cost|per\s+hour|an\s+hour)?"
+            r"|\b(?:cuanto|que\s+precio)\s+(?:cuesta|vale|tiene)\s+(?:una?\s+|la\s+)?§G\d+§")
+CATALOG_MODELS = R(r"\b(?:models|modelos)\b")
+PERSIST = R(r"\b(?:persist\w*|keep|save|store|retain|guardar|guardo|guardamos|conservar|conservo|persistir|mantener|queda\w*|sobrevive\w*)\b")
+PERSIST_WHEN = R(r"\b(?:after|when|once|before|despues|cuando|al|antes)\b[^?.!]{0,40}?\b(?:stop\w*|end\w*|shut\w*|terminat\w*"
+                 r"|finish\w*|done|over|is\s+released|released|goes\s+away|deleted|apag\w*|termin\w*|deten\w*|acab\w*"
+                 r"|finaliz\w*|liber\w*|borr\w*|destru\w*)")
+QUESTION = R(r"\b(?:what|which|should|do\s+i|do\s+we|que|cual|cuales|debo|debemos|deberia|hay\s+que|tengo\s+que|need)\b")
+CAN_I = R(r"\b(?:can\s+(?:i|we|you|one)|could\s+(?:i|we)|is\s+it\s+possible|possible\s+to|is\s+(?:an?\s+|the\s+)?§G\d+§"
+          r"\s+(?:enough|good|ok|fine|big\s+enough)|enough\s+for|puedo|podemos|podria|podriamos|se\s+puede|es\s+posible"
+          r"|sirve|vale\s+(?:una?\s+)?§G|da\s+para|alcanza|suficiente|es\s+suficiente)\b")
+GENERIC_LLM = R(r"\b(?:an?\s+|un\s+|una\s+)?(?:llms?|large\s+language\s+models?|language\s+models?|models?|modelos?(?:\s+de\s+lenguaje)?)\b")
+COMPARE_JOIN = R(r"§G(\d+)§\s*(?:,|or|vs\.?|versus|o|u|/|against|contra)\s*(?:an?\s+|the\s+|una?\s+|la\s+|el\s+|las\s+|los\s+)?"
+                 r"(?:\d+\s*(?:x\s*)?)?§G(\d+)§")
+COMPARE_WORD = R(r"\b(?:compare|comparing|comparison|compara\w*|difference|diferencia|better|mejor|cheaper|mas\s+barat\w*"
+                 r"|faster|mas\s+rapid\w*|which|cual|cuales)\b")
+FOLLOWUP = R(r"^(?:and|y|e|what\s+about|how\s+about|what\s+if|and\s+if|y\s+si|now|ahora|instead|try|same\s+but|same\s+with"
+             r"|lo\s+mismo\s+pero|la\s+misma\s+pero|with|without|con|sin|on|en|but|pero|then|entonces|also|tambien|ok|okay"
+             r"|vale|change|cambia\w*|make\s+it|hazlo|use|usa|switch|let'?s\s+try|probemos|prueba|otra\s+vez|again|y\s+que\s+tal"
+             r"|que\s+tal|and\s+what|y\s+para|for|para|same|igual)\b|\b(?:instead|en\s+(?:vez|lugar)|rather|otra\s+vez|mejor\s+con)\b")
+
+
+def is_reset(text: str) -> bool:
+    return RESET.search(text) is not None
+
+
+def is_help(text: str) -> bool:
+    return HELP.search(text) is not None
+
+
+def is_persist_question(text: str) -> bool:
+    return bool(PERSIST.search(text) and PERSIST_WHEN.search(text) and QUESTION.search(text))
+
+
+def catalog_question(text: str) -> dict | None:
+    if CATALOG.search(text) is None:
+        return None
+    return {"models": bool(CATALOG_MODELS.search(text))}
+
+
+def is_can_i(text: str) -> bool:
+    return CAN_I.search(text) is not None
+
+
+def names_generic_model(text: str) -> bool:
+    return GENERIC_LLM.search(text) is not None
+
+
+def compared_gpus(text: str) -> bool:
+    """Two GPUs joined by 'or' / 'vs' / 'o', or named with a comparing word."""
+    if COMPARE_JOIN.search(text):
+        return True
+    return len(set(re.findall(r"§G(\d+)§", text))) >= 2 and COMPARE_WORD.search(text) is not None
+
+
+def has_followup_cue(text: str) -> bool:
+    return FOLLOWUP.search(text) is not None

@@ -1,0 +1,317 @@
+"""``parse_message``: one chat message (and the thread's last request) in, a ``ParseResult`` out.
+
+Steps: clean Slack markup; detect the language; fold to lower-case ASCII; find catalog names;
+run the word rules then the number rules (``rules``, ``quantities``, ``sizes``); settle the
+claims (one value per field, a warning where the text gave two); decide the intent
+(``intents``); merge a follow-up into the previous request.
+
+Errors: the only exception is ``advisor.errors.ParseError``, for an empty message (code
+"empty") and one longer than ``text.MAX_MESSAGE_CHARS`` (code "too_long"); its message is in the
+message's language and ``example`` is a message that works. Everything else the user can type,
+ambiguous or contradictory or out of range, gives a result: ``intent="clarify"`` with a question
+and a working example, or the value taken plus a warning that says so.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import ValidationError
+
+from advisor.catalog import Catalog
+from advisor.errors import ParseError
+from advisor.i18n import t
+from advisor.parse import describe, intents
+from advisor.parse.lang import detect_language
+from advisor.parse.names import NameMatch, matcher_for
+from advisor.parse.quantities import _bounds
+from advisor.parse.result import ParseResult
+from advisor.parse.rules import LATE_RULES, WORD_RULES
+from advisor.parse.scan import Scan
+from advisor.parse.sizes import NUMBER_RULES
+from advisor.parse.text import MAX_MESSAGE_CHARS, clean, normalize
+from advisor.spec import ARCH_OVERRIDES, DEFAULTS, SpecRequest
+
+# Words in a message up to which a bare "full" / "completo" is read as the method ("and full?").
+SHORT_MESSAGE_WORDS = 6
+# A named model and a typed size further apart than this are worth a warning (the model is used).
+SIZE_MISMATCH = 0.15
+EXAMPLE_MODEL = "llama-3.1-8b"
+_A100 = {"a100-80gb", "a100-40gb"}
+_H100 = {"h100-sxm", "h100-pcie"}
+_FAQ_FIELDS = {"gpu", "num_gpus", "model", "params_b"}
+
+
+def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None = None,
+                  lang_hint: str | None = None) -> ParseResult:
+    """Understand one message. ``previous``: the thread's request, for follow-ups; ``lang_hint``:
+    the thread's language, used when a message has no words of either ("QLoRA 70B 4090")."""
+    cleaned = clean(text if isinstance(text, str) else "")
+    lang = detect_language(cleaned, lang_hint)
+    if len(cleaned) > MAX_MESSAGE_CHARS:
+        raise ParseError(t("parse.error.too_long", lang, length=f"{len(cleaned):,}", limit=f"{MAX_MESSAGE_CHARS:,}",
+                           example=t("parse.example.estimate", lang)),
+                         example=t("parse.example.estimate", lang), code="too_long")
+    normalized = normalize(cleaned)
+    if not re.search(r"[a-z0-9?]", normalized):
+        raise ParseError(t("parse.error.empty", lang, example=t("parse.example.estimate", lang)),
+                         example=t("parse.example.estimate", lang), code="empty")
+    names = matcher_for(catalog).find(normalized)
+    scan = Scan.of(normalized, names, short=len(normalized.split()) <= SHORT_MESSAGE_WORDS, lang=lang)
+    for pattern, handler in (*WORD_RULES, *NUMBER_RULES, *LATE_RULES):
+        scan.run(pattern, handler)
+    return _Assembler(scan, catalog, lang, previous, normalized).result()
+
+
+class _Assembler:
+    """Settles the claims of one scan into a delta, then decides the intent."""
+
+    def __init__(self, scan: Scan, catalog: Catalog, lang: str, previous: SpecRequest | None, normalized: str):
+        self.scan, self.catalog, self.lang, self.previous = scan, catalog, lang, previous
+        self.normalized = normalized
+        self.warnings: list[tuple[str, dict[str, Any]]] = list(scan.warnings)
+        self.family: NameMatch | None = None
+        self.gpus: list[str] = []
+        self.fields = self._settle()
+        self.delta = self._delta()
+
+    # --- one value per field ----------------------------------------------------------------
+
+    def _settle(self) -> dict[str, Any]:
+        values: dict[str, list[Any]] = {}
+        for claim in sorted(self.scan.claims, key=lambda c: c.pos):
+            bucket = values.setdefault(claim.field, [])
+            if claim.value not in bucket:
+                bucket.append(claim.value)
+        self.gpus = list(values.pop("gpu", []))
+        families = values.pop("family", [])
+        fields: dict[str, Any] = {}
+        if set(values.get("method", [])) == {"lora", "qlora"}:  # "LoRA ... in 4 bits" is QLoRA
+            values["method"] = ["qlora"]
+        for name, vals in values.items():
+            fields[name] = vals[0]
+            if len(vals) > 1 and name != "quant":
+                self._conflict(name, vals)
+        if self.gpus:
+            fields["gpu"] = self.gpus[0]
+            if len(self.gpus) > 1:
+                self._conflict("gpu", self.gpus)
+        self._families(fields, families)
+        self._model_and_size(fields)
+        if fields.get("method") in ("lora", "full"):
+            fields.pop("quant", None)
+        elif len(values.get("quant", [])) > 1:
+            self._conflict("quant", values["quant"])
+        self._examples(fields)
+        return fields
+
+    def _conflict(self, name: str, vals: list[Any]) -> None:
+        shown = [self._show(name, v) for v in vals]
+        self.warnings.append(("parse.warn.conflict", {
+            "field": t(f"parse.field.{name}", self.lang), "values": describe.join_options(shown, self.lang),
+            "taken": shown[0]}))
+
+    def _show(self, name: str, value: Any) -> str:
+        items = describe.phrases(SpecRequest(**{name: value}), self.lang, self.catalog) if name in SpecRequest.model_fields else []
+        return items[0] if items else str(value)
+
+    def _families(self, fields: dict[str, Any], families: list[NameMatch]) -> None:
+        if "model" in fields or not families:
+            return
+        fam = families[0]
+        if fam.size_b is not None and "params_b" not in fields:
+            fields["params_b"] = fam.size_b
+            self.warnings.append(("parse.warn.family_size", {"family": fam.family.title(), "size": f"{fam.size_b:g}"}))
+        elif fam.sized and fam.candidates:
+            fields["model"] = fam.candidates[0]
+            names = [self._model_name(c) for c in fam.candidates]
+            typed = self.normalized[fam.start:fam.end]
+            self.warnings.append(("parse.warn.family_pick", {
+                "typed": typed, "options": describe.join_options(names, self.lang), "taken": names[0]}))
+        elif fam.candidates and "params_b" not in fields:
+            self.family = fam
+
+    def _model_name(self, ident: str) -> str:
+        model = self.catalog.find_model(ident)
+        return model.display_name if model else ident
+
+    def _model_and_size(self, fields: dict[str, Any]) -> None:
+        if "model" not in fields or "params_b" not in fields:
+            return
+        size = fields.pop("params_b")
+        model = self.catalog.find_model(fields["model"])
+        if model is not None and model.params_total and abs(model.params_total / 1e9 - size) > SIZE_MISMATCH * size:
+            self.warnings.append(("parse.warn.model_and_size", {
+                "model": model.display_name, "size": f"{size:g}", "actual": f"{model.params_total / 1e9:.1f}"}))
+
+    def _examples(self, fields: dict[str, Any]) -> None:
+        if not self.scan.examples or "dataset_tokens" in fields:
+            return
+        examples = self.scan.examples[0][0]
+        seq = fields.get("seq_len") or (self.previous.seq_len if self.previous else None)
+        shown = describe.number(examples, self.lang)
+        if seq and examples * seq >= 1 and float(examples).is_integer():
+            fields["dataset_tokens"] = int(examples * seq)
+            self.warnings.append(("parse.warn.examples_at_seq", {"examples": shown, "seq": describe.number(seq, self.lang)}))
+        else:
+            self.warnings.append(("parse.warn.examples_need_length", {"examples": shown}))
+
+    def _delta(self) -> SpecRequest:
+        fields = {k: v for k, v in self.fields.items() if k in SpecRequest.model_fields}
+        costs = dict(self.scan.costs) or None
+        while True:
+            try:
+                return SpecRequest(**fields, costs=costs)
+            except ValidationError as exc:  # a bound the rules did not know: report it, drop the value
+                for err in exc.errors():
+                    name = str(err["loc"][0]) if err.get("loc") else ""
+                    if name in fields:
+                        self.scan.limits.append((name, fields.pop(name)))
+                    else:
+                        costs = None
+
+    # --- what kind of message ----------------------------------------------------------------
+
+    def result(self) -> ParseResult:
+        text, delta = self.scan.marked, self.delta
+        said = list(delta.said())
+        named_model = delta.model is not None or delta.params_b is not None
+        if intents.is_reset(self.normalized):
+            if not said:
+                return self._make("reset", delta, delta)
+            self.previous = None  # "start over: QLoRA llama 70b" is a fresh request
+        elif not said and intents.is_help(self.normalized):
+            return self._make("help", delta, delta)
+        if self.scan.limits:
+            return self._clarify_limit()
+        if intents.is_persist_question(self.normalized) and not delta.method:
+            return self._make("faq", delta, delta, faq="what_persists", params=self._faq_params(delta))
+        catalog_q = intents.catalog_question(text)
+        if catalog_q is not None and not named_model and not delta.method:
+            params = {**catalog_q, **({"gpu": self.gpus[0]} if self.gpus else {})}
+            return self._make("catalog", delta, delta, params=params)
+        if len(self.gpus) >= 2 and intents.compared_gpus(text):
+            return self._compare()
+        if self.gpus and intents.is_can_i(text) and set(said) <= _FAQ_FIELDS and (
+                self.previous is None or named_model or intents.names_generic_model(self.normalized)):
+            return self._make("faq", delta, delta, faq="can_i_gpu", params=self._faq_params(delta))
+        if self.previous is not None and (intents.has_followup_cue(self.normalized) or not named_model
+                                          or delta.method is None):
+            return self._followup()
+        if self.family is not None and not named_model:
+            return self._clarify_family(delta)
+        if not said and self._stray_number() is not None:
+            return self._clarify_number(delta)
+        if not said:
+            return self._clarify("nothing", delta, t("parse.clarify.nothing", self.lang))
+        if not named_model:
+            return self._clarify("model", delta, t("parse.clarify.model", self.lang))
+        return self._make("estimate", delta, delta)
+
+    def _followup(self) -> ParseResult:
+        assert self.previous is not None
+        merged = merge(self.previous, self.delta)
+        if not self.delta.said():
+            if self.family is not None:
+                return self._clarify_family(merged)
+            if self._stray_number() is not None:
+                return self._clarify_number(merged)
+            return self._clarify("followup_empty", merged, t("parse.clarify.followup_empty", self.lang),
+                                 example=t("parse.example.followup", self.lang))
+        return self._make("followup", merged, self.delta)
+
+    def _compare(self) -> ParseResult:
+        base = self.delta.model_copy(update={"gpu": None})
+        request = merge(self.previous, base).model_copy(update={"gpu": None}) if self.previous is not None else base
+        counts = {self._gpu_at(i): n for i, n in self.scan.gpu_counts.items()}
+        # "8 A100s or 4 H100s" is the comparison itself, not a contradiction
+        fields = {t("parse.field.num_gpus", self.lang), t("parse.field.gpu", self.lang)}
+        self.warnings = [w for w in self.warnings if not (w[0] == "parse.warn.conflict" and w[1]["field"] in fields)]
+        if len(set(counts.values())) > 1:
+            request = request.model_copy(update={"num_gpus": None})
+            base = base.model_copy(update={"num_gpus": None})
+        if request.model is None and request.params_b is None:
+            faq = "a100_or_h100" if (set(self.gpus) & _A100 and set(self.gpus) & _H100 and len(self.gpus) == 2) else "gpu_choice"
+            return self._make("faq", request, base, faq=faq, params={"gpus": list(self.gpus)}, gpus=self.gpus)
+        return self._make("compare", request, base, gpus=self.gpus, gpu_counts=counts)
+
+    def _gpu_at(self, index: int) -> str:
+        return self.scan.of_kind("gpu")[index].ident or ""
+
+    def _faq_params(self, delta: SpecRequest) -> dict[str, Any]:
+        keys = ("gpu", "num_gpus", "model", "params_b")
+        return {k: getattr(delta, k) for k in keys if getattr(delta, k) is not None}
+
+    # --- questions back ------------------------------------------------------------------------
+
+    def _clarify_limit(self) -> ParseResult:
+        lines = []
+        for name, value in self.scan.limits:
+            lines.append(t("parse.clarify.limit", self.lang, field=t(f"parse.field.{name}", self.lang).capitalize(),
+                           value=describe.number(value, self.lang) if isinstance(value, (int, float)) and abs(value) < 1e15
+                           else f"{value:.3g}" if isinstance(value, float) else str(value),
+                           bounds=self._bounds_text(name)))
+        request = merge(self.previous, self.delta) if self.previous is not None else self.delta
+        return self._clarify("limit", request, " ".join(lines))
+
+    def _bounds_text(self, name: str) -> str:
+        lo, hi, lo_open, hi_open = _bounds(name)
+        key = "parse.bounds.above" if lo_open else "parse.bounds.below" if hi_open else "parse.bounds.range"
+        return t(key, self.lang, lo=describe.number(lo, self.lang), hi=describe.number(hi, self.lang))
+
+    def _stray_number(self) -> str | None:
+        """A number no rule took ("what about 64?"): the user meant a setting we cannot tell."""
+        m = re.search(r"(?<![\w.,§])\d+(?:[.,]\d+)?(?:\s*k)?(?![\w.,§])", self.scan.text)
+        return m.group(0) if m else None
+
+    def _clarify_number(self, request: SpecRequest) -> ParseResult:
+        value = self._stray_number() or ""
+        question = t("parse.clarify.number", self.lang, value=value)
+        return self._clarify("number", request, question,
+                             example=t("parse.say.lora_rank", self.lang, value=value) if value.isdigit()
+                             else t("parse.say.seq_len", self.lang, value=value))
+
+    def _clarify_family(self, request: SpecRequest) -> ParseResult:
+        assert self.family is not None
+        names = [self._model_name(c) for c in self.family.candidates[:6]]
+        question = t("parse.clarify.family", self.lang, family=self.family.family.title(),
+                     options=describe.join_options(names, self.lang))
+        example = describe.example_message(request.model_copy(update={"model": self.family.candidates[0]}), self.lang)
+        return self._clarify("family", request, question, example=example)
+
+    def _clarify(self, code: str, request: SpecRequest, question: str, example: str | None = None) -> ParseResult:
+        return self._make("clarify", request, self.delta, question=question, clarify_code=code,
+                          example=example or self._example(request))
+
+    def _example(self, request: SpecRequest) -> str:
+        fixes = {name: DEFAULTS[name].value if name in DEFAULTS else _bounds(name)[1]
+                 for name, _ in self.scan.limits if name in SpecRequest.model_fields}
+        request = SpecRequest(**{**request.said(), **fixes})
+        if not request.said():
+            return t("parse.example.estimate", self.lang)
+        if request.model is None and request.params_b is None:
+            model = self.catalog.find_model(EXAMPLE_MODEL) or self.catalog.models()[0]
+            request = request.model_copy(update={"model": model.id})
+        return describe.example_message(request, self.lang)
+
+    def _make(self, intent: str, request: SpecRequest, delta: SpecRequest, **extra: Any) -> ParseResult:
+        warnings = [t(key, self.lang, **fields) for key, fields in self.warnings]
+        return ParseResult(lang=self.lang, intent=intent, request=request, delta=delta, said=list(delta.said()),
+                           warnings=warnings, warning_codes=[key for key, _ in self.warnings], **extra)
+
+
+def merge(previous: SpecRequest, delta: SpecRequest) -> SpecRequest:
+    """``previous`` with what ``delta`` says, keeping the request coherent: a new model drops the
+    old size and architecture overrides (and vice versa), and LoRA or full drops a 4-bit quant."""
+    merged = previous.merged(delta)
+    clear: dict[str, Any] = {}
+    if delta.model is not None:
+        clear["params_b"] = None
+    if delta.params_b is not None and delta.model is None:
+        clear["model"] = None
+    if delta.model is not None or delta.params_b is not None:
+        clear.update({k: None for k in ARCH_OVERRIDES if getattr(delta, k) is None})
+    if delta.method in ("lora", "full") and delta.quant is None:
+        clear.update(quant=None, double_quant=None)
+    return merged.model_copy(update=clear) if clear else merged

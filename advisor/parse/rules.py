@@ -1,0 +1,302 @@
+"""Rules for the settings that are words: method, quantization, optimizer, precision, gradient
+checkpointing, LoRA details, attention, sharding, training stack, and ``key: value`` lines of a
+pasted Axolotl / TRL / HF config. Each rule is a regex over normalized text (lower-case ASCII, see
+``advisor.parse.text``) and a handler that makes claims; ``quantities`` has the rules for numbers.
+
+Vocabulary follows what people type in both languages: "QLoRA", "q-lora", "4-bit LoRA", "LoRA en
+4 bits", "adapters", "PEFT", "full fine-tune", "full FT", "full-parameter", "SFT full", "ajuste
+fino completo", "sin gradient checkpointing", "8-bit adam", "paged_adamw_8bit", "pure bf16".
+"""
+
+from __future__ import annotations
+
+import re
+
+from advisor.parse.scan import Scan
+
+R = re.compile
+
+# --- config lines: "max_seq_length: 4096", "lora_r=16", "gradient_checkpointing: true" -----------
+
+_TRUE = {"true", "yes", "on", "1", "si", "enabled"}
+_FALSE = {"false", "no", "off", "0", "none", "null", "disabled"}
+_CONFIG_KEYS = {
+    "seq_len": "max_seq_length|max_seq_len|seq_len|seq_length|sequence_len|sequence_length|"
+               "max_length|cutoff_len|block_size|context_length|model_max_length",
+    "micro_batch": "per_device_train_batch_size|micro_batch_size|train_micro_batch_size_per_gpu|"
+                   "micro_batch|batch_size|mbs|bs",
+    "lora_rank": "lora_r|lora_rank|rank|r",
+    "lora_alpha": "lora_alpha|alpha",
+    "lora_dropout": "lora_dropout",
+    "epochs": "num_train_epochs|num_epochs|epochs",
+    "gradient_checkpointing": "gradient_checkpointing|activation_checkpointing|"
+                              "enable_activation_checkpointing",
+    "optimizer": "optim|optimizer",
+    "num_gpus": "num_gpus|nproc_per_node|n_gpus|num_processes|gpus",
+    "bf16": "bf16",
+    "fp16": "fp16",
+    "load_in_4bit": "load_in_4bit",
+    "load_in_8bit": "load_in_8bit",
+    "adapter": "adapter|finetuning_type",
+    "flash": "flash_attention|use_flash_attention_2|use_flash_attention",
+    "attn_implementation": "attn_implementation",
+    "double_quant": "bnb_4bit_use_double_quant",
+    "quant_type": "bnb_4bit_quant_type",
+    "lora_target_linear": "lora_target_linear",
+    "dataset_tokens": "dataset_tokens|num_tokens|total_tokens",
+}
+_CONFIG = R(r"(?<![\w.])(" + "|".join(_CONFIG_KEYS.values()) + r")\s*[:=]\s*[\"']?(\d+(?:[.,]\d+)*k?|[a-z0-9_.\-]+?)[\"']?(?=[\s,;)}\]]|$)")
+_KEY_FIELD = {k: f for f, keys in _CONFIG_KEYS.items() for k in keys.split("|")}
+_OPTIM_VALUES = {
+    "paged_adamw_8bit": "paged-adamw-8bit", "paged_adamw": "paged-adamw-8bit",
+    "paged-adamw-8bit": "paged-adamw-8bit", "adamw_8bit": "adamw-8bit", "adamw_bnb_8bit": "adamw-8bit",
+    "adamw-8bit": "adamw-8bit", "adam8bit": "adamw-8bit", "adamw_torch": "adamw",
+    "adamw_torch_fused": "adamw", "adamw_hf": "adamw", "adamw": "adamw", "adam": "adamw",
+    "sgd": "sgd", "paged_adamw_32bit": "adamw",
+}
+
+
+def _bool(value: str) -> bool | None:
+    return True if value in _TRUE else False if value in _FALSE else None
+
+
+def _config(scan: Scan, m: re.Match[str]) -> bool | None:
+    from advisor.parse.quantities import claim_int, claim_number
+
+    key, value = m.group(1), m.group(2).strip(".,")
+    name = _KEY_FIELD[key]
+    flag = _bool(value)
+    if name in ("seq_len", "micro_batch", "lora_rank", "num_gpus", "dataset_tokens"):
+        return claim_int(scan, name, value, m.start(), seq=name == "seq_len")
+    if name in ("lora_alpha", "epochs"):
+        return claim_number(scan, name, value, m.start())
+    if name == "lora_dropout":
+        return claim_number(scan, name, value, m.start())
+    if name == "gradient_checkpointing" and flag is not None:
+        scan.claim(name, flag, m.start())
+    elif name == "optimizer" and value in _OPTIM_VALUES:
+        scan.claim("optimizer", _OPTIM_VALUES[value], m.start())
+        if value.endswith("_fused"):
+            scan.claim("optimizer_impl", "fused", m.start())
+    elif name == "optimizer":
+        scan.warn("parse.warn.optimizer_unknown", name=value)
+    elif name in ("bf16", "fp16") and flag:
+        scan.claim("precision", f"{name}-mixed", m.start())
+    elif name == "load_in_4bit" and flag:
+        scan.claim("method", "qlora", m.start())
+    elif name == "load_in_8bit" and flag:
+        scan.claim("method", "qlora", m.start())
+        scan.claim("quant", "int8", m.start())
+    elif name == "adapter" and value in ("lora", "qlora", "full"):
+        scan.claim("method", value, m.start())
+    elif name == "flash" and flag is not None:
+        scan.claim("attention", "flash" if flag else "eager", m.start())
+    elif name == "attn_implementation" and value in ("eager", "sdpa", "flash_attention_2", "flash_attention_3"):
+        scan.claim("attention", "eager" if value == "eager" else "flash", m.start())
+    elif name == "double_quant" and flag is not None:
+        scan.claim("double_quant", flag, m.start())
+    elif name == "quant_type" and value == "nf4":
+        scan.claim("quant", "nf4", m.start())
+    elif name == "lora_target_linear" and flag:
+        scan.claim("lora_targets", "all-linear", m.start())
+    else:
+        return False
+    return None
+
+
+# --- methods ---------------------------------------------------------------------------------
+
+_ART = r"(?:(?:an?|the|una?|la|el|las|los)\s+)?"
+_FT = r"(?:fine[\s_-]*tun\w*|finetun\w*|ft|sft|training|train|tun(?:e|ing))"
+_FULL_WORDS = (
+    r"\bfull[\s_-]*(?:parameter[\s_-]*|param[\s_-]*|model[\s_-]*|weights?[\s_-]*)?" + _FT + r"\b"
+    r"|\bfull[\s_-]*param(?:eter)?s?\b|\bfft\b|\bsft[\s_-]+(?:full|completo)\b"
+    r"|\ball\s+(?:the\s+)?(?:parameters|weights)\b|\bcomplete\s+" + _FT + r"\b"
+    r"|\bajuste\s+(?:fino\s+)?complet[oa]\b|\b(?:fine[\s_-]*tun\w*|finetun\w*|entrenamiento|ajuste\s+fino|sft)\s+complet[oa]\b"
+    r"|\btodos\s+los\s+(?:parametros|pesos)\b"
+)
+_METHOD_WORD = r"(?:q[\s_-]?lora|lora|" + _FULL_WORDS.replace(r"\b", "") + r")"
+_INSTEAD = R(r"\b(?:instead\s+of|rather\s+than|en\s+(?:vez|lugar)\s+del?|not)\s+" + _ART
+             + r"(?:\d+\s*(?:x\s*)?)?(§[GM](\d+)§|" + _METHOD_WORD + r")")
+_INT8 = R(r"\b(?:8[\s_-]*bits?|int8|llm\.int8)[\s_-]*(?:q?lora|base|weights|quanti[sz]\w*|cuantiz\w*)\b"
+          r"|\bq?lora\s+(?:in\s+|en\s+|a\s+|with\s+|con\s+)?(?:8[\s_-]*bits?|int8)\b|\bint8\b")
+_QLORA = R(r"\bq[\s_-]?lora\b|\bnf4\b"
+           r"|\b(?:4|four|cuatro)[\s_-]*bits?(?:[\s_-]*(?:nf4|quanti[sz]ed|quant|cuantizad[oa]|base))?(?:[\s_-]*(?:lora|adapters?))?\b"
+           r"|\b(?:lora|adapters?)\s+(?:in\s+|en\s+|a\s+|with\s+|con\s+|on\s+|sobre\s+)?(?:(?:an?|un|una)\s+)?(?:4|four|cuatro)[\s_-]*bits?\b"
+           r"|\bcuantiza\w*\s+(?:a|en)\s+4\s+bits?\b|\bquanti[sz]ed\s+(?:to\s+)?4[\s_-]*bits?\b")
+_NO_QUANT = R(r"\b(?:without|no|sin|drop(?:\s+the)?|quita\w*(?:\s+la)?)\s+(?:the\s+|la\s+)?"
+              r"(?:quanti[sz]ation|quant|cuantizacion|cuantizar|4[\s_-]*bits?|qlora)\b")
+_NO_LORA = R(r"\b(?:without|no|sin)\s+(?:lora|adapters?|adaptadores|peft)\b")
+_LORA = R(r"\blora\b|\badapters?\b|\badaptadores?\b|\bpeft\b|\blow[\s_-]*rank\s+adapt\w*|\bdora\b")
+_FULL = R(_FULL_WORDS)
+_FULL_SHORT = R(r"\b(?:full|completo|completa|entero)\b")
+
+
+def _instead(scan: Scan, m: re.Match[str]) -> None:
+    scan.flags.add("followup_cue")
+    if m.group(1).startswith("§G"):
+        scan.excluded_gpus.add(int(m.group(2)))
+
+
+def _method(value: str, quant: str | None = None):
+    def handler(scan: Scan, m: re.Match[str]) -> None:
+        scan.claim("method", value, m.start())
+        if quant or "nf4" in m.group(0):
+            scan.claim("quant", quant or "nf4", m.start())
+    return handler
+
+
+def _full_short(scan: Scan, m: re.Match[str]) -> bool | None:
+    if not scan.short:
+        return False
+    scan.claim("method", "full", m.start())
+    return None
+
+
+# --- optimizer and precision ------------------------------------------------------------------
+
+_ADAM = r"adam(?:[\s_-]?w)?"
+_PAGED = R(r"\bpaged[\s_-]*" + _ADAM + r"(?:[\s_-]*(?:8|32)[\s_-]*bits?)?\b")
+_ADAM8 = R(r"\b(?:8[\s_-]*bits?|bnb|bitsandbytes)[\s_-]*" + _ADAM + r"\b|\b" + _ADAM
+           + r"[\s_-]*(?:bnb[\s_-]*)?(?:8[\s_-]*bits?|bnb)\b|\b" + _ADAM + r"\s+(?:en|in|de|a)\s+8[\s_-]*bits?\b")
+_ADAMW = R(r"\b(?:(fused|foreach)\s+)?" + _ADAM + r"(?:[\s_-]*torch)?(?:[\s_-]*(fused|foreach))?\b")
+_SGD = R(r"\bsgd\b")
+_OTHER_OPT = R(r"\b(adafactor|lion|muon|sophia|lamb|galore|shampoo|soap|lomo)\b")
+
+_BF16 = r"(?:bf16|bfloat16|bfloat[\s_-]16)"
+_PURE_BF16 = R(r"\b(?:pure|full|only|solo|puro|all)[\s_-]*" + _BF16 + r"\b|\b" + _BF16
+               + r"[\s_-]*(?:pure|only|puro|weights|everywhere|puros)\b")
+_BF16_MIXED = R(r"\b" + _BF16 + r"[\s_-]*(?:mixed|amp|mixta)\b|\bmixed[\s_-]*(?:precision[\s_-]*)?\(?\s*" + _BF16
+                + r"\b|\b" + _BF16 + r"\b")
+_MIXED = R(r"\bmixed[\s_-]*precision\b|\bprecision\s+mixta\b|\bamp\b")
+_FP16 = R(r"\b(?:fp16|float16|half[\s_-]*precision|media\s+precision)(?:[\s_-]*(?:mixed|amp|mixta))?\b"
+          r"|\bmixed[\s_-]*(?:precision[\s_-]*)?\(?\s*fp16\b")
+_FP32 = R(r"\b(?:fp32|float32|full[\s_-]*precision|single[\s_-]*precision|precision\s+(?:completa|total|simple))\b")
+
+
+def _claim(field_name: str, value):
+    def handler(scan: Scan, m: re.Match[str]) -> None:
+        scan.claim(field_name, value, m.start())
+    return handler
+
+
+def _mixed(scan: Scan, m: re.Match[str]) -> None:
+    """"mixed precision" alone is HF's bf16=True; next to "fp16" it only says fp16 is mixed."""
+    if not any(c.field == "precision" for c in scan.claims):
+        scan.claim("precision", "bf16-mixed", m.start())
+
+
+def _paged(scan: Scan, m: re.Match[str]) -> None:
+    if "32" in m.group(0):
+        scan.claim("optimizer", "adamw", m.start())
+        scan.warn("parse.warn.paged32")
+    else:
+        scan.claim("optimizer", "paged-adamw-8bit", m.start())
+
+
+def _adamw(scan: Scan, m: re.Match[str]) -> None:
+    scan.claim("optimizer", "adamw", m.start())
+    impl = m.group(1) or m.group(2)
+    if impl:
+        scan.claim("optimizer_impl", impl, m.start())
+
+
+def _other_opt(scan: Scan, m: re.Match[str]) -> None:
+    scan.warn("parse.warn.optimizer_unknown", name=m.group(1))
+
+
+# --- gradient checkpointing -----------------------------------------------------------------
+
+_GC = (r"(?:(?:gradient|grad|activation|activations|activaciones)[\s_-]*(?:checkpointing|checkpoints?|ckpt|ckpting)"
+       r"|checkpointing(?:\s+de\s+(?:gradientes|activaciones))?|recomput\w*(?:\s+(?:de\s+|of\s+)?(?:las\s+|the\s+)?activa\w*)?)")
+_GC_OFF = R(r"\b(?:without|w/o|no|not|disable[ds]?|disabling|turn(?:ed|ing)?\s+off|switch(?:ed)?\s+off|drop|sin|desactiva\w*"
+            r"|quita\w*|apaga\w*|deshabilita\w*)\s+(?:the\s+|el\s+|la\s+|any\s+|de\s+)?" + _GC + r"\b"
+            r"|\b" + _GC + r"\s*(?:[:=]\s*|is\s+|esta\s+)?(?:off|disabled|false|no|desactivad[oa]|apagad[oa]|deshabilitad[oa])\b"
+            r"|\bno\s+gc\b|\bgc\s*[:=]?\s*(?:off|false)\b")
+_GC_ON = R(r"\b" + _GC + r"\b|\bgc\s*[:=]?\s*(?:on|true)\b")
+
+# --- LoRA details, attention, sharding, stack -------------------------------------------------
+
+_N = r"(\d+(?:[.,]\d+)?)"
+_RANK = R(r"\b(?:lora[\s_-]*)?(?:rank|rango)\s*(?:of|de|=|:|is|es|a|to)?\s*" + _N + r"(?![\w.,]*\s*(?:k|tokens?)\b)"
+          r"|\b(?:lora[\s_-]*)?r\s*[=:]\s*" + _N + r"|\b(?:lora\s+)?r(\d{1,4})\b|\b(\d{1,4})[\s_-]*rank\b")
+_ALPHA = R(r"\b(?:lora[\s_-]*)?alpha\s*(?:of|de|=|:|is|es)?\s*" + _N)
+_DROPOUT = R(r"\b(?:lora[\s_-]*)?dropout\s*(?:of|de|=|:|is|es)?\s*" + _N + r"\s*(%)?|\b(?:no|sin|without)\s+dropout\b")
+_ALL_LINEAR = R(r"\ball[\s_-]*(?:the\s+)?linear(?:\s+(?:layers|modules|projections))?\b|\btodas\s+las\s+(?:capas\s+)?lineales\b")
+_ATTN_ONLY = R(r"\b(?:attention|attn)[\s_-]*(?:only|layers|projections|modules)\b|\bonly\s+(?:the\s+)?(?:attention|attn)\b"
+               r"|\bsolo\s+(?:en\s+)?(?:la\s+)?(?:atencion|attention)\b|\bq[\s_-]*(?:proj)?\s*(?:,|and|y|\+|/)\s*v[\s_-]*(?:proj)?\b"
+               r"|\bqv\b|\bcapas\s+de\s+atencion\b")
+_EAGER = R(r"\beager(?:[\s_-]*(?:attention|attn))?\b|\b(?:without|no|sin)\s+flash(?:[\s_-]*(?:attention|attn))?\b"
+           r"|\b(?:attention|atencion)\s+eager\b|\bmath\s+attention\b")
+_FLASH = R(r"\bflash[\s_-]*(?:attention|attn)(?:[\s_-]*\d)?\b|\bfa[23]\b|\bsdpa\b|\bflash\b")
+_ZERO3 = R(r"\b(?:deepspeed|ds)?[\s_-]*zero[\s_-]*(?:stage[\s_-]*)?3\b|\bfsdp\d?\b|\bfully[\s_-]+sharded\b")
+_ZERO12 = R(r"\b(?:deepspeed[\s_-]*)?zero[\s_-]*(?:stage[\s_-]*)?([12])\b|\bdeepspeed\b")
+_DOUBLE_OFF = R(r"\b(?:no|without|sin)\s+(?:double|doble)[\s_-]*(?:quant\w*|cuantiz\w*)|\b(?:double|doble)[\s_-]*(?:quant\w*|cuantiz\w*)"
+                 r"\s*(?:[:=]\s*)?(?:off|false|desactivad[oa])\b")
+_DOUBLE_ON = R(r"\b(?:double|doble)[\s_-]*(?:quant\w*|cuantiz\w*)(?:\s*(?:[:=]\s*)?(?:on|true|activad[oa]))?")
+_DDP = R(r"\bddp\b|\bdata[\s_-]*parallel\b")
+_STACKS = [(R(r"\btorchtune\b"), "torchtune"), (R(r"\blit[\s_-]?gpt\b"), "litgpt"),
+           (R(r"\breference\s+stack\b|\bpila\s+de\s+referencia\b"), "reference"),
+           (R(r"\b(?:hugging\s*face(?:\s+trainer)?|hf\s+trainer|transformers|trl|sft\s*trainer|axolotl)\b"), "hf")]
+
+
+def _rank(scan: Scan, m: re.Match[str]) -> bool | None:
+    from advisor.parse.quantities import claim_int
+
+    raw = next(g for g in m.groups() if g)
+    return claim_int(scan, "lora_rank", raw, m.start())
+
+
+def _alpha(scan: Scan, m: re.Match[str]) -> bool | None:
+    from advisor.parse.quantities import claim_number
+
+    return claim_number(scan, "lora_alpha", m.group(1), m.start())
+
+
+def _dropout(scan: Scan, m: re.Match[str]) -> bool | None:
+    from advisor.parse.numbers import parse_number
+
+    if m.group(1) is None:
+        scan.claim("lora_dropout", 0.0, m.start())
+        return None
+    value = parse_number(m.group(1))
+    value = value / 100 if m.group(2) or value >= 1 else value
+    if not 0 <= value < 1:
+        scan.limits.append(("lora_dropout", value))
+        return None
+    scan.claim("lora_dropout", value, m.start())
+    return None
+
+
+def _zero3(scan: Scan, m: re.Match[str]) -> None:
+    scan.claim("sharding", "fsdp", m.start())
+    if "zero" in m.group(0):
+        scan.warn("parse.warn.zero3")
+
+
+def _zero12(scan: Scan, m: re.Match[str]) -> None:
+    scan.warn("parse.warn.zero12", stage=m.group(1) or "?")
+
+
+# Order matters: specific before general (paged before 8-bit before plain AdamW; "full precision"
+# before "full fine-tune"; 8-bit base before 4-bit before LoRA; "without GC" before "GC").
+WORD_RULES = [
+    (_CONFIG, _config),
+    (_INSTEAD, _instead),
+    (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
+    (_SGD, _claim("optimizer", "sgd")), (_OTHER_OPT, _other_opt),
+    (_PURE_BF16, _claim("precision", "bf16")), (_FP16, _claim("precision", "fp16-mixed")),
+    (_FP32, _claim("precision", "fp32")), (_BF16_MIXED, _claim("precision", "bf16-mixed")), (_MIXED, _mixed),
+    (_NO_QUANT, _claim("method", "lora")), (_NO_LORA, _claim("method", "full")),
+    (_INT8, _method("qlora", "int8")), (_QLORA, _method("qlora")), (_FULL, _method("full")),
+    (_LORA, _method("lora")),
+    (_GC_OFF, _claim("gradient_checkpointing", False)), (_GC_ON, _claim("gradient_checkpointing", True)),
+    (_EAGER, _claim("attention", "eager")), (_FLASH, _claim("attention", "flash")),
+    (_RANK, _rank), (_ALPHA, _alpha), (_DROPOUT, _dropout),
+    (_ALL_LINEAR, _claim("lora_targets", "all-linear")), (_ATTN_ONLY, _claim("lora_targets", "attention")),
+    (_DOUBLE_OFF, _claim("double_quant", False)), (_DOUBLE_ON, _claim("double_quant", True)),
+    (_ZERO3, _zero3), (_ZERO12, _zero12), (_DDP, _claim("sharding", "ddp")),
+    *[(pattern, _claim("stack", value)) for pattern, value in _STACKS],
+]
+# Read last, and only in a short follow-up: "and full?", "¿y completo?"
+LATE_RULES = [(_FULL_SHORT, _full_short)]

@@ -1,0 +1,73 @@
+"""From what a person typed in Slack to the plain text the parser reads.
+
+``clean`` removes Slack markup (mentions, channel links, fences, emoji shortcodes, bold/italic
+marks) but keeps what may carry a request: the text of links (a Hugging Face URL names a model)
+and the inside of code blocks (a pasted Axolotl/TRL config names every setting).
+
+``normalize`` then folds the text to lower-case ASCII (accents removed, so "épocas" and "epocas"
+read alike; the language is detected on the cleaned text before this), unifies dashes, quotes and
+multiplication signs, and rewrites GPU counts glued to a name ("8xH100" -> "8 x h100") while
+keeping Mixtral names ("8x7b") whole.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+
+# Slack's own limit for one message is 40,000 characters; a request with a pasted training config
+# is well under this. Longer text is a pasted log or file: we ask for the request instead.
+MAX_MESSAGE_CHARS = 8000
+
+_SLACK_SPECIAL = re.compile(r"<[@#!][^>\s]*>")  # <@U123>, <@U1|name>, <#C1|chan>, <!here>, <!subteam^S1>
+_SLACK_LINK = re.compile(r"<((?:https?|mailto):[^>|\s]*)(?:\|([^>]*))?>")
+_FENCE = re.compile(r"```")
+_EMOJI_CODE = re.compile(r":[a-z0-9_+\-']{1,40}:(?::skin-tone-\d:)?", re.IGNORECASE)
+_MARKS = re.compile(r"(?<![\w*~])[*~]+|[*~]+(?![\w*~])|(?<![\w])_(?=\w)|(?<=\w)_(?![\w])")
+_BACKTICK = re.compile(r"`")
+_SUPERSCRIPTS = str.maketrans({"⁰": "^0", "¹": "^1", "²": "^2", "³": "^3", "⁴": "^4", "⁵": "^5",
+                               "⁶": "^6", "⁷": "^7", "⁸": "^8", "⁹": "^9"})
+_PUNCT = str.maketrans({"×": "x", "–": "-", "—": "-", "‐": "-", "‑": "-", "−": "-", "“": '"',
+                        "”": '"', "‘": "'", "’": "'", "´": "'", "§": " ", "\u00a0": " ",
+                        "\u202f": " ", "…": "..."})
+_COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+_NON_ASCII = re.compile(r"[^\x20-\x7e\n]")  # emoji, other scripts, control characters -> a space
+_SPACES = re.compile(r"[ \t\r\f\v]+")
+_GLUED_COUNT = re.compile(r"\b(\d{1,4})\s*x\s*(?=[a-z])")
+# "4x4090" is four cards, "8x7b" / "8x22B" a Mixtral: a count unless the second number ends in b
+_COUNT_TIMES_NUMBER = re.compile(r"\b(\d{1,4})\s*x\s*(\d+(?:\.\d+)?)(\s*b\b)?")
+
+
+def clean(text: str) -> str:
+    """Slack markup removed; letters, accents and line breaks kept."""
+    text = html.unescape(text)
+    text = _SLACK_SPECIAL.sub(" ", text)
+    text = _SLACK_LINK.sub(lambda m: f" {m.group(1)} {m.group(2) or ''} ", text)
+    text = _FENCE.sub("\n", text)
+    text = _BACKTICK.sub(" ", text)
+    text = _EMOJI_CODE.sub(" ", text)
+    text = _MARKS.sub(" ", text)
+    return text.strip()
+
+
+def normalize(text: str) -> str:
+    """Lower-case ASCII with unified punctuation; one space between words, lines kept."""
+    text = text.translate(_SUPERSCRIPTS).translate(_PUNCT)
+    text = _COMBINING.sub("", unicodedata.normalize("NFKD", text))
+    text = _NON_ASCII.sub(" ", text).lower()
+    text = _COUNT_TIMES_NUMBER.sub(_split_count, text)
+    text = _GLUED_COUNT.sub(r"\1 x ", text)
+    lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
+def _split_count(m: re.Match[str]) -> str:
+    if m.group(3):  # 8x7b: a mixture-of-experts name, leave it
+        return m.group(0)
+    return f"{m.group(1)} x {m.group(2)}"
+
+
+def words(text: str) -> list[str]:
+    """Words of normalized text (for language detection and intent cues)."""
+    return re.findall(r"[a-z]+(?:'[a-z]+)?", text)

@@ -1,0 +1,61 @@
+"""`python -m bot`: Socket Mode when SLACK_APP_TOKEN is set, otherwise HTTP mode on PORT
+(POST /slack/events, GET /healthz). See DESIGN.md, "Contracts": Bot."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+import threading
+
+from slack_sdk.errors import SlackApiError
+
+from bot.settings import Settings, SettingsError
+
+logger = logging.getLogger("bot")
+
+
+def main() -> int:
+    try:
+        settings = Settings.from_env()
+    except SettingsError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from bot.app import build_app, health
+
+    try:
+        app, services = build_app(settings)
+    except SlackApiError as exc:
+        print(f"Error: Slack refused the bot token ({exc.response.get('error')}) at {settings.api_url}: "
+              "check SLACK_BOT_TOKEN (and SLACK_API_URL if you set it).", file=sys.stderr)
+        return 2
+    services.store.prune()
+    if settings.socket_mode:
+        from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+        logger.info("Socket Mode via %s", settings.api_url)
+        SocketModeHandler(app, settings.app_token).start()
+        return 0
+    from bot.server import make_server
+
+    server = make_server(app, settings.port, lambda: health(services, "http"))
+
+    def stop(signum: int, frame: object) -> None:
+        logger.info("signal %s: stopping", signum)
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    logger.info("HTTP mode on port %s (POST /slack/events, GET /healthz), Slack API at %s",
+                server.server_address[1], settings.api_url)
+    try:
+        server.serve_forever(poll_interval=0.05)
+    finally:
+        server.server_close()
+        services.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

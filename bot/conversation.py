@@ -1,0 +1,120 @@
+"""One question, one answer: ask the advisor (with the thread's stored spec), render, post, and
+remember the thread. Shared by the slash command, mentions, thread replies and DMs."""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+from slack_sdk.webhook import WebhookClient
+
+from advisor.i18n import t
+from advisor.spec import SpecRequest
+from bot.render import blockkit as bk
+from bot.render.answer import render_answer
+from bot.render.labels import changes
+from bot.render.simple import render_catalog, render_help, render_text
+from bot.services import Services
+
+logger = logging.getLogger(__name__)
+
+NUMBERS_KINDS = ("estimate", "followup", "compare")
+# chat.postMessage errors meaning "you cannot post here", answered through the command's
+# response_url instead (Slack docs, chat.postMessage "Errors").
+CANNOT_POST = {"not_in_channel", "channel_not_found", "is_archived", "restricted_action"}
+_MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    channel: str
+    user: str
+    thread_ts: str | None = None  # the thread to answer in; None: a new message in the channel
+    addressed: bool = True  # False: a thread reply that did not mention the bot
+    response_url: str | None = None  # slash commands: the fallback when the bot cannot post
+    show_question: bool = False  # slash commands: quote who asked what (nobody saw the command)
+    bot_user: str | None = None  # the bot's user id, to name it in hints
+
+
+def clean_text(text: str) -> str:
+    """Slack message text as typed: mentions removed, HTML entities and <url|label> undone."""
+    text = _MENTION.sub(" ", text or "")
+    text = re.sub(r"<(?:https?|mailto):[^|>]*\|([^>]*)>", r"\1", text)
+    text = re.sub(r"<((?:https?|mailto):[^>]*)>", r"\1", text)
+    return " ".join(html.unescape(text).split())
+
+
+def answer_question(services: Services, client: WebClient, q: Question) -> str | None:
+    """Answer ``q``; returns the ts of the posted answer (None when nothing was posted)."""
+    state = services.store.thread(q.channel, q.thread_ts) if q.thread_ts else None
+    previous = state.request if state else None
+    answer = services.advisor.ask(q.text, previous=previous)
+    if answer.kind == "clarify" and not q.addressed:
+        logger.debug("thread chatter not understood, staying quiet: %r", q.text[:80])
+        return None
+    blocks = render(services, answer, q, previous)
+    text = bk.clip(answer.text or t("bot.empty_answer", answer.lang), bk.MAX_FALLBACK_TEXT)
+    ts = post(client, q, blocks, text, answer.lang)
+    if ts is None:
+        return None
+    remember(services, q, answer, previous, ts)
+    return ts
+
+
+def render(services: Services, answer: Any, q: Question, previous: SpecRequest | None) -> list[bk.Block]:
+    lang = answer.lang
+    if answer.kind in NUMBERS_KINDS:
+        changed = None
+        if answer.kind == "followup" and previous is not None and answer.request is not None:
+            changed = changes(previous.said(), answer.request.said(), lang)
+        return render_answer(answer.data, lang, kind=answer.kind, changed=changed,
+                             asked_by=q.user if q.show_question else None, question=q.text)
+    if answer.kind == "help":
+        return render_help(lang)
+    if answer.kind == "catalog":
+        return render_catalog(services.catalog, lang)
+    return render_text(answer.text, lang, example=(answer.data or {}).get("example"))
+
+
+def post(client: WebClient, q: Question, blocks: list[bk.Block], text: str, lang: str) -> str | None:
+    """chat.postMessage in the thread (or as a new message); when the bot may not post in the
+    channel and the question came with a response_url, answer there with a hint instead."""
+    try:
+        result = client.chat_postMessage(channel=q.channel, thread_ts=q.thread_ts, blocks=blocks, text=text,
+                                         unfurl_links=False, unfurl_media=False)
+    except SlackApiError as err:
+        code = err.response.get("error")
+        if code not in CANNOT_POST or not q.response_url:
+            raise
+        logger.info("cannot post in %s (%s); answering through response_url", q.channel, code)
+        hint = bk.context(t("bot.not_in_channel", lang, bot=f"<@{q.bot_user}>" if q.bot_user else "@advisor"))
+        WebhookClient(q.response_url).send(text=text, blocks=bk.fit(blocks + [hint], t("bot.answer.overflow", lang)),
+                                           response_type="in_channel")
+        return None
+    return result["ts"]
+
+
+def remember(services: Services, q: Question, answer: Any, previous: SpecRequest | None, ts: str) -> None:
+    """Store what the thread now means, and the answer behind the buttons of this message."""
+    store = services.store
+    root = q.thread_ts or ts
+    if answer.kind == "reset":
+        store.save_thread(q.channel, root, SpecRequest(), answer.lang, ts)
+        return
+    request = answer.request if answer.request is not None else previous
+    if answer.kind in NUMBERS_KINDS:
+        store.save_answer(q.channel, ts, root, answer.kind, answer.lang, request, answer.data)
+    if request is not None:
+        store.save_thread(q.channel, root, request, answer.lang, ts)
+    elif q.thread_ts and previous is not None:
+        store.touch_thread(q.channel, root, answer.lang, ts)
+    else:
+        # A first answer without numbers (help, a FAQ): still a thread we follow, so a reply in
+        # it is read as a question against an empty spec.
+        store.save_thread(q.channel, root, SpecRequest(), answer.lang, ts)

@@ -1,0 +1,58 @@
+"""`/finetune <text>`: ack at once, then answer as a new message in the channel (its ts becomes
+the thread). Subcommands: help, catalog, pilot (and their Spanish names)."""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from slack_bolt import Ack, BoltContext, Respond
+from slack_sdk import WebClient
+
+from advisor.i18n import t
+from bot.conversation import Question, answer_question, clean_text
+from bot.listeners.submit import submit
+from bot.render.simple import render_catalog, render_help, render_notice
+
+COMMAND = "/finetune"
+# first word -> (subcommand, language of the word)
+SUBCOMMANDS = {
+    "help": ("help", "en"), "ayuda": ("help", "es"), "?": ("help", "en"),
+    "catalog": ("catalog", "en"), "gpus": ("catalog", "en"), "catalogo": ("catalog", "es"),
+    "pilot": ("pilot", "en"), "piloto": ("pilot", "es"),
+}
+
+
+def subcommand(text: str) -> tuple[str | None, str, str]:
+    """(subcommand or None, the rest of the text, language of the subcommand word)."""
+    first, _, rest = text.strip().partition(" ")
+    word = "".join(c for c in unicodedata.normalize("NFKD", first.lower()) if not unicodedata.combining(c))
+    if not text.strip():
+        return "help", "", "en"
+    sub, lang = SUBCOMMANDS.get(word, (None, "en"))
+    return (sub, rest.strip(), lang) if sub else (None, text.strip(), "en")
+
+
+def finetune_command(ack: Ack, command: dict[str, Any], client: WebClient, context: BoltContext,
+                     respond: Respond) -> None:
+    ack()
+    services = context["services"]
+    text = clean_text(command.get("text", ""))
+    sub, rest, lang = subcommand(text)
+    where = {"channel": command["channel_id"], "user": command["user_id"], "response_url": command.get("response_url"),
+             "lang": lang if sub else None}
+    if sub == "help":
+        respond(text=t("bot.help.title", lang), blocks=render_help(lang, COMMAND), response_type="ephemeral")
+    elif sub == "catalog":
+        respond(text=t("bot.catalog.title", lang), blocks=render_catalog(services.catalog, lang),
+                response_type="ephemeral")
+    elif sub == "pilot" and services.pilots is None:
+        respond(text=t("bot.pilot.unavailable", lang), blocks=render_notice("bot.pilot.unavailable", lang),
+                response_type="ephemeral")
+    elif sub == "pilot":
+        submit(services.answers, client, where, services.pilots.start_from_command, services, client, command, rest, lang)
+    else:
+        question = Question(text=text, channel=command["channel_id"], user=command["user_id"],
+                            response_url=command.get("response_url"), show_question=True,
+                            bot_user=context.bot_user_id)
+        submit(services.answers, client, where, answer_question, services, client, question)

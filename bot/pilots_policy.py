@@ -1,0 +1,131 @@
+"""Who may start pilots, where, and how much they may spend (the pilot flow's settings).
+
+Safe by default: with nothing configured nobody may start a pilot, and the refusal says which
+variables to set. ``PilotSettings.from_env`` reads them (like ``bot.settings.Settings.from_env``,
+from a mapping the caller passes in):
+
+    ADVISOR_PILOT_USERS            Slack user ids allowed to confirm pilots (comma-separated)
+    ADVISOR_PILOT_GROUPS           Slack user group ids whose members may confirm
+    ADVISOR_PILOT_ADMINS           user ids that may always confirm (and are named in refusals)
+    ADVISOR_PILOT_CHANNELS         channel ids where pilots may run (empty: any channel)
+    ADVISOR_PILOT_COST_CAP_USD     most one pilot may cost (default 5)
+    ADVISOR_PILOT_DAILY_BUDGET_USD most all pilots of a UTC day may cost together (default 50)
+    ADVISOR_PILOT_STEPS            measured steps of a pilot started from Slack (default 10)
+    ADVISOR_PILOT_LAUNCHER         local (default) or ray; RAY_ADDRESS for ray
+    ADVISOR_PILOT_DIR              where local pilot runs are written (default ./pilot-runs)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+# A pilot of 10 steps of a 70B QLoRA at 8k on one A100 is ~5 minutes, about $0.10-0.50; $5 is
+# ten times the most expensive single-GPU pilot in the catalog and still a small surprise.
+DEFAULT_COST_CAP_USD = 5.0
+# Ten capped pilots a day: enough for a team's exploration, small next to one day of training.
+DEFAULT_DAILY_BUDGET_USD = 50.0
+DEFAULT_STEPS = 10
+# Group membership is looked up through usergroups.users.list; cached this long.
+GROUP_CACHE_S = 300.0
+
+
+def _ids(raw: str | None) -> frozenset[str]:
+    return frozenset(x.strip() for x in (raw or "").replace(";", ",").split(",") if x.strip())
+
+
+def _float(env: Mapping[str, str], key: str, default: float) -> float:
+    raw = (env.get(key) or "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{key} must be a number of US dollars (e.g. 5); got {raw!r}") from None
+    if value < 0:
+        raise ValueError(f"{key} cannot be negative; got {raw!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class PilotPolicy:
+    users: frozenset[str] = frozenset()
+    groups: frozenset[str] = frozenset()
+    admins: frozenset[str] = frozenset()
+    channels: frozenset[str] = frozenset()
+    cost_cap_usd: float = DEFAULT_COST_CAP_USD
+    daily_budget_usd: float = DEFAULT_DAILY_BUDGET_USD
+    _group_cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.users or self.groups or self.admins)
+
+    def channel_allowed(self, channel: str) -> bool:
+        return not self.channels or channel in self.channels
+
+    def may_confirm(self, user: str, members: Callable[[str], set[str]] | None = None) -> bool:
+        """Allowed users and admins; members of allowed groups (``members(group)`` looks them up)."""
+        if user in self.users or user in self.admins:
+            return True
+        if not self.groups or members is None:
+            return False
+        for group in self.groups:
+            cached = self._group_cache.get(group)
+            if cached is None or time.monotonic() - cached[0] > GROUP_CACHE_S:
+                cached = (time.monotonic(), members(group))
+                self._group_cache[group] = cached
+            if user in cached[1]:
+                return True
+        return False
+
+    def who_to_ask(self) -> str:
+        people = [f"<@{u}>" for u in sorted(self.admins | self.users)]
+        people += [f"<!subteam^{g}>" for g in sorted(self.groups)]
+        return ", ".join(people[:10])
+
+    def cost_problem(self, cost: float | None, spent_today: float) -> tuple[str, dict] | None:
+        """(message key, fields) when a pilot of ``cost`` may not start; None when it may."""
+        from advisor.format import usd
+
+        if cost is None:
+            return None
+        if cost > self.cost_cap_usd:
+            return "pilot.over_cap", {"cost": usd(cost), "cap": usd(self.cost_cap_usd)}
+        if spent_today + cost > self.daily_budget_usd:
+            return "pilot.over_budget", {"cost": usd(cost), "spent": usd(spent_today),
+                                         "budget": usd(self.daily_budget_usd)}
+        return None
+
+
+def start_of_day(now: float | None = None) -> float:
+    """00:00 UTC of today, when the daily budget resets."""
+    day = datetime.fromtimestamp(time.time() if now is None else now, UTC).date()
+    return datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp()
+
+
+@dataclass(frozen=True)
+class PilotSettings:
+    policy: PilotPolicy
+    steps: int = DEFAULT_STEPS
+    launcher: str = "local"
+    ray_address: str | None = None
+    workdir: str = "pilot-runs"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> "PilotSettings":
+        policy = PilotPolicy(
+            users=_ids(env.get("ADVISOR_PILOT_USERS")), groups=_ids(env.get("ADVISOR_PILOT_GROUPS")),
+            admins=_ids(env.get("ADVISOR_PILOT_ADMINS")), channels=_ids(env.get("ADVISOR_PILOT_CHANNELS")),
+            cost_cap_usd=_float(env, "ADVISOR_PILOT_COST_CAP_USD", DEFAULT_COST_CAP_USD),
+            daily_budget_usd=_float(env, "ADVISOR_PILOT_DAILY_BUDGET_USD", DEFAULT_DAILY_BUDGET_USD),
+        )
+        launcher = (env.get("ADVISOR_PILOT_LAUNCHER") or "local").strip()
+        if launcher not in ("local", "ray"):
+            raise ValueError(f"ADVISOR_PILOT_LAUNCHER must be local or ray; got {launcher!r}")
+        steps = int((env.get("ADVISOR_PILOT_STEPS") or DEFAULT_STEPS))
+        return cls(policy=policy, steps=steps, launcher=launcher,
+                   ray_address=(env.get("RAY_ADDRESS") or "").strip() or None,
+                   workdir=(env.get("ADVISOR_PILOT_DIR") or "pilot-runs").strip())
