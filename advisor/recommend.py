@@ -34,9 +34,14 @@ from advisor.memory import MemoryBreakdown, estimate_memory
 from advisor.report import build_notes, lever_text, reason_text
 from advisor.resolve import Resolved
 from advisor.spec import FinetuneSpec
-from advisor.throughput import Calibration, FlopsPerToken, Throughput, estimate_throughput, flops_per_token
+from advisor.throughput import GPUS_PER_NODE, Calibration, FlopsPerToken, Throughput, estimate_throughput, flops_per_token
 
 FIT_MARGIN = 0.05
+# Options whose cost is within this fraction of the cheapest are a tie: the throughput priors are
+# only good to about +-20% until a pilot measures them (advisor.throughput), so a few percent is
+# not a difference worth a second node. Within the band the recommendation prefers fewer nodes
+# (a multi-node job needs a cluster and fails in more ways), then the sooner finish.
+COST_TIE_BAND = 0.10
 """Share of usable memory kept free: the analytic model's error against published peaks (see
 tests/test_memory.py) and spikes from longer-than-average batches."""
 TIGHT_MARGIN = 0.10  # below this much headroom, a note recommends the pilot before the run
@@ -366,6 +371,26 @@ def _option(ctx: _Ctx, gpu: Gpu, storage_price: float, lang: str, with_levers: b
                      price_per_million_tokens=per_million, reason=reason, reason_detail=reason_detail)
 
 
+def _nodes(o: GpuOption) -> int:
+    return math.ceil((o.num_gpus or 1) / GPUS_PER_NODE)
+
+
+def _money(o: GpuOption) -> float:
+    money = o.cost_usd if o.cost_usd is not None else o.price_per_million_tokens
+    return money if money is not None else math.inf
+
+
+def _pick(ranked: list[GpuOption]) -> GpuOption | None:
+    """The recommendation among fitting options: cheapest, unless another within COST_TIE_BAND
+    needs fewer nodes or finishes sooner (ties by time, as the issue asks)."""
+    fitting = [o for o in ranked if o.fits]
+    if not fitting:
+        return None
+    cheapest = min(_money(o) for o in fitting)
+    band = [o for o in fitting if _money(o) <= cheapest * (1 + COST_TIE_BAND)]
+    return min(band, key=lambda o: (_nodes(o), _rank_key(o)[2], _money(o)))
+
+
 def _rank_key(o: GpuOption) -> tuple:
     money = o.cost_usd if o.cost_usd is not None else o.price_per_million_tokens
     speed = o.hours if o.hours is not None else (1 / o.tokens_per_s if o.tokens_per_s else math.inf)
@@ -389,8 +414,10 @@ def recommend(resolved: Resolved, catalog: Catalog, *, calibration: Calibration 
     others_levers = not any(o.fits for o in offered)
     others = sorted((_option(ctx, g, storage_price, lang, others_levers) for g in catalog.gpus() if g not in rentable),
                     key=_rank_key)
+    best = _pick(offered)
+    if best is not None:  # the recommendation leads the table
+        offered = [best] + [o for o in offered if o is not best]
     ranked = offered + others
-    best = next((o for o in offered if o.fits), None)
     windows, job_hours = [], None
     if best is not None:
         job_hours = best.cost.gpu_hours if best.cost is not None else None
