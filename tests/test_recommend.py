@@ -175,3 +175,16 @@ def test_estimate_cli_prints_the_contract_json(cli):
 def test_estimate_cli_prints_the_table(cli):
     result = cli("estimate", "--model", "llama-3.1-8b", "--seq-len", "4096", "--dataset-tokens", "50000000")
     assert result.exit_code == 0 and "<- recommended" in result.output and "Planning windows" in result.output
+
+
+def test_within_the_tie_band_the_recommendation_takes_fewer_nodes(catalog):
+    from advisor.recommend import COST_TIE_BAND, _money, _nodes
+
+    rec = _rec(catalog, **QLORA_70B)
+    fitting = [o for o in rec.options if o.offered and o.fits]
+    best = rec.option(rec.recommended)
+    cheapest = min(fitting, key=_money)
+    assert _money(best) <= _money(cheapest) * (1 + COST_TIE_BAND)
+    assert all(_nodes(best) <= _nodes(o) for o in fitting if _money(o) <= _money(cheapest) * (1 + COST_TIE_BAND))
+    if cheapest is not best:  # the answer says what it traded away
+        assert any(cheapest.gpu_name in n and "%" in n for n in rec.notes)

@@ -69,6 +69,10 @@ MESSAGES = {
         "en": "Cost on {gpu}: training {training} + start-up and saves {overhead} + failed runs ({failed_pct}%) {failures} + evaluation {evaluation} + pilot {pilot} + storage {storage} ({storage_gb} GB for {months} month) = {total}.",
         "es": "Costo en {gpu}: entrenamiento {training} + arranque y guardados {overhead} + ejecuciones fallidas ({failed_pct}%) {failures} + evaluación {evaluation} + piloto {pilot} + almacenamiento {storage} ({storage_gb} GB por {months} mes) = {total}.",
     },
+    "notes.tie": {
+        "en": "{gpu} x{n} costs {pct}% less ({cost}), within the accuracy of the throughput prior, but needs more nodes or time; {best} is the simpler choice. A pilot on both settles it.",
+        "es": "{gpu} x{n} cuesta un {pct}% menos ({cost}), dentro de la precisión de la estimación de rendimiento, pero necesita más nodos o tiempo; {best} es la opción más sencilla. Un piloto en ambas lo decide.",
+    },
     "notes.faster": {
         "en": "{gpu} finishes {speedup}x sooner but costs {ratio}x more ({cost}).",
         "es": "{gpu} termina {speedup}x antes pero cuesta {ratio}x más ({cost}).",
