@@ -66,9 +66,11 @@ class Advisor:
 
     # --- the entry point ----------------------------------------------------------------------
 
-    def ask(self, text: str, previous: SpecRequest | None = None) -> Answer:
+    def ask(self, text: str, previous: SpecRequest | None = None, lang_hint: str | None = None) -> Answer:
+        """``previous``: the thread's request (follow-ups are deltas against it); ``lang_hint``: the
+        thread's language, for messages with no words of either language ("QLoRA 70B 4090")."""
         try:
-            parsed = parse_message(text, self.catalog, previous=previous)
+            parsed = parse_message(text, self.catalog, previous=previous, lang_hint=lang_hint)
         except ParseError as exc:
             lang = _safe_lang(text)
             body = str(exc) + (f"\n{t('answer.try', lang, example=exc.example)}" if exc.example else "")

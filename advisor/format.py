@@ -20,14 +20,17 @@ def usd(amount: float | None) -> str:
     return f"${amount:.3f}"
 
 
-def hours(h: float | None) -> str:
+def hours(h: float | None, lang: str = "en") -> str:
+    """A duration in the unit a person plans with (minutes, hours, days), in ``lang``."""
+    from advisor.i18n import t
+
     if h is None:
         return "-"
     if h < 1:
-        return f"{h * 60:.0f} min"
+        return t("notes.unit.min", lang, n=f"{h * 60:.0f}")
     if h < 48:
-        return f"{h:.1f} h"
-    return f"{h / 24:.1f} days"
+        return t("notes.unit.h", lang, n=f"{h:.1f}")
+    return t("notes.unit.days", lang, n=f"{h / 24:.1f}")
 
 
 def si(n: float) -> str:

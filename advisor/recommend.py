@@ -109,6 +109,7 @@ class GpuOption(BaseModel):
             "cost": self.cost.to_json() if self.cost is not None else None,
             "time_s": _time_json(self.time),
             "levers": [lv.to_json() for lv in self.levers],
+            "breakdown": self.breakdown.to_json() if self.breakdown is not None else None,
         })
         return out
 

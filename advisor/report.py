@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.format import gib, si, usd
+from advisor.format import hours as duration
 from advisor.i18n import has, t
 
 if TYPE_CHECKING:  # recommend imports this module; types only
@@ -41,16 +42,6 @@ def reason_text(detail: dict, lang: str) -> str:
     if "need_n" in detail:
         return t("notes.reason.none", lang, n=detail["n"], need_n=gib(detail["need_n"]), **fields)
     return t("notes.reason.one_gpu", lang, **fields)
-
-
-def duration(hours: float | None, lang: str) -> str:
-    if hours is None:
-        return "-"
-    if hours < 1:
-        return t("notes.unit.min", lang, n=f"{hours * 60:.0f}")
-    if hours < 48:
-        return t("notes.unit.h", lang, n=f"{hours:.1f}")
-    return t("notes.unit.days", lang, n=f"{hours / 24:.1f}")
 
 
 def _name(option: GpuOption) -> str:

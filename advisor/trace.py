@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from advisor.arch import Architecture
 from advisor.errors import MissingExtra
 from advisor.spec import FinetuneSpec
+from advisor.stacks import StackProfile
 
 SHARDED = ("weights", "quant_constants", "adapters", "master_weights", "gradients", "optimizer_states")
 PHASES = ("forward", "backward", "optimizer")
@@ -69,11 +70,12 @@ def _torch():
 
 
 def trace_step(spec: FinetuneSpec, arch: Architecture, *, steps: int = 2, fake: bool = True,
-               device: str = "cpu") -> TraceResult:
+               device: str = "cpu", stack: StackProfile | None = None) -> TraceResult:
     """Trace ``steps`` training steps of ``spec`` on ``arch``; see the module docstring.
 
     ``fake=False`` runs the same thing on real tensors (small shapes only; the tests use it to
-    check that fake and real runs track the same bytes)."""
+    check that fake and real runs track the same bytes). ``stack`` overrides the profile named
+    by ``spec.stack`` (to study one switch at a time)."""
     if steps < 1:
         raise ValueError("steps must be at least 1")
     torch = _torch()
@@ -91,7 +93,7 @@ def trace_step(spec: FinetuneSpec, arch: Architecture, *, steps: int = 2, fake: 
             fake_mode.__enter__()
         try:
             with tracker:
-                model = build_model(spec, arch, device)
+                model = build_model(spec, arch, device, stack=stack)
                 optimizer = make_optimizer(model, spec)
                 tracker.label_model(model)
                 tracker.set_phase("batch")

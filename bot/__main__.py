@@ -13,6 +13,7 @@ from slack_sdk.errors import SlackApiError
 from bot.settings import Settings, SettingsError
 
 logger = logging.getLogger("bot")
+GIL_SWITCH_INTERVAL_S = 0.001
 
 
 def main() -> int:
@@ -22,6 +23,10 @@ def main() -> int:
         print(f"Error: {exc}", file=sys.stderr)
         return 2
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # Answers are CPU-bound Python; acks are I/O. A shorter GIL switch interval (default 5 ms)
+    # lets an ack thread get the interpreter back sooner while answers compute (measured with
+    # benchmarks/bot_latency.py: see the closing note of issue 6).
+    sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
     from bot.app import build_app, health
 
     try:
@@ -29,6 +34,10 @@ def main() -> int:
     except SlackApiError as exc:
         print(f"Error: Slack refused the bot token ({exc.response.get('error')}) at {settings.api_url}: "
               "check SLACK_BOT_TOKEN (and SLACK_API_URL if you set it).", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"Error: cannot reach the Slack Web API at {settings.api_url} ({exc}); check the network "
+              "or SLACK_API_URL.", file=sys.stderr)
         return 2
     services.store.prune()
     if settings.socket_mode:
@@ -39,7 +48,7 @@ def main() -> int:
         return 0
     from bot.server import make_server
 
-    server = make_server(app, settings.port, lambda: health(services, "http"))
+    server = make_server(app, settings.port, lambda: health(services, "http"), signing_secret=settings.signing_secret)
 
     def stop(signum: int, frame: object) -> None:
         logger.info("signal %s: stopping", signum)

@@ -24,6 +24,7 @@ from bot.services import Services
 logger = logging.getLogger(__name__)
 
 NUMBERS_KINDS = ("estimate", "followup", "compare")
+PRIVATE_KINDS = ("clarify", "help")
 # chat.postMessage errors meaning "you cannot post here", answered through the command's
 # response_url instead (Slack docs, chat.postMessage "Errors").
 CANNOT_POST = {"not_in_channel", "channel_not_found", "is_archived", "restricted_action"}
@@ -54,32 +55,58 @@ def answer_question(services: Services, client: WebClient, q: Question) -> str |
     """Answer ``q``; returns the ts of the posted answer (None when nothing was posted)."""
     state = services.store.thread(q.channel, q.thread_ts) if q.thread_ts else None
     previous = state.request if state else None
-    answer = services.advisor.ask(q.text, previous=previous)
+    answer = services.advisor.ask(q.text, previous=previous, lang_hint=state.lang if state else None)
     if answer.kind == "clarify" and not q.addressed:
         logger.debug("thread chatter not understood, staying quiet: %r", q.text[:80])
         return None
-    blocks = render(services, answer, q, previous)
+    data = with_option_breakdowns(answer)
+    blocks = render(services, answer, data, q, previous)
     text = bk.clip(answer.text or t("bot.empty_answer", answer.lang), bk.MAX_FALLBACK_TEXT)
+    if answer.kind in PRIVATE_KINDS and q.response_url and q.thread_ts is None:
+        # A slash command the advisor could not read: only the person who typed it sees the
+        # question back, instead of the whole channel.
+        WebhookClient(q.response_url).send(text=text, blocks=blocks, response_type="ephemeral")
+        return None
     ts = post(client, q, blocks, text, answer.lang)
     if ts is None:
         return None
-    remember(services, q, answer, previous, ts)
+    remember(services, q, answer, data, previous, ts)
     return ts
 
 
-def render(services: Services, answer: Any, q: Question, previous: SpecRequest | None) -> list[bk.Block]:
+def with_option_breakdowns(answer: Any) -> dict[str, Any]:
+    """The answer's data, with each option's memory breakdown (MemoryBreakdown.to_json() at the
+    option's GPU count) from the advisor's Recommendation when the JSON does not carry it: the
+    answer shows the recommended option's parts, and the chart stacks every option's."""
+    data = dict(answer.data or {})
+    rec = getattr(answer, "recommendation", None)
+    if rec is None or not data.get("options"):
+        return data
+    by_gpu = {o.gpu: o for o in rec.options}
+    options = []
+    for o in data["options"]:
+        source = by_gpu.get(o.get("gpu"))
+        if "breakdown" not in o and source is not None and getattr(source, "breakdown", None) is not None:
+            o = {**o, "breakdown": source.breakdown.to_json()}
+        options.append(o)
+    return {**data, "options": options}
+
+
+def render(services: Services, answer: Any, data: dict[str, Any], q: Question,
+           previous: SpecRequest | None) -> list[bk.Block]:
     lang = answer.lang
     if answer.kind in NUMBERS_KINDS:
         changed = None
         if answer.kind == "followup" and previous is not None and answer.request is not None:
             changed = changes(previous.said(), answer.request.said(), lang)
-        return render_answer(answer.data, lang, kind=answer.kind, changed=changed,
+        return render_answer(data, lang, kind=answer.kind, changed=changed,
                              asked_by=q.user if q.show_question else None, question=q.text)
     if answer.kind == "help":
         return render_help(lang)
-    if answer.kind == "catalog":
+    if answer.kind == "catalog" and len(data.get("gpus") or []) != 1:
         return render_catalog(services.catalog, lang)
-    return render_text(answer.text, lang, example=(answer.data or {}).get("example"))
+    example = data.get("example")
+    return render_text(answer.text, lang, example=example if example and example not in answer.text else None)
 
 
 def post(client: WebClient, q: Question, blocks: list[bk.Block], text: str, lang: str) -> str | None:
@@ -100,7 +127,8 @@ def post(client: WebClient, q: Question, blocks: list[bk.Block], text: str, lang
     return result["ts"]
 
 
-def remember(services: Services, q: Question, answer: Any, previous: SpecRequest | None, ts: str) -> None:
+def remember(services: Services, q: Question, answer: Any, data: dict[str, Any], previous: SpecRequest | None,
+             ts: str) -> None:
     """Store what the thread now means, and the answer behind the buttons of this message."""
     store = services.store
     root = q.thread_ts or ts
@@ -109,7 +137,7 @@ def remember(services: Services, q: Question, answer: Any, previous: SpecRequest
         return
     request = answer.request if answer.request is not None else previous
     if answer.kind in NUMBERS_KINDS:
-        store.save_answer(q.channel, ts, root, answer.kind, answer.lang, request, answer.data)
+        store.save_answer(q.channel, ts, root, answer.kind, answer.lang, request, data)
     if request is not None:
         store.save_thread(q.channel, root, request, answer.lang, ts)
     elif q.thread_ts and previous is not None:

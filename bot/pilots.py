@@ -33,6 +33,7 @@ from advisor.pilot.store import PilotRecord, PilotStore
 from advisor.resolve import resolve_request
 from advisor.spec import SpecRequest
 from bot import pilots_render as render
+from bot.audit import AuditLog
 from bot.pilots_policy import PilotPolicy, PilotSettings, start_of_day
 
 logger = logging.getLogger(__name__)
@@ -69,8 +70,9 @@ class ChannelLimiter:
 class PilotFlow:
     def __init__(self, *, store: PilotStore, policy: PilotPolicy, launcher_factory: Callable[[str], Any],
                  catalog, steps: int = 10, launcher: str = "local", poll_s: float = POLL_S,
-                 min_update_interval_s: float = MIN_UPDATE_INTERVAL_S):
+                 min_update_interval_s: float = MIN_UPDATE_INTERVAL_S, audit: AuditLog | None = None):
         self.store, self.policy, self.catalog = store, policy, catalog
+        self.audit = audit  # every proposal, start and refusal (bot.audit), when given
         self.steps, self.launcher_name, self.poll_s = steps, launcher, poll_s
         self._factory, self._launchers = launcher_factory, {}
         self.limiter = ChannelLimiter(min_update_interval_s)
@@ -79,6 +81,10 @@ class PilotFlow:
         self._seen: dict[str, int] = {}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+
+    def _record(self, action: str, user: str, outcome: str, target: str | None = None, **detail: Any) -> None:
+        if self.audit is not None:
+            self.audit.record(actor=user, action=action, outcome=outcome, target=target, detail=detail)
 
     def launcher(self, name: str):
         """One launcher per kind for the process (the local one keeps its child processes)."""
@@ -112,7 +118,14 @@ class PilotFlow:
         action = body["actions"][0]
         channel = body["container"].get("channel_id") or body["channel"]["id"]
         message_ts = body["container"].get("message_ts")
-        value = json.loads(action.get("value") or "{}")
+        try:
+            value = json.loads(action.get("value") or "{}")
+        except ValueError:
+            value = None
+        if not isinstance(value, dict):  # not a button we rendered (an old message, a forged payload)
+            self._ephemeral(client, channel, body["user"]["id"],
+                            *render.notice("pilot.bad_request", "en", message="this button's data is not valid; ask again"))
+            return
         answers = context["services"].store if "services" in context else None
         stored = answers.answer(channel, message_ts) if answers and message_ts else None
         request = SpecRequest(**value["spec"]) if value.get("spec") else (stored.request if stored else None)
@@ -139,9 +152,11 @@ class PilotFlow:
                 thread_ts: str | None, lang: str) -> PilotRecord | None:
         """Post the confirmation (cost, duration, predicted memory) or say why not."""
         if not self.policy.configured:
+            self._record("pilot.propose", user, "refused", request.gpu, reason="not_configured", channel=channel)
             self._ephemeral(client, channel, user, *render.notice("pilot.not_configured", lang))
             return None
         if not self.policy.channel_allowed(channel):
+            self._record("pilot.propose", user, "refused", request.gpu, reason="channel", channel=channel)
             self._ephemeral(client, channel, user, *render.notice(
                 "pilot.denied_channel", lang, channels=", ".join(f"<#{c}>" for c in sorted(self.policy.channels))))
             return None
@@ -159,10 +174,12 @@ class PilotFlow:
             pspec = pilot_spec_for(resolved, gpu, steps=self.steps)
             prediction = predict(pspec, gpu, self.calibration)
         except AdvisorError as exc:
+            self._record("pilot.propose", user, "invalid", request.gpu, error=str(exc), channel=channel)
             self._ephemeral(client, channel, user, *render.notice("pilot.bad_request", lang, message=str(exc)))
             return None
         problem = self.policy.cost_problem(prediction["cost_usd"], self.store.spent_since(start_of_day()))
         if problem:
+            self._record("pilot.propose", user, "refused", gpu.id, reason=problem[0], channel=channel, **problem[1])
             self._post(client, channel, thread_ts, *render.notice(problem[0], lang, **problem[1]))
             return None
         rec = self.store.create(pspec, launcher=self.launcher_name, requested_by=user, channel=channel,
@@ -171,6 +188,8 @@ class PilotFlow:
         posted = self._post(client, channel, thread_ts, *render.confirmation(rec, resolved.label, lang))
         if thread_ts is None:  # a slash command: the confirmation starts the thread
             rec = self.store.update(rec.id, thread_ts=posted["ts"])
+        self._record("pilot.propose", user, "ok", rec.id, gpu=gpu.id, estimated_cost_usd=prediction["cost_usd"],
+                     channel=channel)
         return rec
 
     # --- deciding ------------------------------------------------------------------------------
@@ -201,16 +220,20 @@ class PilotFlow:
             return
         lang = rec.lang
         if not self.policy.may_confirm(user, self._members(client)):
+            self._record("pilot.start", user, "refused", rec.id, reason="not_allowed", channel=channel)
             self._ephemeral(client, channel, user, *render.notice("pilot.denied", lang, who=self.policy.who_to_ask()))
             return
         if rec.state != "proposed":
+            self._record("pilot.start", user, "refused", rec.id, reason="already", state=rec.state)
             self._ephemeral(client, channel, user, *render.notice("pilot.already", lang, id=rec.id, state=rec.state))
             return
         problem = self.policy.cost_problem(rec.estimated_cost_usd, self.store.spent_since(start_of_day()))
         if problem:
+            self._record("pilot.start", user, "refused", rec.id, reason=problem[0], channel=channel, **problem[1])
             self._ephemeral(client, channel, user, *render.notice(problem[0], lang, **problem[1]))
             return
         if not self.store.transition(rec.id, ("proposed",), "pending", confirmed_by=user, confirmed_at=time.time()):
+            self._record("pilot.start", user, "refused", rec.id, reason="already", state="confirmed")
             self._ephemeral(client, channel, user, *render.notice("pilot.already", lang, id=rec.id, state="confirmed"))
             return
         rec = self.store.require(rec.id)
@@ -223,6 +246,10 @@ class PilotFlow:
         except Exception as exc:
             logger.exception("pilot %s could not be started", rec.id)
             self.store.update(rec.id, state="failed", reason="error", message=f"could not start: {exc}")
+            self._record("pilot.start", user, "failed", rec.id, error=str(exc)[:500])
+            return
+        self._record("pilot.start", user, "ok", rec.id, gpu=rec.gpu, estimated_cost_usd=rec.estimated_cost_usd,
+                     channel=channel)
 
     def on_decline(self, ack: Ack, body: dict[str, Any], client: WebClient) -> None:
         ack()
@@ -316,6 +343,6 @@ def flow_from_env(env: Mapping[str, str], *, state_db: str | Path, catalog) -> P
 
     settings = PilotSettings.from_env(env)
     return PilotFlow(store=PilotStore(state_db), policy=settings.policy, catalog=catalog, steps=settings.steps,
-                     launcher=settings.launcher,
+                     launcher=settings.launcher, audit=AuditLog(state_db),
                      launcher_factory=lambda name: make_launcher(name, workdir=settings.workdir,
                                                                  ray_address=settings.ray_address))

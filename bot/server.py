@@ -12,8 +12,11 @@ after the ack, see ``bot.work``). Routes:
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import logging
+import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -27,6 +30,9 @@ HEALTH_PATH = "/healthz"
 MAX_BODY_BYTES = 1024 * 1024
 # Pending connections the kernel keeps while every handler thread is busy (a burst of 100/s).
 LISTEN_BACKLOG = 512
+# Slack's replay window: a request whose timestamp is further than this from now is refused
+# (Slack docs, "Verifying requests from Slack").
+SIGNATURE_MAX_AGE_S = 5 * 60
 
 logger = logging.getLogger(__name__)
 
@@ -37,8 +43,24 @@ class BotHTTPServer(ThreadingHTTPServer):
     allow_reuse_address = True
 
 
-def make_server(app: App, port: int, health: Callable[[], dict[str, Any]], host: str = "0.0.0.0") -> BotHTTPServer:
-    """A server bound to ``host:port`` (port 0 picks a free one); call ``serve_forever()``."""
+def signed_by_slack(secret: str, raw: bytes, headers: dict[str, str], now: float | None = None) -> bool:
+    """v0=HMAC-SHA256(secret, "v0:{ts}:{body}") over the raw bytes, with a timestamp inside
+    Slack's window. Checked before the body is parsed, so a forged or malformed request costs
+    nothing and learns nothing; a malformed timestamp is a refusal, not a server error."""
+    lower = {k.lower(): v for k, v in headers.items()}
+    ts, signature = lower.get("x-slack-request-timestamp", ""), lower.get("x-slack-signature", "")
+    if not (ts.isascii() and ts.isdigit() and signature.startswith("v0=")):
+        return False
+    if abs((time.time() if now is None else now) - int(ts)) > SIGNATURE_MAX_AGE_S:
+        return False
+    expected = "v0=" + hmac.new(secret.encode(), b"v0:" + ts.encode() + b":" + raw, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected, signature)
+
+
+def make_server(app: App, port: int, health: Callable[[], dict[str, Any]], host: str = "0.0.0.0",
+                signing_secret: str | None = None) -> BotHTTPServer:
+    """A server bound to ``host:port`` (port 0 picks a free one); call ``serve_forever()``.
+    With ``signing_secret`` every POST is signature-checked before its body is parsed."""
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -65,14 +87,28 @@ def make_server(app: App, port: int, health: Callable[[], dict[str, Any]], host:
             if path != EVENTS_PATH:
                 self._send(404, {"ok": False, "error": "not_found"})
                 return
-            length = int(self.headers.get("Content-Length") or 0)
-            if length > MAX_BODY_BYTES:
+            raw_length = self.headers.get("Content-Length") or "0"
+            if not raw_length.isdigit() or int(raw_length) > MAX_BODY_BYTES:
                 self.close_connection = True
-                self._send(413, {"ok": False, "error": "payload_too_large"})
+                self._send(413 if raw_length.isdigit() else 400, {"ok": False, "error": "bad_content_length"})
                 return
-            body = self.rfile.read(length).decode("utf-8")
-            request = BoltRequest(body=body, query=query, headers=dict(self.headers.items()))
-            response: BoltResponse = app.dispatch(request)
+            raw = self.rfile.read(int(raw_length))
+            headers = dict(self.headers.items())
+            if signing_secret is not None and not signed_by_slack(signing_secret, raw, headers):
+                self._send(401, {"ok": False, "error": "invalid_signature"})
+                return
+            try:  # Bolt parses the body here; a body that is not a Slack payload is a 400, not a crash
+                request = BoltRequest(body=raw.decode("utf-8"), query=query, headers=headers)
+            except Exception:
+                logger.warning("refused a signed request whose body is not a Slack payload", exc_info=True)
+                self._send(400, {"ok": False, "error": "invalid_payload"})
+                return
+            try:
+                response: BoltResponse = app.dispatch(request)
+            except Exception:  # Bolt's own parsing failed on this payload (listener errors never get here)
+                logger.warning("refused a signed request Bolt could not dispatch", exc_info=True)
+                self._send(400, {"ok": False, "error": "invalid_payload"})
+                return
             self._send_raw(response.status, response.headers, response.body)
 
         def _send(self, status: int, payload: dict[str, Any]) -> None:

@@ -41,6 +41,7 @@ BUSY_TIMEOUT_MS = 5000
 # Processed keys older than this are pruned: Slack retries an event 3 times within about
 # 5 minutes (Events API docs, "Retries"); a day is a wide margin for restarts and double clicks.
 PROCESSED_TTL_S = 24 * 3600
+PRUNE_EVERY_CLAIMS = 1000  # a long-running bot forgets old claims as it goes, not only at start
 
 MIGRATIONS: list[str] = [
     # 1: threads, answers, processed keys
@@ -103,6 +104,7 @@ class StateStore:
         if str(path) != ":memory:":
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
+        self._claims = 0
         self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None,
                                      timeout=BUSY_TIMEOUT_MS / 1000)
         self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -222,7 +224,11 @@ class StateStore:
         with self.transaction() as conn:
             cur = conn.execute("INSERT OR IGNORE INTO processed (key, kind, created_at) VALUES (?, ?, ?)",
                                (key, kind, time.time()))
-            return cur.rowcount == 1
+            claimed = cur.rowcount == 1
+            self._claims += 1
+            if self._claims % PRUNE_EVERY_CLAIMS == 0:
+                conn.execute("DELETE FROM processed WHERE created_at < ?", (time.time() - PROCESSED_TTL_S,))
+        return claimed
 
     def release(self, key: str) -> None:
         """Forget a claim whose work failed, so the user can try again."""

@@ -434,6 +434,27 @@ class BotProcess:
         self.port = free_port()
         return self.start()
 
+    def wait_remembered(self, channel: str, thread_ts: str, timeout: float = 10.0) -> None:
+        """Wait until the bot has stored the thread (it does so right after chat.postMessage
+        returns, so a test's follow-up must not overtake it; a person never types that fast)."""
+        import sqlite3
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.state_db.exists():
+                conn = sqlite3.connect(f"file:{self.state_db}?mode=ro", uri=True, timeout=5)
+                try:
+                    row = conn.execute("SELECT 1 FROM threads WHERE channel = ? AND thread_ts = ?",
+                                       (channel, thread_ts)).fetchone()
+                except sqlite3.OperationalError:
+                    row = None
+                finally:
+                    conn.close()
+                if row:
+                    return
+            time.sleep(0.02)
+        raise AssertionError(f"the bot did not remember thread {channel}/{thread_ts} within {timeout}s")
+
     def output(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 

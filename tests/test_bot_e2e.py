@@ -39,6 +39,8 @@ def ask(bot, slack, channel, text):
     [call] = slack.wait_for("chat.postMessage", in_channel(channel))
     assert "thread_ts" not in call.args or call.args["thread_ts"] is None
     assert_valid_blocks(call.args["blocks"])
+    if call.result.get("ok"):
+        bot.wait_remembered(channel, call.result["ts"])
     return call
 
 
@@ -140,6 +142,13 @@ def test_help_is_ephemeral_in_the_users_language(bot, slack, text, lang_word):
     assert call.args["response_type"] == "ephemeral" and lang_word in message_text(assert_valid_blocks(call.args["blocks"]))
 
 
+def test_a_command_the_advisor_cannot_read_is_answered_privately(bot, slack):
+    bot.command("make it fast please", channel="CUNCLEAR", response_url=slack.response_url("unclear"))
+    [call] = slack.wait_for("response_url", lambda c: c.args.get("name") == "unclear")
+    assert call.args["response_type"] == "ephemeral" and assert_valid_blocks(call.args["blocks"])
+    assert slack.calls_to("chat.postMessage", in_channel("CUNCLEAR")) == []
+
+
 def test_catalog_subcommand_lists_rented_gpus(bot, slack):
     bot.command("catalog", channel="CHELP", response_url=slack.response_url("catalog"))
     [call] = slack.wait_for("response_url", lambda c: c.args.get("name") == "catalog")
@@ -158,7 +167,7 @@ def test_show_chart_uploads_a_png_to_the_thread(bot, slack):
 
 @pytest.mark.slow
 def test_verify_exactly_replies_in_the_thread_with_trace_vs_estimate(bot, slack):
-    root = ask(bot, slack, "CVERIFY", "lora tiny-test seq 512").result["ts"]
+    root = ask(bot, slack, "CVERIFY", "lora tiny-test seq 128").result["ts"]
     bot.action("verify_exactly", "verify", channel="CVERIFY", message_ts=root)
     [placeholder] = slack.wait_for("chat.postMessage", in_channel("CVERIFY", thread=root))
     [update] = slack.wait_for("chat.update", lambda c: c.args.get("ts") == placeholder.result["ts"], timeout=120)

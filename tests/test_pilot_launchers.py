@@ -35,16 +35,6 @@ def test_local_pilot_runs_to_a_result(tmp_path):
     assert [e.type for e in launcher.events(handle)][0] == "started" and launcher.events(handle, since=st.events) == []
 
 
-def test_cancel_reports_the_last_progress(tmp_path):
-    launcher = LocalLauncher(tmp_path)
-    handle = launcher.submit(tiny_pilot(tmp_path, steps=LONG))
-    _wait_progress(launcher, handle)
-    launcher.cancel(handle)
-    st = launcher.status(handle)
-    assert (st.state, st.reason) == ("failed", "cancelled") and st.last_progress["steps_completed"] >= 1
-    assert st.result["where"]["steps_completed"] >= 1
-
-
 def test_a_killed_runner_is_failed_with_its_last_progress(tmp_path):
     launcher = LocalLauncher(tmp_path)
     handle = launcher.submit(tiny_pilot(tmp_path, steps=LONG))
@@ -56,7 +46,7 @@ def test_a_killed_runner_is_failed_with_its_last_progress(tmp_path):
     assert st.last_progress["steps_completed"] >= progress["steps_completed"]
 
 
-def test_a_new_launcher_reattaches_by_pid_and_event_file(tmp_path):
+def test_a_new_launcher_reattaches_and_cancel_keeps_the_last_progress(tmp_path):
     first = LocalLauncher(tmp_path)
     handle = first.submit(tiny_pilot(tmp_path, steps=LONG))
     _wait_progress(first, handle)
@@ -64,12 +54,16 @@ def test_a_new_launcher_reattaches_by_pid_and_event_file(tmp_path):
     assert second.status(handle).state == "running"
     second.cancel(handle)
     first._children[handle.ref["pid"]].wait(timeout=20)  # noqa: SLF001 - the parent reaps it
-    assert (second.status(handle).state, second.status(handle).reason) == ("failed", "cancelled")
+    st = second.status(handle)
+    assert (st.state, st.reason) == ("failed", "cancelled") and st.last_progress["steps_completed"] >= 1
+    assert st.result["where"]["steps_completed"] >= 1
 
 
 def test_a_recycled_pid_is_not_taken_for_the_runner(tmp_path):
-    launcher = LocalLauncher(tmp_path)
-    handle = launcher.submit(tiny_pilot(tmp_path, steps=1))
-    launcher.wait(handle, timeout_s=90)
-    stale = handle.model_copy(update={"ref": {**handle.ref, "pid": os.getpid(), "start_time": "1"}})
-    assert LocalLauncher(tmp_path)._running(stale) is False  # noqa: SLF001
+    from advisor.pilot.launchers.base import PilotHandle
+
+    stale = PilotHandle(pilot_id="p-old", launcher="local", submitted_at=0,
+                        ref={"pid": os.getpid(), "start_time": "1", "dir": str(tmp_path),
+                             "events": str(tmp_path / "none.jsonl"), "log": str(tmp_path / "none.log")})
+    st = LocalLauncher(tmp_path).status(stale)
+    assert (st.state, st.reason) == ("failed", "killed")

@@ -82,3 +82,16 @@ def test_qlora_says_which_nf4_implementation_ran(tmp_path):
     code, events = run_runner(tiny_pilot(tmp_path, method="qlora", steps=1), tmp_path)
     ran = events[-1].data["result"]["stack_ran"]
     assert code == 0 and ran["runtime"] == "reference" and "stand-in" in ran["quant_impl"]
+
+
+@pytest.mark.gpu
+def test_on_cuda_the_allocator_and_nvml_are_measured(tmp_path):
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")
+    code, events = run_runner(tiny_pilot(tmp_path, device="cuda", precision="bf16-mixed", steps=2), tmp_path)
+    mem = events[-1].data["result"]["memory"]
+    assert code == 0 and mem["source"] == "torch.cuda" and mem["peak_allocated_bytes"] > 0
+    assert mem["peak_reserved_bytes"] >= mem["peak_allocated_bytes"]
+    assert mem["nvml_device_peak_bytes"] >= mem["peak_reserved_bytes"] and mem["nvml_reason"] is None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import string
+import threading
 from typing import Any, Literal
 
 Lang = Literal["en", "es"]
@@ -18,19 +19,27 @@ LANGS: tuple[Lang, ...] = ("en", "es")
 
 _MESSAGES: dict[str, dict[str, str]] = {}
 _LOADED = False
+_LOCK = threading.Lock()  # the bot's worker threads may ask for the first message at once
 
 
 def _load() -> None:
     global _LOADED
     if _LOADED:
         return
+    with _LOCK:
+        if not _LOADED:
+            _load_tables()
+
+
+def _load_tables() -> None:
+    global _LOADED
     for info in pkgutil.iter_modules(__path__):  # type: ignore[name-defined]
         module = importlib.import_module(f"{__name__}.{info.name}")
         table = getattr(module, "MESSAGES", None)
         if table is None:
             continue
         for key, texts in table.items():
-            if key in _MESSAGES:
+            if key in _MESSAGES:  # two modules claim one key: a bug, not a race (we hold the lock)
                 raise RuntimeError(f"message key {key!r} defined twice (in {info.name})")
             _MESSAGES[key] = texts
     _LOADED = True

@@ -52,6 +52,10 @@ MESSAGES = {
         "es": "Ventanas de planificación en {gpu} (este trabajo ≈ {gpu_hours} horas de GPU): {windows}",
     },
     "bot.answer.notes": {"en": "*Notes*", "es": "*Notas*"},
+    "bot.answer.windows_on_rate": {
+        "en": "Planning windows on {gpu} (give a dataset size to see which one the job fits): {windows}",
+        "es": "Ventanas de planificación en {gpu} (indica el tamaño del dataset para ver en cuál cabe el trabajo): {windows}",
+    },
     "bot.answer.windows": {"en": "Planning windows: {windows}", "es": "Ventanas de planificación: {windows}"},
     "bot.answer.window": {"en": "{time} {cost} {mark}", "es": "{time} {cost} {mark}"},
     "bot.answer.eager_attention": {"en": "eager attention", "es": "atención eager"},

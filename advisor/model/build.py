@@ -56,11 +56,13 @@ def dtype_policy(spec: FinetuneSpec, stack: StackProfile) -> DtypePolicy:
     return DtypePolicy(compute, other, compute, mixed)
 
 
-def build_model(spec: FinetuneSpec, arch: Architecture, device: torch.device | str = "cpu") -> Decoder:
+def build_model(spec: FinetuneSpec, arch: Architecture, device: torch.device | str = "cpu",
+                stack: StackProfile | None = None) -> Decoder:
     """The reference decoder for ``spec`` on ``device``: parameters trainable per the method
-    (full: all; lora/qlora: only the adapters), stack switches from ``spec.stack``."""
+    (full: all; lora/qlora: only the adapters), stack switches from ``spec.stack`` (or
+    ``stack``, a profile given explicitly)."""
     device = torch.device(device)
-    stack = profile(spec.stack)
+    stack = stack or profile(spec.stack)
     pol = dtype_policy(spec, stack)
     rt = Runtime(compute_dtype=pol.compute, mixed=pol.mixed, weight_cache=stack.autocast_weight_cache)
     full = spec.method == "full"

@@ -74,8 +74,10 @@ class Attention(nn.Module):
         q = q * cos + rotate_half(q) * sin
         k = k * cos + rotate_half(k) * sin
         # rotary tables have the embedding's dtype (transformers casts cos/sin to hidden_states'
-        # dtype), so with fp32 embeddings q/k are fp32 here and autocast casts them for attention
-        q, k, v = self.rt.activation(q), self.rt.activation(k), self.rt.activation(v)
+        # dtype), so with fp32 embeddings q/k are fp32 here; attention runs in the compute dtype
+        # (autocast casts them; without autocast bitsandbytes' compute dtype decides)
+        cd = self.rt.compute_dtype
+        q, k, v = q.to(cd), k.to(cd), v.to(cd)
         if self.attention == "flash":
             o = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=self.kv_heads != self.heads)
         else:

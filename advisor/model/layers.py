@@ -191,7 +191,10 @@ class LoraLinear(nn.Module):
         rt = self.rt
         xa = x if rt.mixed else x.to(self.lora_A.dtype)
         if self.dropout > 0 and self.training:
-            xa = F.dropout(xa, self.dropout, training=True)
+            # aten::native_dropout (output + bool mask) is what F.dropout runs on CUDA; on CPU
+            # F.dropout decomposes into a float noise tensor instead, so call it directly to keep
+            # the CUDA footprint on every device
+            xa, _mask = torch.native_dropout(xa, self.dropout, True)
         h = F.linear(rt.activation(xa), rt.cast(self.lora_A))
         h = F.linear(h, rt.cast(self.lora_B))
         return (result + h * self.scaling).to(result.dtype)

@@ -44,7 +44,7 @@ class ParseResult:
     params: dict[str, Any] = field(default_factory=dict)  # faq / catalog parameters (gpu, model, ...)
     question: str | None = None  # clarify: the question to ask, in ``lang``
     example: str | None = None  # clarify: a message that works, in ``lang``
-    clarify_code: str | None = None  # clarify: "nothing" | "model" | "family" | "limit" | "followup_empty"
+    clarify_code: str | None = None  # clarify: "nothing" | "model" | "family" | "limit" | "number" | "followup_empty"
 
     def to_json(self) -> dict[str, Any]:
         """The parse contract: the 13 DESIGN.md keys first (null where not said), then the rest."""

@@ -133,7 +133,7 @@ _FULL_SHORT = R(r"\b(?:full|completo|completa|entero)\b")
 
 
 def _instead(scan: Scan, m: re.Match[str]) -> None:
-    scan.flags.add("followup_cue")
+    """"on H100s instead of A100s": the A100 (or the method) after "instead of" is not asked for."""
     if m.group(1).startswith("§G"):
         scan.excluded_gpus.add(int(m.group(2)))
 

@@ -44,7 +44,6 @@ class Scan:
     bound_gpus: set[int] = field(default_factory=set)  # GPU placeholders already claimed with a count
     gpu_counts: dict[int, int] = field(default_factory=dict)
     examples: list[tuple[float, int]] = field(default_factory=list)  # example counts without a length
-    flags: set[str] = field(default_factory=set)
 
     @classmethod
     def of(cls, normalized: str, names: list[NameMatch], short: bool, lang: str = "en") -> "Scan":

@@ -122,7 +122,8 @@ def result_summary(rec: PilotRecord, lang: str) -> str:
     lines.append(t("pilot.final.stack", lang, impl=stack.get("implementation", "-"),
                    quant=stack.get("quant_impl") or "-"))
     for note in r.get("notes") or []:
-        lines.append(f"• {note}")
+        fields = {k: v for k, v in note.items() if k != "code"}
+        lines.append("• " + t(f"pilot.note.{note['code']}", lang, **fields))
     if rec.cost_usd is not None:
         lines.append(t("pilot.final.cost", lang, cost=usd(rec.cost_usd), estimate=usd(rec.estimated_cost_usd)))
     return "\n".join(lines)

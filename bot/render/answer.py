@@ -76,7 +76,7 @@ def _recommendation(best: Option | None, lang: str) -> str:
                  capacity=gib(best.capacity_bytes), tokens=si(best.tokens_per_s or 0),
                  per_million=usd(best.price_per_million_tokens))
     return t("bot.answer.recommended", lang, n=best.num_gpus or 1, gpu=best.name, used=gib(best.device_bytes),
-             capacity=gib(best.capacity_bytes), tokens=si(best.tokens_per_s or 0), time=hours(best.hours),
+             capacity=gib(best.capacity_bytes), tokens=si(best.tokens_per_s or 0), time=hours(best.hours, lang),
              cost=usd(best.cost_usd))
 
 
@@ -101,7 +101,7 @@ def gpu_table(options: list[Option], lang: str) -> list[str]:
         fits = f"✓ {o.num_gpus or 1}×" if o.fits else "✗"
         usage = f"{memory_bar(o.device_bytes, o.capacity_bytes)}{short_size(o.device_bytes)}/{short_size(o.capacity_bytes)}"
         tokens = si(o.tokens_per_s) if o.fits and o.tokens_per_s else "-"
-        time_ = hours(o.hours) if o.fits else "-"
+        time_ = hours(o.hours, lang) if o.fits else "-"
         cost = usd(o.cost_usd) if o.fits and o.cost_usd is not None else (
             f"{usd(o.price_per_million_tokens)}/M" if o.fits and o.price_per_million_tokens is not None else "-")
         lines.append(f"{name:<{GPU_NAME_WIDTH}} {fits:<5} {usage:<25} {tokens:>6} {time_:>9} {cost:>8}")
@@ -154,11 +154,14 @@ def _breakdown(data: AnswerData, best: Option | None, lang: str) -> bk.Block | N
 def _windows(data: AnswerData, lang: str) -> str:
     if not data.windows:
         return ""
-    parts = " · ".join(t("bot.answer.window", lang, time=hours(w.hours), cost=usd(w.cost_usd),
-                         mark="✓" if w.fits_job else "✗") for w in data.windows)
-    if data.windows_gpu:
+    known = data.job_gpu_hours is not None  # without a dataset size no window "fits" the job
+    parts = " · ".join(t("bot.answer.window", lang, time=f"{w.hours:g} h", cost=usd(w.cost_usd),
+                         mark=("✓" if w.fits_job else "✗") if known else "").rstrip() for w in data.windows)
+    if data.windows_gpu and known:
         return t("bot.answer.windows_on", lang, gpu=data.gpu_name(data.windows_gpu), windows=parts,
-                 gpu_hours=f"{data.job_gpu_hours:,.0f}" if data.job_gpu_hours is not None else "?")
+                 gpu_hours=f"{data.job_gpu_hours:,.0f}")
+    if data.windows_gpu:
+        return t("bot.answer.windows_on_rate", lang, gpu=data.gpu_name(data.windows_gpu), windows=parts)
     return t("bot.answer.windows", lang, windows=parts)
 
 

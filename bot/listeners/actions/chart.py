@@ -14,6 +14,7 @@ from bot.chart import render_chart
 from bot.listeners.actions.clicked import Click, claim_click
 from bot.listeners.submit import submit
 from bot.render.answer import ACTION_CHART
+from bot.errors import where_from_body
 from bot.render.simple import render_notice
 from bot.services import Services
 
@@ -21,6 +22,10 @@ from bot.services import Services
 def show_chart(ack: Ack, body: dict[str, Any], client: WebClient, context: BoltContext) -> None:
     ack()
     services = context["services"]
+    submit(services.answers, client, where_from_body(body), start_chart, services, client, body)
+
+
+def start_chart(services: Services, client: WebClient, body: dict[str, Any]) -> None:
     click = claim_click(services, client, body, ACTION_CHART)
     if click is None:
         return

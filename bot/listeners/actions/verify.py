@@ -13,6 +13,8 @@ from advisor.i18n import t
 from bot.listeners.actions.clicked import Click, claim_click
 from bot.listeners.submit import submit
 from bot.render.answer import ACTION_VERIFY
+from bot.errors import where_from_body
+from bot.render.blockkit import section
 from bot.render.simple import render_notice
 from bot.render.verify import render_verify
 from bot.services import Services
@@ -22,6 +24,11 @@ from bot.verify import compare
 def verify_exactly(ack: Ack, body: dict[str, Any], client: WebClient, context: BoltContext) -> None:
     ack()
     services = context["services"]
+    submit(services.answers, client, where_from_body(body), start_verify, services, client, body)
+
+
+def start_verify(services: Services, client: WebClient, body: dict[str, Any]) -> None:
+    """Claim the click, post the placeholder in the thread, queue the trace on the heavy pool."""
     click = claim_click(services, client, body, ACTION_VERIFY)
     if click is None:
         return
@@ -30,7 +37,7 @@ def verify_exactly(ack: Ack, body: dict[str, Any], client: WebClient, context: B
     ahead = services.heavy.pending
     notice = text + ("\n" + t("bot.verify.queued", lang, ahead=ahead) if ahead else "")
     placeholder = client.chat_postMessage(channel=click.channel, thread_ts=click.answer.thread_ts, text=text,
-                                          blocks=[{"type": "section", "text": {"type": "mrkdwn", "text": notice}}])
+                                          blocks=[section(notice)])
     where = {**click.where, "placeholder_ts": placeholder["ts"]}
     if not submit(services.heavy, client, where, run_verify, services, client, click, placeholder["ts"]):
         services.store.release(click.key)

@@ -10,6 +10,7 @@ from slack_bolt import Ack, BoltContext, Respond
 from slack_sdk import WebClient
 
 from advisor.i18n import t
+from advisor.parse import detect_language
 from bot.conversation import Question, answer_question, clean_text
 from bot.listeners.submit import submit
 from bot.render.simple import render_catalog, render_help, render_notice
@@ -35,24 +36,30 @@ def subcommand(text: str) -> tuple[str | None, str, str]:
 
 def finetune_command(ack: Ack, command: dict[str, Any], client: WebClient, context: BoltContext,
                      respond: Respond) -> None:
+    """Ack at once; everything else (even a help reply, a round trip to Slack) runs after it."""
     ack()
     services = context["services"]
     text = clean_text(command.get("text", ""))
     sub, rest, lang = subcommand(text)
     where = {"channel": command["channel_id"], "user": command["user_id"], "response_url": command.get("response_url"),
-             "lang": lang if sub else None}
-    if sub == "help":
-        respond(text=t("bot.help.title", lang), blocks=render_help(lang, COMMAND), response_type="ephemeral")
-    elif sub == "catalog":
-        respond(text=t("bot.catalog.title", lang), blocks=render_catalog(services.catalog, lang),
-                response_type="ephemeral")
-    elif sub == "pilot" and services.pilots is None:
-        respond(text=t("bot.pilot.unavailable", lang), blocks=render_notice("bot.pilot.unavailable", lang),
-                response_type="ephemeral")
-    elif sub == "pilot":
-        submit(services.answers, client, where, services.pilots.start_from_command, services, client, command, rest, lang)
-    else:
+             "lang": lang if sub else detect_language(text)}
+    if sub is None:
         question = Question(text=text, channel=command["channel_id"], user=command["user_id"],
                             response_url=command.get("response_url"), show_question=True,
                             bot_user=context.bot_user_id)
         submit(services.answers, client, where, answer_question, services, client, question)
+    elif sub == "pilot" and services.pilots is not None:
+        submit(services.answers, client, where, services.pilots.start_from_command, services, client, command, rest, lang)
+    else:
+        submit(services.answers, client, where, reply_privately, services, respond, sub, lang)
+
+
+def reply_privately(services: Any, respond: Respond, sub: str, lang: str) -> None:
+    """help, catalog, or "pilots are not enabled here": only the person who asked sees it."""
+    if sub == "help":
+        text, blocks = t("bot.help.title", lang), render_help(lang, COMMAND)
+    elif sub == "catalog":
+        text, blocks = t("bot.catalog.title", lang), render_catalog(services.catalog, lang)
+    else:
+        text, blocks = t("bot.pilot.unavailable", lang), render_notice("bot.pilot.unavailable", lang)
+    respond(text=text, blocks=blocks, response_type="ephemeral")

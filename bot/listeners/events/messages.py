@@ -10,6 +10,7 @@ from typing import Any
 from slack_bolt import BoltContext
 from slack_sdk import WebClient
 
+from advisor.parse import detect_language
 from bot.conversation import Question, answer_question, clean_text
 from bot.listeners.events.claim import claim_message
 from bot.listeners.submit import submit
@@ -41,5 +42,5 @@ def on_message(event: dict[str, Any], client: WebClient, context: BoltContext) -
     thread = thread if in_thread else ts
     question = Question(text=clean_text(text), channel=channel, user=event["user"], thread_ts=thread,
                         addressed=addressed, bot_user=context.bot_user_id)
-    where = {"channel": channel, "thread_ts": thread, "user": event["user"], "lang": state.lang if state else None}
+    where = {"channel": channel, "thread_ts": thread, "user": event["user"], "lang": detect_language(question.text, state.lang if state else None)}
     submit(services.answers, client, where, answer_question, services, client, question)
