@@ -39,11 +39,11 @@ def build_app(settings: Settings, *, advisor: Asker | None = None) -> tuple[App,
 
     services = build_services(settings, on_work_error, advisor=advisor)
     if services.pilots is None:  # the pilot flow (bot/pilots.py), configured by ADVISOR_PILOT_*
-        import os
+        from bot.pilots import flow_from_settings
+        from bot.pilots_policy import PilotSettings
 
-        from bot.pilots import flow_from_env
-
-        services.pilots = flow_from_env(os.environ, state_db=settings.state_db, catalog=services.catalog)
+        pilot_settings = settings.pilots or PilotSettings.from_env({})
+        services.pilots = flow_from_settings(pilot_settings, state_db=settings.state_db, catalog=services.catalog)
     app = App(
         client=client,
         signing_secret=settings.signing_secret,

@@ -34,6 +34,8 @@ from advisor.resolve import resolve_request
 from advisor.spec import SpecRequest
 from bot import pilots_render as render
 from bot.audit import AuditLog
+from bot.errors import where_from_body
+from bot.listeners.submit import submit
 from bot.pilots_policy import PilotPolicy, PilotSettings, start_of_day
 
 logger = logging.getLogger(__name__)
@@ -67,6 +69,10 @@ class ChannelLimiter:
             time.sleep(0.05)
 
 
+def _acked() -> None:
+    """The ack a deferred handler receives: Slack was already answered."""
+
+
 class PilotFlow:
     def __init__(self, *, store: PilotStore, policy: PilotPolicy, launcher_factory: Callable[[str], Any],
                  catalog, steps: int = 10, launcher: str = "local", poll_s: float = POLL_S,
@@ -96,12 +102,28 @@ class PilotFlow:
 
     def register(self, app) -> None:
         self.client = app.client
-        app.action(ACTION_RUN)(self.on_run)
-        app.action(ACTION_RUN_ANSWER)(self.on_run)
-        app.action(render.ACTION_CONFIRM)(self.on_confirm)
-        app.action(render.ACTION_DECLINE)(self.on_decline)
-        app.action(render.ACTION_CANCEL)(self.on_cancel)
+        app.action(ACTION_RUN)(self._after_ack(self.on_run, with_context=True))
+        app.action(ACTION_RUN_ANSWER)(self._after_ack(self.on_run, with_context=True))
+        app.action(render.ACTION_CONFIRM)(self._after_ack(self.on_confirm))
+        app.action(render.ACTION_DECLINE)(self._after_ack(self.on_decline))
+        app.action(render.ACTION_CANCEL)(self._after_ack(self.on_cancel))
         self.start_watcher()
+
+    @staticmethod
+    def _after_ack(handler: Callable[..., None], *, with_context: bool = False) -> Callable[..., None]:
+        """The HTTP response to Slack leaves when the listener returns (process_before_response),
+        so acknowledge at once and make the Slack calls and the launch on the answer pool."""
+
+        def listener(ack: Ack, body: dict[str, Any], client: WebClient, context) -> None:
+            ack()
+            args = (_acked, body, client, context) if with_context else (_acked, body, client)
+            services = context.get("services") if hasattr(context, "get") else None
+            if services is None:  # registered on a bare app (tests of the flow alone)
+                handler(*args)
+                return
+            submit(services.answers, client, where_from_body(body), handler, *args)
+
+        return listener
 
     def start_watcher(self) -> None:
         if self._thread is None:
@@ -118,23 +140,22 @@ class PilotFlow:
         action = body["actions"][0]
         channel = body["container"].get("channel_id") or body["channel"]["id"]
         message_ts = body["container"].get("message_ts")
-        try:
-            value = json.loads(action.get("value") or "{}")
-        except ValueError:
-            value = None
-        if not isinstance(value, dict):  # not a button we rendered (an old message, a forged payload)
-            self._ephemeral(client, channel, body["user"]["id"],
-                            *render.notice("pilot.bad_request", "en", message="this button's data is not valid; ask again"))
-            return
+        user = body["user"]["id"]
         answers = context["services"].store if "services" in context else None
         stored = answers.answer(channel, message_ts) if answers and message_ts else None
-        request = SpecRequest(**value["spec"]) if value.get("spec") else (stored.request if stored else None)
-        lang = value.get("lang") or (stored.lang if stored else "en")
-        thread_ts = (stored.thread_ts if stored else None) or body["container"].get("thread_ts") or message_ts
-        user = body["user"]["id"]
-        if request is None:
-            self._ephemeral(client, channel, user, *render.notice("pilot.bad_request", lang, message="no spec"))
+        lang = stored.lang if stored else "en"
+        try:  # not a button we rendered (an old message, a forged payload): say so, no apology
+            value = json.loads(action.get("value") or "{}")
+            if not isinstance(value, dict):
+                raise ValueError("not a JSON object")
+            request = SpecRequest(**value["spec"]) if value.get("spec") else (stored.request if stored else None)
+            if request is None:
+                raise ValueError("no spec")
+        except (ValueError, TypeError):  # pydantic's ValidationError is a ValueError
+            self._ephemeral(client, channel, user, *render.notice("pilot.bad_button", lang))
             return
+        lang = value["lang"] if value.get("lang") in ("en", "es") else lang
+        thread_ts = (stored.thread_ts if stored else None) or body["container"].get("thread_ts") or message_ts
         request = request.model_copy(update={"gpu": value.get("gpu") or request.gpu})
         self.propose(client, request, user=user, channel=channel, thread_ts=thread_ts, lang=lang)
 
@@ -339,9 +360,13 @@ def register(app, *, store: PilotStore, policy: PilotPolicy, launcher_factory: C
 def flow_from_env(env: Mapping[str, str], *, state_db: str | Path, catalog) -> PilotFlow:
     """A PilotFlow configured from ADVISOR_PILOT_* variables (see bot.pilots_policy); not yet
     registered (``bot.listeners`` calls ``flow.register(app)``)."""
+    return flow_from_settings(PilotSettings.from_env(env), state_db=state_db, catalog=catalog)
+
+
+def flow_from_settings(settings: PilotSettings, *, state_db: str | Path, catalog) -> PilotFlow:
+    """A PilotFlow from settings read once at start (``bot.settings.Settings.pilots``)."""
     from advisor.pilot.launchers import make_launcher
 
-    settings = PilotSettings.from_env(env)
     return PilotFlow(store=PilotStore(state_db), policy=settings.policy, catalog=catalog, steps=settings.steps,
                      launcher=settings.launcher, audit=AuditLog(state_db),
                      launcher_factory=lambda name: make_launcher(name, workdir=settings.workdir,

@@ -62,8 +62,11 @@ def build_services(settings: Settings, on_error: ErrorHandler, *, advisor: Asker
     catalog = Catalog.open(settings.catalog_path)
     if advisor is None:
         from advisor.answer import Advisor
+        from advisor.pilot.calibration import PilotCalibration
+        from advisor.pilot.store import PilotStore
 
-        advisor = Advisor(catalog)
+        # measured pilots in the same state database calibrate every later answer
+        advisor = Advisor(catalog, calibration=PilotCalibration(PilotStore(settings.state_db)))
     return Services(
         settings=settings,
         catalog=catalog,

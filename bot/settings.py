@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.pilots_policy import PilotSettings
+
 DEFAULT_PORT = 3000
 DEFAULT_API_URL = "https://slack.com/api/"
 DEFAULT_STATE_DB = "state.db"  # gitignored (/state.db*); never the committed catalog
@@ -37,6 +39,7 @@ class Settings:
     log_level: str = "INFO"
     answer_workers: int = DEFAULT_ANSWER_WORKERS
     heavy_workers: int = DEFAULT_HEAVY_WORKERS
+    pilots: PilotSettings | None = None  # ADVISOR_PILOT_* (bot.pilots_policy); None: safe defaults
 
     @property
     def socket_mode(self) -> bool:
@@ -69,7 +72,15 @@ class Settings:
             log_level=env.get("LOG_LEVEL", "INFO").upper(),
             answer_workers=_int(env, "ADVISOR_BOT_WORKERS", DEFAULT_ANSWER_WORKERS, 1, 64),
             heavy_workers=_int(env, "ADVISOR_BOT_HEAVY_WORKERS", DEFAULT_HEAVY_WORKERS, 1, 16),
+            pilots=_pilot_settings(env),
         )
+
+
+def _pilot_settings(env: Mapping[str, str]) -> PilotSettings:
+    try:
+        return PilotSettings.from_env(env)
+    except ValueError as exc:
+        raise SettingsError(str(exc)) from None
 
 
 def normalize_api_url(url: str) -> str:

@@ -1,19 +1,27 @@
 """Who may spend money and change the catalog, and the record of every attempt.
 
 Catalog administration (bot.admin): admin-only, nobody by default, every attempt audited in the
-state database and every change in the catalog's own audit, on a scratch copy of catalog.db."""
+state database and every change in the catalog's own audit, on a scratch copy of catalog.db.
+Pilots (bot.pilots): nobody by default, only allowed users start one, a per-pilot cost cap and a
+daily budget refuse with the figures, and every proposal, start and refusal is audited."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import time
 
 import pytest
 
 from advisor.catalog import Catalog
+from advisor.format import usd
 from advisor.i18n import t
+from advisor.pilot.store import PilotStore
 from bot.admin import CatalogAdminSettings, handle_catalog_admin, is_admin_command
 from bot.audit import AuditLog
+from tests.conftest import have
+from tests.fakeslack import BotProcess, FakeSlack, message_text
+from tests.pilot_helpers import tiny_pilot
 
 ADMIN, MALLORY = "UADMIN01", "UMALLORY"
 
@@ -138,3 +146,122 @@ def test_audit_rows_survive_reopening_and_keep_typed_arguments_short(tmp_path):
     assert len(handle_catalog_admin(["set-price", "h" * 5000, "1"], "U9", admins={"U1"}, catalog_path=None,
                                     audit=AuditLog(path)))
     assert len(AuditLog(path).entries(actor="U9")[0].target) <= 100
+
+
+# --- pilots: who may start one, what it may cost, and the record of every attempt ------------------
+# The real bot (`python -m bot`) against the fake Slack, configured through ADVISOR_PILOT_*.
+
+PILOT_SPEC = {"model": "tiny-test", "method": "lora", "precision": "fp32", "seq_len": 32}
+ROOT_TS = "1700000000.000001"
+# A 10-step tiny-test pilot on an A100 is estimated at about $0.02 (the pilot's 60 s minimum
+# billed at the catalog price), so a $0.01 cap refuses it and a $0.05 budget with $0.04 already
+# committed today cannot take it either.
+CAP_BELOW_ONE_PILOT_USD = 0.01
+BUDGET_USD, ALREADY_SPENT_USD = 0.05, 0.04
+
+
+@pytest.fixture(scope="module")
+def slack():
+    with FakeSlack() as fake:
+        yield fake
+
+
+@pytest.fixture
+def start_bot(slack, tmp_path):
+    started = []
+
+    def start(**env: str) -> BotProcess:
+        bot = BotProcess(slack, tmp_path / f"bot{len(started)}", env={"ADVISOR_PILOT_STEPS": "2",
+                                                                      "ADVISOR_PILOT_DIR": str(tmp_path / "runs"), **env})
+        started.append(bot)
+        return bot.start()
+
+    yield start
+    for bot in started:
+        bot.stop()
+
+
+def click_run(bot: BotProcess, channel: str, user: str = "UALICE") -> None:
+    value = json.dumps({"spec": PILOT_SPEC, "gpu": "a100", "lang": "en"})
+    assert bot.action("run_pilot", value, channel=channel, message_ts=ROOT_TS, user=user).status == 200
+
+
+def told(slack: FakeSlack, channel: str, method: str = "chat.postEphemeral"):
+    [call] = slack.wait_for(method, lambda c: c.args.get("channel") == channel)
+    return call.args.get("text") or message_text(call.args.get("blocks"))
+
+
+def audited(bot: BotProcess, action: str, timeout: float = 10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        rows = AuditLog(bot.state_db).entries(action=action)
+        if rows:
+            return rows
+        time.sleep(0.05)
+    raise AssertionError(f"nothing audited for {action}")
+
+
+def test_pilots_are_off_until_configured_and_the_refusal_is_audited(start_bot, slack):
+    bot = start_bot()
+    click_run(bot, "CPOFF")
+    assert "ADVISOR_PILOT_USERS" in told(slack, "CPOFF")
+    [row] = audited(bot, "pilot.propose")
+    assert (row.actor, row.outcome, row.detail["reason"]) == ("UALICE", "refused", "not_configured")
+    assert PilotStore(bot.state_db).records() == []
+
+
+def test_a_user_not_allowed_is_refused_told_whom_to_ask_and_audited(start_bot, slack):
+    bot = start_bot(ADVISOR_PILOT_USERS="UALICE")
+    click_run(bot, "CPDENY", user="UMALLORY")
+    [ask] = slack.wait_for("chat.postMessage", lambda c: c.args.get("channel") == "CPDENY")
+    pilot_id = next(e["value"] for b in ask.args["blocks"] if b["type"] == "actions" for e in b["elements"]
+                    if e["action_id"] == "pilot_confirm")
+    bot.action("pilot_confirm", pilot_id, channel="CPDENY", message_ts=ask.result["ts"], thread_ts=ROOT_TS,
+               user="UMALLORY")
+    assert "ask one of: <@UALICE>" in told(slack, "CPDENY")
+    [row] = audited(bot, "pilot.start")
+    assert (row.actor, row.target, row.outcome, row.detail["reason"]) == ("UMALLORY", pilot_id, "refused", "not_allowed")
+    assert PilotStore(bot.state_db).require(pilot_id).state == "proposed"  # nothing started
+    assert len(slack.calls_to("chat.postMessage", lambda c: c.args.get("channel") == "CPDENY")) == 1
+
+
+def test_a_pilot_over_the_cost_cap_is_refused_with_the_figures_and_audited(start_bot, slack):
+    bot = start_bot(ADVISOR_PILOT_USERS="UALICE", ADVISOR_PILOT_COST_CAP_USD=str(CAP_BELOW_ONE_PILOT_USD))
+    click_run(bot, "CPCAP")
+    text = told(slack, "CPCAP", "chat.postMessage")
+    [row] = audited(bot, "pilot.propose")
+    assert (row.outcome, row.detail["reason"], row.detail["cap"]) == ("refused", "pilot.over_cap", usd(CAP_BELOW_ONE_PILOT_USD))
+    assert f"would cost about {row.detail['cost']}, above the per-pilot cap of {usd(CAP_BELOW_ONE_PILOT_USD)}" in text
+    assert float(row.detail["cost"].lstrip("$")) > CAP_BELOW_ONE_PILOT_USD and PilotStore(bot.state_db).records() == []
+
+
+def test_a_pilot_over_the_daily_budget_is_refused_with_the_figures_and_audited(start_bot, slack, tmp_path):
+    bot = start_bot(ADVISOR_PILOT_USERS="UALICE", ADVISOR_PILOT_DAILY_BUDGET_USD=str(BUDGET_USD))
+    store = PilotStore(bot.state_db)  # a pilot confirmed earlier today (from the CLI or another thread)
+    earlier = store.create(tiny_pilot(tmp_path), launcher="local", estimated_cost_usd=ALREADY_SPENT_USD)
+    assert store.transition(earlier.id, ("proposed",), "pending", confirmed_by="UBOB", confirmed_at=time.time())
+    click_run(bot, "CPBUDGET")
+    text = told(slack, "CPBUDGET", "chat.postMessage")
+    assert f"budget is {usd(BUDGET_USD)} and {usd(ALREADY_SPENT_USD)} is already committed" in text
+    [row] = audited(bot, "pilot.propose")
+    assert (row.outcome, row.detail["reason"], row.detail["spent"], row.detail["budget"]) == (
+        "refused", "pilot.over_budget", usd(ALREADY_SPENT_USD), usd(BUDGET_USD))
+
+
+@pytest.mark.torch
+@pytest.mark.slow
+@pytest.mark.skipif(not have("torch"), reason="needs torch")
+def test_an_allowed_user_starts_a_pilot_and_the_start_is_audited(start_bot, slack):
+    bot = start_bot(ADVISOR_PILOT_USERS="UALICE")
+    click_run(bot, "CPOK")
+    [ask] = slack.wait_for("chat.postMessage", lambda c: c.args.get("channel") == "CPOK")
+    pilot_id = next(e["value"] for b in ask.args["blocks"] if b["type"] == "actions" for e in b["elements"]
+                    if e["action_id"] == "pilot_confirm")
+    bot.action("pilot_confirm", pilot_id, channel="CPOK", message_ts=ask.result["ts"], thread_ts=ROOT_TS, user="UALICE")
+    [start] = audited(bot, "pilot.start")
+    assert (start.actor, start.target, start.outcome) == ("UALICE", pilot_id, "ok")
+    assert start.detail["estimated_cost_usd"] == pytest.approx(PilotStore(bot.state_db).require(pilot_id).estimated_cost_usd)
+    [proposed] = audited(bot, "pilot.propose")
+    assert (proposed.target, proposed.outcome) == (pilot_id, "ok")
+    slack.wait_for("chat.postMessage", lambda c: c.args.get("channel") == "CPOK", count=3, timeout=120)  # the end
+    assert PilotStore(bot.state_db).require(pilot_id).state == "finished"

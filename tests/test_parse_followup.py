@@ -136,3 +136,29 @@ def test_cli_parse_turns_a_parse_error_into_a_usage_error(cli):
 
     result = CliRunner().invoke(main, ["parse", "   "])
     assert result.exit_code == 2 and "empty" in result.output
+
+
+@pytest.mark.parametrize("text,previous,expected", [
+    ("double the context", SpecRequest(model="phi-4", seq_len=4096), {"seq_len": 8192}),
+    ("halve the batch", SpecRequest(model="phi-4", micro_batch=8), {"micro_batch": 4}),
+    ("double the batch", SpecRequest(model="phi-4"), {"micro_batch": 2}),  # from the default, 1
+    ("¿y con el doble de GPUs?", SpecRequest(model="phi-4", num_gpus=4, gpu="h100-sxm"), {"num_gpus": 8}),
+    ("context x2 and 16 rank", SpecRequest(model="phi-4", seq_len=1024), {"seq_len": 2048, "lora_rank": 16}),
+])
+def test_relative_changes_scale_the_thread_value(text, previous, expected, catalog):
+    result = parse_message(text, catalog, previous=previous)
+    assert result.intent == "followup"
+    assert {k: getattr(result.request, k) for k in expected} == expected
+
+
+def test_a_relative_change_beyond_a_limit_is_not_applied(catalog):
+    previous = SpecRequest(model="phi-4", seq_len=1 << 20)
+    result = parse_message("double the context", catalog, previous=previous)
+    assert result.request.seq_len == 1 << 20 and "seq_len" not in result.said
+
+
+@pytest.mark.parametrize("text,goal", [("cheaper option?", "cost"), ("¿algo más rápido?", "speed")])
+def test_a_cheaper_or_faster_option_reranks_without_the_thread_gpu(text, goal, catalog):
+    result = parse_message(text, catalog, previous=P70)
+    assert (result.intent, result.params, result.request.gpu) == ("followup", {"goal": goal}, None)
+    assert result.request.model == "llama-3-70b" and result.request.seq_len == 8192

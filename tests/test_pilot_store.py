@@ -107,3 +107,17 @@ def test_calibration_satisfies_the_throughput_protocol(tmp_path, catalog):
     spec = tiny_pilot(tmp_path).spec
     eff = efficiency(spec, catalog.gpu("a100"), PilotCalibration(store))
     assert (eff.source, eff.value, eff.pilots) == ("calibrated", 0.42, 1)
+
+
+def test_cli_estimates_are_calibrated_by_pilots_in_the_state_db(tmp_path, cli):
+    import json
+
+    store = PilotStore(tmp_path / "s.db")
+    _finished(store, tmp_path, "p-cal", efficiency=0.42)
+    args = ("estimate", "--model", "llama-3.1-8b", "--method", "lora", "--json", "--state-db")
+    calibrated = json.loads(cli(*args, str(tmp_path / "s.db")).output)
+    prior = json.loads(cli(*args, str(tmp_path / "none.db")).output)
+    a100 = lambda out: next(o for o in out["options"] if o["gpu"] == "a100-80gb")  # noqa: E731
+    assert (a100(calibrated)["efficiency_source"], a100(calibrated)["pilots"]) == ("calibrated", 1)
+    assert a100(prior)["efficiency_source"] == "prior" and not (tmp_path / "none.db").exists()
+    assert a100(calibrated)["tokens_per_s"] != a100(prior)["tokens_per_s"]

@@ -21,6 +21,7 @@ import time
 
 import pytest
 
+from advisor.i18n import t
 from tests.fakeslack import SIGNING_SECRET, BotProcess, FakeSlack, event_body, sign
 
 # Slack's replay window (Slack docs: reject a request whose timestamp is more than five
@@ -178,3 +179,19 @@ def test_the_same_message_under_a_new_event_id_is_answered_once(bot, slack):
     slack.wait_for("chat.postMessage", to("DTWICE"), count=2, timeout=ANSWER_TIMEOUT_S)
     time.sleep(0.3)
     assert len(slack.calls_to("chat.postMessage", to("DTWICE"))) == 2
+
+
+def test_a_repeated_click_is_processed_once_also_across_a_restart(bot, slack):
+    """Slack retries interactivity too, and people double-click: the action key (action,
+    channel, message) is claimed in the state db, so after a restart the second click is told
+    it was already done instead of uploading a second chart."""
+    assert bot.command("qlora llama-3-70b seq 8192", channel="CCLICK").status == 200
+    [answer] = slack.wait_for("chat.postMessage", to("CCLICK"), timeout=ANSWER_TIMEOUT_S)
+    root = answer.result["ts"]
+    assert bot.action("show_chart", "chart", channel="CCLICK", message_ts=root).status == 200
+    slack.wait_for("files.completeUploadExternal", lambda c: c.args.get("channel_id") == "CCLICK", timeout=60)
+    bot.restart()
+    assert bot.action("show_chart", "chart", channel="CCLICK", message_ts=root).status == 200
+    [told] = slack.wait_for("chat.postEphemeral", to("CCLICK"), timeout=ANSWER_TIMEOUT_S)
+    assert told.args["text"] == t("bot.action.already", "en")
+    assert len(slack.calls_to("files.completeUploadExternal", lambda c: c.args.get("channel_id") == "CCLICK")) == 1

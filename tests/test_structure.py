@@ -41,7 +41,10 @@ def test_cli_and_ask_start_without_heavy_extras():
     code = (
         "import sys, advisor.cli\n"
         "from click.testing import CliRunner\n"
-        "CliRunner().invoke(advisor.cli.main, ['catalog', 'list'])\n"
+        "r = CliRunner().invoke(advisor.cli.main, ['ask', 'qlora llama-3-70b seq 8192'])\n"
+        "assert r.exit_code == 0, r.output\n"
+        "r = CliRunner().invoke(advisor.cli.main, ['estimate', '--model', 'llama-3.1-8b', '--method', 'qlora', '--json'])\n"
+        "assert r.exit_code == 0, r.output\n"
         f"print([m for m in {HEAVY!r} if m in sys.modules])\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from advisor.catalog import Catalog
-from advisor.cli.common import catalog_path, db_option, emit_json, json_option
+from advisor.cli.common import calibration_from, catalog_path, db_option, emit_json, json_option, state_db_option
 
 
 def register(main: click.Group) -> None:
@@ -15,12 +15,13 @@ def register(main: click.Group) -> None:
 @click.command()
 @click.argument("text", nargs=-1, required=True)
 @db_option
+@state_db_option
 @json_option
-def ask(text: tuple[str, ...], db: str | None, as_json: bool) -> None:
+def ask(text: tuple[str, ...], db: str | None, state_db: str | None, as_json: bool) -> None:
     """The whole answer to a chat message, as the bot would give it (English or Spanish)."""
     from advisor.answer import Advisor
 
-    answer = Advisor(Catalog.open(catalog_path(db))).ask(" ".join(text))
+    answer = Advisor(Catalog.open(catalog_path(db)), calibration=calibration_from(state_db)).ask(" ".join(text))
     if as_json:
         emit_json(answer.to_json())
     else:

@@ -39,3 +39,29 @@ db_option = click.option(
     help="Catalog database (default: $ADVISOR_CATALOG or ./catalog.db).",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+
+
+DEFAULT_STATE_DB = "state.db"
+
+state_db_option = click.option(
+    "--state-db", "state_db", metavar="PATH", default=None,
+    help="State database with measured pilots (default: $ADVISOR_STATE_DB or ./state.db).",
+)
+
+
+def state_db_path(path: str | None) -> str:
+    return path or os.environ.get("ADVISOR_STATE_DB") or DEFAULT_STATE_DB
+
+
+def calibration_from(path: str | None):
+    """Measured pilots calibrate estimates when a state database exists (never create one just
+    to answer a question); None otherwise."""
+    from pathlib import Path
+
+    db = Path(state_db_path(path))
+    if not db.exists():
+        return None
+    from advisor.pilot.calibration import PilotCalibration
+    from advisor.pilot.store import PilotStore
+
+    return PilotCalibration(PilotStore(db))

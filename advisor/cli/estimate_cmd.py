@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from advisor.catalog import Catalog
-from advisor.cli.common import catalog_path, db_option, emit_json, json_option
+from advisor.cli.common import calibration_from, catalog_path, db_option, emit_json, json_option, state_db_option
 from advisor.cli.spec_flags import spec_options
 from advisor.spec import SpecRequest
 
@@ -19,15 +19,16 @@ def register(main: click.Group) -> None:
 @click.option("--lang", type=click.Choice(["en", "es"]), default="en", show_default=True,
               help="Language of the notes and the table.")
 @db_option
+@state_db_option
 @json_option
-def estimate(request: SpecRequest, lang: str, db: str | None, as_json: bool) -> None:
+def estimate(request: SpecRequest, lang: str, db: str | None, state_db: str | None, as_json: bool) -> None:
     """Memory, time and cost of a fine-tuning run on every catalog GPU."""
     from advisor.recommend import recommend
     from advisor.report import render_recommendation
     from advisor.resolve import resolve_request
 
     catalog = Catalog.open(catalog_path(db))
-    rec = recommend(resolve_request(request, catalog), catalog, lang=lang)
+    rec = recommend(resolve_request(request, catalog), catalog, calibration=calibration_from(state_db), lang=lang)
     if as_json:
         emit_json(rec.to_json())
     else:

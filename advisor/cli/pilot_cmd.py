@@ -18,13 +18,12 @@ import sys
 import click
 
 from advisor.catalog import Catalog
-from advisor.cli.common import catalog_path, db_option, emit_json, json_option
+from advisor.cli.common import catalog_path, db_option, emit_json, json_option, state_db_option, state_db_path
 from advisor.cli.spec_flags import spec_options
 from advisor.errors import PilotError
 from advisor.i18n import t
 from advisor.spec import SpecRequest
 
-DEFAULT_STATE_DB = "state.db"
 DEFAULT_OUT_DIR = "pilot-runs"
 
 
@@ -33,7 +32,7 @@ def register(main: click.Group) -> None:
 
 
 def _state_db(path: str | None) -> str:
-    return path or os.environ.get("ADVISOR_STATE_DB") or DEFAULT_STATE_DB
+    return state_db_path(path)
 
 
 def _store(path: str | None):
@@ -55,8 +54,7 @@ def _factory(out_dir: str, ray_address: str | None):
     return get
 
 
-state_db_option = click.option("--state-db", metavar="PATH", default=None,
-                               help="State database (default: $ADVISOR_STATE_DB or ./state.db).")
+
 out_dir_option = click.option("--out-dir", default=DEFAULT_OUT_DIR, show_default=True,
                               help="Where pilot runs (events, log, checkpoint, manifest) are written.")
 ray_option = click.option("--ray-address", default=None, metavar="ADDR",

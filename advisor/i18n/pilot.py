@@ -98,6 +98,8 @@ MESSAGES = {
                        "es": "¿En qué GPU lanzo el piloto? Por ejemplo: `/finetune pilot qlora llama-3.1-8b en A100`."},
     "pilot.no_price": {"en": "{gpu} is not rented here (no price in the catalog), so a pilot cannot be started on it.",
                        "es": "{gpu} no se alquila aquí (no tiene precio en el catálogo), así que no se puede lanzar un piloto en ella."},
+    "pilot.bad_button": {"en": "This button's data is not valid (an old or altered message). Ask again for an estimate and use the button of the new answer.",
+                         "es": "Los datos de este botón no son válidos (un mensaje antiguo o alterado). Vuelve a pedir la estimación y usa el botón de la nueva respuesta."},
     "pilot.already": {"en": "Pilot `{id}` is already {state}.", "es": "El piloto `{id}` ya está {state}."},
     "pilot.unknown": {"en": "I have no pilot `{id}` any more; start a new one with the button.",
                       "es": "Ya no tengo el piloto `{id}`; lanza uno nuevo con el botón."},

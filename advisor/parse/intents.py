@@ -33,11 +33,18 @@ CATALOG = R(r"\b(?:which|what|list|show|que|cuales|cual|lista|muestra|muestrame|
             r"|\bhow\s+much\s+(?:is|does|do)\s+(?:an?\s+|the\s+)?§G\d+§\s*(?:cost|per\s+hour|an\s+hour)?"
             r"|\b(?:cuanto|que\s+precio)\s+(?:cuesta|vale|tiene)\s+(?:una?\s+|la\s+)?§G\d+§")
 CATALOG_MODELS = R(r"\b(?:models|modelos)\b")
-PERSIST = R(r"\b(?:persist\w*|keep|save|store|retain|guardar|guardo|guardamos|conservar|conservo|persistir|mantener|queda\w*|sobrevive\w*)\b")
-PERSIST_WHEN = R(r"\b(?:after|when|once|before|despues|cuando|al|antes)\b[^?.!]{0,40}?\b(?:stop\w*|end\w*|shut\w*|terminat\w*"
-                 r"|finish\w*|done|over|is\s+released|released|goes\s+away|deleted|apag\w*|termin\w*|deten\w*|acab\w*"
-                 r"|finaliz\w*|liber\w*|borr\w*|destru\w*)")
-QUESTION = R(r"\b(?:what|which|should|do\s+i|do\s+we|que|cual|cuales|debo|debemos|deberia|hay\s+que|tengo\s+que|need)\b")
+PERSIST = R(r"\b(?:persist\w*|keep|save|store|retain|back\s*up|backup|lose|lost|losing|wiped|survives?|guardar|guardo|guarde|guardamos"
+            r"|conservar|conservo|conserve|persistir|persiste|mantener|queda\w*|sobrevive\w*|pierd\w*|perder|perdemos|respald\w*"
+            r"|copia\s+de\s+seguridad|what\s+happens\s+to|que\s+(?:pasa|ocurre|sucede)\s+con)\b")
+PERSIST_WHEN = R(r"\b(?:after|when|once|before|if|despues|cuando|al|antes|si)\b[^?.!]{0,40}?\b(?:stop\w*|end\w*|shut\w*|terminat\w*"
+                 r"|finish\w*|done|over|is\s+released|released|goes\s+away|deleted|delet\w*|torn\s+down|tear\w*\s+down|reclaim\w*"
+                 r"|preempt\w*|apag\w*|termin\w*|deten\w*|detien\w*|para\b|paro\b|acab\w*|finaliz\w*|liber\w*|borr\w*|destru\w*|elimin\w*"
+                 r"|cierr\w*|cerra\w*)")
+# Named storage kinds are a persist question on their own ("what goes on persistent storage?").
+PERSIST_STORAGE = R(r"\b(?:persistent\s+(?:storage|volume|disk|files?)|almacenamiento\s+persistente|volumen\s+persistente"
+                    r"|disco\s+persistente)\b")
+QUESTION = R(r"\b(?:what|which|should|do\s+i|do\s+we|que|cual|cuales|debo|debemos|deberia|hay\s+que|tengo\s+que|need"
+             r"|necesito|necesitamos|how|como|will|se)\b|\?")
 CAN_I = R(r"\b(?:can\s+(?:i|we|you|one)|could\s+(?:i|we)|is\s+it\s+possible|possible\s+to|is\s+(?:an?\s+|the\s+)?§G\d+§"
           r"\s+(?:enough|good|ok|fine|big\s+enough)|enough\s+for|puedo|podemos|podria|podriamos|se\s+puede|es\s+posible"
           r"|sirve|vale\s+(?:una?\s+)?§G|da\s+para|alcanza|suficiente|es\s+suficiente)\b")
@@ -52,6 +59,21 @@ FOLLOWUP = R(r"^(?:and|y|e|what\s+about|how\s+about|what\s+if|and\s+if|y\s+si|no
              r"|que\s+tal|and\s+what|y\s+para|for|para|same|igual)\b|\b(?:instead|en\s+(?:vez|lugar)|rather|otra\s+vez|mejor\s+con)\b")
 
 
+# "cheaper option?", "¿algo más rápido?": the same job, ranked again without the GPU the thread had.
+GOAL_COST = R(r"\b(?:cheaper|cheapest|less\s+expensive|lower\s+cost|save\s+money|budget|mas\s+barat\w*|menos\s+car\w*"
+              r"|mas\s+economic\w*|ahorrar)\b")
+GOAL_SPEED = R(r"\b(?:faster|fastest|quicker|sooner|mas\s+rapid\w*|menos\s+tiempo)\b")
+
+
+def goal(text: str) -> str | None:
+    """``"cost"`` or ``"speed"`` when a message asks for a cheaper or faster option."""
+    if GOAL_COST.search(text):
+        return "cost"
+    if GOAL_SPEED.search(text):
+        return "speed"
+    return None
+
+
 def is_reset(text: str) -> bool:
     return RESET.search(text) is not None
 
@@ -61,7 +83,9 @@ def is_help(text: str) -> bool:
 
 
 def is_persist_question(text: str) -> bool:
-    return bool(PERSIST.search(text) and PERSIST_WHEN.search(text) and QUESTION.search(text))
+    if not QUESTION.search(text):
+        return False
+    return bool(PERSIST_STORAGE.search(text) or (PERSIST.search(text) and PERSIST_WHEN.search(text)))
 
 
 def catalog_question(text: str) -> dict | None:

@@ -34,6 +34,11 @@ _ES = _ES_STRONG | {
     "desactivado", "activado", "fallos", "reintentos", "almacenamiento", "meses", "conservar",
     "queda", "quedarse", "piloto", "nodos", "nodo", "afinar", "ajustar", "ajustes", "lineales",
     "atencion", "solo", "cuantizacion", "cuantizado", "dia", "dias", "ya",
+    "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "dieciseis", "quiero", "queremos",
+    "afinamos", "entrenamos", "gradientes", "rango", "lote", "contexto", "ejemplo", "tamano",
+    "opcion", "barata", "barato", "rapida", "rapido", "cual", "conviene", "sale", "detiene", "apaga",
+    "guardo", "pierde", "persistente", "necesito", "filas", "conversaciones", "promedio", "media",
+    "millones", "parametros", "mil", "tarda", "cuesta",
 }
 _EN = _EN_STRONG | {
     "for", "in", "at", "an", "do", "does", "it", "i", "you", "our", "my", "me", "using", "use",
@@ -46,6 +51,9 @@ _EN = _EN_STRONG | {
     "weights", "off", "turn", "disable", "enable", "cards", "nodes", "node", "each", "per", "only",
     "just", "months", "storage", "pilot", "gpus", "fit", "fits", "there", "from", "scratch",
     "context", "rank", "sized", "than", "rather", "cheaper", "faster", "also", "too",
+    "two", "three", "four", "five", "six", "seven", "eight", "sixteen", "option", "cost", "does",
+    "rows", "conversations", "average", "averaging", "million", "billion", "thousand", "shut",
+    "down", "files", "lose", "back", "up", "instance", "should", "fine", "tune", "tuning",
 }
 
 _TIE_DEFAULT: Lang = "en"

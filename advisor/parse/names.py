@@ -28,7 +28,7 @@ _NUMERIC = re.compile(r"\d+(?:\.\d+)*")
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)([bm])|\d+x\d+(?:\.\d+)?b")
 _UNIT_TOKENS = {"b", "m", "gb", "bn"}
 _JOIN_GAPS = {"", "-", "_"}
-_SEP_GAP = re.compile(r"[ \-_/.]{0,3}")
+_SEP_GAP = re.compile(r"[ \-_/.:]{0,3}")  # ":" for Ollama tags ("llama3.1:8b", "phi3:mini")
 # Aliases that are ordinary words in a sentence ("a tiny model"): matched only as part of a longer alias.
 _COMMON_WORD_ALIASES = {"tiny", "test"}
 # Families never matched by their word alone (the toy test model).
@@ -157,6 +157,9 @@ class Matcher:
                 i += 1
                 continue
             match, used = hit
+            if used > 1 and match.kind == "model" and _context_variant(toks[i + used - 1], text):
+                used -= 1  # "phi3 mini 128k": the model, then a sequence length (see _context_variant)
+                match = NameMatch(match.kind, match.ident, match.start, toks[i + used - 1].end)
             out.append(match)
             i += used
         return out
@@ -221,6 +224,20 @@ class Matcher:
                 size_b = float(m.group(1)) / (1000 if m.group(2) == "m" else 1)
             return NameMatch("family", None, start, end, family=fam.word, size_b=size_b, sized=True), j - i
         return NameMatch("family", None, start, end, candidates=ids, family=fam.word, sized=size is not None), j - i
+
+
+_CONTEXT_TOKEN = re.compile(r"\d+k")
+_SEQ_WORD_AFTER = re.compile(r"[\s-]*(?:context|ctx|seq|sequence|tokens?|contexto|secuencias?|longitud)\b")
+
+
+def _context_variant(tok: Token, text: str) -> bool:
+    """A name ending in a context size ("Phi-3-mini-128k") names the model's long-context variant;
+    the size is also the run's sequence length when typed apart from the name ("phi3 mini 128k") or
+    followed by a sequence word ("phi-3-mini-128k context"). Inside a hub id ("phi-3-mini-128k-
+    instruct") it is only part of the name: this is never the last token there."""
+    if not _CONTEXT_TOKEN.fullmatch(tok.text):
+        return False
+    return " " in tok.gap or _SEQ_WORD_AFTER.match(text, tok.end) is not None
 
 
 _CACHE: "weakref.WeakKeyDictionary[Catalog, tuple[tuple, Matcher]]" = weakref.WeakKeyDictionary()

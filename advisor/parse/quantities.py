@@ -155,7 +155,7 @@ _NO_FAILED = R(r"\b(?:no|without|zero|sin|cero|ninguna)\s+(?:failed\s+runs?|fail
 _EVAL = R(r"\b" + N + r"\s*%\s*(?:for\s+|de\s+|para\s+)?(?:eval\w*|validation|validacion|evaluacion|held[\s-]*out|test\s+split)"
           r"|\b(?:eval\w*|validation|validacion|evaluacion)\s*(?:split|fraction|set)?\s*(?:of|=|:|de)?\s*" + N + r"\s*%")
 _EVALS_PER = R(r"\b" + COUNT + r"\s+(?:evals?|evaluations?|evaluaciones)\s+(?:per|por|each|cada|an?)\s+" + _EPOCH)
-_KEEP = R(r"\b(?:keep|store|retain|save|guardar|conservar|mantener|guarda|conserva|mantén|manten)\s+" + COUNT
+_KEEP = R(r"\b(?:keep(?:ing)?|store|retain|sav(?:e|ing)|guardar|guardo|guardamos|guarda|conservar|conservo|conserva|mantener|mantén|manten)\s+" + COUNT
           + r"\s+checkpoints?\b|\b" + COUNT + r"\s+checkpoints?\s+(?:kept|stored|retained|guardados|conservados)\b")
 _MONTHS = R(r"\b(?:for|durante|por)\s+" + COUNT + r"\s+(?:months?|mes(?:es)?)\b|\b" + COUNT
             + r"\s+(?:months?|mes(?:es)?)\s+(?:of\s+|de\s+)?(?:storage|almacenamiento)\b")

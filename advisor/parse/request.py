@@ -22,9 +22,10 @@ from pydantic import ValidationError
 from advisor.catalog import Catalog
 from advisor.errors import ParseError
 from advisor.i18n import t
-from advisor.parse import describe, intents
+from advisor.parse import describe, intents, relative
 from advisor.parse.lang import detect_language
 from advisor.parse.names import NameMatch, matcher_for
+from advisor.parse.numbers import HUGE
 from advisor.parse.quantities import _bounds
 from advisor.parse.result import ParseResult
 from advisor.parse.rules import LATE_RULES, WORD_RULES
@@ -146,9 +147,15 @@ class _Assembler:
                 "model": model.display_name, "size": f"{size:g}", "actual": f"{model.params_total / 1e9:.1f}"}))
 
     def _examples(self, fields: dict[str, Any]) -> None:
+        lens = self.scan.example_lens
+        if lens and not self.scan.examples and "seq_len" not in fields and float(lens[0][0]).is_integer():
+            fields["seq_len"] = int(lens[0][0])  # "4096 tokens per example" without a count: the length
         if not self.scan.examples or "dataset_tokens" in fields:
             return
         examples = self.scan.examples[0][0]
+        if self.scan.example_lens and float(examples).is_integer():  # "1.5M examples; 300 tokens each"
+            fields["dataset_tokens"] = int(min(examples * self.scan.example_lens[0][0], HUGE))
+            return
         seq = fields.get("seq_len") or (self.previous.seq_len if self.previous else None)
         shown = describe.number(examples, self.lang)
         if seq and examples * seq >= 1 and float(examples).is_integer():
@@ -185,7 +192,7 @@ class _Assembler:
             return self._make("help", delta, delta)
         if self.scan.limits:
             return self._clarify_limit()
-        if intents.is_persist_question(self.normalized) and not delta.method:
+        if intents.is_persist_question(self.normalized) and set(said) <= _FAQ_FIELDS:
             return self._make("faq", delta, delta, faq="what_persists", params=self._faq_params(delta))
         catalog_q = intents.catalog_question(text)
         if catalog_q is not None and not named_model and not delta.method:
@@ -211,7 +218,19 @@ class _Assembler:
 
     def _followup(self) -> ParseResult:
         assert self.previous is not None
+        scaled = {k: v for k, v in relative.changes(self.normalized, self.previous).items()
+                  if getattr(self.delta, k) is None}
+        if scaled:  # "double the context": a change like "seq 16384", checked against the spec's bounds
+            try:
+                self.delta = self.delta.model_copy(update=scaled)
+                SpecRequest.model_validate(self.delta.model_dump())
+            except ValidationError:
+                self.delta = self.delta.model_copy(update={k: None for k in scaled})
         merged = merge(self.previous, self.delta)
+        goal = intents.goal(self.normalized)
+        if goal is not None and self.delta.gpu is None:  # "cheaper option?": rank every GPU again
+            merged = merged.model_copy(update={"gpu": None, "num_gpus": self.delta.num_gpus})
+            return self._make("followup", merged, self.delta, params={"goal": goal})
         if not self.delta.said():
             if self.family is not None:
                 return self._clarify_family(merged)

@@ -18,7 +18,8 @@ R = re.compile
 
 # --- config lines: "max_seq_length: 4096", "lora_r=16", "gradient_checkpointing: true" -----------
 
-_TRUE = {"true", "yes", "on", "1", "si", "enabled"}
+# Unsloth's use_gradient_checkpointing="unsloth" is its own offloaded form of checkpointing: on.
+_TRUE = {"true", "yes", "on", "1", "si", "enabled", "unsloth", "auto"}
 _FALSE = {"false", "no", "off", "0", "none", "null", "disabled"}
 _CONFIG_KEYS = {
     "seq_len": "max_seq_length|max_seq_len|seq_len|seq_length|sequence_len|sequence_length|"
@@ -29,7 +30,7 @@ _CONFIG_KEYS = {
     "lora_alpha": "lora_alpha|alpha",
     "lora_dropout": "lora_dropout",
     "epochs": "num_train_epochs|num_epochs|epochs",
-    "gradient_checkpointing": "gradient_checkpointing|activation_checkpointing|"
+    "gradient_checkpointing": "use_gradient_checkpointing|gradient_checkpointing|activation_checkpointing|"
                               "enable_activation_checkpointing",
     "optimizer": "optim|optimizer",
     "num_gpus": "num_gpus|nproc_per_node|n_gpus|num_processes|gpus",
@@ -37,7 +38,7 @@ _CONFIG_KEYS = {
     "fp16": "fp16",
     "load_in_4bit": "load_in_4bit",
     "load_in_8bit": "load_in_8bit",
-    "adapter": "adapter|finetuning_type",
+    "adapter": "adapter|finetuning_type|method|peft_type|training_type",
     "flash": "flash_attention|use_flash_attention_2|use_flash_attention",
     "attn_implementation": "attn_implementation",
     "double_quant": "bnb_4bit_use_double_quant",
@@ -45,7 +46,7 @@ _CONFIG_KEYS = {
     "lora_target_linear": "lora_target_linear",
     "dataset_tokens": "dataset_tokens|num_tokens|total_tokens",
 }
-_CONFIG = R(r"(?<![\w.])(" + "|".join(_CONFIG_KEYS.values()) + r")\s*[:=]\s*[\"']?(\d+(?:[.,]\d+)*k?|[a-z0-9_.\-]+?)[\"']?(?=[\s,;)}\]]|$)")
+_CONFIG = R(r"(?<![\w.])(" + "|".join(_CONFIG_KEYS.values()) + r")[\"']?\s*[:=]\s*[\"']?(\d+(?:[.,]\d+)*k?|[a-z0-9_.\-]+?)[\"']?(?=[\s,;)}\]]|$)")
 _KEY_FIELD = {k: f for f, keys in _CONFIG_KEYS.items() for k in keys.split("|")}
 _OPTIM_VALUES = {
     "paged_adamw_8bit": "paged-adamw-8bit", "paged_adamw": "paged-adamw-8bit",
@@ -87,8 +88,10 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
     elif name == "load_in_8bit" and flag:
         scan.claim("method", "qlora", m.start())
         scan.claim("quant", "int8", m.start())
-    elif name == "adapter" and value in ("lora", "qlora", "full"):
-        scan.claim("method", value, m.start())
+    elif name == "adapter" and value.replace("-", "") in ("lora", "qlora", "full", "dora"):
+        scan.claim("method", "lora" if value == "dora" else value.replace("-", ""), m.start())
+    elif flag is False and name in ("load_in_4bit", "load_in_8bit", "bf16", "fp16", "lora_target_linear"):
+        return None  # said off: nothing to claim, and no later rule may read "load_in_4bit" as on
     elif name == "flash" and flag is not None:
         scan.claim("attention", "flash" if flag else "eager", m.start())
     elif name == "attn_implementation" and value in ("eager", "sdpa", "flash_attention_2", "flash_attention_3"):
@@ -118,16 +121,16 @@ _FULL_WORDS = (
 _METHOD_WORD = r"(?:q[\s_-]?lora|lora|" + _FULL_WORDS.replace(r"\b", "") + r")"
 _INSTEAD = R(r"\b(?:instead\s+of|rather\s+than|en\s+(?:vez|lugar)\s+del?|not)\s+" + _ART
              + r"(?:\d+\s*(?:x\s*)?)?(§[GM](\d+)§|" + _METHOD_WORD + r")")
-_INT8 = R(r"\b(?:8[\s_-]*bits?|int8|llm\.int8)[\s_-]*(?:q?lora|base|weights|quanti[sz]\w*|cuantiz\w*)\b"
+_INT8 = R(r"\bload[\s_-]*in[\s_-]*8[\s_-]*bits?\b|\b(?:8[\s_-]*bits?|int8|llm\.int8)[\s_-]*(?:q?lora|base|weights|quanti[sz]\w*|cuantiz\w*)\b"
           r"|\bq?lora\s+(?:in\s+|en\s+|a\s+|with\s+|con\s+)?(?:8[\s_-]*bits?|int8)\b|\bint8\b")
-_QLORA = R(r"\bq[\s_-]?lora\b|\bnf4\b"
+_QLORA = R(r"\bq[\s_-]?lora\b|\bnf4\b|\bload[\s_-]*in[\s_-]*4[\s_-]*bits?\b"
            r"|\b(?:4|four|cuatro)[\s_-]*bits?(?:[\s_-]*(?:nf4|quanti[sz]ed|quant|cuantizad[oa]|base))?(?:[\s_-]*(?:lora|adapters?))?\b"
            r"|\b(?:lora|adapters?)\s+(?:in\s+|en\s+|a\s+|with\s+|con\s+|on\s+|sobre\s+)?(?:(?:an?|un|una)\s+)?(?:4|four|cuatro)[\s_-]*bits?\b"
            r"|\bcuantiza\w*\s+(?:a|en)\s+4\s+bits?\b|\bquanti[sz]ed\s+(?:to\s+)?4[\s_-]*bits?\b")
 _NO_QUANT = R(r"\b(?:without|no|sin|drop(?:\s+the)?|quita\w*(?:\s+la)?)\s+(?:the\s+|la\s+)?"
               r"(?:quanti[sz]ation|quant|cuantizacion|cuantizar|4[\s_-]*bits?|qlora)\b")
 _NO_LORA = R(r"\b(?:without|no|sin)\s+(?:lora|adapters?|adaptadores|peft)\b")
-_LORA = R(r"\blora\b|\badapters?\b|\badaptadores?\b|\bpeft\b|\blow[\s_-]*rank\s+adapt\w*|\bdora\b")
+_LORA = R(r"\blora\b|\b(?:lora|peft)[\s_-]*config\b|\bget_peft_model\b|\badapters?\b|\badaptadores?\b|\bpeft\b|\blow[\s_-]*rank\s+adapt\w*|\bdora\b")
 _FULL = R(_FULL_WORDS)
 _FULL_SHORT = R(r"\b(?:full|completo|completa|entero)\b")
 
@@ -213,14 +216,18 @@ _GC_OFF = R(r"\b(?:without|w/o|no|not|disable[ds]?|disabling|turn(?:ed|ing)?\s+o
             r"|quita\w*|apaga\w*|deshabilita\w*)\s+(?:the\s+|el\s+|la\s+|any\s+|de\s+)?" + _GC + r"\b"
             r"|\b" + _GC + r"\s*(?:[:=]\s*|is\s+|esta\s+)?(?:off|disabled|false|no|desactivad[oa]|apagad[oa]|deshabilitad[oa])\b"
             r"|\bno\s+gc\b|\bgc\s*[:=]?\s*(?:off|false)\b")
-_GC_ON = R(r"\b" + _GC + r"\b|\bgc\s*[:=]?\s*(?:on|true)\b")
+_GC_ON = R(r"\b" + _GC + r"(?:[\s_-]*enable\w*)?\b|\bgc\s*[:=]?\s*(?:on|true)\b")
 
 # --- LoRA details, attention, sharding, stack -------------------------------------------------
 
 _N = r"(\d+(?:[.,]\d+)?)"
-_RANK = R(r"\b(?:lora[\s_-]*)?(?:rank|rango)\s*(?:of|de|=|:|is|es|a|to)?\s*" + _N + r"(?![\w.,]*\s*(?:k|tokens?)\b)"
-          r"|\b(?:lora[\s_-]*)?r\s*[=:]\s*" + _N + r"|\b(?:lora\s+)?r(\d{1,4})\b|\b(\d{1,4})[\s_-]*rank\b")
-_ALPHA = R(r"\b(?:lora[\s_-]*)?alpha\s*(?:of|de|=|:|is|es)?\s*" + _N)
+_NOT_SIZE = r"(?![\w.,]*\s*(?:k|tokens?|b|m|x|gb|%)\b)"
+_RANK = R(r"\b(?:lora[\s_-]*)?(?:rank|rango)(?:\s+(?:de\s+|del\s+|of\s+)?(?:la\s+|the\s+)?(?:lora|adapters?|adaptador(?:es)?|\x01+))?"
+          r"\s*(?:of|de|=|:|is|es|a|to)?\s*" + _N + _NOT_SIZE +
+          r"|\blora[\s_-]*r\s*[=:]?\s*" + _N + _NOT_SIZE + r"|\br\s*[=:]\s*" + _N
+          + r"|\b(?:lora\s+)?r(\d{1,4})\b|\b(\d{1,4})[\s_-]*rank\b"
+          r"|(?<![\w.,/-])r\s+(\d{1,4})\b" + _NOT_SIZE)
+_ALPHA = R(r"\b(?:lora[\s_-]*)?(?:alpha|alfa)\s*(?:of|de|=|:|is|es)?\s*" + _N)
 _DROPOUT = R(r"\b(?:lora[\s_-]*)?dropout\s*(?:of|de|=|:|is|es)?\s*" + _N + r"\s*(%)?|\b(?:no|sin|without)\s+dropout\b")
 _ALL_LINEAR = R(r"\ball[\s_-]*(?:the\s+)?linear(?:\s+(?:layers|modules|projections))?\b|\btodas\s+las\s+(?:capas\s+)?lineales\b")
 _ATTN_ONLY = R(r"\b(?:attention|attn)[\s_-]*(?:only|layers|projections|modules)\b|\bonly\s+(?:the\s+)?(?:attention|attn)\b"

@@ -44,6 +44,7 @@ class Scan:
     bound_gpus: set[int] = field(default_factory=set)  # GPU placeholders already claimed with a count
     gpu_counts: dict[int, int] = field(default_factory=dict)
     examples: list[tuple[float, int]] = field(default_factory=list)  # example counts without a length
+    example_lens: list[tuple[float, int]] = field(default_factory=list)  # "300 tokens per example", apart from a count
 
     @classmethod
     def of(cls, normalized: str, names: list[NameMatch], short: bool, lang: str = "en") -> "Scan":

@@ -22,8 +22,20 @@ _ITEMS = (r"(?:training\s+|de\s+entrenamiento\s+)?(?:examples?|samples?|ejemplos
           r"|records?|registros?|sequences?|secuencias?)")
 _TOK = r"(?:(?:de\s+)?(?:tokens?|toks?))"
 _ABOUT = r"(?:(?:about|around|roughly|approx\w*|~|unos|alrededor\s+de|aprox\w*|promedio\s+de|de\s+media)\s*)?"
-_EXAMPLES_X_LEN = R(r"\b" + N + SC + r"\s*" + _ITEMS + r"\b\s*(?:of|de|x|with|con|at|a|,|averaging|avg|each|cada\s+uno\s+de)?\s*"
-                    + _ABOUT + N + SC + r"\s*" + _TOK + r"\b(?:\s*(?:each|cada\s+uno|per\s+\w+|por\s+\w+|on\s+average|de\s+media|avg))?")
+# Words between an example count and the length of each ("1.5M examples of ~300 tokens", "2M samples
+# averaging 512 tokens", "40k rows x 2k tokens", "1,5 millones de ejemplos con una media de 300 tokens").
+_EACH_FILL = (r"(?:[\s(,:;]*(?:of|de|x|\*|with|con|at|a|@|averaging|avg\.?|average|mean|media|promedio|promedian|promediando"
+              r"|each|cada|uno|una|an?|length|len|longitud|about|around|roughly|approx\w*|~|unos|alrededor|of\s+about|that|are|son"
+              r"|que|tienen|have|y|and)\b\.?|[\s(,:;]*~)")
+_EXAMPLES_X_LEN = R(r"\b" + N + SC + r"\s*(?:of\s+|de\s+)?" + _ITEMS + r"\b(?:" + _EACH_FILL + r"){0,6}\s*"
+                    + N + SC + r"\s*" + _TOK + r"\b(?:\s*(?:each|cada\s+uno|per\s+\w+|por\s+\w+|on\s+average|de\s+media|en\s+promedio|avg))?")
+# The length of each example said apart from the count ("300 tokens per example", "avg length 300 tokens").
+_PER_ITEM = (r"(?:examples?|samples?|ejemplos?|muestras?|rows?|filas?|conversations?|conversaciones?|documents?|documentos?"
+             r"|pairs?|pares|instructions?|instrucciones|dialogues?|dialogos?|records?|registros?|item|sequences?|secuencias?)")
+_EXAMPLE_LEN = R(r"\b" + N + SC + r"\s*" + _TOK + r"\s*(?:per|por|each|cada|/|an?|every)\s*(?:una?\s+)?" + _PER_ITEM + r"\b"
+                 r"|\b" + N + SC + r"\s*" + _TOK + r"\s*(?:on\s+average|de\s+media|en\s+promedio|avg|each|cada\s+uno|de\s+promedio)\b"
+                 r"|\b(?:avg|average|mean|media|promedio|typical|tipica)\s*(?:example\s+|sample\s+|sequence\s+|de\s+)?(?:length|len|longitud|size)?"
+                 r"\s*(?:of|de|:|=|is|es|around|about|~)?\s*" + _ABOUT + N + SC + r"\s*" + _TOK + r"\b")
 _EXAMPLES = R(r"\b" + N + SC + r"\s*" + _ITEMS + r"\b")
 _DATASET_WORDS = r"\b(?:dataset|data\s*set|corpus|data|datos|conjunto\s+de\s+datos|in\s+total|en\s+total|total|train(?:ing)?\s+on|entrenar\s+(?:con|sobre))\b"
 _DATASET_SIZE = R(r"\b(?:dataset|data\s*set|corpus|datos|conjunto\s+de\s+datos)\s*(?:of|de|with|con|:|=|is|es|has|tiene)?\s*"
@@ -68,6 +80,11 @@ def _examples(scan: Scan, m: re.Match[str]) -> None:
     scan.examples.append((num.count(m.group(1), m.group(2), scan.lang), m.start()))
 
 
+def _example_len(scan: Scan, m: re.Match[str]) -> None:
+    raw, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4)) if m.group(3) else (m.group(5), m.group(6))
+    scan.example_lens.append((num.count(raw, unit, scan.lang), m.start()))
+
+
 def _dataset_size(scan: Scan, m: re.Match[str]) -> None:
     q.accept(scan, "dataset_tokens", num.count(m.group(1), m.group(2), scan.lang), m.start(), integer=True)
 
@@ -103,7 +120,14 @@ def _tokens(scan: Scan, m: re.Match[str]) -> None:
         q.accept(scan, "seq_len", num.seq_tokens(raw, unit, scan.lang), m.start(), integer=True)
 
 
+# "a budget of 8k", "spend under 2k": money, not a context length.
+_MONEY_BEFORE = R(r"(?:budget|presupuesto|spend\w*|gast\w*|cost\w*|cuesta|price|precio|pay|pagar|usd|eur|euros?|dollars?|dolares)"
+                  r"\W*(?:(?:of|de|is|es|around|about|max(?:imo)?|under|below|less\s+than|menos\s+de|hasta|up\s+to|at\s+most)\W*)*$")
+
+
 def _bare_k(scan: Scan, m: re.Match[str]) -> bool | None:
+    if _MONEY_BEFORE.search(scan.text, max(0, m.start() - 40), m.start()):
+        return False
     q.accept(scan, "seq_len", num.seq_tokens(m.group(1), "k", scan.lang), m.start(), integer=True)
     return None
 
@@ -153,7 +177,7 @@ _NAMES = R(r"§([MGRF])(\d+)§")
 # not 2048 GPUs), counts bound to GPUs, then epochs and costs, then
 # dataset forms before sequence forms before batch, and model sizes last of the numbers.
 NUMBER_RULES = [
-    (_EXAMPLES_X_LEN, _examples_x_len), (_GLOBAL_BATCH, _global_batch),
+    (_EXAMPLES_X_LEN, _examples_x_len), (_EXAMPLE_LEN, _example_len), (_GLOBAL_BATCH, _global_batch),
     (_SEQ_BEFORE, _seq(1, MIN_SEQ_BEFORE_WORD)), (_SEQ_AFTER, _seq(1)), (_BATCH, _batch),
     (q._NODES, q._nodes), (q._SINGLE, q._single), (q._COUNT_GPU, q._count_gpu), (q._GPU_TIMES, q._gpu_times),
     (q._COUNT_UNITS, q._count_units),

@@ -36,6 +36,8 @@ _NON_ASCII = re.compile(r"[^\x20-\x7e\n]")  # emoji, other scripts, control char
 _SPACES = re.compile(r"[ \t\r\f\v]+")
 _GLUED_COUNT = re.compile(r"\b(\d{1,4})\s*x\s*(?=[a-z])")
 # "4x4090" is four cards, "8x7b" / "8x22B" a Mixtral: a count unless the second number ends in b
+# "A100 de 40 GB", "A100 with 40GB", "A100 (40GB)" -> "a100 40gb", the way catalog aliases write it
+_GPU_MEMORY = re.compile(r"\b([a-z]{1,4}\d{2,4}[a-z]{0,2})\s*(?:\(\s*|,\s*|\s(?:de|with|con|w/)\s+)(\d{2,3})\s*gb?\b\s*\)?")
 _COUNT_TIMES_NUMBER = re.compile(r"\b(\d{1,4})\s*x\s*(\d+(?:\.\d+)?)(\s*b\b)?")
 
 
@@ -56,6 +58,7 @@ def normalize(text: str) -> str:
     text = text.translate(_SUPERSCRIPTS).translate(_PUNCT)
     text = _COMBINING.sub("", unicodedata.normalize("NFKD", text))
     text = _NON_ASCII.sub(" ", text).lower()
+    text = _GPU_MEMORY.sub(r"\1 \2gb ", text)
     text = _COUNT_TIMES_NUMBER.sub(_split_count, text)
     text = _GLUED_COUNT.sub(r"\1 x ", text)
     lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
