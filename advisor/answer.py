@@ -22,9 +22,11 @@ from advisor.catalog import Catalog, Gpu
 from advisor.cost import checkpoint_bytes
 from advisor.errors import AdvisorError, ParseError
 from advisor.format import gib, usd
+from advisor.format import hours as duration
 from advisor.i18n import t
 from advisor.memory import estimate_memory
 from advisor.parse import ParseResult, detect_language, parse_message, understood
+from advisor.parse.describe import number
 from advisor.recommend import Recommendation, recommend
 from advisor.report import render_recommendation
 from advisor.resolve import Resolved, resolve_request
@@ -90,6 +92,14 @@ class Advisor:
         if parsed is not None:
             lines.append(understood(parsed.request, lang, self.catalog))
             lines += [f"! {w}" for w in parsed.warnings]
+        goal = parsed.params.get("goal") if parsed is not None else None
+        if goal == "speed":  # "anything faster?": the fastest fitting GPU we rent, with its cost
+            fastest = max((o for o in rec.options if o.offered and o.fits and o.tokens_per_s),
+                          key=lambda o: o.tokens_per_s, default=None)
+            if fastest is not None:
+                lines.append(t("answer.goal.speed", lang, option=_option_line(fastest, lang).lstrip("- ")))
+        elif goal == "cost" and rec.recommended:
+            lines.append(t("answer.goal.cost", lang, option=_option_line(rec.option(rec.recommended), lang).lstrip("- ")))
         if resolved.arch_note:
             lines.append(t("answer.inferred_arch", lang, params=f"{resolved.arch.params_total / 1e9:.1f}"))
         lines.append(render_recommendation(rec, lang))
@@ -252,6 +262,6 @@ def _option_line(o: Any, lang: str) -> str:
         return t("answer.option.no", lang, gpu=o.gpu_name, reason=o.reason or "")
     money = usd(o.cost_usd) if o.cost_usd is not None else (
         t("answer.per_million", lang, price=usd(o.price_per_million_tokens)) if o.price_per_million_tokens else "-")
-    hours = f"{o.hours:.1f} h" if o.hours is not None else "-"
+    hours = duration(o.hours, lang)
     return t("answer.option.yes", lang, gpu=o.gpu_name, n=o.num_gpus, memory=gib(o.memory_bytes),
-             tps=f"{o.tokens_per_s:,.0f}" if o.tokens_per_s else "-", hours=hours, money=money)
+             tps=number(round(o.tokens_per_s), lang) if o.tokens_per_s else "-", hours=hours, money=money)

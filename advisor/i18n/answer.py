@@ -84,6 +84,9 @@ MESSAGES = {
         "en": "That is a typical first LoRA job; ask with your model, sequence length and dataset size to compare yours.",
         "es": "Es un primer trabajo LoRA típico; pregunta con tu modelo, longitud de secuencia y tamaño del dataset para comparar el tuyo.",
     },
+    "answer.goal.speed": {"en": "Fastest we rent: {option}", "es": "La más rápida que alquilamos: {option}"},
+    "answer.goal.cost": {"en": "Cheapest to an accepted checkpoint: {option}",
+                         "es": "La más barata hasta un checkpoint aceptado: {option}"},
     "answer.compare.title": {"en": "Side by side:", "es": "Lado a lado:"},
     "answer.compare.rule": {
         "en": "Compare the cost to the same accepted checkpoint, not the hourly price: a faster GPU can cost less per result.",
