@@ -218,8 +218,10 @@ def estimate_memory(
         adapter_bytes=train_bytes,
         lora_rank=spec.lora_rank,
         dropout_copy=(not full) and prof.lora_dropout_copy and spec.lora_dropout > 0,
+        cast_input=prof.lora_cast_input,
         quant=quant,
         quant_saves_input=quant and prof.keep_quant_input,
+        quant_input_copy=quant and prof.keep_quant_input and prof.quant_input_copy,
         flash=spec.attention == "flash",
         seq_len=spec.seq_len,
     )
@@ -284,6 +286,7 @@ def estimate_memory(
     grads_late = (late_params * train_bytes / (n if fsdp else 1)) if full else 0.0
     # one layer's activations (recomputed under checkpointing) with the gradients flowing
     act_one_layer = per_layer + layer_peak + grad_flow
+    ckpt_input = ctx.residual * arch.hidden * tokens if spec.gradient_checkpointing else 0.0
     moments = [
         moment("forward", gradients=grads_fwd, activations=act_saved,
                logits_loss=loss_fwd, transient=gather + autocast_copies),
@@ -291,13 +294,16 @@ def estimate_memory(
                logits_loss=loss_bwd, transient=gather + buckets + autocast_copies),
         moment("backward", gradients=max(grads_fwd, head_grad), activations=act_saved + grad_flow,
                logits_loss=head_bwd, transient=gather + buckets + autocast_copies),
-        # top layer's backward: every saved activation still alive (+ the recomputed layer)
-        moment("backward", gradients=grads_fwd, activations=act_bwd_layer,
+        # top layer's backward: every layer's saved activations (or checkpointed inputs) still
+        # alive with the recomputed layer; the final norm's saved tensors were freed by its own
+        # backward, and the LM head's gradient exists (traced: advisor.trace, tests/test_agreement)
+        moment("backward", gradients=max(grads_fwd, head_grad), activations=act_bwd_layer - final_norm,
                transient=gather + buckets + autocast_copies),
         # end of backward, inside the first layer: every gradient but that layer's and the
-        # embedding's, that layer's activations (recomputed under checkpointing)
+        # embedding's, that layer's activations (recomputed under checkpointing, beside the
+        # checkpointed input it was recomputed from)
         moment("backward", gradients=max(grads_fwd, grads_all - grads_late),
-               activations=act_one_layer, transient=gather + buckets),
+               activations=act_one_layer + ckpt_input, transient=gather + buckets),
         moment("optimizer", gradients=grads_all, transient=opt_tmp + buckets),
     ]
     _, phase, terms = max(moments, key=lambda m: m[0])

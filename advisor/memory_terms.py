@@ -64,8 +64,10 @@ class LayerCtx:
     adapter_bytes: int  # dtype of the LoRA A/B weights
     lora_rank: int
     dropout_copy: bool  # LoRA dropout p > 0 and the stack keeps its output and mask
+    cast_input: bool  # the adapter input is cast to the adapters' dtype under autocast too
     quant: bool  # frozen base weights are quantized (bitsandbytes-style linears)
     quant_saves_input: bool  # the quantized matmul saves its 16-bit input for backward
+    quant_input_copy: bool  # ... as its own copy even when already 16-bit (litgpt)
     flash: bool
     seq_len: int
 
@@ -131,31 +133,33 @@ def _linear_input_bytes(c: LayerCtx, x_bytes: int, consumers: list[tuple[str, in
 
     A dense linear saves its input when its weight trains (under autocast the input is first cast
     to the compute dtype, one copy per linear); a quantized linear casts to the compute dtype and
-    saves that copy when the stack keeps it (bitsandbytes MatMul4Bit). A LoRA adapter reads the
-    input through its own dropout (new tensor + bool mask when p > 0) and saves what enters A: the
-    cast copy (autocast), a copy in the adapters' dtype (PEFT outside autocast), or the tensor
-    itself. ``counted``: the input tensor is already saved by another op (not counted again).
+    saves that copy when the stack keeps it (bitsandbytes MatMul4Bit); a cast to the dtype the
+    tensor already has is the tensor itself (shared, not copied). A LoRA adapter reads the
+    input through its own dropout (new tensor + bool mask when p > 0; the dropout output is freed
+    when autocast casts it again for A) and saves what enters A: the cast copy (autocast), a copy
+    in the adapters' dtype (PEFT), or the tensor itself. ``counted``: the input tensor is already saved by another op (not counted again).
     """
     a = c.act
     shared = 0.0  # the input tensor itself, saved once however many ops keep it
     own = 0.0
     for name, d_in in consumers:
         if c.base_trainable or (c.quant and c.quant_saves_input):
-            if c.quant or (c.mixed and x_bytes != a):
+            if (c.quant and c.quant_input_copy) or ((c.quant or c.mixed) and x_bytes != a):
                 own += a * d_in  # x.to(compute dtype): a new tensor per linear
-            else:
+            else:  # already in the compute dtype: .to() returns the tensor itself
                 shared = x_bytes * d_in
         if name in c.adapted:
-            xa_bytes = x_bytes if c.mixed else c.adapter_bytes
-            copied = xa_bytes != x_bytes
-            if copied and not c.dropout_copy:
-                own += xa_bytes * d_in  # the copy in the adapters' dtype is what A saves
+            # PEFT casts the input to the adapters' dtype (lora.Linear._cast_input_dtype) unless
+            # autocast runs the adapters and the stack does not cast (cast_input: StackProfile)
+            xa_bytes = c.adapter_bytes if (c.cast_input or not c.mixed) else x_bytes
+            into_a = a if c.mixed else c.adapter_bytes  # autocast casts again for A's matmul
             if c.dropout_copy:
-                own += (xa_bytes + BOOL) * d_in  # dropout output (saved by A) and its mask
-            into_a = a if c.mixed else c.adapter_bytes
-            if into_a != xa_bytes:
-                own += into_a * d_in  # cast to the compute dtype for A's matmul
-            elif not copied and not c.dropout_copy:
+                own += BOOL * d_in  # native_dropout's mask, saved for its backward
+                # A saves what enters its matmul: the dropout output itself, or autocast's copy
+                own += (xa_bytes if into_a == xa_bytes else into_a) * d_in
+            elif into_a != x_bytes or xa_bytes != x_bytes:
+                own += into_a * d_in  # a cast copy (adapters' dtype or autocast's), saved by A
+            else:
                 shared = x_bytes * d_in
             own += into_a * c.lora_rank  # A's output, saved by B
     return own + (0.0 if counted else shared)
@@ -205,7 +209,23 @@ def layer_peak_extra_per_token(arch: Architecture, c: LayerCtx) -> float:
     """Short-lived tensors at the busiest moment inside a layer's backward: the gradients of the
     MLP's widest intermediates (two intermediate-sized tensors) beside the saved ones."""
     k_experts = arch.experts_per_token if arch.experts else 1
-    return 2 * c.act * arch.intermediate * k_experts
+    bwd = 2 * c.act * arch.intermediate
+    return max(bwd, lora_forward_transient_per_token(arch, c)) * k_experts
+
+
+def lora_forward_transient_per_token(arch: Architecture, c: LayerCtx) -> float:
+    """The busiest moment of a (re)computed layer's forward with adapters on the MLP's input
+    linears: inside up_proj's LoRA (PEFT lora.Linear.forward, ``result + B(A(x)) * scaling``) the
+    base output, B's output, the scaled copy and the sum are alive at once, in the adapters'
+    dtype outside autocast (fp32 adapters on a bf16 model: 4 bytes each), before up_proj's own
+    output and the gated product (counted in the saved bytes) exist."""
+    if "up_proj" not in c.adapted:
+        return 0.0
+    a = c.act
+    into = a if c.mixed else c.adapter_bytes
+    during = a + 2 * into + max(a, into)  # base result, B(A(x)), * scaling, the sum
+    later = (2 if arch.mlp_kind == "gated" else 1) * a  # up's output and the product, not yet made
+    return (during - later) * arch.intermediate
 
 
 def eager_transient_bytes(arch: Architecture, c: LayerCtx, seqs: int) -> float:

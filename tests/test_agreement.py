@@ -1,9 +1,12 @@
 """The analytic model agrees with the exact fake-tensor trace (advisor.trace) within 3%.
 
 Both run one optimizer step per micro-batch here (the trace zeroes gradients each step), so the
-analytic side is asked for ``accumulates_gradients=False``. A disagreement is fixed in the
-formula or reported to the trace's author, never by widening TOLERANCE; the cases that disagree
-today are listed in KNOWN_GAPS with the reason, as strict xfails, so fixing either side shows.
+analytic side is asked for ``accumulates_gradients=False``. The grid crosses method x stack x
+gradient checkpointing x precision x optimizer (and its implementation) x attention x seq_len x
+micro_batch at the tiny catalog shape (each trace takes about a second on 2 shared cores). A
+disagreement is fixed in the formula (or in the decoder where the decoder was not what CUDA
+training does), never by widening TOLERANCE. Cases still open are in KNOWN_GAPS with the measured
+error and what is alive at the trace's peak, as strict xfails, so fixing either side shows.
 """
 
 import pytest
@@ -16,68 +19,92 @@ from advisor.spec import FinetuneSpec  # noqa: E402
 
 TOLERANCE = 0.03
 
-# (method, stack, gradient checkpointing, precision, optimizer, seq_len, micro_batch)
+
+def _c(method, stack, gc, precision, optimizer="adamw", seq=256, mb=2, **extra):
+    return (method, stack, gc, precision, optimizer, seq, mb, tuple(sorted(extra.items())))
+
+
 GRID = [
-    ("full", "reference", False, "bf16", "adamw", 256, 2),
-    ("full", "reference", False, "bf16-mixed", "adamw", 256, 2),
-    ("full", "hf", False, "bf16-mixed", "sgd", 128, 1),
-    ("full", "reference", True, "bf16", "adamw", 256, 2),
-    ("full", "reference", True, "bf16-mixed", "adamw", 256, 2),
-    ("lora", "reference", False, "bf16-mixed", "adamw", 256, 2),
-    ("lora", "hf", False, "bf16-mixed", "adamw", 256, 2),
-    ("lora", "hf", False, "bf16", "adamw", 256, 2),
-    ("lora", "reference", True, "bf16", "adamw", 256, 2),
-    ("lora", "hf", True, "bf16", "adamw", 256, 2),
-    ("qlora", "reference", False, "bf16-mixed", "adamw", 128, 1),
-    ("qlora", "reference", True, "bf16", "sgd", 256, 2),
+    # full fine-tune: every stack, checkpointing on/off, pure and mixed bf16
+    *[_c("full", st, gc, p) for st in ("reference", "hf") for gc in (False, True) for p in ("bf16", "bf16-mixed")],
+    *[_c("full", st, gc, "bf16") for st in ("torchtune", "litgpt") for gc in (False, True)],
+    _c("full", "reference", True, "bf16", optimizer_impl="fused"),
+    _c("full", "reference", True, "bf16", "adamw-8bit"),
+    _c("full", "reference", True, "bf16", "sgd"),
+    _c("full", "hf", False, "bf16-mixed", "sgd", 128, 1),
+    _c("full", "reference", False, "fp32", seq=128),
+    _c("full", "hf", False, "bf16-mixed", seq=128, mb=4, attention="eager"),
+    # LoRA
+    *[_c("lora", st, gc, p) for st in ("reference", "hf", "litgpt") for gc in (False, True) for p in ("bf16", "bf16-mixed")],
+    *[_c("lora", "torchtune", gc, "bf16") for gc in (False, True)],
+    _c("lora", "hf", False, "bf16-mixed", lora_dropout=0.0),
+    _c("lora", "hf", True, "bf16-mixed", "sgd"),
+    _c("lora", "hf", True, "bf16-mixed", "adamw-8bit"),
+    _c("lora", "hf", False, "fp16-mixed", seq=128),
+    _c("lora", "hf", True, "bf16-mixed", seq=128, mb=4, attention="eager"),
+    # QLoRA
+    *[_c("qlora", st, gc, p) for st in ("reference", "hf", "litgpt") for gc in (False, True) for p in ("bf16", "bf16-mixed")],
+    *[_c("qlora", "torchtune", gc, "bf16") for gc in (False, True)],
+    _c("qlora", "reference", True, "bf16", "sgd"),
+    _c("qlora", "hf", False, "bf16-mixed", seq=512, mb=1, attention="eager"),
 ]
 KNOWN_GAPS = {
-    ("lora", "hf", False, "bf16", "adamw", 256, 2):
-        "trace runs dropout on CPU, where aten keeps a float noise tensor and the input; CUDA's "
-        "fused native_dropout keeps a bool mask (the model follows CUDA)",
-    ("lora", "hf", True, "bf16", "adamw", 256, 2):
-        "same CPU dropout decomposition, recomputed under checkpointing",
-    ("lora", "reference", True, "bf16", "adamw", 256, 2):
-        "activation gradients inside a recomputed layer's backward: the model counts two "
-        "intermediate-sized tensors (layer_peak_extra_per_token), the trace sees more",
-    ("qlora", "reference", True, "bf16", "sgd", 256, 2):
-        "same recomputed-layer backward gap as the LoRA checkpointing case",
-    ("full", "reference", True, "bf16", "adamw", 256, 2):
-        "+3.9%: the model takes the whole first layer's recomputed activations at the end of "
-        "backward; the trace peaks after down_proj's backward has freed the MLP product",
-    ("full", "reference", True, "bf16-mixed", "adamw", 256, 2):
-        "+4.0%: the same end-of-backward moment as the bf16 case",
-    ("lora", "hf", False, "bf16-mixed", "adamw", 256, 2):
-        "-4.1%: the CPU dropout decomposition again (noise tensor in the activation dtype)",
+    _c("lora", "hf", True, "bf16-mixed", "adamw-8bit"):
+        "-6.0%: 8-bit AdamW under checkpointing; not yet looked at",
+    _c("lora", "hf", True, "bf16-mixed", seq=128, mb=4, attention="eager"):
+        "+21.7%: eager attention inside a recomputed layer: the model adds the forward's seq x seq "
+        "scores (eager_transient_bytes) to the backward moment; not yet reconciled",
+    _c("qlora", "hf", False, "bf16-mixed", seq=512, mb=1, attention="eager"):
+        "+11.2%: eager attention with fp32 k-bit residuals (same eager term)",
+    _c("qlora", "hf", False, "bf16"):
+        "+3.8%: QLoRA under pure bf16 with PEFT's fp32 k-bit preparation; not yet looked at",
+    _c("qlora", "hf", True, "bf16"):
+        "+7.9%: the same, inside the recomputed layer",
+    _c("qlora", "hf", True, "bf16-mixed"):
+        "-3.2%: recomputed layer with fp32 residuals and fp32 norm outputs; not yet looked at",
+    _c("qlora", "litgpt", False, "bf16"):
+        "+4.8%: forward peak: the trace keeps 9 of the 12 16-bit quantized-input copies the model "
+        "counts at that moment; not yet looked at",
+    _c("qlora", "litgpt", False, "bf16-mixed"):
+        "+3.6%: the same forward moment",
 }
 
 
 def _case(catalog, case, model="tiny-test"):
-    method, stack, gc, precision, optimizer, seq, mb = case
+    method, stack, gc, precision, optimizer, seq, mb, extra = case
     spec = FinetuneSpec(model=model, method=method, stack=stack, gradient_checkpointing=gc,
-                        precision=precision, optimizer=optimizer, seq_len=seq, micro_batch=mb)
+                        precision=precision, optimizer=optimizer, seq_len=seq, micro_batch=mb, **dict(extra))
     arch = catalog.model(model).arch
     traced = trace.trace_step(spec, arch).allocated_bytes
     ours = estimate_memory(spec, arch, accumulates_gradients=False).allocated_bytes
     return ours, traced
 
 
+def _id(case):
+    *head, extra = case
+    return "-".join(map(str, head + [f"{k}={v}" for k, v in extra]))
+
+
 @pytest.mark.parametrize("case", [
     pytest.param(c, marks=pytest.mark.xfail(reason=KNOWN_GAPS[c], strict=True)) if c in KNOWN_GAPS else c
     for c in GRID
-], ids=lambda c: "-".join(map(str, c)))
+], ids=_id)
 def test_tiny_shapes_agree_with_the_trace(catalog, case):
     ours, traced = _case(catalog, case)
     assert ours == pytest.approx(traced, rel=TOLERANCE)
 
 
+def test_every_known_gap_is_in_the_grid():
+    assert set(KNOWN_GAPS) <= set(GRID)
+
+
 @pytest.mark.slow  # ~90 s on 2 shared cores: the NF4 trace of 8B (DESIGN.md expects a few seconds)
 def test_llama_8b_qlora_agrees_with_the_trace(catalog):
-    ours, traced = _case(catalog, ("qlora", "reference", True, "bf16-mixed", "adamw", 1024, 1), "llama-3.1-8b")
+    ours, traced = _case(catalog, _c("qlora", "reference", True, "bf16-mixed", seq=1024, mb=1), "llama-3.1-8b")
     assert ours == pytest.approx(traced, rel=TOLERANCE)
 
 
 @pytest.mark.slow
 def test_llama_70b_full_fsdp_agrees_with_the_trace(catalog):
-    ours, traced = _case(catalog, ("full", "reference", True, "bf16", "adamw", 2048, 1), "llama-3.1-70b")
+    ours, traced = _case(catalog, _c("full", "reference", True, "bf16", seq=2048, mb=1), "llama-3.1-70b")
     assert ours == pytest.approx(traced, rel=TOLERANCE)

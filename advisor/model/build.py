@@ -39,6 +39,7 @@ class DtypePolicy:
     other: torch.dtype  # embeddings, norms, LM head, biases, router
     compute: torch.dtype
     mixed: bool  # torch.autocast over fp32 (or mixed) parameters
+    adapter: torch.dtype = torch.float32  # LoRA A/B (StackProfile.adapters_fp32)
 
 
 def dtype_policy(spec: FinetuneSpec, stack: StackProfile) -> DtypePolicy:
@@ -53,7 +54,10 @@ def dtype_policy(spec: FinetuneSpec, stack: StackProfile) -> DtypePolicy:
         stored = torch.bfloat16 if spec.precision == "bf16" else torch.float32
         return DtypePolicy(stored, stored, compute, mixed)
     other = torch.float32 if (spec.method == "qlora" and stack.kbit_prep_fp32) else compute
-    return DtypePolicy(compute, other, compute, mixed)
+    # adapters: fp32 (PEFT autocast_adapter_dtype=True, and any mixed/fp32 run), or the model's
+    # 16-bit dtype when the stack converts the whole model (litgpt bf16-true, torchtune bf16)
+    adapter = torch.float32 if (stack.adapters_fp32 or spec.precision != "bf16") else compute
+    return DtypePolicy(compute, other, compute, mixed, adapter)
 
 
 def build_model(spec: FinetuneSpec, arch: Architecture, device: torch.device | str = "cpu",
@@ -72,13 +76,15 @@ def build_model(spec: FinetuneSpec, arch: Architecture, device: torch.device | s
         if spec.method == "qlora":
             base = QuantLinear(fan_in, fan_out, rt, bias=bias, kind=spec.quant or "nf4",
                                double_quant=spec.double_quant, init_dtype=pol.linear, bias_dtype=pol.other,
-                               device=device, std=INIT_STD, keep_input=stack.keep_quant_input)
+                               device=device, std=INIT_STD, keep_input=stack.keep_quant_input,
+                               input_copy=stack.quant_input_copy)
         else:
             base = Dense(fan_in, fan_out, rt, bias=bias, dtype=pol.linear, device=device, std=INIT_STD,
                          trainable=full)
         if name.rsplit(".", 1)[-1] in targets:
             return LoraLinear(base, rt, rank=spec.lora_rank, alpha=spec.lora_alpha, dropout=spec.lora_dropout,
-                              dropout_copy=stack.lora_dropout_copy, device=device)
+                              dropout_copy=stack.lora_dropout_copy, dtype=pol.adapter,
+                              cast_input=stack.lora_cast_input, device=device)
         return base
 
     def make_norm():

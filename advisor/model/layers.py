@@ -139,9 +139,11 @@ class QuantLinear(nn.Module):
     the compute dtype (bnb Linear4bit.forward: x.to(compute_dtype))."""
 
     def __init__(self, in_features: int, out_features: int, rt: Runtime, *, bias: bool, kind: str,
-                 double_quant: bool, init_dtype, bias_dtype, device, std: float, keep_input: bool):
+                 double_quant: bool, init_dtype, bias_dtype, device, std: float, keep_input: bool,
+                 input_copy: bool = False):
         super().__init__()
         self.rt, self.keep_input = rt, keep_input
+        self.input_copy = input_copy  # StackProfile.quant_input_copy
         self.in_features, self.out_features = in_features, out_features
         # quantize each weight as it is made: at most one 16-bit linear exists at a time
         self.qweight = QuantizedWeight(init_weight(out_features, in_features, dtype=init_dtype, device=device, std=std),
@@ -151,7 +153,8 @@ class QuantLinear(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         cd = self.rt.compute_dtype
-        out = _QuantMatmul.apply(x.to(cd), self.qweight, cd, self.keep_input)
+        xq = x.to(cd, copy=True) if (self.input_copy and self.keep_input) else x.to(cd)
+        out = _QuantMatmul.apply(xq, self.qweight, cd, self.keep_input)
         if self.bias is not None:
             out = out + self.rt.cast(self.bias).to(cd)
         return out
@@ -160,23 +163,25 @@ class QuantLinear(nn.Module):
 class LoraLinear(nn.Module):
     """PEFT LoRA around a frozen base linear: y = base(x) + B(A(dropout(x))) * alpha / r.
 
-    A is Kaiming-uniform, B zeros (PEFT reset_lora_parameters); both fp32 (PEFT
-    autocast_adapter_dtype=True). Outside autocast the input is cast to the adapters' dtype and the
+    A is Kaiming-uniform, B zeros (PEFT reset_lora_parameters); both in ``dtype``: fp32 under
+    PEFT (autocast_adapter_dtype=True), the model's dtype under litgpt/torchtune bf16
+    (StackProfile.adapters_fp32). Outside autocast the input is cast to the adapters' dtype and the
     sum back to the base output's dtype (PEFT lora.Linear.forward). ``dropout_copy``
     (StackProfile.lora_dropout_copy): with p > 0 dropout makes a new tensor and mask per adapted
     linear; the reference stack skips it.
     """
 
     def __init__(self, base: nn.Module, rt: Runtime, *, rank: int, alpha: float, dropout: float,
-                 dropout_copy: bool, device):
+                 dropout_copy: bool, device, dtype=torch.float32, cast_input: bool = False):
         super().__init__()
+        self.cast_input = cast_input  # StackProfile.lora_cast_input (PEFT _cast_input_dtype)
         self.base, self.rt = base, rt
         self.scaling = alpha / rank
         self.dropout = dropout if dropout_copy else 0.0
-        a = torch.empty(rank, base.in_features, dtype=torch.float32, device=device)
+        a = torch.empty(rank, base.in_features, dtype=dtype, device=device)
         nn.init.kaiming_uniform_(a, a=math.sqrt(5))
         self.lora_A = nn.Parameter(a)
-        self.lora_B = nn.Parameter(torch.zeros(base.out_features, rank, dtype=torch.float32, device=device))
+        self.lora_B = nn.Parameter(torch.zeros(base.out_features, rank, dtype=dtype, device=device))
 
     @property
     def in_features(self) -> int:
@@ -189,7 +194,7 @@ class LoraLinear(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         result = self.base(x)
         rt = self.rt
-        xa = x if rt.mixed else x.to(self.lora_A.dtype)
+        xa = x.to(self.lora_A.dtype) if (self.cast_input or not rt.mixed) else x
         if self.dropout > 0 and self.training:
             # aten::native_dropout (output + bool mask) is what F.dropout runs on CUDA; on CPU
             # F.dropout decomposes into a float noise tensor instead, so call it directly to keep
