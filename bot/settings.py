@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.admin import CatalogAdminSettings
 from bot.pilots_policy import PilotSettings
 
 DEFAULT_PORT = 3000
@@ -40,6 +41,7 @@ class Settings:
     answer_workers: int = DEFAULT_ANSWER_WORKERS
     heavy_workers: int = DEFAULT_HEAVY_WORKERS
     pilots: PilotSettings | None = None  # ADVISOR_PILOT_* (bot.pilots_policy); None: safe defaults
+    catalog_admins: frozenset[str] = frozenset()  # ADVISOR_CATALOG_ADMINS; empty: nobody
 
     @property
     def socket_mode(self) -> bool:
@@ -73,6 +75,7 @@ class Settings:
             answer_workers=_int(env, "ADVISOR_BOT_WORKERS", DEFAULT_ANSWER_WORKERS, 1, 64),
             heavy_workers=_int(env, "ADVISOR_BOT_HEAVY_WORKERS", DEFAULT_HEAVY_WORKERS, 1, 16),
             pilots=_pilot_settings(env),
+            catalog_admins=CatalogAdminSettings.from_env(env).admins,
         )
 
 

@@ -65,6 +65,11 @@ def traces(bot: BotProcess, channel: str) -> list[tuple]:
                 + conn.execute("SELECT channel FROM answers WHERE channel = ?", (channel,)).fetchall())
 
 
+def stored_answer(bot: BotProcess, channel: str, ts: str) -> bool:
+    with sqlite3.connect(f"file:{bot.state_db}?mode=ro", uri=True) as conn:
+        return conn.execute("SELECT 1 FROM answers WHERE channel = ? AND ts = ?", (channel, ts)).fetchone() is not None
+
+
 def processed_event(bot: BotProcess, event_id: str) -> bool:
     with sqlite3.connect(f"file:{bot.state_db}?mode=ro", uri=True) as conn:
         return conn.execute("SELECT 1 FROM processed WHERE key = ?", (f"event:{event_id}",)).fetchone() is not None
@@ -188,6 +193,10 @@ def test_a_repeated_click_is_processed_once_also_across_a_restart(bot, slack):
     assert bot.command("qlora llama-3-70b seq 8192", channel="CCLICK").status == 200
     [answer] = slack.wait_for("chat.postMessage", to("CCLICK"), timeout=ANSWER_TIMEOUT_S)
     root = answer.result["ts"]
+    deadline = time.monotonic() + ANSWER_TIMEOUT_S  # the bot stores the answer right after posting it
+    while not stored_answer(bot, "CCLICK", root):
+        assert time.monotonic() < deadline, "the answer was never stored"
+        time.sleep(0.02)
     assert bot.action("show_chart", "chart", channel="CCLICK", message_ts=root).status == 200
     slack.wait_for("files.completeUploadExternal", lambda c: c.args.get("channel_id") == "CCLICK", timeout=60)
     bot.restart()

@@ -151,6 +151,10 @@ class Catalog:
     def close(self) -> None:
         self._conn.close()
 
+    def reload(self) -> None:
+        """Read the tables again (another connection, e.g. an admin command, changed them)."""
+        self._load()
+
     # --- reading -----------------------------------------------------------------------------
 
     def _load(self) -> None:

@@ -11,6 +11,8 @@ from slack_sdk import WebClient
 
 from advisor.i18n import t
 from advisor.parse import detect_language
+from bot.admin import handle_catalog_admin, is_admin_command
+from bot.audit import AuditLog
 from bot.conversation import Question, answer_question, clean_text
 from bot.listeners.submit import submit
 from bot.render.simple import render_catalog, render_help, render_notice
@@ -48,10 +50,22 @@ def finetune_command(ack: Ack, command: dict[str, Any], client: WebClient, conte
                             response_url=command.get("response_url"), show_question=True,
                             bot_user=context.bot_user_id)
         submit(services.answers, client, where, answer_question, services, client, question)
+    elif sub == "catalog" and is_admin_command(rest.split()):
+        submit(services.answers, client, where, run_catalog_admin, services, respond, rest.split(),
+               command["user_id"], lang)
     elif sub == "pilot" and services.pilots is not None:
         submit(services.answers, client, where, services.pilots.start_from_command, services, client, command, rest, lang)
     else:
         submit(services.answers, client, where, reply_privately, services, respond, sub, lang)
+
+
+def run_catalog_admin(services: Any, respond: Respond, words: list[str], user: str, lang: str) -> None:
+    """`/finetune catalog set-price ...`: admin-only and audited (bot.admin); the answer is private."""
+    settings = services.settings
+    text = handle_catalog_admin(words, user, admins=settings.catalog_admins, catalog_path=settings.catalog_path,
+                                audit=AuditLog(settings.state_db), lang=lang, command=COMMAND,
+                                on_change=services.catalog.reload)
+    respond(text=text, response_type="ephemeral")
 
 
 def reply_privately(services: Any, respond: Respond, sub: str, lang: str) -> None:
