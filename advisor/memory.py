@@ -47,6 +47,7 @@ from advisor.memory_terms import (
     adam_state_bytes,
     adapted_linears,
     eager_transient_bytes,
+    first_layer_unsaved_per_token,
     int8_bytes,
     layer_peak_extra_per_token,
     layer_saved_bytes_per_token,
@@ -228,13 +229,15 @@ def estimate_memory(
     per_layer = layer_saved_bytes_per_token(arch, ctx) * tokens
     layer_peak = layer_peak_extra_per_token(arch, ctx) * tokens + eager_transient_bytes(arch, ctx, seqs)
     grad_flow = GRAD_FLOW_COPIES * ctx.residual * arch.hidden * tokens
+    # the first layer's input needs no gradient under LoRA/QLoRA (frozen embedding)
+    first_unsaved = first_layer_unsaved_per_token(arch, ctx) * tokens
     final_norm = (FP32 * arch.hidden + (residual * arch.hidden if full else 0)) * tokens
     if spec.gradient_checkpointing:
         # checkpoint keeps each layer's input; backward recomputes one layer at a time
         act_saved = arch.layers * ctx.residual * arch.hidden * tokens + final_norm
         act_bwd_layer = act_saved + per_layer + layer_peak + grad_flow
     else:
-        act_saved = arch.layers * per_layer + final_norm
+        act_saved = arch.layers * per_layer - first_unsaved + final_norm
         act_bwd_layer = act_saved + layer_peak + grad_flow
     # autocast's 16-bit copies of fp32 weights: saved by every linear for backward, and kept for
     # the whole forward region by the autocast cache (torch.autocast cache_enabled=True)
@@ -285,7 +288,7 @@ def estimate_memory(
     late_params = arch.params_per_layer + (0 if arch.tied_embeddings else arch.params_embedding)
     grads_late = (late_params * train_bytes / (n if fsdp else 1)) if full else 0.0
     # one layer's activations (recomputed under checkpointing) with the gradients flowing
-    act_one_layer = per_layer + layer_peak + grad_flow
+    act_one_layer = per_layer - first_unsaved + layer_peak + grad_flow
     ckpt_input = ctx.residual * arch.hidden * tokens if spec.gradient_checkpointing else 0.0
     moments = [
         moment("forward", gradients=grads_fwd, activations=act_saved,

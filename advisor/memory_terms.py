@@ -70,6 +70,8 @@ class LayerCtx:
     quant_input_copy: bool  # ... as its own copy even when already 16-bit (litgpt)
     flash: bool
     seq_len: int
+    input_grad: bool = True  # the layer's input requires grad (False: the first layer of a
+    # frozen-embedding model, LoRA/QLoRA without enable_input_require_grads)
 
 
 def adapted_linears(arch: Architecture, targets: str) -> frozenset[str]:
@@ -143,7 +145,7 @@ def _linear_input_bytes(c: LayerCtx, x_bytes: int, consumers: list[tuple[str, in
     shared = 0.0  # the input tensor itself, saved once however many ops keep it
     own = 0.0
     for name, d_in in consumers:
-        if c.base_trainable or (c.quant and c.quant_saves_input):
+        if c.input_grad and (c.base_trainable or (c.quant and c.quant_saves_input)):
             if (c.quant and c.quant_input_copy) or ((c.quant or c.mixed) and x_bytes != a):
                 own += a * d_in  # x.to(compute dtype): a new tensor per linear
             else:  # already in the compute dtype: .to() returns the tensor itself
@@ -154,7 +156,8 @@ def _linear_input_bytes(c: LayerCtx, x_bytes: int, consumers: list[tuple[str, in
             xa_bytes = c.adapter_bytes if (c.cast_input or not c.mixed) else x_bytes
             into_a = a if c.mixed else c.adapter_bytes  # autocast casts again for A's matmul
             if c.dropout_copy:
-                own += BOOL * d_in  # native_dropout's mask, saved for its backward
+                if c.input_grad:
+                    own += BOOL * d_in  # native_dropout's mask, saved for its backward
                 # A saves what enters its matmul: the dropout output itself, or autocast's copy
                 own += (xa_bytes if into_a == xa_bytes else into_a) * d_in
             elif into_a != x_bytes or xa_bytes != x_bytes:
@@ -205,6 +208,27 @@ def layer_saved_bytes_per_token(arch: Architecture, c: LayerCtx) -> float:
     return total
 
 
+def first_layer_unsaved_per_token(arch: Architecture, c: LayerCtx) -> float:
+    """Bytes per token the first layer does not save when its input does not require grad.
+
+    Under LoRA/QLoRA the embedding is frozen, so the first layer's input needs no gradient
+    (neither transformers nor our decoder call enable_input_require_grads here): autograd saves
+    nothing for the input norm (its weight is frozen too), the quantized q/k/v matmuls are not
+    recorded (bitsandbytes MatMul4Bit keeps its input only for the input's gradient), and LoRA
+    dropout on that input keeps no mask. What A saves for its own weight's gradient stays.
+    Traced: qlora hf bf16 without checkpointing keeps 9 of 12 masks and 7 of 10 copies
+    (tests/test_agreement.py)."""
+    if c.base_trainable:
+        return 0.0
+    from dataclasses import replace
+
+    h = arch.hidden
+    qkv = [("q_proj", h), ("k_proj", h), ("v_proj", h)]
+    saved = _linear_input_bytes(c, c.norm_out, qkv)
+    frozen_in = _linear_input_bytes(replace(c, input_grad=False), c.norm_out, qkv)
+    return FP32 * h + FP32 + saved - frozen_in  # the input norm's fp32 input and rsqrt
+
+
 def layer_peak_extra_per_token(arch: Architecture, c: LayerCtx) -> float:
     """Short-lived tensors at the busiest moment inside a layer's backward: the gradients of the
     MLP's widest intermediates (two intermediate-sized tensors) beside the saved ones."""
@@ -214,18 +238,42 @@ def layer_peak_extra_per_token(arch: Architecture, c: LayerCtx) -> float:
 
 
 def lora_forward_transient_per_token(arch: Architecture, c: LayerCtx) -> float:
-    """The busiest moment of a (re)computed layer's forward with adapters on the MLP's input
-    linears: inside up_proj's LoRA (PEFT lora.Linear.forward, ``result + B(A(x)) * scaling``) the
-    base output, B's output, the scaled copy and the sum are alive at once, in the adapters'
-    dtype outside autocast (fp32 adapters on a bf16 model: 4 bytes each), before up_proj's own
-    output and the gated product (counted in the saved bytes) exist."""
-    if "up_proj" not in c.adapted:
+    """The busiest moment of a (re)computed layer's MLP forward with adapters, beyond the bytes
+    the layer saves (``layer_saved_bytes_per_token``); the larger of two moments:
+
+    * inside up_proj's LoRA (PEFT lora.Linear.forward, ``result + B(A(x)) * scaling``) the base
+      output, B's output, the scaled copy and the sum are alive at once, in the adapters' dtype
+      outside autocast (fp32 adapters on a bf16 model: 4 bytes each), before up_proj's own
+      output and the gated product (counted in the saved bytes) exist;
+    * inside down_proj's LoRA with dropout: the product cast to the adapters' dtype
+      (PEFT ``_cast_input_dtype``) and the dropout output of that copy are alive together, before
+      A's input copy and output (counted in the saved bytes) exist.
+
+    Both happen while the MLP's input (the post-attention norm's output) is alive as the
+    argument of the MLP's forward, even when no op saves it (QLoRA copies it per linear).
+    Traced: qlora hf bf16-mixed with checkpointing peaks at the second moment
+    (tests/test_agreement.py)."""
+    if "up_proj" not in c.adapted and "down_proj" not in c.adapted:
         return 0.0
-    a = c.act
-    into = a if c.mixed else c.adapter_bytes
-    during = a + 2 * into + max(a, into)  # base result, B(A(x)), * scaling, the sum
-    later = (2 if arch.mlp_kind == "gated" else 1) * a  # up's output and the product, not yet made
-    return (during - later) * arch.intermediate
+    a, inter = c.act, arch.intermediate
+    h = arch.hidden
+    mlp_in = [("gate_proj", h), ("up_proj", h)] if arch.mlp_kind == "gated" else [("up_proj", h)]
+    in_saved = _linear_input_bytes(c, c.norm_out, mlp_in) - _linear_input_bytes(c, c.norm_out, mlp_in, counted=True)
+    mlp_input = 0.0 if in_saved else c.norm_out * h  # alive as the MLP's argument, unsaved
+    moments = [0.0]
+    if "up_proj" in c.adapted:
+        into = a if c.mixed else c.adapter_bytes
+        during = a + 2 * into + max(a, into)  # base result, B(A(x)), * scaling, the sum
+        later = (2 if arch.mlp_kind == "gated" else 1) * a  # up's output and the product, not yet made
+        moments.append((during - later) * inter + mlp_input)
+    if "down_proj" in c.adapted and c.dropout_copy:
+        xa = c.adapter_bytes if (c.cast_input or not c.mixed) else a
+        into_a = a if c.mixed else c.adapter_bytes
+        cast = xa * inter if xa != a else 0.0  # the product cast to the adapters' dtype
+        a_in = (xa if into_a == xa else into_a) * inter  # what A saves: not made yet
+        a_out = into_a * c.lora_rank
+        moments.append(cast + xa * inter - a_in - a_out + mlp_input)
+    return max(moments)
 
 
 def eager_transient_bytes(arch: Architecture, c: LayerCtx, seqs: int) -> float:

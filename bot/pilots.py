@@ -335,6 +335,7 @@ class PilotFlow:
         gpu = rec.pilot_spec.gpu_name or rec.pilot_spec.gpu
         if not (rec.result or {}).get("on_target_gpu"):
             return t("pilot.final.not_calibrating", rec.lang, gpu=gpu)
+        self.calibration.invalidate()  # the result this note is about was just recorded
         measured = self.calibration.mfu(rec.pilot_spec.gpu, rec.pilot_spec.spec.method)
         return t("pilot.final.calibrated", rec.lang, gpu=gpu, n=measured[1] if measured else 1)
 

@@ -16,9 +16,10 @@ from bot.pilots_policy import PilotSettings
 DEFAULT_PORT = 3000
 DEFAULT_API_URL = "https://slack.com/api/"
 DEFAULT_STATE_DB = "state.db"  # gitignored (/state.db*); never the committed catalog
-# Bolt's ack wait and Slack's 3 s deadline leave room for this many concurrent answers on a
-# 2-core machine: answers are CPU-bound (~ms each), so more threads only add GIL contention.
-DEFAULT_ANSWER_WORKERS = 4
+# Answers are CPU-bound pure Python (~7 ms each), so more threads only contend with the acks for
+# the GIL. Measured with benchmarks/load.py at 100 requests/s on this 2-core machine: 4 workers
+# gave ack p99 403 ms, 2 workers 52 ms, with the same answer throughput (60-68 answers/s).
+DEFAULT_ANSWER_WORKERS = 2
 # Fake-tensor traces take seconds to a minute and all CPU (DESIGN.md: 8B ~3 s, 70B ~10 s+);
 # one at a time keeps answers responsive while a trace runs.
 DEFAULT_HEAVY_WORKERS = 1

@@ -58,6 +58,12 @@ class Call:
     result: dict[str, Any] = field(default_factory=dict)
 
 
+class _BurstServer(ThreadingHTTPServer):
+    # a burst (benchmarks/load.py) opens many connections at once; the default queue of 5 resets them
+    request_queue_size = 128
+    daemon_threads = True
+
+
 class FakeSlack:
     """The Web API on 127.0.0.1:<random port>. Thread-safe; use as a context manager."""
 
@@ -72,8 +78,7 @@ class FakeSlack:
         self._ts = itertools.count(FIRST_TS)
         self._file_ids = itertools.count(1)
         self._failures: dict[str, list[str]] = {}
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
+        self._server = _BurstServer(("127.0.0.1", 0), _handler_for(self))
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
 
     # --- lifecycle -----------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from bot.conversation import clean_text
 from bot.listeners.commands.finetune import COMMAND, subcommand
 from bot.server import EVENTS_PATH
 from bot.settings import Settings
+from advisor.i18n import t
 from bot.work import Busy, WorkPool
 from tests.conftest import ROOT
 from tests.fakeslack import BOT_TOKEN, SIGNING_SECRET, FakeSlack, command_body, event_body, sign
@@ -134,3 +135,20 @@ def test_the_bot_starts_without_importing_heavy_extras(slack, tmp_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_full_pool_tells_the_person_busy_off_the_listener_thread(slack):
+    from slack_sdk import WebClient
+
+    from bot.listeners.submit import submit
+
+    gate = threading.Event()
+    pool = WorkPool("t", workers=1, max_pending=1, on_error=lambda exc, where: None)
+    pool.submit(gate.wait, 5)
+    where = {"channel": "CBUSY", "user": "U1", "response_url": slack.response_url("busy"), "lang": "es"}
+    client = WebClient(token=BOT_TOKEN, base_url=slack.api_url)
+    assert submit(pool, client, where, print) is False
+    [call] = slack.wait_for("response_url", lambda c: c.args.get("name") == "busy")
+    assert call.args["response_type"] == "ephemeral" and call.args["text"] == t("bot.busy", "es")
+    gate.set()
+    pool.shutdown(wait=True)

@@ -190,6 +190,9 @@ def add_cmd(row_json: str, db: str | None, actor: str | None) -> None:
         row = json.loads(row_json)
     except json.JSONDecodeError as exc:
         raise CatalogError(f"ROW_JSON is not valid JSON: {exc}") from None
+    if not isinstance(row, dict) or not isinstance(row.get("id"), str) or not row["id"].strip():
+        raise CatalogError('ROW_JSON must be a JSON object with a string "id" and every column of '
+                           '`advisor catalog show h100 --json`.')
     row.pop("kind", None)
     g = _writable(db).add_gpu(row, _actor(actor))
     click.echo(f"Added {g.id}.")
@@ -221,7 +224,7 @@ def set_storage_price_cmd(region: str, usd_per_gb_month: float, db: str | None, 
 
 @catalog.command("audit")
 @db_option
-@click.option("--limit", type=int, default=50)
+@click.option("--limit", type=click.IntRange(1, 100_000), default=50)
 @json_option
 def audit_cmd(db: str | None, limit: int, as_json: bool) -> None:
     """Recent catalog changes: who, when, old and new value."""

@@ -9,7 +9,10 @@ node, must not move the estimate), over the most recent ``MAX_PILOTS`` results.
 
 from __future__ import annotations
 
+import math
 import statistics
+import threading
+import time
 from dataclasses import dataclass
 
 from advisor.pilot.store import PilotStore
@@ -32,15 +35,42 @@ class CalibrationNote:
     reserved_ratio: float | None
 
 
+# How long the on-target results read from the state database are reused. One answer asks for
+# the calibration of every GPU (34 look-ups); reading SQLite for each made an answer 5x dearer
+# (benchmarks/load.py: 5 ms -> 23-30 ms of CPU per answer). A pilot's result shows up in answers
+# at most this late.
+CACHE_SECONDS = 2.0
+
+
 class PilotCalibration:
     """Measured efficiency (MFU basis of ``advisor.throughput``) and reserved/allocated ratios."""
 
-    def __init__(self, store: PilotStore, max_pilots: int = MAX_PILOTS):
+    def __init__(self, store: PilotStore, max_pilots: int = MAX_PILOTS, cache_seconds: float = CACHE_SECONDS):
         self.store = store
         self.max_pilots = max_pilots
+        self.cache_seconds = cache_seconds
+        self._lock = threading.Lock()
+        self._cached_at = -math.inf
+        self._by_gpu: dict[str, list[dict]] = {}
+
+    def invalidate(self) -> None:
+        """Forget the cached results (a pilot result was just recorded)."""
+        with self._lock:
+            self._cached_at = -math.inf
+
+    def _rows(self, gpu_id: str) -> list[dict]:
+        """On-target results of one GPU, newest first (all GPUs read in one query, then reused)."""
+        with self._lock:
+            now = time.monotonic()
+            if now - self._cached_at > self.cache_seconds:
+                by_gpu: dict[str, list[dict]] = {}
+                for row in self.store.results(on_target_only=True, limit=100_000):
+                    by_gpu.setdefault(row["gpu"], []).append(row)
+                self._by_gpu, self._cached_at = by_gpu, now
+            return self._by_gpu.get(gpu_id, [])
 
     def _values(self, gpu_id: str, column: str, bounds: tuple[float, float], **where: str) -> list[float]:
-        rows = self.store.results(gpu=gpu_id, on_target_only=True, limit=self.max_pilots, **where)
+        rows = [r for r in self._rows(gpu_id) if all(r.get(k) == v for k, v in where.items())][: self.max_pilots]
         lo, hi = bounds
         return [r[column] for r in rows if r[column] is not None and lo <= r[column] <= hi]
 
@@ -53,7 +83,7 @@ class PilotCalibration:
 
     def reserved_ratio(self, gpu_id: str, stack: str) -> float | None:
         """Median measured peak reserved / peak allocated for a GPU and stack, or None."""
-        rows = self.store.results(gpu=gpu_id, on_target_only=True, limit=self.max_pilots)
+        rows = self._rows(gpu_id)[: self.max_pilots]
         lo, hi = RESERVED_RATIO_BOUNDS
         values = [r["reserved_ratio"] for r in rows
                   if r["stack"] == stack and r["reserved_ratio"] is not None and lo <= r["reserved_ratio"] <= hi]
