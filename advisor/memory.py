@@ -70,6 +70,9 @@ micro-batches (litgpt config_hub global_batch_size 16 over micro-batches of 1-8;
 recipes use gradient accumulation 16), so on all but the first micro-batch of a step the
 gradients of every trainable parameter exist while activations are built."""
 
+BATCH_BYTES_PER_TOKEN = 2 * 8  # input_ids and labels, int64 (torch default for token ids)
+ROPE_TABLES = 2  # cos and sin, seq_len x head_dim each
+
 FSDP_UNITS_IN_FLIGHT = 2
 """FSDP keeps the current layer's unsharded parameters and prefetches the next one
 (torch FSDP forward/backward prefetch, limit_all_gathers): two layers' full parameters."""
@@ -232,12 +235,17 @@ def estimate_memory(
     # the first layer's input needs no gradient under LoRA/QLoRA (frozen embedding)
     first_unsaved = first_layer_unsaved_per_token(arch, ctx) * tokens
     final_norm = (FP32 * arch.hidden + (residual * arch.hidden if full else 0)) * tokens
+    # alive through forward and backward whatever the layers save: the batch (input ids and
+    # labels, int64: advisor.model.step.synthetic_batch, as a DataLoader's collated batch) and the
+    # rotary cos/sin tables in the residual stream's dtype (transformers LlamaRotaryEmbedding
+    # returns them in the hidden states' dtype; every layer's RoPE saves the same two tables)
+    fixed = BATCH_BYTES_PER_TOKEN * tokens + ROPE_TABLES * spec.seq_len * arch.head_dim * ctx.residual
     if spec.gradient_checkpointing:
         # checkpoint keeps each layer's input; backward recomputes one layer at a time
-        act_saved = arch.layers * ctx.residual * arch.hidden * tokens + final_norm
+        act_saved = arch.layers * ctx.residual * arch.hidden * tokens + final_norm + fixed
         act_bwd_layer = act_saved + per_layer + layer_peak + grad_flow
     else:
-        act_saved = arch.layers * per_layer - first_unsaved + final_norm
+        act_saved = arch.layers * per_layer - first_unsaved + final_norm + fixed
         act_bwd_layer = act_saved + layer_peak + grad_flow
     # autocast's 16-bit copies of fp32 weights: saved by every linear for backward, and kept for
     # the whole forward region by the autocast cache (torch.autocast cache_enabled=True)
@@ -288,7 +296,7 @@ def estimate_memory(
     late_params = arch.params_per_layer + (0 if arch.tied_embeddings else arch.params_embedding)
     grads_late = (late_params * train_bytes / (n if fsdp else 1)) if full else 0.0
     # one layer's activations (recomputed under checkpointing) with the gradients flowing
-    act_one_layer = per_layer - first_unsaved + layer_peak + grad_flow
+    act_one_layer = per_layer - first_unsaved + layer_peak + grad_flow + fixed
     ckpt_input = ctx.residual * arch.hidden * tokens if spec.gradient_checkpointing else 0.0
     moments = [
         moment("forward", gradients=grads_fwd, activations=act_saved,

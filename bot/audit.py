@@ -22,11 +22,11 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+
+from advisor import statedb
 
 OWNER = "audit"
 # Same wait as bot.store: far above any transaction here, below Slack's 3 s ack deadline.
@@ -70,20 +70,12 @@ class AuditLog:
     """The audit table of a state database file (created on first use)."""
 
     def __init__(self, path: str | Path):
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = statedb.prepare(path)
         with self._connect() as conn:
-            conn.execute("PRAGMA journal_mode = WAL")
             self._migrate(conn)
 
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        try:
-            yield conn
-        finally:
-            conn.close()
+    def _connect(self):
+        return statedb.connect(self.path, busy_timeout_ms=BUSY_TIMEOUT_MS)
 
     @staticmethod
     def _migrate(conn: sqlite3.Connection) -> None:

@@ -30,6 +30,15 @@ def scratch_db(tmp_path: Path) -> Path:
     return target
 
 
+@pytest.fixture(scope="module")
+def slack():
+    """A fake Slack Web API on loopback (tests/fakeslack.py), one per test module."""
+    from tests.fakeslack import FakeSlack
+
+    with FakeSlack() as fake:
+        yield fake
+
+
 @pytest.fixture
 def cli():
     """Invoke `advisor ...` in-process; returns click's Result."""

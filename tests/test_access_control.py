@@ -160,12 +160,6 @@ CAP_BELOW_ONE_PILOT_USD = 0.01
 BUDGET_USD, ALREADY_SPENT_USD = 0.05, 0.04
 
 
-@pytest.fixture(scope="module")
-def slack():
-    with FakeSlack() as fake:
-        yield fake
-
-
 @pytest.fixture
 def start_bot(slack, tmp_path):
     started = []

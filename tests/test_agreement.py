@@ -56,17 +56,8 @@ KNOWN_GAPS = {
         "scores (eager_transient_bytes) to the backward moment; not yet reconciled",
     _c("qlora", "hf", False, "bf16-mixed", seq=512, mb=1, attention="eager"):
         "+11.2%: eager attention with fp32 k-bit residuals (same eager term)",
-    _c("qlora", "hf", False, "bf16"):
-        "+3.8%: QLoRA under pure bf16 with PEFT's fp32 k-bit preparation; not yet looked at",
     _c("qlora", "hf", True, "bf16"):
         "+7.9%: the same, inside the recomputed layer",
-    _c("qlora", "hf", True, "bf16-mixed"):
-        "-3.2%: recomputed layer with fp32 residuals and fp32 norm outputs; not yet looked at",
-    _c("qlora", "litgpt", False, "bf16"):
-        "+4.8%: forward peak: the trace keeps 9 of the 12 16-bit quantized-input copies the model "
-        "counts at that moment; not yet looked at",
-    _c("qlora", "litgpt", False, "bf16-mixed"):
-        "+3.6%: the same forward moment",
 }
 
 

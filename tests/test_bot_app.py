@@ -17,18 +17,12 @@ from bot.settings import Settings
 from advisor.i18n import t
 from bot.work import Busy, WorkPool
 from tests.conftest import ROOT
-from tests.fakeslack import BOT_TOKEN, SIGNING_SECRET, FakeSlack, command_body, event_body, sign
+from tests.fakeslack import BOT_TOKEN, SIGNING_SECRET, command_body, event_body, sign
 
 MANIFEST = yaml.safe_load((ROOT / "manifest.yaml").read_text(encoding="utf-8"))
 # manifest bot event -> the event Slack sends for it
 EVENTS = {"app_mention": {"type": "app_mention"}, "message.channels": {"type": "message", "channel_type": "channel"},
           "message.groups": {"type": "message", "channel_type": "group"}, "message.im": {"type": "message", "channel_type": "im"}}
-
-
-@pytest.fixture(scope="module")
-def slack():
-    with FakeSlack() as fake:
-        yield fake
 
 
 def settings_for(slack, tmp_path, **env):

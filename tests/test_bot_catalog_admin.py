@@ -11,13 +11,7 @@ import pytest
 from advisor.answer import Advisor
 from advisor.catalog import Catalog
 from advisor.format import usd
-from tests.fakeslack import BotProcess, FakeSlack
-
-
-@pytest.fixture(scope="module")
-def slack():
-    with FakeSlack() as fake:
-        yield fake
+from tests.fakeslack import BotProcess
 
 
 @pytest.fixture(scope="module")

@@ -36,12 +36,6 @@ def budget(n: int):
 
 
 @pytest.fixture(scope="module")
-def slack():
-    with FakeSlack() as fake:
-        yield fake
-
-
-@pytest.fixture(scope="module")
 def bot(slack, tmp_path_factory):
     process = BotProcess(slack, tmp_path_factory.mktemp("fuzz")).start()
     yield process

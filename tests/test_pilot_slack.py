@@ -10,18 +10,12 @@ import json
 import pytest
 
 from tests.conftest import have
-from tests.fakeslack import BotProcess, FakeSlack, assert_valid_blocks, message_text
+from tests.fakeslack import BotProcess, assert_valid_blocks, message_text
 
 pytestmark = [pytest.mark.torch, pytest.mark.slow, pytest.mark.skipif(not have("torch"), reason="needs torch")]
 
 SPEC = {"model": "tiny-test", "method": "lora", "precision": "fp32", "seq_len": 32}
 PILOT_TIMEOUT = 120  # s: a tiny pilot takes 5-20 s on a loaded 2-core CI machine
-
-
-@pytest.fixture(scope="module")
-def slack():
-    with FakeSlack() as fake:
-        yield fake
 
 
 @pytest.fixture(scope="module")

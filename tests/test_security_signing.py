@@ -22,18 +22,12 @@ import time
 import pytest
 
 from advisor.i18n import t
-from tests.fakeslack import SIGNING_SECRET, BotProcess, FakeSlack, event_body, sign
+from tests.fakeslack import SIGNING_SECRET, BotProcess, event_body, sign
 
 # Slack's replay window (Slack docs: reject a request whose timestamp is more than five
 # minutes from local time); a minute beyond it on either side.
 OUTSIDE_WINDOW_S = 6 * 60
 ANSWER_TIMEOUT_S = 30
-
-
-@pytest.fixture(scope="module")
-def slack():
-    with FakeSlack() as fake:
-        yield fake
 
 
 @pytest.fixture(scope="module")

@@ -18,17 +18,15 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from advisor import statedb
 from advisor.errors import PilotError
 from advisor.pilot.launchers.base import PilotHandle, PilotStatus
 from advisor.pilot.spec import PilotSpec
 
-BUSY_TIMEOUT_MS = 10_000
 ACTIVE = ("pending", "running")
 TERMINAL = ("finished", "failed", "declined")
 
@@ -156,21 +154,12 @@ class PilotStore:
     """The pilot tables of a state database file."""
 
     def __init__(self, path: str | Path):
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = statedb.prepare(path)
         with self._connect() as conn:
-            conn.execute("PRAGMA journal_mode=WAL")
             self._migrate(conn)
 
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-        conn.row_factory = sqlite3.Row
-        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        try:
-            yield conn
-        finally:
-            conn.close()
+    def _connect(self):
+        return statedb.connect(self.path, rows=True)
 
     @staticmethod
     def _migrate(conn: sqlite3.Connection) -> None:
