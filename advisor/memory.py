@@ -52,6 +52,7 @@ from advisor.memory_terms import (
     layer_peak_extra_per_token,
     layer_saved_bytes_per_token,
     lora_params,
+    lora_small_params,
     nf4_bytes,
     small_tensor_params,
 )
@@ -140,7 +141,8 @@ def _static_terms(spec: FinetuneSpec, arch: Architecture, prof: StackProfile) ->
         else:
             t["weights"] = arch.params_total * base_bytes
     t["gradients"] = trainable * train_bytes
-    small = small_tensor_params(arch) if spec.method == "full" else 0
+    small = (small_tensor_params(arch) if spec.method == "full"
+             else lora_small_params(arch, spec.lora_targets, spec.lora_rank))
     if spec.optimizer == "adamw":
         t["optimizer_states"] = adam_state_bytes(trainable, train_bytes)
     elif spec.optimizer == "adamw-8bit":
@@ -197,7 +199,8 @@ def estimate_memory(
     trainable = arch.params_total if full else lora_params(arch, spec.lora_targets, spec.lora_rank)
     paged_states = 0.0
     if spec.optimizer == "paged-adamw-8bit":
-        paged_states = adam8bit_state_bytes(trainable, small_tensor_params(arch) if full else 0)
+        paged_states = adam8bit_state_bytes(trainable, small_tensor_params(arch) if full
+                                            else lora_small_params(arch, spec.lora_targets, spec.lora_rank))
     if fsdp:  # parameters, gradients and optimizer state are sharded; activations are not
         static = {k: v / n for k, v in static.items()}
         paged_states /= n
@@ -230,7 +233,9 @@ def estimate_memory(
         seq_len=spec.seq_len,
     )
     per_layer = layer_saved_bytes_per_token(arch, ctx) * tokens
-    layer_peak = layer_peak_extra_per_token(arch, ctx) * tokens + eager_transient_bytes(arch, ctx, seqs)
+    # the busiest moment inside one layer: the MLP's (backward gradients, LoRA forward) or eager
+    # attention's seq x seq scores, whichever is larger
+    layer_peak = max(layer_peak_extra_per_token(arch, ctx) * tokens, eager_transient_bytes(arch, ctx, seqs))
     grad_flow = GRAD_FLOW_COPIES * ctx.residual * arch.hidden * tokens
     # the first layer's input needs no gradient under LoRA/QLoRA (frozen embedding)
     first_unsaved = first_layer_unsaved_per_token(arch, ctx) * tokens
@@ -240,10 +245,14 @@ def estimate_memory(
     # rotary cos/sin tables in the residual stream's dtype (transformers LlamaRotaryEmbedding
     # returns them in the hidden states' dtype; every layer's RoPE saves the same two tables)
     fixed = BATCH_BYTES_PER_TOKEN * tokens + ROPE_TABLES * spec.seq_len * arch.head_dim * ctx.residual
+    # an fp32 residual stream makes the input norm's x.to(float32) the layer input itself, so
+    # in a recomputed layer what the norm saves is the checkpointed input (counted once, there)
+    ckpt_shared = (FP32 * arch.hidden * tokens
+                   if spec.gradient_checkpointing and ctx.residual == FP32 else 0.0)
     if spec.gradient_checkpointing:
         # checkpoint keeps each layer's input; backward recomputes one layer at a time
         act_saved = arch.layers * ctx.residual * arch.hidden * tokens + final_norm + fixed
-        act_bwd_layer = act_saved + per_layer + layer_peak + grad_flow
+        act_bwd_layer = act_saved + per_layer - ckpt_shared + layer_peak + grad_flow
     else:
         act_saved = arch.layers * per_layer - first_unsaved + final_norm + fixed
         act_bwd_layer = act_saved + layer_peak + grad_flow
@@ -296,7 +305,8 @@ def estimate_memory(
     late_params = arch.params_per_layer + (0 if arch.tied_embeddings else arch.params_embedding)
     grads_late = (late_params * train_bytes / (n if fsdp else 1)) if full else 0.0
     # one layer's activations (recomputed under checkpointing) with the gradients flowing
-    act_one_layer = per_layer - first_unsaved + layer_peak + grad_flow + fixed
+    # (the first layer's unsaved bytes already leave out its input norm's)
+    act_one_layer = (per_layer - (first_unsaved or ckpt_shared) + layer_peak + grad_flow + fixed)
     ckpt_input = ctx.residual * arch.hidden * tokens if spec.gradient_checkpointing else 0.0
     moments = [
         moment("forward", gradients=grads_fwd, activations=act_saved,

@@ -122,6 +122,19 @@ def adam8bit_state_bytes(params: int, small_params: int) -> int:
     return round(big * ADAM_STATES * BNB_8BIT_STATE_BYTES + absmax + small_params * ADAM_STATES * FP32)
 
 
+def lora_small_params(arch: Architecture, targets: str, rank: int) -> int:
+    """LoRA A/B parameters in tensors under BNB_MIN_8BIT_SIZE elements (bnb keeps fp32 states
+    for them): only at toy shapes (rank 16 x hidden 4096 is 65536 elements)."""
+    shapes = arch.linear_shapes()
+    small = 0
+    for name in adapted_linears(arch, targets):
+        copies = arch.n_experts_stored if name in ("gate_proj", "up_proj", "down_proj") else 1
+        for numel in (rank * shapes[name][0], rank * shapes[name][1]):
+            if numel < BNB_MIN_8BIT_SIZE:
+                small += copies * numel
+    return arch.layers * small
+
+
 def small_tensor_params(arch: Architecture) -> int:
     """Parameters in tensors with fewer than BNB_MIN_8BIT_SIZE elements (norm weights, biases)."""
     if arch.hidden >= BNB_MIN_8BIT_SIZE:
@@ -198,14 +211,21 @@ def layer_saved_bytes_per_token(arch: Architecture, c: LayerCtx) -> float:
             total += 2 * a * q
         total += EAGER_SCORE_BYTES * arch.heads * c.seq_len
     total += _linear_input_bytes(c, a, [("o_proj", q)], counted=True)  # input = attention output
+    total += mlp_saved_bytes_per_token(arch, c)
+    if arch.experts:
+        total += FP32 * arch.experts  # router probabilities (softmax in fp32)
+    return total
+
+
+def mlp_saved_bytes_per_token(arch: Architecture, c: LayerCtx) -> float:
+    """What the MLP (every routed expert) of one layer saves for backward, per token."""
+    h, inter, a = arch.hidden, arch.intermediate, c.act
+    k_experts = arch.experts_per_token if arch.experts else 1
     mlp_in = [("gate_proj", h), ("up_proj", h)] if arch.mlp_kind == "gated" else [("up_proj", h)]
     mlp = _linear_input_bytes(c, c.norm_out, mlp_in)
     mlp += (3 if arch.mlp_kind == "gated" else 1) * a * inter  # gate, act(gate), up | up
     mlp += _linear_input_bytes(c, a, [("down_proj", inter)])
-    total += mlp * k_experts
-    if arch.experts:
-        total += FP32 * arch.experts  # router probabilities (softmax in fp32)
-    return total
+    return mlp * k_experts
 
 
 def first_layer_unsaved_per_token(arch: Architecture, c: LayerCtx) -> float:
@@ -277,7 +297,20 @@ def lora_forward_transient_per_token(arch: Architecture, c: LayerCtx) -> float:
 
 
 def eager_transient_bytes(arch: Architecture, c: LayerCtx, seqs: int) -> float:
-    """Eager attention's pre-softmax scores (16-bit) alive beside the saved ones in forward."""
+    """Eager attention's busiest moment beyond the saved scores, less the MLP's saved tensors
+    (not made yet in forward, freed already in backward), so it adds to a layer's peak only
+    when it outgrows the MLP's moments.
+
+    Forward (transformers eager_attention_forward): the masked 16-bit scores are alive while the
+    fp32 softmax output and its 16-bit cast (both saved, EAGER_SCORE_BYTES) are made. Backward:
+    the probabilities' gradient upcast to fp32 and softmax_backward's fp32 result beside the
+    saved fp32 softmax output. Traced: a recomputed eager layer peaks at the MLP, not here, at
+    seq 128 (tests/test_agreement.py)."""
     if c.flash:
         return 0.0
-    return seqs * arch.heads * c.seq_len * c.seq_len * (BF16 + FP32)
+    scores = seqs * arch.heads * c.seq_len * c.seq_len
+    tokens = seqs * c.seq_len
+    forward = BF16  # the masked scores, beside the two saved copies being made
+    backward = 2 * FP32 - BF16  # fp32 gradient and fp32 result; the saved 16-bit probs are freed
+    moment = max(forward, backward) * scores
+    return max(0.0, moment - mlp_saved_bytes_per_token(arch, c) * tokens)

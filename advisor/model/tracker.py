@@ -41,8 +41,8 @@ class Replay:
 
 @dataclass
 class LiveBytes(TorchDispatchMode):
-    """Track live storages. ``vocab`` marks tensors whose last dimension is the vocabulary as
-    logits/loss; ``dequant_ops`` are ops whose outputs are dequantized weight tiles."""
+    """Track live storages. ``vocab`` marks 2-D/3-D tensors whose last dimension is the
+    vocabulary as logits/loss; ``dequant_ops`` are ops whose outputs are dequantized weight tiles."""
 
     vocab: int | None = None
     storages: list[_Storage] = field(default_factory=list)
@@ -89,7 +89,9 @@ class LiveBytes(TorchDispatchMode):
                 rec.nbytes = nbytes
                 self.events.append(idx)
             return
-        if hint is None and self.vocab and t.dim() >= 2 and t.shape[-1] == self.vocab and self.phase != "build":
+        # logits are (batch, seq, vocab) or (tokens, vocab); eager attention scores are 4-D
+        # (batch, heads, seq, seq) and must not be taken for logits when seq_len == vocab
+        if hint is None and self.vocab and 2 <= t.dim() <= 3 and t.shape[-1] == self.vocab and self.phase != "build":
             hint = "logits"
         idx = len(self.storages)
         self.storages.append(_Storage(nbytes, self.phase, hint))
