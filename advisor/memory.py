@@ -231,6 +231,7 @@ def estimate_memory(
         quant_input_copy=quant and prof.keep_quant_input and prof.quant_input_copy,
         flash=spec.attention == "flash",
         seq_len=spec.seq_len,
+        recomputed=spec.gradient_checkpointing,
     )
     per_layer = layer_saved_bytes_per_token(arch, ctx) * tokens
     # the busiest moment inside one layer: the MLP's (backward gradients, LoRA forward) or eager

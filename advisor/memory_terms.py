@@ -72,6 +72,7 @@ class LayerCtx:
     seq_len: int
     input_grad: bool = True  # the layer's input requires grad (False: the first layer of a
     # frozen-embedding model, LoRA/QLoRA without enable_input_require_grads)
+    recomputed: bool = False  # gradient checkpointing: the MLP forward reruns inside backward
 
 
 def adapted_linears(arch: Architecture, targets: str) -> frozenset[str]:
@@ -264,7 +265,8 @@ def lora_forward_transient_per_token(arch: Architecture, c: LayerCtx) -> float:
     * inside up_proj's LoRA (PEFT lora.Linear.forward, ``result + B(A(x)) * scaling``) the base
       output, B's output, the scaled copy and the sum are alive at once, in the adapters' dtype
       outside autocast (fp32 adapters on a bf16 model: 4 bytes each), before up_proj's own
-      output and the gated product (counted in the saved bytes) exist;
+      output and the gated product exist (the product is in the saved bytes only when an op
+      keeps it for backward; otherwise it is not subtracted here);
     * inside down_proj's LoRA with dropout: the product cast to the adapters' dtype
       (PEFT ``_cast_input_dtype``) and the dropout output of that copy are alive together, before
       A's input copy and output (counted in the saved bytes) exist.
@@ -280,20 +282,52 @@ def lora_forward_transient_per_token(arch: Architecture, c: LayerCtx) -> float:
     mlp_in = [("gate_proj", h), ("up_proj", h)] if arch.mlp_kind == "gated" else [("up_proj", h)]
     in_saved = _linear_input_bytes(c, c.norm_out, mlp_in) - _linear_input_bytes(c, c.norm_out, mlp_in, counted=True)
     mlp_input = 0.0 if in_saved else c.norm_out * h  # alive as the MLP's argument, unsaved
+    # the residual after attention is alive for the block's last add; with an fp32 stream it is
+    # the post-attention norm's saved fp32 input itself, else a tensor of its own
+    mid_residual = c.residual * h if c.residual != FP32 else 0.0
+    down_in = [("down_proj", inter)]
+    product_saved = _linear_input_bytes(c, a, down_in) > _linear_input_bytes(c, a, down_in, counted=True)
+    product = 0.0 if product_saved else a * inter  # alive, but in the saved bytes only when kept
     moments = [0.0]
     if "up_proj" in c.adapted:
         into = a if c.mixed else c.adapter_bytes
         during = a + 2 * into + max(a, into)  # base result, B(A(x)), * scaling, the sum
-        later = (2 if arch.mlp_kind == "gated" else 1) * a  # up's output and the product, not yet made
-        moments.append((during - later) * inter + mlp_input)
+        later = a * inter + (0.0 if product else a * inter)  # up's output and the saved product: not made yet
+        # down_proj's adapter tensors (dropout mask and output, cast copies, A's output) are not
+        # made yet either (the product itself is in ``later``)
+        down_own = _linear_input_bytes(c, a, [("down_proj", inter)], counted=True) if "down_proj" in c.adapted else 0.0
+        moments.append(during * inter - later - down_own + mlp_input + mid_residual)
     if "down_proj" in c.adapted and c.dropout_copy:
         xa = c.adapter_bytes if (c.cast_input or not c.mixed) else a
         into_a = a if c.mixed else c.adapter_bytes
         cast = xa * inter if xa != a else 0.0  # the product cast to the adapters' dtype
         a_in = (xa if into_a == xa else into_a) * inter  # what A saves: not made yet
         a_out = into_a * c.lora_rank
-        moments.append(cast + xa * inter - a_in - a_out + mlp_input)
-    return max(moments)
+        moments.append(cast + xa * inter - a_in - a_out + mlp_input + mid_residual + product)
+    grads = recompute_grad_extra_per_token(arch, c) if len(moments) > 1 else 0.0
+    return max(moments) + grads
+
+
+def recompute_grad_extra_per_token(arch: Architecture, c: LayerCtx) -> float:
+    """Gradient bytes per token alive while a checkpointed layer is recomputed, beyond
+    GRAD_FLOW_COPIES residual-sized ones (0 without checkpointing: the LoRA moments then happen in
+    forward, and the flat ``grad_flow`` stands).
+
+    torch.utils.checkpoint (use_reentrant=False) recomputes the layer when backward first needs
+    one of its saved tensors: in down_proj's backward, after the autograd nodes that need none
+    have run. PEFT's adapted down_proj returns ``(base(x) + B(A(x)) * scaling).to(base dtype)``, so
+    alive then are the residual stream's gradient, the base output's gradient (in the compute
+    dtype: a new tensor unless it is the residual gradient itself) and the scaled branch's
+    gradient (``mul`` makes a new one, in the dtype of B's output). Traced: qlora hf bf16 with
+    checkpointing keeps an fp32 residual gradient, a 16-bit base gradient and an fp32 B-branch
+    gradient through the recomputed MLP (tests/test_agreement.py)."""
+    if not c.recomputed or "down_proj" not in c.adapted:
+        return 0.0
+    a, h = c.act, arch.hidden
+    into = a if c.mixed else c.adapter_bytes  # B's output: autocast's dtype or the adapters'
+    summed = max(a, into)  # base output + scaled branch, promoted
+    base = 0 if (c.residual == a and summed == a) else a
+    return (c.residual + base + into - GRAD_FLOW_COPIES * c.residual) * h
 
 
 def eager_transient_bytes(arch: Architecture, c: LayerCtx, seqs: int) -> float:

@@ -48,19 +48,7 @@ GRID = [
     _c("qlora", "reference", True, "bf16", "sgd"),
     _c("qlora", "hf", False, "bf16-mixed", seq=512, mb=1, attention="eager"),
 ]
-KNOWN_GAPS = {
-    _c("lora", "hf", True, "bf16-mixed", seq=128, mb=4, attention="eager"):
-        "-3.8%: the trace peaks at down_proj's LoRA dropout in the recomputed top layer (fp32 cast "
-        "of the product and its dropout output) with the saved fp32+16-bit seq x seq scores; the "
-        "model has that moment but misses ~400 B/token of it (16-bit hidden-size forward locals "
-        "and the eager o_proj input reshape copy, not yet itemised)",
-    _c("qlora", "hf", True, "bf16"):
-        "+8.4%: the trace peaks inside up_proj's LoRA of the recomputed layer (fp32 B output, "
-        "scaled copy and sum); the model's up_proj moment still counts down_proj's saved adapter "
-        "tensors (mask, fp32 dropout output, A output: ~944 B/token here) and a second residual "
-        "gradient, which do not exist yet then, while ~384 B/token of live forward locals are "
-        "missing",
-}
+KNOWN_GAPS: dict = {}  # none open: the two LoRA recompute moments now itemise what the trace keeps
 
 
 def _case(catalog, case, model="tiny-test"):
