@@ -78,9 +78,9 @@ def test_an_unauthorized_user_is_told_whom_to_ask(bot, slack):
     assert not slack.calls_to("chat.update", in_channel("CDENY"))  # nothing started
 
 
-# Steps long enough (8k tokens each, about 0.4-1 s on this CPU) that the run outlasts the one-edit-per-
+# Steps long enough (16k tokens each, about 1-3 s on this CPU) that the run outlasts the one-edit-per-
 # second limit: a pilot that ends within a second has no progress left to show.
-SLOW_STEPS = {**SPEC, "seq_len": 4096, "micro_batch": 2}
+SLOW_STEPS = {**SPEC, "seq_len": 4096, "micro_batch": 4}
 
 
 def test_a_confirmed_pilot_edits_one_status_message_then_posts_predicted_vs_measured(bot, slack):
