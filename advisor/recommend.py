@@ -91,6 +91,12 @@ class GpuOption(BaseModel):
     levers: list[Lever] = []
 
     @property
+    def money(self) -> float | None:
+        """What the ranking compares: cost to an accepted checkpoint, or price per million trained
+        tokens when no dataset size was given (None when the GPU has no price)."""
+        return self.cost_usd if self.cost_usd is not None else self.price_per_million_tokens
+
+    @property
     def headroom_bytes(self) -> int:
         return self.usable_bytes - self.memory_bytes
 
@@ -377,8 +383,7 @@ def _nodes(o: GpuOption) -> int:
 
 
 def _money(o: GpuOption) -> float:
-    money = o.cost_usd if o.cost_usd is not None else o.price_per_million_tokens
-    return money if money is not None else math.inf
+    return o.money if o.money is not None else math.inf
 
 
 def _pick(ranked: list[GpuOption]) -> GpuOption | None:
@@ -393,9 +398,8 @@ def _pick(ranked: list[GpuOption]) -> GpuOption | None:
 
 
 def _rank_key(o: GpuOption) -> tuple:
-    money = o.cost_usd if o.cost_usd is not None else o.price_per_million_tokens
     speed = o.hours if o.hours is not None else (1 / o.tokens_per_s if o.tokens_per_s else math.inf)
-    return (not o.fits, money if money is not None else math.inf, speed, o.memory_bytes)
+    return (not o.fits, _money(o), speed, o.memory_bytes)
 
 
 def recommend(resolved: Resolved, catalog: Catalog, *, calibration: Calibration | None = None,

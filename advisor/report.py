@@ -48,10 +48,6 @@ def _name(option: GpuOption) -> str:
     return option.gpu_name.removeprefix("NVIDIA ").removeprefix("AMD ")
 
 
-def _money(o: GpuOption) -> float | None:
-    return o.cost_usd if o.cost_usd is not None else o.price_per_million_tokens
-
-
 def _fmt_money(o: GpuOption) -> str:
     if o.cost_usd is not None:
         return usd(o.cost_usd)
@@ -107,17 +103,17 @@ def build_notes(spec: FinetuneSpec, options: list[GpuOption], best: GpuOption | 
                        months=f"{spec.costs.storage_months:g}", total=usd(c.total_usd)))
     notes.append(_windows_note(best, windows, job_gpu_hours, lang))
     fitting = [o for o in offered if o.fits]
-    cheapest = min(fitting, key=_money)
+    cheapest = min(fitting, key=lambda o: o.money)
     if cheapest is not best:  # within the tie band the recommendation took fewer nodes or time
         notes.append(t("notes.tie", lang, gpu=_name(cheapest), n=cheapest.num_gpus, cost=_fmt_money(cheapest),
-                       pct=f"{(1 - _money(cheapest) / _money(best)) * 100:.0f}", best=_name(best)))
+                       pct=f"{(1 - cheapest.money / best.money) * 100:.0f}", best=_name(best)))
     fastest = max(fitting, key=lambda o: o.tokens_per_s)
     if (fastest is not best and fastest is not cheapest and fastest.tokens_per_s > best.tokens_per_s * 1.05
-            and _money(fastest) > _money(best)):
+            and fastest.money > best.money):
         notes.append(t("notes.faster", lang, gpu=_name(fastest), speedup=f"{fastest.tokens_per_s / best.tokens_per_s:.1f}",
-                       ratio=f"{_money(fastest) / _money(best):.1f}", cost=_fmt_money(fastest)))
+                       ratio=f"{fastest.money / best.money:.1f}", cost=_fmt_money(fastest)))
     cheaper_hourly = [o for o in fitting if o.price_usd_per_hour < best.price_usd_per_hour
-                      and _money(o) > _money(best)]
+                      and o.money > best.money]
     if cheaper_hourly:  # a dearer GPU per hour is the cheaper one per checkpoint
         cheap = min(cheaper_hourly, key=lambda o: o.price_usd_per_hour)
         notes.append(t("notes.hourly_trap", lang, gpu=_name(best), cheaper=_name(cheap),
