@@ -31,6 +31,7 @@ from advisor.errors import AdvisorError
 from advisor.format import usd
 from advisor.i18n import t
 from bot.audit import AuditLog
+from bot.pilots_policy import id_list
 
 ENV_ADMINS = "ADVISOR_CATALOG_ADMINS"
 VERBS = ("set-price", "set-offered", "set-storage-price", "audit")
@@ -55,8 +56,7 @@ class CatalogAdminSettings:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> "CatalogAdminSettings":
-        raw = env.get(ENV_ADMINS) or ""
-        return cls(admins=frozenset(x.strip() for x in raw.replace(";", ",").split(",") if x.strip()))
+        return cls(admins=id_list(env.get(ENV_ADMINS)))
 
 
 class _Invalid(Exception):

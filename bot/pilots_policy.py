@@ -32,7 +32,8 @@ DEFAULT_STEPS = 10
 GROUP_CACHE_S = 300.0
 
 
-def _ids(raw: str | None) -> frozenset[str]:
+def id_list(raw: str | None) -> frozenset[str]:
+    """Slack ids from a setting: separated by commas or semicolons, spaces ignored."""
     return frozenset(x.strip() for x in (raw or "").replace(";", ",").split(",") if x.strip())
 
 
@@ -117,8 +118,8 @@ class PilotSettings:
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> "PilotSettings":
         policy = PilotPolicy(
-            users=_ids(env.get("ADVISOR_PILOT_USERS")), groups=_ids(env.get("ADVISOR_PILOT_GROUPS")),
-            admins=_ids(env.get("ADVISOR_PILOT_ADMINS")), channels=_ids(env.get("ADVISOR_PILOT_CHANNELS")),
+            users=id_list(env.get("ADVISOR_PILOT_USERS")), groups=id_list(env.get("ADVISOR_PILOT_GROUPS")),
+            admins=id_list(env.get("ADVISOR_PILOT_ADMINS")), channels=id_list(env.get("ADVISOR_PILOT_CHANNELS")),
             cost_cap_usd=_float(env, "ADVISOR_PILOT_COST_CAP_USD", DEFAULT_COST_CAP_USD),
             daily_budget_usd=_float(env, "ADVISOR_PILOT_DAILY_BUDGET_USD", DEFAULT_DAILY_BUDGET_USD),
         )
