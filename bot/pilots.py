@@ -16,7 +16,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -356,12 +356,6 @@ def register(app, *, store: PilotStore, policy: PilotPolicy, launcher_factory: C
     flow = PilotFlow(store=store, policy=policy, launcher_factory=launcher_factory, catalog=catalog, **options)
     flow.register(app)
     return flow
-
-
-def flow_from_env(env: Mapping[str, str], *, state_db: str | Path, catalog) -> PilotFlow:
-    """A PilotFlow configured from ADVISOR_PILOT_* variables (see bot.pilots_policy); not yet
-    registered (``bot.listeners`` calls ``flow.register(app)``)."""
-    return flow_from_settings(PilotSettings.from_env(env), state_db=state_db, catalog=catalog)
 
 
 def flow_from_settings(settings: PilotSettings, *, state_db: str | Path, catalog) -> PilotFlow:

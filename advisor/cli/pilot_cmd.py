@@ -31,14 +31,10 @@ def register(main: click.Group) -> None:
     main.add_command(pilot)
 
 
-def _state_db(path: str | None) -> str:
-    return state_db_path(path)
-
-
 def _store(path: str | None):
     from advisor.pilot.store import PilotStore
 
-    return PilotStore(_state_db(path))
+    return PilotStore(state_db_path(path))
 
 
 def _factory(out_dir: str, ray_address: str | None):
