@@ -30,7 +30,7 @@ from advisor.parse.describe import number
 from advisor.recommend import Recommendation, recommend
 from advisor.report import render_recommendation
 from advisor.resolve import Resolved, resolve_request
-from advisor.spec import FinetuneSpec, SpecRequest
+from advisor.spec import DEFAULTS, SpecRequest
 
 Kind = Literal["estimate", "followup", "compare", "faq", "clarify", "help", "catalog", "reset"]
 
@@ -185,8 +185,8 @@ class Advisor:
                                    model=best["model"], need=gib(best["device_bytes"])))
                 else:
                     lines.append(t("answer.can_i.none", p.lang, method=t(f"method.{method}", p.lang)))
-        spec = FinetuneSpec(model="llama-3.1-8b")
-        lines.append(t("answer.can_i.assuming", p.lang, seq=spec.seq_len, batch=spec.micro_batch))
+        lines.append(t("answer.can_i.assuming", p.lang, seq=DEFAULTS["seq_len"].value,
+                       batch=DEFAULTS["micro_batch"].value))
         if not gpu.offered:
             lines.append(t("answer.not_offered", p.lang, gpu=gpu.display_name))
         lines.append(t("answer.can_i.next", p.lang, gpu=gpu.display_name))
