@@ -159,7 +159,7 @@ def _optimizer_transient(spec: FinetuneSpec, trainable: int, train_bytes: int, a
         return 0.0  # bnb 8-bit kernels update in place, block by block; SGD without momentum too
     if spec.optimizer_impl == "foreach":
         # torch _multi_tensor_adamw: exp_avg_sq_sqrt = torch._foreach_sqrt(exp_avg_sqs) is a
-        # full-size copy of the second moments (DESIGN.md: 8B bf16 full FT peaks at 74.8 GiB with
+        # full-size copy of the second moments (docs/DESIGN.md: 8B bf16 full FT peaks at 74.8 GiB with
         # foreach vs 60.1 GiB fused; 8.03e9 x 2 B = 14.96 GiB of the 14.7 GiB gap)
         return trainable * train_bytes
     if spec.optimizer_impl == "for-loop":

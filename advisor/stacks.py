@@ -66,7 +66,7 @@ class StackProfile:
     Implemented by advisor.model.build (DtypePolicy.adapter) too."""
 
 
-# Reserved/allocated and the CUDA context: DESIGN.md "reserved is typically 5-15% above
+# Reserved/allocated and the CUDA context: docs/DESIGN.md "reserved is typically 5-15% above
 # allocated; the CUDA context adds roughly 0.3-1 GiB". Starting values; advisor.memory may refine
 # them from published measurements (tests/data/published_measurements.json) and pilots.
 _RESERVED_RATIO_DEFAULT = 1.10

@@ -1,4 +1,4 @@
-"""Exact memory of training steps, traced with fake tensors (level 2 of DESIGN.md's "three
+"""Exact memory of training steps, traced with fake tensors (level 2 of docs/DESIGN.md's "three
 levels of memory truth"). Needs the ``pilot`` extra (torch).
 
 ``trace_step`` builds the reference decoder (``advisor.model``) for the spec under

@@ -1,5 +1,5 @@
 """`python -m bot`: Socket Mode when SLACK_APP_TOKEN is set, otherwise HTTP mode on PORT
-(POST /slack/events, GET /healthz). See DESIGN.md, "Contracts": Bot."""
+(POST /slack/events, GET /healthz). See docs/DESIGN.md, "Contracts": Bot."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The one place the bot reads its environment (DESIGN.md, "Contracts": Bot).
+"""The one place the bot reads its environment (docs/DESIGN.md, "Contracts": Bot).
 
 Everything else in ``bot`` and ``advisor`` receives these values as arguments.
 """
@@ -20,7 +20,7 @@ DEFAULT_STATE_DB = "state.db"  # gitignored (/state.db*); never the committed ca
 # the GIL. Measured with benchmarks/load.py at 100 requests/s on this 2-core machine: 4 workers
 # gave ack p99 403 ms, 2 workers 52 ms, with the same answer throughput (60-68 answers/s).
 DEFAULT_ANSWER_WORKERS = 2
-# Fake-tensor traces take seconds to a minute and all CPU (DESIGN.md: 8B ~3 s, 70B ~10 s+);
+# Fake-tensor traces take seconds to a minute and all CPU (docs/DESIGN.md: 8B ~3 s, 70B ~10 s+);
 # one at a time keeps answers responsive while a trace runs.
 DEFAULT_HEAVY_WORKERS = 1
 

@@ -13,7 +13,7 @@ from advisor.resolve import resolve_request
 from advisor.spec import SpecRequest
 from tests.conftest import ROOT
 
-# fp32 and short sequences: real bf16 on this CPU is 20-40x slower than fp32 (DESIGN.md).
+# fp32 and short sequences: real bf16 on this CPU is 20-40x slower than fp32 (docs/DESIGN.md).
 TINY = {"model": "tiny-test", "precision": "fp32", "seq_len": 32, "micro_batch": 1}
 
 _catalog = Catalog.in_memory()

@@ -79,7 +79,7 @@ def test_every_known_gap_is_in_the_grid():
     assert set(KNOWN_GAPS) <= set(GRID)
 
 
-@pytest.mark.slow  # ~90 s on 2 shared cores: the NF4 trace of 8B (DESIGN.md expects a few seconds)
+@pytest.mark.slow  # ~90 s on 2 shared cores: the NF4 trace of 8B (docs/DESIGN.md expects a few seconds)
 def test_llama_8b_qlora_agrees_with_the_trace(catalog):
     ours, traced = _case(catalog, _c("qlora", "reference", True, "bf16-mixed", seq=1024, mb=1), "llama-3.1-8b")
     assert ours == pytest.approx(traced, rel=TOLERANCE)

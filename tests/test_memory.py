@@ -35,7 +35,7 @@ def test_full_adamw_static_bytes_per_parameter(llama8b, precision, bytes_per_par
 
 
 def test_foreach_adamw_peak_matches_the_traced_figure(llama8b):
-    # DESIGN.md: 8B bf16 full fine-tune, one traced step: 74.8 GiB foreach vs 60.1 GiB fused
+    # docs/DESIGN.md: 8B bf16 full fine-tune, one traced step: 74.8 GiB foreach vs 60.1 GiB fused
     kw = dict(method="full", precision="bf16", stack="reference", gradient_checkpointing=True, seq_len=512)
     foreach = estimate_memory(spec(**kw, optimizer_impl="foreach"), llama8b, accumulates_gradients=False)
     fused = estimate_memory(spec(**kw, optimizer_impl="fused"), llama8b, accumulates_gradients=False)

@@ -1,5 +1,5 @@
 """The exact fake-tensor trace: equal to a real run, sums exactly, switches move it, real
-shapes give the published figures of DESIGN.md."""
+shapes give the published figures of docs/DESIGN.md."""
 
 import dataclasses
 import json
@@ -86,7 +86,7 @@ def test_fsdp_divides_parameters_gradients_and_states_but_not_activations():
 @pytest.mark.slow
 @pytest.mark.parametrize("impl,gib", [("foreach", 74.8), ("fused", 60.1)])
 def test_8b_pure_bf16_full_step_matches_the_design_measurement(catalog, impl, gib):
-    # DESIGN.md: 8B bf16 full fine-tune, 74.8 GiB with foreach AdamW vs 60.1 GiB fused
+    # docs/DESIGN.md: 8B bf16 full fine-tune, 74.8 GiB with foreach AdamW vs 60.1 GiB fused
     spec = FinetuneSpec(model="llama-3.1-8b", method="full", precision="bf16", optimizer_impl=impl,
                         gradient_checkpointing=False)
     result = trace_step(spec, catalog.model("llama-3.1-8b").arch)

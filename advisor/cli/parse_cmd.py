@@ -1,6 +1,6 @@
 """`advisor parse TEXT`: what was understood from a chat message.
 
-``--json`` prints DESIGN.md's parse contract: ``method, model, params_b, seq_len, micro_batch,
+``--json`` prints docs/DESIGN.md's parse contract: ``method, model, params_b, seq_len, micro_batch,
 gradient_checkpointing, lora_rank, optimizer, precision, num_gpus, gpu, dataset_tokens, epochs``
 (null where the text did not say), then ``lang``, ``intent`` and what else the message set.
 Without ``--json`` it prints, in the message's language, what was understood and what it is.

@@ -1,4 +1,4 @@
-"""SPEC FLAGS: one option per FinetuneSpec field (DESIGN.md), collected into a SpecRequest."""
+"""SPEC FLAGS: one option per FinetuneSpec field (docs/DESIGN.md), collected into a SpecRequest."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 AdamW and SGD are torch's; ``foreach`` / ``fused`` / for-loop is passed explicitly because the
 default differs between CPU and CUDA and moves the peak (foreach materializes full-size
-temporaries; DESIGN.md measured 74.8 GiB foreach vs 60.1 GiB fused for an 8B bf16 full step).
+temporaries; docs/DESIGN.md measured 74.8 GiB foreach vs 60.1 GiB fused for an 8B bf16 full step).
 8-bit AdamW is bitsandbytes' when it is installed and the parameters are on CUDA, otherwise a
 byte-faithful stand-in: uint8 states with one fp32 absmax per 2048 values (bitsandbytes
 Optimizer2State with optim_bits=8, block-wise), fp32 states for tensors under 4096 values

@@ -1,4 +1,4 @@
-"""``ParseResult``: what one chat message asked for, and its JSON form (DESIGN.md's parse contract)."""
+"""``ParseResult``: what one chat message asked for, and its JSON form (docs/DESIGN.md's parse contract)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from advisor.spec import SpecRequest
 Intent = Literal["estimate", "followup", "compare", "faq", "reset", "help", "catalog", "clarify"]
 INTENTS: tuple[str, ...] = ("estimate", "followup", "compare", "faq", "reset", "help", "catalog", "clarify")
 
-# The keys `advisor parse --json` must print first, in this order (DESIGN.md, Contracts).
+# The keys `advisor parse --json` must print first, in this order (docs/DESIGN.md, Contracts).
 CONTRACT_KEYS = ("method", "model", "params_b", "seq_len", "micro_batch", "gradient_checkpointing",
                  "lora_rank", "optimizer", "precision", "num_gpus", "gpu", "dataset_tokens", "epochs")
 # Further SpecRequest fields, printed after the contract keys when the message set them.
@@ -47,7 +47,7 @@ class ParseResult:
     clarify_code: str | None = None  # clarify: "nothing" | "model" | "family" | "limit" | "number" | "followup_empty"
 
     def to_json(self) -> dict[str, Any]:
-        """The parse contract: the 13 DESIGN.md keys first (null where not said), then the rest."""
+        """The parse contract: the 13 docs/DESIGN.md keys first (null where not said), then the rest."""
         fields = self.request.model_dump()
         out: dict[str, Any] = {key: fields[key] for key in CONTRACT_KEYS}
         out["lang"] = self.lang

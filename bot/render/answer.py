@@ -1,5 +1,5 @@
 """The answer to a fine-tuning question, in Block Kit, from the advisor's JSON contract
-(DESIGN.md, "Contracts": ``spec``, ``memory``, ``options``, ``recommended``, ``notes``,
+(docs/DESIGN.md, "Contracts": ``spec``, ``memory``, ``options``, ``recommended``, ``notes``,
 ``assumed``, ``planning_windows``, ``model``) and the answer's language.
 
 Layout, top to bottom: a header naming the job; who asked and what changed; the understood spec

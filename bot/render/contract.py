@@ -1,6 +1,6 @@
 """The answer's JSON as the renderers read it.
 
-The advisor's ``data`` follows DESIGN.md's contract, which is extended over time; this module
+The advisor's ``data`` follows docs/DESIGN.md's contract, which is extended over time; this module
 reads both spellings seen so far (an option's ``memory`` as a dict or as device bytes;
 ``capacity_bytes`` or ``usable_bytes``; ``assumed`` as a list of names or a name -> value dict;
 ``planning_windows`` as a list or as {gpu, job_gpu_hours, windows}) into one shape, so a renderer
