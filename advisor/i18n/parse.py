@@ -32,6 +32,14 @@ MESSAGES = {
         "en": "What is {value}: the sequence length, the micro-batch, the LoRA rank or the number of GPUs?",
         "es": "¿Qué es {value}: la longitud de secuencia, el micro-lote, el rango LoRA o el número de GPUs?",
     },
+    "parse.clarify.unreadable": {
+        "en": "I could not read the {field} you gave (\"{typed}\"). What should it be? For example: {example}.",
+        "es": "No pude leer el valor de {field} que diste (\"{typed}\"). ¿Cuál debe ser? Por ejemplo: {example}.",
+    },
+    "parse.clarify.did_you_mean": {
+        "en": "I do not know \"{typed}\". Did you mean {options}?",
+        "es": "No conozco \"{typed}\". ¿Quisiste decir {options}?",
+    },
     "parse.clarify.limit": {
         "en": "{field} {value} is outside what I can size: it must be {bounds}.",
         "es": "{field} {value} está fuera de lo que puedo calcular: debe ser {bounds}.",
@@ -195,6 +203,14 @@ MESSAGES = {
     "parse.warn.zero12": {
         "en": "DeepSpeed ZeRO stage {stage} is not modeled; memory is given for DDP (say 'fsdp' for full sharding).",
         "es": "DeepSpeed ZeRO etapa {stage} no está modelado; la memoria se da para DDP (di 'fsdp' para reparto completo).",
+    },
+    "parse.warn.typo": {
+        "en": "read \"{typed}\" as \"{word}\".",
+        "es": "leí \"{typed}\" como \"{word}\".",
+    },
+    "parse.warn.typo_name": {
+        "en": "read \"{typed}\" as {name}; name another model to change it.",
+        "es": "leí \"{typed}\" como {name}; nombra otro modelo para cambiarlo.",
     },
     "parse.warn.truncated_examples": {
         "en": "some numbers were not understood: {numbers}.",

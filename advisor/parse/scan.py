@@ -19,7 +19,7 @@ from advisor.parse.names import NameMatch
 
 BLANK = "\x01"
 # Upper case: rules read lower-case text, so no rule can take a placeholder for a word.
-_PLACEHOLDER = {"model": "M", "gpu": "G", "region": "R", "family": "F"}
+_PLACEHOLDER = {"model": "M", "gpu": "G", "region": "R", "family": "F", "unsure": "U"}
 
 
 @dataclass
@@ -45,6 +45,9 @@ class Scan:
     gpu_counts: dict[int, int] = field(default_factory=dict)
     examples: list[tuple[float, int]] = field(default_factory=list)  # example counts without a length
     example_lens: list[tuple[float, int]] = field(default_factory=list)  # "300 tokens per example", apart from a count
+    stray: list[Any] = field(default_factory=list)  # numbers nothing explains (slots.Tok): ask about them
+    weak_sizes: list[Any] = field(default_factory=list)  # "350M" with no cue: a model size unless a model is named
+    unreadable: list[tuple[str, str, int]] = field(default_factory=list)  # (field, what was typed, position)
 
     @classmethod
     def of(cls, normalized: str, names: list[NameMatch], short: bool, lang: str = "en") -> "Scan":
