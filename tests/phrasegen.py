@@ -44,23 +44,27 @@ SPLITS = ("tune", "heldout")
 
 METHODS = {
     "en": {
-        "qlora": {"tune": ["qlora", "QLoRA", "q-lora", "QLORA", "4-bit LoRA", "LoRA in 4 bits", "4bit qlora"],
+        "qlora": {"tune": ["qlora", "QLoRA", "q-lora", "QLORA", "4-bit LoRA", "LoRA in 4 bits", "4bit qlora",
+                           "QLoRA fine-tune", "qlora finetuning", "4-bit qlora"],
                   "heldout": ["Q-LoRA", "qLoRA", "LoRA on a 4-bit base", "quantized LoRA (4-bit)", "4-bit QLoRA",
                               "LoRA w/ 4-bit quantization"]},
-        "lora": {"tune": ["lora", "LoRA", "LoRA adapters", "peft lora", "PEFT"],
+        "lora": {"tune": ["lora", "LoRA", "LoRA adapters", "peft lora", "PEFT", "LoRA fine-tuning", "LoRA finetune",
+                          "LoRA SFT", "peft/lora"],
                  "heldout": ["low-rank adapters", "LoRA (PEFT)", "a LoRA adapter", "Lora", "LoRA-tune"]},
         "full": {"tune": ["full fine-tune", "full fine-tuning", "full FT", "full-parameter fine-tuning", "full finetune",
-                          "full parameter training", "FFT", "SFT (full)"],
+                          "full parameter training", "FFT", "SFT (full)", "full finetuning", "full-FT",
+                          "full model fine-tuning", "all-parameter fine-tuning"],
                  "heldout": ["full-weight fine-tuning", "full fine tuning", "full-param FT", "complete fine-tune",
                              "fine-tuning of all parameters", "full-parameter SFT"]},
     },
     "es": {
-        "qlora": {"tune": ["QLoRA", "qlora", "LoRA en 4 bits", "LoRA cuantizado a 4 bits"],
+        "qlora": {"tune": ["QLoRA", "qlora", "LoRA en 4 bits", "LoRA cuantizado a 4 bits", "QLoRA de 4 bits"],
                   "heldout": ["Q-LoRA", "LoRA con base en 4 bits", "LoRA sobre un modelo cuantizado en 4 bits"]},
-        "lora": {"tune": ["LoRA", "lora", "adaptadores LoRA"],
+        "lora": {"tune": ["LoRA", "lora", "adaptadores LoRA", "ajuste fino con LoRA"],
                  "heldout": ["adaptadores de bajo rango", "un adaptador LoRA", "PEFT con LoRA"]},
         "full": {"tune": ["ajuste fino completo", "ajuste completo", "entrenamiento completo", "fine-tuning completo",
-                          "afinamiento completo", "ajuste fino total"],
+                          "afinamiento completo", "ajuste fino total", "ajuste completo de parámetros",
+                          "ajuste fino de todos los pesos", "full fine-tuning"],
                  "heldout": ["afinado completo", "ajuste de todos los parámetros", "fine-tune completo",
                              "reentrenamiento completo", "entrenamiento de todos los pesos"]},
     },
@@ -81,11 +85,14 @@ SEQ_VALUES = (512, 1024, 2048, 4096, 8192, 16384, 32768, 131072)
 SEQ = {
     "en": {"tune": ["seq {n}", "seq {k}k", "at {k}k", "{k}k context", "context {n}", "seq_len {n}", "seq_len={n}",
                     "sequence length {n}", "max_seq_length {n}", "{n} tokens", "ctx {k}k", "{k}k ctx",
-                    "context length {n}", "seq len {k}k"],
+                    "context length {n}", "seq len {k}k", "seq_len: {n}", "max_seq_len={n}",
+                    "{n} seq", "sequence length of {n}", "context of {k}k", "{k}k seq", "context={n}", "ctx={n}",
+                    "max context {n}", "{n} ctx", "with {k}k context", "ctx length {n}"],
            "heldout": ["seq. {n}", "sequence {n}", "{n}-token context", "context window {k}k", "a {k}k context window",
                        "max length {n}", "{k}K context", "@ {k}k", "seqlen {n}", "cutoff_len {n}", "sequences of {n}"]},
     "es": {"tune": ["secuencia de {n}", "contexto de {k}k", "contexto {n}", "longitud de secuencia {n}",
-                    "con {k}k de contexto", "secuencias de {n}", "seq {n}", "{k}k de contexto", "ctx {k}k"],
+                    "con {k}k de contexto", "secuencias de {n}", "seq {n}", "{k}k de contexto", "ctx {k}k",
+                    "contexto de {n} tokens", "secuencias de {k}k", "con contexto {k}k", "largo de contexto {n}"],
            "heldout": ["longitud de contexto de {n}", "ventana de contexto de {k}k", "secuencia {n}",
                        "{n} tokens de contexto", "con un contexto de {k}k", "largo de secuencia {n}"]},
 }
@@ -107,23 +114,28 @@ GPU_SLOT = {
     "en": {"tune": [("on {c} {g}s", 1, 1), ("on {c}x {g}", 1, 1), ("on {c} x {g}", 1, 1), ("{c}x{g}", 1, 1),
                     ("on a single {g}", "one", 1), ("on one {g}", "one", 1), ("on an {g}", 0, 1), ("on {g}", 0, 1),
                     ("with {c} GPUs", 1, 0), ("on {c} GPUs", 1, 0), ("torchrun --nproc_per_node {c}", 1, 0),
-                    ("accelerate launch --num_processes {c}", 1, 0), ("deepspeed --num_gpus {c}", 1, 0)],
+                    ("accelerate launch --num_processes {c}", 1, 0), ("deepspeed --num_gpus {c}", 1, 0),
+                    ("with {c}x {g}", 1, 1), ("using {c} {g}s", 1, 1), ("{g} x{c}", 1, 1), ("{g}x{c}", 1, 1),
+                    ("on one node of {c} {g}", 1, 1), ("single {g}", "one", 1), ("1x {g}", "one", 1)],
            "heldout": [("across {c} {g}s", 1, 1), ("using {c}× {g}", 1, 1), ("on {cw} {g}s", "word", 1),
                        ("{c} {g} GPUs", 1, 1), ("on {c} cards", 1, 0), ("on 1 x {g}", "one", 1),
                        ("torchrun --nproc-per-node={c} train.py", 1, 0),
                        ("accelerate launch --multi_gpu --num_processes={c}", 1, 0), ("with a {g}", 0, 1)]},
     "es": {"tune": [("en {c} {g}", 1, 1), ("en {cw} {g}", "word", 1), ("en una {g}", 0, 1), ("en {g}", 0, 1),
-                    ("con {c} GPUs", 1, 0), ("en una sola {g}", "one", 1), ("{c}x {g}", 1, 1)],
+                    ("con {c} GPUs", 1, 0), ("en una sola {g}", "one", 1), ("{c}x {g}", 1, 1),
+                    ("con {c} {g}", 1, 1), ("en {c}x {g}", 1, 1), ("en un nodo de {c} {g}", 1, 1)],
            "heldout": [("usando {c} {g}", 1, 1), ("sobre {c} tarjetas {g}", 1, 1), ("con {c} GPUs {g}", 1, 1),
                        ("en {c} x {g}", 1, 1), ("con {cw} GPUs", "word", 0), ("torchrun --nproc_per_node {c}", 1, 0)]},
 }
 
 BATCH = {
     "en": {"tune": ["batch {b}", "bs {b}", "bs={b}", "micro-batch {b}", "micro batch size {b}",
-                    "per_device_train_batch_size {b}", "batch size {b}"],
+                    "per_device_train_batch_size {b}", "batch size {b}", "micro batch {b}",
+                    "mbs={b}", "batch size of {b}", "bsz {b}", "per-device batch size {b}", "{b} per device"],
            "heldout": ["mbs {b}", "{b} sequences per GPU", "per-device batch of {b}", "micro_batch_size: {b}",
                        "batch_size={b}", "a micro batch of {b}"]},
-    "es": {"tune": ["lote {b}", "micro-lote de {b}", "tamaño de lote {b}", "batch {b}"],
+    "es": {"tune": ["lote {b}", "micro-lote de {b}", "tamaño de lote {b}", "batch {b}", "lote de {b}",
+                    "tamaño del lote {b}", "micro-lote {b}", "batch de {b}"],
            "heldout": ["lote por GPU de {b}", "micro lote {b}", "{b} secuencias por GPU"]},
 }
 GLOBAL_NOTE = {
@@ -132,14 +144,16 @@ GLOBAL_NOTE = {
     "es": {"tune": [" (lote global {gb})", ", acumulación de gradientes {ga}"], "heldout": [" y lote efectivo de {gb}"]},
 }
 RANK = {
-    "en": {"tune": ["rank {r}", "r={r}", "lora_r {r}", "lora rank {r}"],
+    "en": {"tune": ["rank {r}", "r={r}", "lora_r {r}", "lora rank {r}", "r {r}", "rank={r}", "lora_r={r}",
+                    "LoRA rank of {r}", "r: {r}"],
            "heldout": ["rank-{r} adapters", "adapter rank {r}", "r{r}", "lora_r: {r}", "LoRA r = {r}"]},
-    "es": {"tune": ["rango {r}", "rango de {r}", "r={r}"], "heldout": ["rango LoRA de {r}", "con rango {r}", "rank {r}"]},
+    "es": {"tune": ["rango {r}", "rango de {r}", "r={r}", "r {r}", "con rango de {r}"], "heldout": ["rango LoRA de {r}", "con rango {r}", "rank {r}"]},
 }
 EPOCHS = {
-    "en": {"tune": ["{e} epochs", "epochs={e}", "for {e} epochs"],
+    "en": {"tune": ["{e} epochs", "epochs={e}", "for {e} epochs", "{ew} epochs", "epochs: {e}", "num_epochs {e}",
+                    "train for {e} epochs"],
            "heldout": ["{ew} epochs", "num_train_epochs {e}", "{e} passes over the data"]},
-    "es": {"tune": ["{e} épocas", "{ew} épocas"], "heldout": ["durante {e} épocas", "{e} pasadas"]},
+    "es": {"tune": ["{e} épocas", "{ew} épocas", "épocas: {e}", "por {e} épocas"], "heldout": ["durante {e} épocas", "{e} pasadas"]},
 }
 ONE_EPOCH = {"en": {"tune": ["1 epoch", "one epoch"], "heldout": ["a single epoch", "one pass over the data"]},
              "es": {"tune": ["una época", "1 época"], "heldout": ["una sola época", "una pasada"]}}
@@ -147,9 +161,11 @@ EPOCH_WORDS = {"en": {2: "two", 3: "three", 4: "four", 5: "five"}, "es": {2: "do
 
 DATASET_VALUES = (5_000_000, 20_000_000, 50_000_000, 100_000_000, 200_000_000, 500_000_000, 1_200_000_000)
 DATASET = {
-    "en": {"tune": ["{D} tokens", "a dataset of {D} tokens", "{Dfull} tokens", "over {D} tokens"],
+    "en": {"tune": ["{D} tokens", "a dataset of {D} tokens", "{Dfull} tokens", "over {D} tokens",
+                    "{D} training tokens", "{D} tokens total", "{D} tokens of data", "dataset: {D} tokens"],
            "heldout": ["{Dwords} tokens", "a corpus of {D} tokens", "{D}-token dataset", "training on {D} tokens"]},
-    "es": {"tune": ["{D} tokens", "datos de {D} tokens", "{Dfull} tokens"],
+    "es": {"tune": ["{D} tokens", "datos de {D} tokens", "{Dfull} tokens", "{D} tokens de datos",
+                    "dataset de {D} tokens", "{D} tokens en total"],
            "heldout": ["un corpus de {D} tokens", "{Dwords} de tokens", "un dataset de {D} tokens"]},
 }
 EXAMPLES = {  # {X} examples of {L} tokens each -> X * L
@@ -213,12 +229,14 @@ SIZE_FORMS = {
 
 TEMPLATES = {
     "en": {"tune": ["{core} {rest}", "{core}, {rest}", "can we {core} {rest}?", "{rest} {core}", "need {core}: {rest}",
-                    "how much to {core} with {rest}?", "{core}"],
+                    "how much to {core} with {rest}?", "{core}",
+                    "can I {core} {rest}?", "what does it cost to {core} with {rest}", "{core} -- {rest}",
+                    "how long to {core}, {rest}?", "we want to {core} with {rest}"],
            "heldout": ["what gpu should i rent to {core} {rest}?", "quick q: {core} - {rest}",
                        "is it feasible to {core} ({rest})?", "{core} | {rest}", "planning to {core} with {rest}, which card?",
                        "hi! {core}; {rest}. thoughts?"]},
     "es": {"tune": ["{core} {rest}", "{core}, {rest}", "¿podemos hacer {core} {rest}?", "quiero {core} con {rest}",
-                    "{core}"],
+                    "{core}", "¿cuánto cuesta {core} con {rest}?", "¿se puede {core} {rest}?", "queremos {core}, {rest}"],
            "heldout": ["¿qué GPU alquilo para {core} {rest}?", "necesitamos {core}: {rest}",
                        "¿cuánto costaría {core} con {rest}?", "{core} - {rest}", "hola, {core}; {rest}. ¿qué opinas?"]},
 }
@@ -229,9 +247,11 @@ CORES = {
            "heldout": ["{method} sobre {model}", "{model} en {method}"]},
 }
 FOLLOWUPS = {
-    "en": {"tune": ["what about {slot}?", "and {slot}?", "same but {slot}", "try {slot}", "{slot} instead", "with {slot}"],
+    "en": {"tune": ["what about {slot}?", "and {slot}?", "same but {slot}", "try {slot}", "{slot} instead", "with {slot}",
+                    "ok, {slot}", "what if {slot}?", "now with {slot}"],
            "heldout": ["ok now {slot}", "how about {slot}?", "and if we use {slot}?", "let's try {slot}", "redo it with {slot}"]},
-    "es": {"tune": ["¿y con {slot}?", "¿y {slot}?", "mejor {slot}", "prueba con {slot}"],
+    "es": {"tune": ["¿y con {slot}?", "¿y {slot}?", "mejor {slot}", "prueba con {slot}", "¿y si {slot}?",
+                    "ahora con {slot}", "¿con {slot}?"],
            "heldout": ["¿qué tal con {slot}?", "ahora {slot}", "¿y si usamos {slot}?", "cambia a {slot}"]},
 }
 SWITCH_METHOD = {"en": {"tune": ["switch to {m}", "and with {m}?"], "heldout": ["what if we do {m} instead?"]},

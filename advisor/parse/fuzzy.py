@@ -123,6 +123,17 @@ context contexto sequence secuencia secuencias epochs epoch epocas epoca batch m
 samples muestras gradient checkpointing rango rank
 """.split())
 
+# Words that mean the same to the parser: a typo close to several of them is still sure.
+_SAME = [frozenset(g.split()) for g in ("completo completa complete", "epoch epochs", "epoca epocas",
+                                         "secuencia secuencias sequence", "finetune finetuning finetuned",
+                                         "tune tuning tuned", "adapter adapters", "adaptador adaptadores",
+                                         "parameter parameters params", "sample samples", "example examples")]
+
+
+def _one_meaning(words: tuple[str, ...]) -> bool:
+    return len(words) == 1 or any(set(words) <= g for g in _SAME)
+
+
 _PROTECTED_SPANS = re.compile(r"https?://\S+|\b[\w.-]+/[\w.-]+\b|\b[a-z0-9_]+_[a-z0-9_]+\b")
 _WORD = re.compile(r"(?<![\w.])[a-z]{4,}(?![\w])")
 
@@ -150,7 +161,7 @@ def correct(text: str, vocabulary: frozenset[str] = METHOD_WORDS, known: frozens
         if any(a <= m.start() < b for a, b in protected):
             continue
         found = closest(word, vocabulary, max_distance=1)
-        if found is None or not found.sure:
+        if found is None or found.distance != 1 or not _one_meaning(found.words):
             continue
         out += [text[prev:m.start()], found.words[0]]
         prev = m.end()

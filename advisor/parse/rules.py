@@ -199,7 +199,7 @@ _ALL_ES = r"(?:complet[oa]|total|enter[oa]|integral|de\s+todos\s+los\s+(?:parame
 _FULL_WORDS = (
     r"\bfull[\s_-]*(?:parameter[\s_-]*|param[\s_-]*|model[\s_-]*|weights?[\s_-]*)?" + _FT + r"\b"
     r"|\bfully[\s_-]*(?:fine[\s_-]*tun\w*|finetun\w*|train\w*|tun\w*)\b"
-    r"|\bfull[\s_-]*param(?:eter)?s?\b|\bfft\b|\bsft[\s_-]*(?:\(\s*)?(?:full|completo)\b"
+    r"|\bfull[\s_-]*param(?:eter)?s?\b|\ball[\s_-]*param(?:eter)?s?(?:[\s_-]*" + _FT + r")?\b|\bfft\b|\bsft[\s_-]*(?:\(\s*)?(?:full|completo)\b"
     r"|\ball\s+(?:of\s+)?(?:the\s+|its\s+)?(?:model'?s?\s+|§M\d+§\s*'?s?\s+)?(?:parameters|weights|params)\b"
     r"|\bcomplete\s+" + _FT + r"\b"
     r"|\b" + _FT_ES + r"\s+" + _ALL_ES + r"\b"
@@ -207,7 +207,7 @@ _FULL_WORDS = (
 )
 # "entrenar X completo", "afinar Llama 3 8B entero": the verb, the model, then the word for all.
 _FULL_WRAP = R(r"\b(?:entrenar|afinar|ajustar|reentrenar|tunear|entrenamos|afinamos|ajustamos)\b"
-               r"(?=[^,.;:?!\n]{1,40}?\b(?:complet[oa]|enter[oa])\b)")
+               r"(?=(?:[^,.;:?!\n]|(?<=\d)\.(?=\d)){1,40}?\b(?:complet[oa]|enter[oa])\b)")
 _METHOD_WORD = r"(?:q[\s_-]?lora|lora|" + _FULL_WORDS.replace(r"\b", "") + r")"
 _INSTEAD = R(r"\b(?:instead\s+of|rather\s+than|en\s+(?:vez|lugar)\s+del?|not)\s+" + _ART
              + r"(?:\d+\s*(?:x\s*)?)?(§[GM](\d+)§|" + _METHOD_WORD + r")")

@@ -69,14 +69,18 @@ def _bytes(scan: Scan, m: re.Match[str]) -> None:
 TOKENS_AS_SEQ_MAX = 131072
 
 
+# "N tokens" reads as a dataset when what follows says so ("tokens of chat data", "tokens in total",
+# "tokens de datos") or the two words before do ("dataset 50k tokens", "en total 2048 tokens").
+_DATA_AFTER = R(r"^\s*(?:tokens?|toks?)?\s*(?:(?:of|de|in|en)\s+(?:\w+\s+){0,2}?(?:data|datos|dataset|corpus|text|texto"
+                r"|total|training\s+data)\b|total\b|overall\b|de\s+entrenamiento\b)")
+
+
 def _tokens_field(scan: Scan, b: sl.Binding) -> tuple[str, float]:
     tok = b.tok
     as_count = sl.value_of(tok, "count", scan.lang)
-    # the clause the number stands in: "50k tokens of chat data", "2048 tokens in total"
-    after = re.split(r"[,;.\n]", scan.text[tok.end: tok.end + 40], maxsplit=1)[0]
-    window = " ".join(scan.text[max(0, tok.start - 16): tok.start].split()[-2:]) + " " + after
+    before = " ".join(scan.text[max(0, tok.start - 24): tok.start].split()[-2:])
     dataset = (tok.scale in ("m", "b", "t") or as_count > TOKENS_AS_SEQ_MAX
-               or re.search(_DATASET_WORDS, window) is not None)
+               or _DATA_AFTER.match(scan.text, tok.end) is not None or re.search(_DATASET_WORDS, before) is not None)
     if dataset:
         return "dataset_tokens", as_count
     return "seq_len", sl.value_of(tok, "seq", scan.lang)

@@ -197,7 +197,7 @@ CUES: list[Cue] = [
            "tokens de contexto", "de contexto", "tokens of context", "of context", "token context"),
     *_cues("seq", 7, 0, "sequences", "secuencias", "sequences of", "secuencias de"),
     *_cues("seq", 3, 0, "at", "@", "a", "with", "con", "up to", "hasta"),
-    *_cues("tokens", 0, 8, "tokens", "token", "toks", "tok", "de tokens", "tokens de entrenamiento",
+    *_cues("tokens", 0, 6.5, "tokens", "token", "toks", "tok", "de tokens", "tokens de entrenamiento",
            "training tokens"),
     *_cues("dataset", 9, 0, "dataset", "data set", "dataset of", "corpus", "corpus of", "datos", "datos de",
            "conjunto de datos", "dataset de", "un dataset de", "data of", "datasets of", "training on", "train on",
@@ -238,9 +238,8 @@ CUES: list[Cue] = [
            "euros", "usd", "eur", "mins", "h", "people", "personas", "users", "usuarios", "teams", "equipos",
            "languages", "idiomas", "experiments", "experimentos"),
     *_cues("ignore", 10, 0, "lr", "learning rate", "warmup", "warmup steps", "seed", "$", "usd", "eur", "budget",
-           "budget of", "presupuesto", "presupuesto de", "spend", "cost", "costs", "under", "top", "step", "steps",
-           "save steps", "logging steps", "eval steps", "max steps", "version", "v", "weight decay",
-           "gastar", "cuesta", "price", "precio", "pay", "pagar"),
+           "budget of", "presupuesto", "presupuesto de", "spend", "top", "step", "steps", "save steps",
+           "logging steps", "eval steps", "max steps", "version", "v", "weight decay", "gastar", "pay", "pagar"),
 ]
 _CUE_INDEX: dict[str, list[Cue]] = {}
 for _cue in CUES:
@@ -514,11 +513,11 @@ def _gpu_edges(toks: list[Tok], ni: int, ti: int, lang: str) -> list[_Edge]:
         strength = 11 if tok.unit == "x" else 10
         out.append(_Edge(ni, None, "gpus", strength - 0.5 * (nxt - ti - 1) + _plausible("gpus", value), gpu=gpu))
     prev = ti - 1
-    if prev >= 0 and toks[prev].kind == "punct" and toks[prev].text == "*":
+    if prev >= 0 and (toks[prev].kind == "punct" and toks[prev].text == "*" or toks[prev].kind == "word"
+                      and toks[prev].text == "x"):
         prev -= 1
     if (prev >= 0 and toks[prev].kind == "name" and toks[prev].text.startswith("§G")
-            and (tok.unit == "x" or toks[ti].gap.strip() in ("x", "*") or
-                 (prev + 1 < ti and toks[prev + 1].text in ("x", "*")))):
+            and (tok.unit == "x" or prev + 1 < ti and toks[prev + 1].text in ("x", "*"))):
         gpu = int(toks[prev].text[2:-1])
         out.append(_Edge(ni, None, "gpus", 9 + _plausible("gpus", value), gpu=gpu))
     return out

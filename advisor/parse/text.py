@@ -39,6 +39,8 @@ _GLUED_COUNT = re.compile(r"\b(\d{1,4})\s*x\s*(?=[a-z])")
 # "A100 de 40 GB", "A100 with 40GB", "A100 (40GB)" -> "a100 40gb", the way catalog aliases write it
 _GPU_MEMORY = re.compile(r"\b([a-z]{1,4}\d{2,4}[a-z]{0,2})\s*(?:\(\s*|,\s*|\s(?:de|with|con|w/)\s+)(\d{2,3})\s*gb?\b\s*\)?")
 _COUNT_TIMES_NUMBER = re.compile(r"\b(\d{1,4})\s*x\s*(\d+(?:\.\d+)?)(\s*b\b)?")
+# "H100x8", "l4x4", "4090x2", "A100 40GBx4": a GPU name, then its count ("h100 x8")
+_NAME_TIMES_COUNT = re.compile(r"\b([a-z]{1,3}\d{1,4}[a-z]{0,3}?|\d{2,3}gb|\d{4}|sxm\d?|pcie|ada)x(\d{1,4})\b(?!\s*b\b)")
 
 
 def clean(text: str) -> str:
@@ -59,6 +61,7 @@ def normalize(text: str) -> str:
     text = _COMBINING.sub("", unicodedata.normalize("NFKD", text))
     text = _NON_ASCII.sub(" ", text).lower()
     text = _GPU_MEMORY.sub(r"\1 \2gb ", text)
+    text = _NAME_TIMES_COUNT.sub(r"\1 x\2", text)
     text = _COUNT_TIMES_NUMBER.sub(_split_count, text)
     text = _GLUED_COUNT.sub(r"\1 x ", text)
     lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
