@@ -62,9 +62,13 @@ class Answer:
 class Advisor:
     """The advisor behind the bot and `advisor ask`: parse, resolve, rank, say it."""
 
-    def __init__(self, catalog: Catalog, calibration: Any = None):
+    def __init__(self, catalog: Catalog, calibration: Any = None, models: Any = None):
+        """``models``: where architectures the catalog lacks come from (``advisor.hub.HubReader``:
+        Hub ids and pasted config.json); without it such a model is answered with the closest
+        catalog matches."""
         self.catalog = catalog
         self.calibration = calibration
+        self.models = models
 
     # --- the entry point ----------------------------------------------------------------------
 
@@ -77,6 +81,12 @@ class Advisor:
             lang = _safe_lang(text)
             body = str(exc) + (f"\n{t('answer.try', lang, example=exc.example)}" if exc.example else "")
             return Answer("clarify", lang, body, data={"example": exc.example, "code": exc.code})
+        for config in parsed.configs.values():
+            if self.models is not None:
+                try:
+                    self.models.remember_config(config)
+                except AdvisorError as exc:  # a config we cannot model: say which fields it lacks
+                    return self._problem(exc, parsed.lang, parsed.request)
         handler = getattr(self, f"_{parsed.intent}")
         return handler(parsed)
 
@@ -84,7 +94,7 @@ class Advisor:
                  parsed: ParseResult | None = None) -> Answer:
         """The ranking for a request (also used by the CLI with flags)."""
         try:
-            resolved = resolve_request(request, self.catalog)
+            resolved = resolve_request(request, self.catalog, self.models)
         except AdvisorError as exc:
             return self._problem(exc, lang, request)
         rec = recommend(resolved, self.catalog, calibration=self.calibration, lang=lang)
@@ -100,10 +110,14 @@ class Advisor:
                 lines.append(t("answer.goal.speed", lang, option=_option_line(fastest, lang).lstrip("- ")))
         elif goal == "cost" and rec.recommended:
             lines.append(t("answer.goal.cost", lang, option=_option_line(rec.option(rec.recommended), lang).lstrip("- ")))
-        if resolved.arch_note:
+        if resolved.hub is not None:
+            lines.append(t("answer.hub_arch", lang, what=resolved.hub.describe(lang)))
+        elif resolved.arch_note:
             lines.append(t("answer.inferred_arch", lang, params=f"{resolved.arch.params_total / 1e9:.1f}"))
         lines.append(render_recommendation(rec, lang))
         data = rec.to_json()
+        if resolved.hub is not None:
+            data["model_source"] = resolved.hub.to_json()
         if parsed is not None:
             data["understood"] = parsed.to_json()
         return Answer(kind, lang, "\n".join(lines), request=request, data=data,
@@ -170,7 +184,10 @@ class Advisor:
             if named:
                 request = SpecRequest(method=method, model=p.params.get("model"), params_b=p.params.get("params_b"),
                                       num_gpus=n, sharding="fsdp" if n > 1 else None)
-                resolved = resolve_request(request, self.catalog)
+                try:
+                    resolved = resolve_request(request, self.catalog, self.models)
+                except AdvisorError as exc:
+                    return self._problem(exc, p.lang, request)
                 mem = estimate_memory(resolved.spec, resolved.arch)
                 fits = mem.device_bytes <= gpu.usable_memory_bytes
                 fits_by_method[method] = {"fits": fits, "device_bytes": mem.device_bytes}
@@ -205,7 +222,10 @@ class Advisor:
 
     def _faq_choice(self, p: ParseResult) -> Answer:
         request = p.request if (p.request.model or p.request.params_b) else FAQ_REFERENCE_JOB
-        resolved = resolve_request(request, self.catalog)
+        try:
+            resolved = resolve_request(request, self.catalog, self.models)
+        except AdvisorError as exc:
+            return self._problem(exc, p.lang, request)
         rec = recommend(resolved, self.catalog, calibration=self.calibration, lang=p.lang)
         gpus = p.gpus or p.params.get("gpus") or ["a100-80gb", "h100-sxm"]
         lines = [t("answer.choice.title", p.lang, job=understood(request, p.lang, self.catalog))]
@@ -222,7 +242,7 @@ class Advisor:
         request = p.request if (p.request.model or p.request.params_b) else None
         if request is not None:
             try:
-                resolved = resolve_request(request, self.catalog)
+                resolved = resolve_request(request, self.catalog, self.models)
             except AdvisorError:
                 resolved = None
             if resolved is not None:

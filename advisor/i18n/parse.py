@@ -60,6 +60,7 @@ MESSAGES = {
     # --- pieces of a message, used both to say what was understood and to build examples --------
     "parse.say.method": {"en": "{value}", "es": "{value}"},
     "parse.say.model": {"en": "{value}", "es": "{value}"},
+    "parse.say.pasted_config": {"en": "the pasted config.json", "es": "el config.json pegado"},
     "parse.say.params_b": {"en": "a {value}B model", "es": "un modelo de {value}B"},
     "parse.say.seq_len": {"en": "seq {value}", "es": "contexto de {value}"},
     "parse.say.micro_batch": {"en": "batch {value}", "es": "lote {value}"},

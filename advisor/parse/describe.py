@@ -46,7 +46,9 @@ def phrases(request: SpecRequest, lang: str, catalog: Catalog | None = None, *,
     return out
 
 
-def _name(kind: str, ident: str, catalog: Catalog | None, display: bool) -> str:
+def _name(kind: str, ident: str, catalog: Catalog | None, display: bool, lang: str = "en") -> str:
+    if kind == "model" and ident.startswith("config:"):
+        return t("parse.say.pasted_config", lang)
     if not display or catalog is None:
         return ident
     found = catalog.find_model(ident) if kind == "model" else catalog.find_gpu(ident) if kind == "gpu" else catalog.find_region(ident)
@@ -58,7 +60,7 @@ def _phrase(name: str, value: Any, fields: dict[str, Any], lang: str, catalog: C
     if name == "method":
         return t(f"method.{value}", lang)
     if name == "model":
-        return _name("model", value, catalog, display)
+        return _name("model", value, catalog, display, lang)
     if name == "gradient_checkpointing":
         return t("parse.say.gc_on" if value else "parse.say.gc_off", lang)
     if name == "double_quant":

@@ -15,6 +15,7 @@ and a working example, or the value taken plus a warning that says so.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -22,7 +23,7 @@ from pydantic import ValidationError
 from advisor.catalog import Catalog
 from advisor.errors import ParseError
 from advisor.i18n import t
-from advisor.parse import describe, fuzzy, intents, relative, slots
+from advisor.parse import describe, external, fuzzy, intents, relative, slots
 from advisor.parse.lang import detect_language
 from advisor.parse.names import NameMatch, matcher_for
 from advisor.parse.numbers import HUGE
@@ -60,7 +61,8 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
         raise ParseError(t("parse.error.too_long", lang, length=f"{len(cleaned):,}", limit=f"{MAX_MESSAGE_CHARS:,}",
                            example=t("parse.example.estimate", lang)),
                          example=t("parse.example.estimate", lang), code="too_long")
-    normalized = flags_to_pairs(normalize(cleaned))
+    outside = external.find(cleaned, catalog)  # hub ids the catalog lacks, pasted config.json
+    normalized = flags_to_pairs(normalize(external.blank(cleaned, outside)))
     if not re.search(r"[a-z0-9?]", normalized):
         raise ParseError(t("parse.error.empty", lang, example=t("parse.example.estimate", lang)),
                          example=t("parse.example.estimate", lang), code="empty")
@@ -75,7 +77,11 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
         scan.run(pattern, handler)
     for c in corrections:
         scan.warn("parse.warn.typo", typed=c.typed, word=c.word)
-    return _Assembler(scan, catalog, lang, previous, normalized).result()
+    for e in outside:
+        scan.claim("model", e.ref, e.start)
+    result = _Assembler(scan, catalog, lang, previous, normalized).result()
+    configs = {e.ref: e.config for e in outside if e.config is not None}
+    return replace(result, configs=configs) if configs else result
 
 
 class _Assembler:
