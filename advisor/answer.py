@@ -26,7 +26,7 @@ from advisor.format import hours as duration
 from advisor.i18n import t
 from advisor.memory import estimate_memory
 from advisor.parse import ParseResult, detect_language, parse_message, understood
-from advisor.parse.describe import number
+from advisor.parse.describe import answer_head, number
 from advisor.recommend import Recommendation, recommend
 from advisor.report import render_recommendation
 from advisor.resolve import Resolved, resolve_request
@@ -99,9 +99,10 @@ class Advisor:
             return self._problem(exc, lang, request)
         rec = recommend(resolved, self.catalog, calibration=self.calibration, lang=lang)
         lines = []
+        head: list[str] = []
         if parsed is not None:
-            lines.append(understood(parsed.request, lang, self.catalog))
-            lines += [f"! {w}" for w in parsed.warnings]
+            head = answer_head(parsed.request, resolved.spec, resolved.label, resolved.assumed, lang, self.catalog)
+            lines += head + [f"! {w}" for w in parsed.warnings]
         goal = parsed.params.get("goal") if parsed is not None else None
         if goal == "speed":  # "anything faster?": the fastest fitting GPU we rent, with its cost
             fastest = max((o for o in rec.options if o.offered and o.fits and o.tokens_per_s),
@@ -114,8 +115,10 @@ class Advisor:
             lines.append(t("answer.hub_arch", lang, what=resolved.hub.describe(lang)))
         elif resolved.arch_note:
             lines.append(t("answer.inferred_arch", lang, params=f"{resolved.arch.params_total / 1e9:.1f}"))
-        lines.append(render_recommendation(rec, lang))
+        lines.append(render_recommendation(rec, lang, with_assumed=parsed is None))
         data = rec.to_json()
+        if head:  # "Understood: <method>, <model>, <seq>, <GPUs>" and "Assumed: ...", for every renderer
+            data["head"] = {"understood": head[0], "assumed": head[1] if len(head) > 1 else None}
         if resolved.hub is not None:
             data["model_source"] = resolved.hub.to_json()
         if parsed is not None:

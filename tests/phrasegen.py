@@ -380,7 +380,8 @@ class _Gen:
         text = self.pick(forms)
         if text.startswith("<http"):
             noise.append("link")
-        family = re.match(r"[A-Za-z]+", text.split("/")[-1].split("|")[-1])
+        # a typo inside a hub id names another repository (the Hub would say it does not exist): none there
+        family = re.match(r"[A-Za-z]+", text.split("|")[-1]) if "/" not in text else None
         return text, {"model": m.id}, family.group(0) if family else None
 
     def _model_forms(self, m) -> dict[str, list[str]]:

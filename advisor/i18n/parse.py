@@ -40,6 +40,10 @@ MESSAGES = {
         "en": "I do not know \"{typed}\". Did you mean {options}?",
         "es": "No conozco \"{typed}\". ¿Quisiste decir {options}?",
     },
+    "parse.clarify.unknown_model": {
+        "en": "I do not know \"{typed}\". Did you mean {options}? Or give its Hugging Face id (org/name), or paste its config.json.",
+        "es": "No conozco \"{typed}\". ¿Quisiste decir {options}? O da su id de Hugging Face (org/nombre), o pega su config.json.",
+    },
     "parse.clarify.limit": {
         "en": "{field} {value} is outside what I can size: it must be {bounds}.",
         "es": "{field} {value} está fuera de lo que puedo calcular: debe ser {bounds}.",
@@ -95,6 +99,8 @@ MESSAGES = {
     "parse.say.gpus_on": {"en": "on {count} x {gpu}", "es": "en {count} x {gpu}"},
     "parse.say.gpu_on": {"en": "on {gpu}", "es": "en {gpu}"},
     "parse.say.num_gpus": {"en": "on {count} GPUs", "es": "en {count} GPUs"},
+    "parse.say.gpus_fewest": {"en": "on the fewest GPUs that fit", "es": "en el menor número de GPUs en que quepa"},
+    "parse.say.gpu_fewest": {"en": "on {gpu} (as few as fit)", "es": "en {gpu} (las mínimas en que quepa)"},
     "parse.say.dataset_tokens": {"en": "dataset of {value} tokens", "es": "datos de {value} tokens"},
     "parse.say.epochs": {"en": "{value} epochs", "es": "{value} épocas"},
     "parse.say.region": {"en": "in {value}", "es": "en {value}"},
@@ -108,7 +114,7 @@ MESSAGES = {
     # --- what was understood, what was assumed ----------------------------------------------------
     "parse.understood": {"en": "Understood: {items}.", "es": "Entendido: {items}."},
     "parse.understood.nothing": {"en": "Understood: nothing yet.", "es": "Entendido: nada todavía."},
-    "parse.assumed": {"en": "Assumed {items}.", "es": "Supuesto: {items}."},
+    "parse.assumed": {"en": "Assumed: {items}.", "es": "Supuesto: {items}."},
     "parse.intent": {"en": "Intent: {intent}.", "es": "Intención: {intent}."},
     "parse.intent.estimate": {"en": "a new estimate", "es": "una estimación nueva"},
     "parse.intent.followup": {"en": "a change to the last estimate", "es": "un cambio en la última estimación"},

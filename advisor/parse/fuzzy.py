@@ -112,6 +112,11 @@ deepspeed zero torchtune axolotl unsloth liger peft trl transformers accelerate 
 nemo nvidia geforce ampere hopper blackwell lovelace instinct pytorch torch cuda triton flash eager sdpa ollama
 huggingface hugging face llamafactory factory config yaml json paged adamw adam bitsandbytes
 mixta mixto mixed mezcla mixtas mixtos precision precisión
+fft sft dpo orpo rlhf grpo kto ppo simpo cpt lora qlora dora peft full bits bit bytes tokens steps total
+custom internal instruct instruction chat base pretrained merged distilled quantized coder coding math uncensored
+open dense moe local own newer bigger smaller larger similar generic typical standard reasoning vision multilingual
+model models modelo modelos llm llms network weights pesos parametros parameters params version variant
+propio propia nuestro nuestra interno interna grande pequeño pequeno mediano
 """.split())
 
 # The words a typo may be read as: method words and the words that say what a number is.

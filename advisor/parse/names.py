@@ -22,6 +22,7 @@ A matcher is built once per catalog (a few ms) and reused while the catalog's na
 
 from __future__ import annotations
 
+import math
 import re
 import weakref
 from dataclasses import dataclass, field
@@ -146,11 +147,12 @@ class Matcher:
             w for w, aliases in self._by_first.items() if w.isalpha() and len(w) >= 4
             and any(a.kind == "model" for a in aliases)) | frozenset(
             w for w in self._families if len(w) >= 4)
+        self._sizes = [(m.id, m.params_total / 1e9) for m in catalog.models() if m.id != "tiny-test" and m.params_total]
         self._gpu_compact = {}
         for g in catalog.gpus():
             for name in _names(g.id, g.display_name, *g.aliases):
                 compact = re.sub(r"[^a-z0-9]", "", normalize(name))
-                if re.fullmatch(r"[a-z]{1,3}\d{2,4}[a-z]{0,2}", compact):
+                if re.fullmatch(r"[a-z]{1,3}\d{1,4}[a-z]{0,2}", compact):
                     self._gpu_compact.setdefault(compact, g.id)
 
     @property
@@ -216,7 +218,7 @@ class Matcher:
             return None
         found = fuzzy.closest(word, self._model_words, max_distance=2)
         if found is None:
-            return None
+            return self._unknown_name(toks, i)
         hits = []
         for cand in found.words:
             fixed = toks[:i] + [Token(cand, toks[i].start, toks[i].end, toks[i].gap)] + toks[i + 1:]
@@ -224,13 +226,13 @@ class Matcher:
             if hit is not None and (hit[1] >= 2 or len(word) >= 5):
                 hits.append((cand, hit))
         if not hits:
-            return None
+            return self._unknown_name(toks, i)
         if found.sure and len(hits) == 1:
             cand, (match, used) = hits[0]
             return NameMatch(match.kind, match.ident, match.start, match.end, match.candidates, match.family,
                              match.size_b, match.sized, typed=word, word=cand), used
         if len(word) < 6:
-            return None
+            return self._unknown_name(toks, i, [m for _, (m, _u) in hits])
         ids: list[str] = []
         for _, (match, _used) in hits:
             for ident in ([match.ident] if match.ident else list(match.candidates)):
@@ -239,6 +241,22 @@ class Matcher:
         used = max(u for _, (_, u) in hits)
         return NameMatch("unsure", None, toks[i].start, toks[i + used - 1].end, tuple(ids[:6]),
                          typed=word, word="/".join(c for c, _ in hits)), used
+
+    def _unknown_name(self, toks: list[Token], i: int, near: list[NameMatch] | None = None) -> tuple[NameMatch, int] | None:
+        """A word we do not know right before a size ("pythia 12b", "mstrl 7b") names a model we
+        do not have: ask, with the closest catalog models (by name when one is near, else by size)."""
+        if i + 1 >= len(toks) or toks[i + 1].gap not in (" ", "-", "_") or not _SIZE.fullmatch(toks[i + 1].text):
+            return None
+        size = _SIZE.fullmatch(toks[i + 1].text)
+        ids: list[str] = []
+        for match in near or []:
+            ids += [c for c in ([match.ident] if match.ident else list(match.candidates)) if c not in ids]
+        if size and size.group(1):
+            billions = float(size.group(1)) / (1000 if size.group(2) == "m" else 1)
+            by_size = sorted(self._sizes, key=lambda item: abs(math.log(item[1] / billions)))
+            ids += [ident for ident, _ in by_size if ident not in ids][: max(0, 4 - len(ids))]
+        return NameMatch("unsure", None, toks[i].start, toks[i + 1].end, tuple(ids[:6]), typed=toks[i].text,
+                         word="unknown"), 2
 
     def _gpu_typos(self, text: str, found: list[NameMatch], known: frozenset[str]) -> list[NameMatch]:
         """"h10", "a1000", "l40": one edit from a GPU we know, outside every name found: ask."""

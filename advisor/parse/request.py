@@ -24,6 +24,8 @@ from advisor.catalog import Catalog
 from advisor.errors import ParseError
 from advisor.i18n import t
 from advisor.parse import describe, external, fuzzy, intents, relative, slots
+from advisor.parse.lang import _EN as _EN_WORDS
+from advisor.parse.lang import _ES as _ES_WORDS
 from advisor.parse.lang import detect_language
 from advisor.parse.names import NameMatch, matcher_for
 from advisor.parse.numbers import HUGE
@@ -44,7 +46,7 @@ _A100 = {"a100-80gb", "a100-40gb"}
 _H100 = {"h100-sxm", "h100-pcie"}
 _FAQ_FIELDS = {"gpu", "num_gpus", "model", "params_b"}
 # Words of the parser's own vocabulary: never read as a typo of a model name.
-_VOCABULARY = frozenset(w for cue in slots.CUES for w in cue.words) | fuzzy.METHOD_WORDS
+_VOCABULARY = frozenset(w for cue in slots.CUES for w in cue.words) | fuzzy.METHOD_WORDS | _EN_WORDS | _ES_WORDS
 
 # A value that shows what to type when a stated value could not be read.
 _EXAMPLE_VALUES = {"seq_len": 4096, "micro_batch": 4, "lora_rank": 16, "epochs": 3, "dataset_tokens": 50_000_000,
@@ -337,7 +339,7 @@ class _Assembler:
         if not self.scan.stray:
             return None
         tok = min(self.scan.stray, key=lambda t: t.start)
-        return self.scan.text[tok.start:tok.end] if self.scan.text[tok.start:tok.end].strip("\x01") else tok.text
+        return self.scan.marked[tok.start:tok.end].strip() or tok.text
 
     def _unsure(self, delta: SpecRequest) -> NameMatch | None:
         """A name we could not read for sure, where nothing else names that thing."""
@@ -350,7 +352,8 @@ class _Assembler:
     def _clarify_unsure(self, match: NameMatch) -> ParseResult:
         is_gpu = match.word == "gpu"
         names = [self._gpu_name(c) if is_gpu else self._model_name(c) for c in match.candidates[:6]]
-        question = t("parse.clarify.did_you_mean", self.lang, typed=self.normalized[match.start:match.end].strip(),
+        key = "parse.clarify.unknown_model" if match.word == "unknown" else "parse.clarify.did_you_mean"
+        question = t(key, self.lang, typed=self.normalized[match.start:match.end].strip(),
                      options=describe.join_options(names, self.lang))
         request = merge(self.previous, self.delta) if self.previous is not None else self.delta
         example = describe.example_message(request.model_copy(update={("gpu" if is_gpu else "model"): match.candidates[0]}),

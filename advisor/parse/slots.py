@@ -428,7 +428,8 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
                 out.stray.append(tok)
             continue
         slot = edge.slot
-        value = value_of(tok, "seq" if slot == "seq" else "params" if slot == "params" else "count", lang)
+        kind = slot.removesuffix("_weak")
+        value = value_of(tok, "seq" if kind == "seq" else "params" if kind == "params" else "count", lang)
         cue_words = cues[edge.cue][2].words if edge.cue is not None else None
         cue_pos = toks[cues[edge.cue][0]].start if edge.cue is not None else None
         if edge.gpu is not None:
