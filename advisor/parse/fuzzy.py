@@ -13,6 +13,7 @@ neighbours ("lroa" is "lora"; "tone" is not "tune"), and anything inside a URL o
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -62,11 +63,16 @@ class Match:
         return self.distance == 1 and len(self.words) == 1
 
 
-def closest(word: str, vocabulary: set[str] | frozenset[str], *, max_distance: int = 2) -> Match | None:
+def closest(word: str, vocabulary: frozenset[str], *, max_distance: int = 2) -> Match | None:
     """The vocabulary words closest to ``word`` (None: nothing within ``max_distance``, or ``word``
-    is itself in the vocabulary)."""
+    is itself in the vocabulary). Answers are remembered: a chat repeats its words."""
     if word in vocabulary:
         return None
+    return _closest(word, vocabulary, max_distance)
+
+
+@functools.lru_cache(maxsize=50_000)
+def _closest(word: str, vocabulary: frozenset[str], max_distance: int) -> Match | None:
     best: list[str] = []
     best_d = max_distance + 1
     for cand in vocabulary:

@@ -363,16 +363,16 @@ _CACHE: "weakref.WeakKeyDictionary[Catalog, tuple[tuple, Matcher]]" = weakref.We
 
 
 def _fingerprint(catalog: Catalog) -> tuple:
-    return (tuple((g.id, g.display_name, tuple(g.aliases)) for g in catalog.gpus()),
-            tuple((m.id, len(m.aliases)) for m in catalog.models()),
-            tuple((r.id, tuple(r.aliases)) for r in catalog.regions()))
+    # The catalog replaces its lists whenever it reloads (an admin added a GPU): the lists
+    # themselves, compared by identity, say whether the names may have changed.
+    return (catalog._gpus, catalog._models, catalog._regions)  # noqa: SLF001 - the loaded tables, by identity
 
 
 def matcher_for(catalog: Catalog) -> Matcher:
-    """The matcher for ``catalog``, rebuilt only when its names change (an admin adds a GPU)."""
+    """The matcher for ``catalog``, rebuilt only when it reloads its tables (an admin adds a GPU)."""
     fp = _fingerprint(catalog)
     cached = _CACHE.get(catalog)
-    if cached is not None and cached[0] == fp:
+    if cached is not None and all(a is b for a, b in zip(cached[0], fp)):
         return cached[1]
     matcher = Matcher(catalog)
     _CACHE[catalog] = (fp, matcher)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.parse.names import NameMatch
+from advisor.parse.prefilter import needs
 
 BLANK = "\x01"
 # Upper case: rules read lower-case text, so no rule can take a placeholder for a word.
@@ -75,7 +76,11 @@ class Scan:
             self.warnings.append((key, fields))
 
     def run(self, pattern: re.Pattern[str], handler: Callable[["Scan", re.Match[str]], bool | None]) -> None:
-        """Apply ``handler`` to each match; blank the spans it accepts (returns anything but False)."""
+        """Apply ``handler`` to each match; blank the spans it accepts (returns anything but False).
+        A pattern whose required words are all absent is skipped without running (``prefilter``)."""
+        need = needs(pattern)
+        if need is not None and not any(word in self.text for word in need):
+            return
         accepted = [m.span() for m in list(pattern.finditer(self.text)) if handler(self, m) is not False]
         if accepted:
             chars = list(self.text)
