@@ -63,12 +63,12 @@ class Match:
         return self.distance == 1 and len(self.words) == 1
 
 
-def closest(word: str, vocabulary: frozenset[str], *, max_distance: int = 2) -> Match | None:
+def closest(word: str, vocabulary: frozenset[str] | set[str], *, max_distance: int = 2) -> Match | None:
     """The vocabulary words closest to ``word`` (None: nothing within ``max_distance``, or ``word``
     is itself in the vocabulary). Answers are remembered: a chat repeats its words."""
     if word in vocabulary:
         return None
-    return _closest(word, vocabulary, max_distance)
+    return _closest(word, vocabulary if isinstance(vocabulary, frozenset) else frozenset(vocabulary), max_distance)
 
 
 @functools.lru_cache(maxsize=50_000)
