@@ -60,3 +60,17 @@ def test_ask_names_the_closest_match_of_a_typo(cli):
     first = result.output.splitlines()
     assert first[0] == "Understood: LoRA, Mistral 7B v0.3, seq 2,048, on the fewest GPUs that fit."
     assert first[1].startswith("Assumed: seq 2,048") and 'read "mistrl 7b" as Mistral 7B v0.3' in result.output
+
+
+def test_the_bot_answer_opens_with_the_same_two_lines(catalog):
+    from advisor.answer import Advisor
+    from bot.conversation import with_option_breakdowns
+    from bot.render.answer import render_answer
+
+    for text, lang in [("qlora 13b seq 2048", "en"), ("QLoRA de llama 3 8b con contexto de 8k en dos H100", "es")]:
+        answer = Advisor(catalog).ask(text)
+        blocks = render_answer(with_option_breakdowns(answer), lang)
+        shown = json.dumps(blocks, ensure_ascii=False)
+        assert answer.data["head"]["understood"] in shown and answer.data["head"]["assumed"] in shown
+        first = next(b for b in blocks if b["type"] == "section")
+        assert first["text"]["text"] == answer.data["head"]["understood"]

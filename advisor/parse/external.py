@@ -30,6 +30,8 @@ KNOWN_ORGS = {"meta-llama", "mistralai", "qwen", "google", "microsoft", "deepsee
               "stabilityai", "cohereforai", "databricks", "internlm", "thudm", "zai-org", "moonshotai",
               "unsloth", "nousresearch", "teknium", "lmsys", "mosaicml", "apple", "amd", "baichuan-inc"}
 _DATASET_KEY = re.compile(r"(?:dataset\w*|datasets|path|data_files|data_path|data)\s*[\"']?\s*[:=]\s*[\"']?\s*$", re.I)
+# torchtune's recipe configs ("llama3_1/8B_lora_single_device", "qwen2_5/7B_full"): a config, not a repo
+_TORCHTUNE_CONFIG = re.compile(r"_(?:q?lora|full|dora)(?:_single_device|_distributed)?$|_single_device$", re.I)
 _NOT_IDS = {"and/or", "w/o", "q/v", "k/v", "i/o", "y/o", "tokens/s", "token/s", "gb/s", "tb/s", "it/s"}
 
 
@@ -56,7 +58,8 @@ def find(text: str, catalog: Catalog) -> list[External]:
         if not (re.search(r"\d", name) or org.lower() in KNOWN_ORGS):
             continue
         line_start = text.rfind("\n", 0, m.start()) + 1
-        if _DATASET_KEY.search(text[line_start:m.start()]) or re.search(r"--dataset\w*\s+$", text[line_start:m.start()]):
+        before = text[line_start:m.start()]
+        if _DATASET_KEY.search(before) or re.search(r"--(?:dataset\w*|config)[\s=]+$", before) or _TORCHTUNE_CONFIG.search(name):
             continue
         out.append(External(ident, m.start(), m.end()))
     return sorted(out, key=lambda e: e.start)

@@ -123,6 +123,14 @@ custom internal instruct instruction chat base pretrained merged distilled quant
 open dense moe local own newer bigger smaller larger similar generic typical standard reasoning vision multilingual
 model models modelo modelos llm llms network weights pesos parametros parameters params version variant
 propio propia nuestro nuestra interno interna grande pequeño pequeno mediano
+want wants wanted need needs needed estimate estimates estimating estimated train trains trained running run runs
+tune tunes use uses using used fit fits try tries trying plan plans planning rent renting cost compare comparing
+check checking size sizing budget get give make making does doing have having going thinking wondering considering
+evaluate evaluating launch launching start starting team teams company project job jobs task please pls thanks
+would could should might must will shall can may maybe perhaps about around roughly approx something anything
+quiero queremos quieren necesito necesitamos necesitan usar usamos usando probar probamos correr alquilar estimar
+calcular tenemos tengo tienen hacer haciendo pensando planeamos vamos podemos puedo puede cuanto cuánto costaria
+entrenamos afinamos ajustamos ajusto entreno afino lanzar lanzamos empezar sobre unos unas algo alrededor
 """.split())
 
 # The words a typo may be read as: method words and the words that say what a number is.

@@ -175,9 +175,12 @@ class Matcher:
             fam.models.sort(key=lambda x: x[0], reverse=True)
         return families
 
-    def find(self, text: str, known: frozenset[str] = frozenset()) -> list[NameMatch]:
+    def find(self, text: str, known: frozenset[str] = frozenset(),
+             capitalized: frozenset[str] = frozenset()) -> list[NameMatch]:
         """Catalog names in ``text`` (normalized), left to right, without overlaps. ``known``:
-        words that are never a typo of a name (the parser's own vocabulary)."""
+        words that are never a typo of a name (the parser's own vocabulary); ``capitalized``: words
+        the message capitalized (a name we do not know is asked about when typed like a name)."""
+        self._capitalized = capitalized
         toks = tokenize(text)
         out: list[NameMatch] = []
         i = 0
@@ -245,9 +248,16 @@ class Matcher:
     def _unknown_name(self, toks: list[Token], i: int, near: list[NameMatch] | None = None) -> tuple[NameMatch, int] | None:
         """A word we do not know right before a size ("pythia 12b", "mstrl 7b") names a model we
         do not have: ask, with the closest catalog models (by name when one is near, else by size)."""
-        if i + 1 >= len(toks) or toks[i + 1].gap not in (" ", "-", "_") or not _SIZE.fullmatch(toks[i + 1].text):
+        j = i + 1
+        while j < len(toks) and j <= i + 2 and _NUMERIC.fullmatch(toks[j].text) and toks[j].gap in ("", " ", "-", "_", "."):
+            j += 1  # a version between the name and its size ("smll2 135m", "lama 3.1 8b")
+        if j >= len(toks) or toks[j].gap not in ("", " ", "-", "_") or not _SIZE.fullmatch(toks[j].text):
             return None
-        size = _SIZE.fullmatch(toks[i + 1].text)
+        size = _SIZE.fullmatch(toks[j].text)
+        # Only what reads as a name: near one of ours ("mstrl"), joined to its size ("pythia-12b"),
+        # or capitalized ("Pythia 12B"); an ordinary word before a size ("wants 33b") is not.
+        if not (near or toks[i + 1].gap in ("", "-", "_") or toks[i].text in getattr(self, "_capitalized", ())):
+            return None
         ids: list[str] = []
         for match in near or []:
             ids += [c for c in ([match.ident] if match.ident else list(match.candidates)) if c not in ids]
@@ -255,8 +265,8 @@ class Matcher:
             billions = float(size.group(1)) / (1000 if size.group(2) == "m" else 1)
             by_size = sorted(self._sizes, key=lambda item: abs(math.log(item[1] / billions)))
             ids += [ident for ident, _ in by_size if ident not in ids][: max(0, 4 - len(ids))]
-        return NameMatch("unsure", None, toks[i].start, toks[i + 1].end, tuple(ids[:6]), typed=toks[i].text,
-                         word="unknown"), 2
+        return NameMatch("unsure", None, toks[i].start, toks[j].end, tuple(ids[:6]), typed=toks[i].text,
+                         word="unknown"), j - i + 1
 
     def _gpu_typos(self, text: str, found: list[NameMatch], known: frozenset[str]) -> list[NameMatch]:
         """"h10", "a1000", "l40": one edit from a GPU we know, outside every name found: ask."""
@@ -303,7 +313,7 @@ class Matcher:
         j = i + 1
         versions: list[str] = []
         preset = size
-        while j < len(toks) and _SEP_GAP.fullmatch(toks[j].gap) and len(versions) < 2:
+        while j < len(toks) and _SEP_GAP.fullmatch(toks[j].gap):
             t = toks[j].text
             if _SIZE.fullmatch(t):
                 if preset is not None:
@@ -311,7 +321,7 @@ class Matcher:
                 size = t
                 j += 1
                 break
-            if _NUMERIC.fullmatch(t):
+            if _NUMERIC.fullmatch(t) and len(versions) < 2:  # "llama 3.1", torchtune's "llama3_1"
                 versions.append(t)
                 j += 1
                 continue

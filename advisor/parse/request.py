@@ -70,7 +70,7 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
                          example=t("parse.example.estimate", lang), code="empty")
     matcher = matcher_for(catalog)
     normalized, corrections = fuzzy.correct(normalized, extra_known=matcher.known_tokens)
-    names = matcher.find(normalized, known=_VOCABULARY)
+    names = matcher.find(normalized, known=_VOCABULARY, capitalized=_capitalized(cleaned))
     scan = Scan.of(normalized, names, short=len(normalized.split()) <= SHORT_MESSAGE_WORDS, lang=lang)
     for pattern, handler in (*WORD_RULES, *NUMBER_RULES):
         scan.run(pattern, handler)
@@ -84,6 +84,15 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
     result = _Assembler(scan, catalog, lang, previous, normalized).result()
     configs = {e.ref: e.config for e in outside if e.config is not None}
     return replace(result, configs=configs) if configs else result
+
+
+def _capitalized(text: str) -> frozenset[str]:
+    """Words typed with a capital inside lower-case text ("qlora Pythia 12b"): names, by how people
+    write them (nothing when the whole message is in capitals)."""
+    letters = [c for c in text if c.isalpha()]
+    if not letters or sum(c.isupper() for c in letters) > 0.6 * len(letters):
+        return frozenset()
+    return frozenset(w.lower() for w in re.findall(r"(?<![\w.])[A-Z][A-Za-z]{2,}", text))
 
 
 class _Assembler:
@@ -197,8 +206,9 @@ class _Assembler:
 
     def _examples(self, fields: dict[str, Any]) -> None:
         lens = self.scan.example_lens
-        if lens and not self.scan.examples and "seq_len" not in fields and float(lens[0][0]).is_integer():
-            fields["seq_len"] = int(lens[0][0])  # "4096 tokens per example" without a count: the length
+        seq = self.scan.example_seq
+        if lens and not self.scan.examples and "seq_len" not in fields and seq and float(seq[0]).is_integer():
+            fields["seq_len"] = int(seq[0])  # "4096 tokens per example" without a count: the length (k = 1024)
         if not self.scan.examples or "dataset_tokens" in fields:
             return
         examples = self.scan.examples[0][0]

@@ -199,6 +199,7 @@ _ALL_ES = r"(?:complet[oa]|total|enter[oa]|integral|de\s+todos\s+los\s+(?:parame
 _FULL_WORDS = (
     r"\bfull[\s_-]*(?:parameter[\s_-]*|param[\s_-]*|model[\s_-]*|weights?[\s_-]*)?" + _FT + r"\b"
     r"|\bfully[\s_-]*(?:fine[\s_-]*tun\w*|finetun\w*|train\w*|tun\w*)\b"
+    r"|\b(?:whole|entire)[\s_-]*(?:model|network)(?:[\s_-]*" + _FT + r")?\b"
     r"|\bfull[\s_-]*param(?:eter)?s?\b|\ball[\s_-]*param(?:eter)?s?(?:[\s_-]*" + _FT + r")?\b|\bfft\b|\bsft[\s_-]*(?:\(\s*)?(?:full|completo)\b"
     r"|\ball\s+(?:of\s+)?(?:the\s+|its\s+)?(?:model'?s?\s+|§M\d+§\s*'?s?\s+)?(?:parameters|weights|params)\b"
     r"|\bcomplete\s+" + _FT + r"\b"
@@ -223,12 +224,26 @@ _NO_LORA = R(r"\b(?:without|no|sin)\s+(?:lora|adapters?|adaptadores|peft)\b")
 # "lora rank 16", "lora_alpha", "LoRA dropout": a setting of the adapters, which says LoRA only when
 # nothing else names a method (in a thread, "lora rank 64" changes the rank of a QLoRA, not its method).
 _LORA_SETTING = R(r"\blora(?=[\s_-]*(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango))")
-_LORA = R(r"\blora\b|\b(?:lora|peft)[\s_-]*config\b|\bget_peft_model\b|\badapters?\b|\badaptadores?\b|\bpeft\b|\blow[\s_-]*rank\s+adapt\w*|\bdora\b")
+_LORA = R(r"\blora\b(?![\s_-]*(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango))|\b(?:lora|peft)[\s_-]*config\b|\bget_peft_model\b|\badapters?\b|\badaptadores?\b|\bpeft\b|\blow[\s_-]*rank\s+adapt\w*|\bdora\b")
 _FULL = R(_FULL_WORDS)
 _FULL_SHORT = R(r"\b(?:full|completo|completa|entero)\b(?![\s_-]*(?:precision|context|contexto|shard\w*|dataset|data"
                 r"|attention|batch|run|epoch|node|gpu|card|stack|config|set|checkpoint\w*|log|list|name|id|path|text))")
 # A fine-tuning word somewhere in the message makes a lone "full" the method ("SFT on llama 3 8b, full").
 _FT_ANYWHERE = R(r"\b(?:sft|fine[\s_-]*tun\w*|finetun\w*|train\w*|entrenar|entrenamiento|afinar|ajuste|ajustar)\b")
+
+
+def _lora_setting(scan: Scan, m: re.Match[str]) -> bool:
+    """"lora rank 16": says LoRA only weakly; the word stays for the setting's own rule to read."""
+    scan.claim("method_weak", "lora", m.start())
+    scan.lora_settings.append(m.start())
+    return False
+
+
+def _lora(scan: Scan, m: re.Match[str]) -> bool | None:
+    if m.start() in scan.lora_settings:  # "lora rank=16", read by _lora_setting: a setting, not the method
+        return False
+    scan.claim("method", "lora", m.start())
+    return None
 
 
 def _instead(scan: Scan, m: re.Match[str]) -> None:
@@ -246,7 +261,11 @@ def _method(value: str, quant: str | None = None):
 
 
 def _full_short(scan: Scan, m: re.Match[str]) -> bool | None:
-    if not scan.short and (any(c.field == "method" for c in scan.claims) or not _FT_ANYWHERE.search(scan.marked)):
+    """A lone "full": in a short follow-up, beside a fine-tuning word, or as an item of its own in a
+    list ("8x H100, llama 3.1 70b, full, seq 4096")."""
+    alone = re.fullmatch(r"[\s,;|\n]*", scan.text[max(0, m.start() - 2):m.start()] or ",") and re.match(
+        r"\s*(?:[,;|\n]|$)", scan.text[m.end():])
+    if not scan.short and (any(c.field == "method" for c in scan.claims) or not (_FT_ANYWHERE.search(scan.marked) or alone)):
         return False
     scan.claim("method", "full", m.start())
     return None
@@ -338,7 +357,7 @@ _DOUBLE_OFF = R(r"\b(?:no|without|sin)\s+(?:double|doble)[\s_-]*(?:quant\w*|cuan
                  r"\s*(?:[:=]\s*)?(?:off|false|desactivad[oa])\b")
 _DOUBLE_ON = R(r"\b(?:double|doble)[\s_-]*(?:quant\w*|cuantiz\w*)(?:\s*(?:[:=]\s*)?(?:on|true|activad[oa]))?")
 _DDP = R(r"\bddp\b|\bdata[\s_-]*parallel\b")
-_STACKS = [(R(r"\btorchtune\b"), "torchtune"), (R(r"\blit[\s_-]?gpt\b"), "litgpt"),
+_STACKS = [(R(r"\btorchtune\b|\btune\s+run\b"), "torchtune"), (R(r"\blit[\s_-]?gpt\b"), "litgpt"),
            (R(r"\breference\s+stack\b|\bpila\s+de\s+referencia\b"), "reference"),
            (R(r"(?<![/.])\b(?:hugging\s*face(?:\s+trainer)?(?![.\w]*\.co\b)|hf\s+trainer|transformers|trl|sft\s*trainer"
               r"|axolotl)\b(?![./])"), "hf")]
@@ -372,6 +391,19 @@ def _dropout(scan: Scan, m: re.Match[str]) -> bool | None:
     return None
 
 
+# torchtune recipes (torchtune/recipes/: lora_finetune_single_device.py, full_finetune_distributed.py,
+# ...; QLoRA is a LoRA recipe with a qlora config): the method, the stack, and one device or several.
+_RECIPE = R(r"\b(q?lora|full)_finetune_(single_device|distributed)\b|\b[a-z0-9_]+/\d+b_(q?lora|full)(?:_single_device)?\b")
+
+
+def _recipe(scan: Scan, m: re.Match[str]) -> None:
+    method = m.group(1) or m.group(3)
+    scan.claim("method", method, m.start())
+    scan.claim("stack", "torchtune", m.start())
+    if m.group(2) == "single_device" or "single_device" in m.group(0):
+        scan.claim("num_gpus", 1, m.start())
+
+
 def _zero3(scan: Scan, m: re.Match[str]) -> None:
     scan.claim("sharding", "fsdp", m.start())
     if "zero" in m.group(0):
@@ -385,7 +417,8 @@ def _zero12(scan: Scan, m: re.Match[str]) -> None:
 # Order matters: specific before general (paged before 8-bit before plain AdamW; "full precision"
 # before "full fine-tune"; 8-bit base before 4-bit before LoRA; "without GC" before "GC").
 WORD_RULES = [
-    (_CONFIG, _config), (_TARGETS, _targets), (_OTHER_KEY, _other_key),
+    (_LORA_SETTING, _lora_setting), (_RECIPE, _recipe), (_CONFIG, _config), (_TARGETS, _targets),
+    (_OTHER_KEY, _other_key),
     (_INSTEAD, _instead),
     (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
     (_SGD, _claim("optimizer", "sgd")), (_OTHER_OPT, _other_opt),
@@ -393,7 +426,7 @@ WORD_RULES = [
     (_FP32, _claim("precision", "fp32")), (_BF16_MIXED, _claim("precision", "bf16-mixed")), (_MIXED, _mixed),
     (_NO_QUANT, _claim("method", "lora")), (_NO_LORA, _claim("method", "full")),
     (_INT8, _method("qlora", "int8")), (_QLORA, _method("qlora")), (_FULL, _method("full")),
-    (_FULL_WRAP, _method("full")), (_LORA_SETTING, _claim("method_weak", "lora")), (_LORA, _method("lora")),
+    (_FULL_WRAP, _method("full")), (_LORA, _lora),
     (_GC_OFF, _claim("gradient_checkpointing", False)), (_GC_ON, _claim("gradient_checkpointing", True)),
     (_EAGER, _claim("attention", "eager")), (_FLASH, _claim("attention", "flash")),
     (_ALPHA, _alpha), (_DROPOUT, _dropout),

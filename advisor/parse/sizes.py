@@ -48,7 +48,27 @@ _DATASET_WORDS = (r"\b(?:dataset|data\s*set|corpus|data|datos|conjunto\s+de\s+da
 _BYTES = R(r"\b" + N + r"\s*(gb|mb|tb|gib|mib)\s+(?:of\s+|de\s+)?(?:text|texto|data|datos|dataset|corpus)\b")
 
 
-def _examples_x_len(scan: Scan, m: re.Match[str]) -> None:
+# "lote 4 secuencias de 4096 tokens", "épocas 5 ejemplos de 512 tokens": a number right after another
+# setting's word is that setting (a batch of 4 sequences), not a count of examples -- unless that
+# word already has its number before it ("4 épocas 50k ejemplos de 512 tokens").
+def _cue_words(strict: bool) -> str:
+    words = {" ".join(c.words) for c in sl.CUES if c.left >= 6 and c.slot not in ("examples", "dataset", "tokens", "seq")
+             and (not strict or c.left >= 9 and c.left > c.right)}
+    return "|".join(re.escape(w).replace("\\ ", r"[\s_-]*") for w in sorted(words, key=len, reverse=True))
+
+
+_SETTING_BEFORE = R(r"(?P<number>(?:\d[\d.,]*\s*(?:k|m|b)?|\b(?:" + "|".join(sl.WORD_NUMBERS) + r"))\s+(?:[a-z]+\s+)?)?"
+                    r"\b(?:(?P<strict>" + _cue_words(True) + r")|" + _cue_words(False) + r")\s*[:=]?\s*$")
+
+
+def _setting_before(scan: Scan, pos: int) -> bool:
+    m = _SETTING_BEFORE.search(scan.text, max(0, pos - 60), pos)
+    return m is not None and (m.group("strict") is not None or m.group("number") is None)
+
+
+def _examples_x_len(scan: Scan, m: re.Match[str]) -> bool | None:
+    if _setting_before(scan, m.start()):
+        return False
     examples = num.count(m.group(1), m.group(2), scan.lang)
     each = num.count(m.group(3), m.group(4), scan.lang)
     q.accept(scan, "dataset_tokens", examples * each, m.start(), integer=True)
@@ -57,6 +77,7 @@ def _examples_x_len(scan: Scan, m: re.Match[str]) -> None:
 def _example_len(scan: Scan, m: re.Match[str]) -> None:
     raw, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4)) if m.group(3) else (m.group(5), m.group(6))
     scan.example_lens.append((num.count(raw, unit, scan.lang), m.start()))
+    scan.example_seq.append(num.seq_tokens(raw, unit, scan.lang))  # the same length, read as a sequence length
 
 
 def _bytes(scan: Scan, m: re.Match[str]) -> None:

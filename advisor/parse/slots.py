@@ -45,9 +45,10 @@ BLANK = "\x01"
 
 _TOKEN = re.compile(
     r"(?P<name>§[MGRFU]\d+§)"
+
     r"|(?P<num>(?<![a-z0-9])\d+(?:[.,]\d+)*(?:e[-+]?\d{1,3}|\s?\^\s?\d{1,3})?)(?P<glued>[a-z%]+)?"
     r"|(?P<word>[a-z][a-z0-9]*(?:\.\d+)*(?:'[a-z]+)?)"
-    r"|(?P<punct>[,;:=()?!/|+~@$*\[\]{}\"#<>&\n-])"
+    r"|(?P<punct>[,;:=()?!/|+~@$*\[\]{}\"#<>&\n.-])"
     r"|(?P<blank>\x01+)")
 # Scale words typed apart from the number ("70 billion", "7 mil millones", "50 M").
 _SPACED_SCALES = {"billion": "b", "billions": "b", "bn": "b", "b": "b", "million": "m", "millions": "m",
@@ -60,6 +61,7 @@ WORD_NUMBERS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
     "twelve": 12, "sixteen": 16, "uno": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7,
     "ocho": 8, "nueve": 9, "diez": 10, "doce": 12, "dieciseis": 16, "couple": 2, "pair": 2,
+    "single": 1, "sola": 1, "solo": 1, "unica": 1, "unico": 1,
 }
 # Articles are a count only before an epoch word ("una época", "an epoch"): "a GPU" says no count.
 ARTICLES = {"a": 1, "an": 1, "un": 1, "una": 1}
@@ -196,6 +198,8 @@ CUES: list[Cue] = [
     *_cues("seq", 9, 10, "context", "ctx", "context window", "contexto", "ventana de contexto", "ventana",
            "tokens de contexto", "de contexto", "tokens of context", "of context", "token context"),
     *_cues("seq", 7, 0, "sequences", "secuencias", "sequences of", "secuencias de"),
+    *_cues("seq", 0, 9, "length sequences", "token sequences", "tokens long", "token long", "long sequences",
+           "tokens per sequence", "tokens por secuencia"),
     *_cues("seq", 3, 0, "at", "@", "a", "with", "con", "up to", "hasta"),
     *_cues("tokens", 0, 6.5, "tokens", "token", "toks", "tok", "de tokens", "tokens de entrenamiento",
            "training tokens"),
@@ -207,12 +211,14 @@ CUES: list[Cue] = [
            "per gpu batch", "per gpu batch size", "batch per device", "batch per gpu", "train micro batch size per gpu",
            "lote", "lotes", "micro lote", "microlote", "tamano de lote", "tamano del lote", "lote por gpu",
            "lote por dispositivo", "micro lote de", "a micro batch of"),
-    *_cues("batch", 0, 9, "sequences per gpu", "sequences per device", "per gpu", "per device", "por gpu",
-           "por dispositivo", "secuencias por gpu", "secuencias por dispositivo", "examples per device",
-           "samples per gpu"),
+    *_cues("batch", 0, 9, "per gpu", "per device", "por gpu", "por dispositivo",
+           *(f"{what} {per} {where}" for what in ("sequences", "seqs", "samples", "examples", "secuencias", "muestras",
+                                                  "ejemplos") for per, where in (("per", "gpu"), ("per", "device"),
+                                                                                 ("por", "gpu"), ("por", "dispositivo")))),
     *_cues("rank", 10, 6, "rank", "lora rank", "lora r", "rango", "rango lora", "rango de lora", "adapter rank",
            "rank of", "lora rank of"),
     *_cues("rank", 7, 0, "r"),
+    *_cues("epochs", 0, 7, "ep", "eps"),
     *_cues("epochs", 6, 10, "epochs", "epoch", "epocas", "epoca", "pasadas", "pasada", "passes", "pass",
            "num epochs", "num train epochs", "passes over the data", "pass over the data"),
     *_cues("gpus", 5, 10, "gpus", "gpu", "cards", "card", "tarjetas", "tarjeta", "graficas", "grafica",
@@ -252,9 +258,10 @@ _LEFT_FILL_WORDS = {"of", "de", "del", "la", "el", "is", "es", "at", "to", "arou
                     "approximately", "aprox", "unos", "unas", "roughly", "max", "maximum", "maximo", "up",
                     "hasta", "set", "size", "len", "length", "a", "an", "be", "would", "será", "sera", "being",
                     "value", "valor", "tamano", "per", "por", "device", "gpu", "only", "solo", "just", "en", "in"}
-_LEFT_FILL_PUNCT = {":", "=", "(", "~", "-", "*"}
+_LEFT_FILL_PUNCT = {":", "=", "(", "~", "-", "*", "."}
 _RIGHT_FILL_WORDS = {"of", "de", "training", "entrenamiento", "total", "in", "en", "each", "cada", "lora", "long",
-                     "the", "la", "el", "our", "nuestro", "nuestra", "sized", "big", "tuned", "sft", "base"}
+                     "the", "la", "el", "our", "nuestro", "nuestra", "sized", "big", "tuned", "sft", "base", "full",
+                     "complete", "completas", "completos", "whole"}
 _RIGHT_FILL_PUNCT = {"-", "(", ")", "*"}
 MAX_FILL = 3
 
@@ -430,12 +437,13 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
         slot = edge.slot
         kind = slot.removesuffix("_weak")
         value = value_of(tok, "seq" if kind == "seq" else "params" if kind == "params" else "count", lang)
-        cue_words = cues[edge.cue][2].words if edge.cue is not None else None
-        cue_pos = toks[cues[edge.cue][0]].start if edge.cue is not None else None
+        real = edge.cue is not None and edge.cue < GPU_CUE
+        cue_words = cues[edge.cue][2].words if real else None
+        cue_pos = toks[cues[edge.cue][0]].start if real else None
         if edge.gpu is not None:
             out.gpu_counts.append((tok, edge.gpu))
         out.bindings.append(Binding(slot, tok, value, tok.start, cue_words, cue_pos))
-    bound_cues = {e.cue for e in chosen.values() if e.cue is not None}
+    bound_cues = {e.cue for e in chosen.values() if e.cue is not None and e.cue < GPU_CUE}
     for ci, (first, last, cue) in enumerate(cues):
         if ci not in bound_cues and cue.slot in UNREADABLE_FIELDS and cue.left >= 6:
             typed = _unreadable_value(toks, last)
@@ -498,6 +506,10 @@ def _alone(tok: Tok, lang: str) -> tuple[str, float] | None:
     return None
 
 
+# A GPU name is a cue of its own: one count binds to it ("r of 8 l40s x8": x8 is the count, 8 the rank).
+GPU_CUE = 1_000_000
+
+
 def _gpu_edges(toks: list[Tok], ni: int, ti: int, lang: str) -> list[_Edge]:
     """A count right before a GPU name ("8 H100", "8x H100", "ocho A100") or after it ("H100 x8")."""
     tok = toks[ti]
@@ -512,7 +524,7 @@ def _gpu_edges(toks: list[Tok], ni: int, ti: int, lang: str) -> list[_Edge]:
     if nxt < len(toks) and toks[nxt].kind == "name" and toks[nxt].text.startswith("§G"):
         gpu = int(toks[nxt].text[2:-1])
         strength = 11 if tok.unit == "x" else 10
-        out.append(_Edge(ni, None, "gpus", strength - 0.5 * (nxt - ti - 1) + _plausible("gpus", value), gpu=gpu))
+        out.append(_Edge(ni, GPU_CUE + gpu, "gpus", strength - 0.5 * (nxt - ti - 1) + _plausible("gpus", value), gpu=gpu))
     prev = ti - 1
     if prev >= 0 and (toks[prev].kind == "punct" and toks[prev].text == "*" or toks[prev].kind == "word"
                       and toks[prev].text == "x"):
@@ -520,7 +532,7 @@ def _gpu_edges(toks: list[Tok], ni: int, ti: int, lang: str) -> list[_Edge]:
     if (prev >= 0 and toks[prev].kind == "name" and toks[prev].text.startswith("§G")
             and (tok.unit == "x" or prev + 1 < ti and toks[prev + 1].text in ("x", "*"))):
         gpu = int(toks[prev].text[2:-1])
-        out.append(_Edge(ni, None, "gpus", 9 + _plausible("gpus", value), gpu=gpu))
+        out.append(_Edge(ni, GPU_CUE + gpu, "gpus", (11 if tok.unit == "x" else 9) + _plausible("gpus", value), gpu=gpu))
     return out
 
 
