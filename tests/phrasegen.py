@@ -780,6 +780,7 @@ def _trl_python(hub, method, seq, b, e, r, expected, rng) -> str:
 
 
 def _trl_cli(hub, method, seq, b, e, r, expected, rng) -> str:
+    expected["stack"] = "hf"  # "trl sft" names TRL, which trains through the Hugging Face Trainer
     args = ["trl sft", f"--model_name_or_path {hub}", "--dataset_name trl-lib/Capybara", "--use_peft", f"--lora_r {r}"]
     if method == "qlora":
         args.append("--load_in_4bit")

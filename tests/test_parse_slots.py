@@ -145,3 +145,16 @@ def test_the_generator_is_deterministic_and_bilingual(catalog):
     assert a == phrasegen.generate(200, split="heldout", catalog=catalog, seed=3)
     assert {e["lang"] for e in a} == {"en", "es"} and any("previous" in e for e in a)
     assert any(e["noise"] for e in a) and any(n.startswith("config:") for e in a for n in e["noise"])
+
+
+@pytest.mark.parametrize("text,expected", [("ok now rank-16 adapters", {"lora_rank": 16}),
+                                           ("and with adapter rank 32?", {"lora_rank": 32}),
+                                           ("¿y con adaptadores de rango 8?", {"lora_rank": 8})])
+def test_an_adapter_word_qualifying_the_rank_does_not_switch_the_method(text, expected, catalog):
+    previous = SpecRequest(method="qlora", model="llama-3-8b")
+    assert _said(text, catalog, previous) == ("followup", expected)
+
+
+def test_a_size_first_with_a_typo_in_the_family(catalog):
+    result = parse_message("qlora 7b fakcon at 4k", catalog)
+    assert (result.intent, result.request.model, result.request.seq_len) == ("estimate", "falcon-7b", 4096)

@@ -204,14 +204,20 @@ class Matcher:
         if i + 1 >= len(toks) or not _SIZE.fullmatch(toks[i].text) or toks[i + 1].gap not in (" ", "-", "_"):
             return None
         fam = self._families.get(toks[i + 1].text)
-        if fam is None:
-            return None
+        typed = None
+        if fam is None:  # "7b fakcon": a one-edit typo of a family word after the size
+            word = toks[i + 1].text
+            found = fuzzy.closest(word, frozenset(self._families), max_distance=1) if len(word) >= 4 else None
+            if found is None or not found.sure or word in fuzzy.KNOWN:
+                return None
+            typed = word
+            toks = toks[:i + 1] + [Token(found.words[0], toks[i + 1].start, toks[i + 1].end, toks[i + 1].gap)] + toks[i + 2:]
         hit = self._family_at(toks, i + 1, size=toks[i].text)
         if hit is None or hit[0].kind == "family" and not hit[0].sized:
             return None
         match, used = hit
         return NameMatch(match.kind, match.ident, toks[i].start, match.end, match.candidates, match.family,
-                         match.size_b, True), used + 1
+                         match.size_b, True, typed=typed, word=toks[i + 1].text if typed else None), used + 1
 
     def _typo_at(self, toks: list[Token], i: int, known: frozenset[str]) -> tuple[NameMatch, int] | None:
         """A model word typed with one edit ("mistrl 7b") is read as the name; two edits ask."""

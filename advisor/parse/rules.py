@@ -223,7 +223,9 @@ _NO_QUANT = R(r"\b(?:without|no|sin|drop(?:\s+the)?|quita\w*(?:\s+la)?)\s+(?:the
 _NO_LORA = R(r"\b(?:without|no|sin)\s+(?:lora|adapters?|adaptadores|peft)\b")
 # "lora rank 16", "lora_alpha", "LoRA dropout": a setting of the adapters, which says LoRA only when
 # nothing else names a method (in a thread, "lora rank 64" changes the rank of a QLoRA, not its method).
-_LORA_SETTING = R(r"\blora(?=[\s_-]*(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango))")
+_LORA_SETTING = R(r"\blora(?=[\s_-]*(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango))"
+                  r"|\b(?:adapters?|adaptador(?:es)?)(?=[\s_-]*(?:(?:de|del|of)\s+)?(?:rank|r\b|r\s*[=:]|alpha|dropout|rango))"
+                  r"|(?<=rank)[\s_-]*\d+[\s_-]*(?=adapters?\b)|\b(?<=rango)\s+(?:del?\s+)?(?=adaptador(?:es)?\b)")
 _LORA = R(r"\blora\b(?![\s_-]*(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango))|\b(?:lora|peft)[\s_-]*config\b|\bget_peft_model\b|\badapters?\b|\badaptadores?\b|\bpeft\b|\blow[\s_-]*rank\s+adapt\w*|\bdora\b")
 _FULL = R(_FULL_WORDS)
 _FULL_SHORT = R(r"\b(?:full|completo|completa|entero)\b(?![\s_-]*(?:precision|context|contexto|shard\w*|dataset|data"
@@ -233,9 +235,13 @@ _FT_ANYWHERE = R(r"\b(?:sft|fine[\s_-]*tun\w*|finetun\w*|train\w*|entrenar|entre
 
 
 def _lora_setting(scan: Scan, m: re.Match[str]) -> bool:
-    """"lora rank 16": says LoRA only weakly; the word stays for the setting's own rule to read."""
+    """"lora rank 16", "adapter rank 16", "rank-16 adapters": a setting of the adapters, which says
+    LoRA only weakly; the words stay for the setting's own rule to read."""
     scan.claim("method_weak", "lora", m.start())
     scan.lora_settings.append(m.start())
+    adapter = re.compile(r"adaptador(?:es)?|adapters?").match(scan.text, m.end())
+    if adapter:  # "rank-16 adapters": the adapter word after the number
+        scan.lora_settings.append(m.end())
     return False
 
 
