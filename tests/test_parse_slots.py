@@ -158,3 +158,11 @@ def test_an_adapter_word_qualifying_the_rank_does_not_switch_the_method(text, ex
 def test_a_size_first_with_a_typo_in_the_family(catalog):
     result = parse_message("qlora 7b fakcon at 4k", catalog)
     assert (result.intent, result.request.model, result.request.seq_len) == ("estimate", "falcon-7b", 4096)
+
+
+@pytest.mark.parametrize("text", ["qlora llama 3 8b at 4k, better than gpt-4?", "qlora llama 3 8b at 4k by 5pm",
+                                  "qlora llama 3 8b at 4k for our 2025 roadmap", "qlora llama 3 8b at 4k under 50 €",
+                                  "qlora llama 3 8b at 4k with torch 2.4 and cuda 12.1"])
+def test_incidental_numbers_are_left_alone(text, catalog):
+    result = parse_message(text, catalog)
+    assert result.intent == "estimate" and result.delta.said() == {"method": "qlora", "model": "llama-3-8b", "seq_len": 4096}

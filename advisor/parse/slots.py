@@ -245,7 +245,9 @@ CUES: list[Cue] = [
            "languages", "idiomas", "experiments", "experimentos"),
     *_cues("ignore", 10, 0, "lr", "learning rate", "warmup", "warmup steps", "seed", "$", "usd", "eur", "budget",
            "budget of", "presupuesto", "presupuesto de", "spend", "top", "step", "steps", "save steps",
-           "logging steps", "eval steps", "max steps", "version", "v", "weight decay", "gastar", "pay", "pagar"),
+           "logging steps", "eval steps", "max steps", "version", "v", "weight decay", "gastar", "pay", "pagar",
+           "python", "torch", "pytorch", "cuda", "transformers", "trl", "peft", "accelerate", "deepspeed", "vllm",
+           "driver", "ubuntu", "nccl", "cudnn", "rocm", "gbp", "eur"),
 ]
 _CUE_INDEX: dict[str, list[Cue]] = {}
 for _cue in CUES:
@@ -431,7 +433,7 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
         edge = chosen.get(ni)
         tok = toks[ti]
         if edge is None:
-            if not tok.spoken and tok.unit not in ("bytes", "%", "bit", "ordinal"):
+            if not tok.spoken and tok.unit not in ("bytes", "%", "bit", "ordinal", "glued") and not _part_of_something(toks, ti):
                 out.stray.append(tok)
             continue
         slot = edge.slot
@@ -482,6 +484,17 @@ def _unreadable_value(toks: list[Tok], last: int) -> str | None:
                 return None
         return first.text
     return None
+
+
+def _part_of_something(toks: list[Tok], ti: int) -> bool:
+    """A number nobody bound that is still not a stray setting: part of a name we do not know
+    ("gpt-4", "t5_3b": glued to a word by a hyphen), or a year ("in 2025")."""
+    tok = toks[ti]
+    prev = toks[ti - 1] if ti else None
+    if prev is not None and prev.kind == "punct" and prev.text == "-" and tok.gap == "" and ti >= 2 \
+            and toks[ti - 2].kind == "word" and prev.gap == "":
+        return True
+    return bool(re.fullmatch(r"(?:19[89]\d|20[0-4]\d)", tok.text)) and tok.scale is None and tok.unit is None
 
 
 def _pow2(tok: Tok) -> bool:
