@@ -164,6 +164,7 @@ class TorchtuneModel:
     model_type: str  # FullModelHFCheckpointer model_type
     files: tuple[str, int]  # (file name, or filename_format with {} {}, number of shards)
     qlora: bool = True  # torchtune ships qlora_<builder>
+    lora_output: bool = True  # the LoRA builders take apply_lora_to_output (Gemma 2's do not: tied head)
 
     def component(self, method: str) -> str:
         prefix = {"full": "", "lora": "lora_", "qlora": "qlora_"}[method]
@@ -190,7 +191,7 @@ _BIN = "pytorch_model-{}-of-{}.bin"
 
 
 def _tt(module, builder, tok, model_type, files, qlora=True) -> TorchtuneModel:
-    return TorchtuneModel(module, builder, tok[0], tok[1], model_type, files, qlora)
+    return TorchtuneModel(module, builder, tok[0], tok[1], model_type, files, qlora, lora_output=module != "gemma2")
 
 
 # Builders from torchtune/models/<module>/__init__.py (0.6.1). Checkpoint files as torchtune's

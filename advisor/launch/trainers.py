@@ -29,6 +29,10 @@ from advisor.launch import names
 from advisor.launch.config import LaunchConfig, LaunchOptions
 from advisor.launch.plan import Plan
 
+# The plan decides no learning rate, and axolotl and torchtune require one: every tool gets
+# torchtune's recipe values (recipes/configs/llama3_1/8B_lora.yaml lr 3e-4, 8B_full.yaml 2e-5),
+# and the header says so.
+LEARNING_RATE = {True: 3e-4, False: 2e-5}  # trains adapters -> lr
 MASTER_PORT = 29500  # torch.distributed's default MASTER_PORT (torchrun --master-port default)
 
 
@@ -43,6 +47,8 @@ def header(plan: Plan, opts: LaunchOptions, tool: str) -> list[str]:
              f"memory predicted for the '{plan.spec.stack}' stack"]
     if opts.dataset is not None:
         lines.append(f"dataset: {opts.dataset} (format: {opts.dataset_format})")
+    lines.append(f"learning rate {LEARNING_RATE[plan.spec.trains_adapters]:g}: not part of the plan "
+                 "(torchtune's recipe value); tune it")
     return lines
 
 
@@ -98,7 +104,10 @@ def trl_config(plan: Plan, opts: LaunchOptions) -> LaunchConfig:
     body.update(
         max_length=s.seq_len, per_device_train_batch_size=s.micro_batch,
         gradient_accumulation_steps=plan.gradient_accumulation_steps,
-        gradient_checkpointing=s.gradient_checkpointing, optim=optim,
+        # transformers 5.24 renamed gradient_checkpointing to activation_checkpointing (the old
+        # name is a deprecated alias, TrainingArguments.__post_init__)
+        activation_checkpointing=s.gradient_checkpointing, optim=optim,
+        learning_rate=LEARNING_RATE[s.trains_adapters],
         **names.amp_flags(s), num_train_epochs=s.epochs, output_dir=output_dir(plan, opts),
     )
     if optim_args:
@@ -113,14 +122,14 @@ def trl_config(plan: Plan, opts: LaunchOptions) -> LaunchConfig:
     shard = _sharding(plan)
     if shard == "fsdp":
         # FSDP through TrainingArguments (transformers sets ACCELERATE_USE_FSDP from args.fsdp):
-        # FSDP's own activation checkpointing replaces gradient_checkpointing, which
-        # TrainingArguments refuses beside it.
+        # FSDP's own activation checkpointing replaces the Trainer's, as TrainingArguments'
+        # fsdp_config docs prefer ("prefer this over the activation_checkpointing training argument").
         body["fsdp"] = "full_shard auto_wrap"
         body["fsdp_config"] = {"version": 2, "auto_wrap_policy": "TRANSFORMER_BASED_WRAP",
                                "reshard_after_forward": True, "cpu_ram_efficient_loading": True,
                                "state_dict_type": "FULL_STATE_DICT",
                                "activation_checkpointing": s.gradient_checkpointing}
-        body["gradient_checkpointing"] = False
+        body["activation_checkpointing"] = False
         if s.method == "qlora":
             # FSDP flattens parameters of one dtype: the 4-bit weights must be stored as the
             # 16-bit dtype (transformers docs, "FSDP + QLoRA"; BitsAndBytesConfig
@@ -190,7 +199,8 @@ def axolotl_config(plan: Plan, opts: LaunchOptions) -> LaunchConfig:
         body["datasets"] = [{"path": opts.dataset, "type": _AXOLOTL_DATASET_TYPES[opts.dataset_format]}]
     body.update(sequence_len=s.seq_len, micro_batch_size=s.micro_batch,
                 gradient_accumulation_steps=plan.gradient_accumulation_steps, num_epochs=s.epochs,
-                optimizer=optim, gradient_checkpointing=s.gradient_checkpointing,
+                optimizer=optim, learning_rate=LEARNING_RATE[s.trains_adapters],
+                gradient_checkpointing=s.gradient_checkpointing,
                 attn_implementation=names.hf_attention(s))
     if optim_args:
         body["optim_args"] = dict(kv.split("=", 1) for kv in optim_args.split(","))
@@ -247,9 +257,6 @@ def _torchrun_args(plan: Plan, *, node_rank: str = "0", master: str = "127.0.0.1
 TORCHTUNE_VERSION = "0.6.1"
 _TT_DATASETS = {"messages": "torchtune.datasets.chat_dataset", "instruction": "torchtune.datasets.instruct_dataset",
                 "text": "torchtune.datasets.text_completion_dataset"}
-# The plan decides no learning rate; torchtune's optimizers need one: its own configs' values
-# (configs/llama3_1/8B_lora.yaml lr 3e-4, 8B_full.yaml lr 2e-5).
-TORCHTUNE_LR = {True: 3e-4, False: 2e-5}
 TORCHTUNE_CHECKPOINT_DIR = "./model"  # where `tune download --output-dir` puts the Hub checkpoint
 
 
@@ -282,10 +289,9 @@ def torchtune_config(plan: Plan, opts: LaunchOptions) -> LaunchConfig:
     model: dict[str, Any] = {"_component_": tt.component(s.method)}
     if s.trains_adapters:
         attn = ["q_proj", "k_proj", "v_proj", "output_proj"]
-        if s.lora_targets == "attention":
-            model.update(lora_attn_modules=attn, apply_lora_to_mlp=False, apply_lora_to_output=False)
-        else:
-            model.update(lora_attn_modules=attn, apply_lora_to_mlp=True, apply_lora_to_output=False)
+        model.update(lora_attn_modules=attn, apply_lora_to_mlp=s.lora_targets == "all-linear")
+        if tt.lora_output:  # all-linear in PEFT leaves the LM head out too
+            model["apply_lora_to_output"] = False
         model.update(lora_rank=s.lora_rank, lora_alpha=float(s.lora_alpha), lora_dropout=s.lora_dropout)
         if s.method == "qlora" and not s.double_quant:
             unexpressed.append("double quantization off: torchao's NF4 tensors always quantize the scales "
@@ -308,7 +314,7 @@ def torchtune_config(plan: Plan, opts: LaunchOptions) -> LaunchConfig:
     body: dict[str, Any] = {
         "output_dir": out, "model": model, "tokenizer": tokenizer, "checkpointer": checkpointer,
         "resume_from_checkpoint": False, "dataset": dataset, "seed": None, "shuffle": True,
-        "batch_size": s.micro_batch, "optimizer": {**names.torchtune_optimizer(s), "lr": TORCHTUNE_LR[s.trains_adapters]},
+        "batch_size": s.micro_batch, "optimizer": {**names.torchtune_optimizer(s), "lr": LEARNING_RATE[s.trains_adapters]},
         "lr_scheduler": {"_component_": "torchtune.training.lr_schedulers.get_cosine_schedule_with_warmup",
                          "num_warmup_steps": 100},
         "loss": {"_component_": "torchtune.modules.loss.CEWithChunkedOutputLoss"},
