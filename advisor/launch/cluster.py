@@ -154,9 +154,10 @@ def ray_job(plan: Plan, opts: LaunchOptions) -> LaunchConfig:
 
 
 def ray_submit_command(config: LaunchConfig) -> str:
-    """``ray job submit`` with the same arguments (Ray 2.60 ``ray job submit --help``)."""
+    """``ray job submit`` with the same arguments (Ray 2.60 ``ray job submit --help``); the
+    script's own arguments go first (``bash job.sh --no-wait --submission-id ID``)."""
     b = config.body
-    parts = ["ray job submit", '--address "${RAY_ADDRESS:?set RAY_ADDRESS to the cluster dashboard}"',
+    parts = ['ray job submit "$@"', '--address "${RAY_ADDRESS:?set RAY_ADDRESS to the cluster dashboard}"',
              f"--entrypoint-num-gpus {b['entrypoint_num_gpus']}"]
     if b.get("entrypoint_resources"):
         parts.append("--entrypoint-resources " + shlex.quote(json.dumps(b["entrypoint_resources"])))
