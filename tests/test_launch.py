@@ -254,6 +254,11 @@ def test_skypilot_task_matches_skypilots_schema_and_carries_the_trainer_config(c
     assert yaml.safe_load(carried.group(1)) == config.inner.body and carried.group(2) == "trl sft --config train.yaml"
 
 
+def test_skypilot_says_a_hyperscaler_rents_no_rtx_4090(plans):
+    config = launch_config(plans["lora-8b"], "skypilot", LaunchOptions(dataset="d", cloud="aws"))
+    assert any("rents no consumer GPUs" in u for u in config.unexpressed)
+
+
 def test_skypilot_schema_rejects_an_unknown_resource_field(plans):
     body = _yaml(launch_config(plans["qlora-70b"], "skypilot", OPTS))
     body["resources"]["gpus"] = "H100:2"

@@ -99,6 +99,9 @@ def skypilot_task(plan: Plan, opts: LaunchOptions) -> LaunchConfig:
     if plan.region is None:
         unexpressed.append(f"region: none named; {plan.gpu.display_name} is offered in "
                            f"{', '.join(plan.gpu.regions) or 'no region'}")
+    if opts.cloud in names.CONSUMER_GPU_CLOUDS_WITHOUT and plan.gpu.id in names.CONSUMER_GPUS:
+        unexpressed.append(f"{plan.gpu.display_name} on {opts.cloud}: {opts.cloud} rents no consumer GPUs, so "
+                           "SkyPilot will find no instance there; use the provider's Kubernetes (--cloud kubernetes)")
     if plan.gpu.id == "h100-pcie":
         unexpressed.append("H100 PCIe: SkyPilot's 'H100' is the SXM part on most clouds")
     setup = "pip install " + " ".join(shlex.quote(p) for p in packages(inner, plan))

@@ -148,6 +148,10 @@ CLOUD_REGIONS = {
     "azure": {"eu-west": "francecentral", "eu-central": "germanywestcentral"},
 }
 CLOUDS = ("aws", "gcp", "azure", "kubernetes")
+# Consumer cards (GeForce) are not in the hyperscalers' instance catalogs (AWS, GCP and Azure
+# list data-center GPUs only; SkyPilot's RTX4090 comes from RunPod and similar clouds).
+CONSUMER_GPUS = ("rtx-4090",)
+CONSUMER_GPU_CLOUDS_WITHOUT = ("aws", "gcp", "azure")
 
 
 # --- torchtune model builders ----------------------------------------------------------------
