@@ -468,8 +468,15 @@ def external_model(name: str, catalog: Any, models: HubReader | None) -> HubMode
         catalog.model(name)  # raises UnknownModel with suggestions
         return None
     if models is None:
-        raise UnknownModel(name, []) if forced else UnknownModel(name, catalog_suggestions(name, catalog))
+        if name.startswith(HUB_PREFIX) and catalog.find_model(name.removeprefix(HUB_PREFIX)) is not None:
+            return None  # no Hub to read here (a pilot, a launch config): the catalog's copy of that repo
+        raise UnknownModel(name.removeprefix(HUB_PREFIX), catalog_suggestions(name.removeprefix(HUB_PREFIX), catalog))
     return models.model(name)
+
+
+def catalog_name(name: str) -> str:
+    """A model name as the catalog knows it ("hf:Qwen/Qwen3-4B" -> "Qwen/Qwen3-4B")."""
+    return name.removeprefix(HUB_PREFIX)
 
 
 def catalog_suggestions(name: str, catalog: Any, n: int = 3) -> list[str]:

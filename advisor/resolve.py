@@ -73,12 +73,12 @@ def architecture_for(spec: FinetuneSpec, catalog: Catalog,
 def resolve_request(request: SpecRequest, catalog: Catalog, models: "HubReader | None" = None) -> Resolved:
     """Resolve names against the catalog (or, for a Hub id or a pasted config, through ``models``,
     ``advisor.hub``), fill defaults, and build the architecture."""
-    from advisor.hub import external_model
+    from advisor.hub import catalog_name, external_model
 
     update = {}
     hub = external_model(request.model, catalog, models) if request.model is not None else None
     if request.model is not None and hub is None:
-        update["model"] = catalog.model(request.model).id
+        update["model"] = catalog.model(catalog_name(request.model)).id
     if request.gpu is not None:
         update["gpu"] = catalog.gpu(request.gpu).id
     if request.region is not None:

@@ -267,8 +267,8 @@ class Matcher:
         ids: list[str] = []
         for match in near or []:
             ids += [c for c in ([match.ident] if match.ident else list(match.candidates)) if c not in ids]
-        if size and size.group(1):
-            billions = float(size.group(1)) / (1000 if size.group(2) == "m" else 1)
+        billions = float(size.group(1)) / (1000 if size.group(2) == "m" else 1) if size and size.group(1) else 0.0
+        if billions > 0:
             by_size = sorted(self._sizes, key=lambda item: abs(math.log(item[1] / billions)))
             ids += [ident for ident, _ in by_size if ident not in ids][: max(0, 4 - len(ids))]
         return NameMatch("unsure", None, toks[i].start, toks[j].end, tuple(ids[:6]), typed=toks[i].text,

@@ -115,6 +115,12 @@ class _Assembler:
             bucket = values.setdefault(claim.field, [])
             if claim.value not in bucket:
                 bucket.append(claim.value)
+        per_node, nodes = values.pop("gpus_per_node", []), values.pop("num_nodes", [])
+        if per_node and "num_gpus" not in values:  # torchrun --nproc_per_node 8 --nnodes 2: 16 GPUs
+            values["num_gpus"] = [per_node[0] * (nodes[0] if nodes else 1)]
+        fsdp_gc = values.pop("gc_fsdp", [])
+        if fsdp_gc:  # fsdp_config: activation_checkpointing decides; the trainer's own flag is off for it
+            values["gradient_checkpointing"] = [fsdp_gc[0]]
         weak_method = values.pop("method_weak", [])
         if weak_method and "method" not in values and self.previous is None:
             values["method"] = weak_method[:1]  # "lora rank 16 on phi-4": LoRA, as nothing else says

@@ -42,7 +42,9 @@ _CONFIG_KEYS = {
     "gradient_checkpointing": "use_gradient_checkpointing|gradient_checkpointing|activation_checkpointing|"
                               "enable_activation_checkpointing",
     "optimizer": "optim|optimizer",
-    "num_gpus": "num_gpus|nproc_per_node|n_gpus|num_processes|gpus|nproc",
+    "num_gpus": "num_gpus|n_gpus|num_processes|gpus",  # accelerate's num_processes counts every machine's
+    "gpus_per_node": "nproc_per_node|nproc|gpus_per_node",  # torchrun: per node, times --nnodes
+    "num_nodes": "nnodes|num_nodes|num_machines",
     "bf16": "bf16",
     "fp16": "fp16",
     "load_in_4bit": "load_in_4bit",
@@ -109,6 +111,11 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
     key, value = m.group(1), m.group(2).strip(".,")
     name = _KEY_FIELD[key]
     flag = _bool(value)
+    if name in ("gpus_per_node", "num_nodes"):
+        if re.fullmatch(r"\d{1,4}", value):
+            scan.claim(name, int(value), m.start())
+            return None
+        return False
     if name in ("seq_len", "micro_batch", "lora_rank", "num_gpus", "dataset_tokens"):
         if claim_int(scan, name, value, m.start(), seq=name == "seq_len") is False:
             if name != "lora_rank" or key != "r":
@@ -126,7 +133,12 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
         scan.warn("parse.warn.global_batch")
         return None
     if name == "gradient_checkpointing" and flag is not None:
-        scan.claim(name, flag, m.start())
+        if _under(scan.text, m.start(), "fsdp_config"):
+            # FSDP's own activation checkpointing (an accelerate/TRL fsdp_config): with it the trainer's
+            # gradient_checkpointing is set false on purpose, so this one says what the run does
+            scan.claim("gc_fsdp", flag, m.start())
+        else:
+            scan.claim(name, flag, m.start())
     elif name == "optimizer" and value in _OPTIM_VALUES:
         scan.claim("optimizer", _OPTIM_VALUES[value], m.start())
         if value.endswith("_fused"):
@@ -169,6 +181,21 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
     else:
         return False
     return None
+
+
+def _under(text: str, pos: int, key: str) -> bool:
+    """``pos`` is on an indented YAML line inside the block of ``key:`` (or in a ``key={...}`` / JSON object)."""
+    line_start = text.rfind("\n", 0, pos) + 1
+    indent = len(text[line_start:pos]) - len(text[line_start:pos].lstrip(" "))
+    if indent == 0:
+        return False
+    for line in reversed(text[:line_start].split("\n")):
+        stripped = line.lstrip(" ")
+        if not stripped or stripped.startswith("#"):
+            continue
+        if len(line) - len(stripped) < indent:
+            return stripped.rstrip().startswith(key + ":")
+    return False
 
 
 def _targets(scan: Scan, m: re.Match[str]) -> bool | None:

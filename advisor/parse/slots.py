@@ -144,6 +144,10 @@ def tokenize(text: str) -> list[Tok]:
                 if between.strip() == "mil":
                     last.scale, last.end = "b", m.end()
                     continue
+            if (word in _BYTES or word in ("gigabytes", "megabytes", "terabytes")) and last is not None \
+                    and last.kind == "num" and last.unit is None and last.scale is None and gap.strip() == "":
+                last.unit, last.end = "bytes", m.end()  # "20.6 GiB", "80 GB": memory, not a setting
+                continue
             if word in WORD_NUMBERS:
                 out.append(Tok("num", word, m.start(), m.end(), gap, spoken=True))
                 continue
@@ -242,12 +246,13 @@ CUES: list[Cue] = [
     *_cues("ignore", 0, 10, "steps", "step", "pasos", "iterations", "iteraciones", "iters", "hours", "hour", "horas",
            "hora", "days", "day", "dias", "dia", "minutes", "minutos", "weeks", "semanas", "dollars", "dolares",
            "euros", "usd", "eur", "mins", "h", "people", "personas", "users", "usuarios", "teams", "equipos",
-           "languages", "idiomas", "experiments", "experimentos"),
+           "languages", "idiomas", "experiments", "experimentos", "per epoch", "por epoca", "checkpoints kept"),
     *_cues("ignore", 10, 0, "lr", "learning rate", "warmup", "warmup steps", "seed", "$", "usd", "eur", "budget",
            "budget of", "presupuesto", "presupuesto de", "spend", "top", "step", "steps", "save steps",
            "logging steps", "eval steps", "max steps", "version", "v", "weight decay", "gastar", "pay", "pagar",
            "python", "torch", "pytorch", "cuda", "transformers", "trl", "peft", "accelerate", "deepspeed", "vllm",
-           "driver", "ubuntu", "nccl", "cudnn", "rocm", "gbp", "eur"),
+           "driver", "ubuntu", "nccl", "cudnn", "rocm", "gbp", "eur", "torchtune", "axolotl", "skypilot", "ray",
+           "litgpt", "unsloth", "llamafactory", "bitsandbytes", "flash attn", "sky", "checkpoints kept"),
 ]
 _CUE_INDEX: dict[str, list[Cue]] = {}
 for _cue in CUES:
@@ -493,6 +498,8 @@ def _part_of_something(toks: list[Tok], ti: int) -> bool:
     prev = toks[ti - 1] if ti else None
     if prev is not None and prev.kind == "punct" and prev.text == "-" and tok.gap == "" and ti >= 2 \
             and toks[ti - 2].kind == "word" and prev.gap == "":
+        return True
+    if tok.text.count(".") >= 2:  # "0.6.1": a version
         return True
     return bool(re.fullmatch(r"(?:19[89]\d|20[0-4]\d)", tok.text)) and tok.scale is None and tok.unit is None
 

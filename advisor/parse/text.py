@@ -56,7 +56,11 @@ def clean(text: str) -> str:
 
 
 def normalize(text: str) -> str:
-    """Lower-case ASCII with unified punctuation; one space between words, lines kept."""
+    """Lower-case ASCII with unified punctuation; one space between words, lines and their
+    indentation kept."""
+    # a pasted YAML config keeps each line's indentation (what is nested under "fsdp_config:"), as
+    # typed: spaces and tabs only, before anything else becomes a space
+    indents = [len(line) - len(line.lstrip(" \t")) for line in text.split("\n")]
     text = text.translate(_SUPERSCRIPTS).translate(_PUNCT)
     text = _COMBINING.sub("", unicodedata.normalize("NFKD", text))
     text = _NON_ASCII.sub(" ", text).lower()
@@ -64,8 +68,11 @@ def normalize(text: str) -> str:
     text = _NAME_TIMES_COUNT.sub(r"\1 x\2", text)
     text = _COUNT_TIMES_NUMBER.sub(_split_count, text)
     text = _GLUED_COUNT.sub(r"\1 x ", text)
-    lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
-    return "\n".join(line for line in lines if line)
+    split = text.split("\n")
+    if len(split) != len(indents):  # never: every substitution above keeps line breaks
+        indents = [0] * len(split)
+    lines = (" " * indent + _SPACES.sub(" ", line.strip()) for indent, line in zip(indents, split))
+    return "\n".join(line for line in lines if line.strip())
 
 
 def _split_count(m: re.Match[str]) -> str:
