@@ -59,6 +59,10 @@ _CONFIG_KEYS = {
     "lora_target_linear": "lora_target_linear",
     "dataset_tokens": "dataset_tokens|num_tokens|total_tokens",
     "grad_accum": "gradient_accumulation_steps|gradient_accumulation|grad_accum_steps",
+    # fields other parts of the advisor add to the spec; read when the spec has them (``_spec_accepts``)
+    "compile": "torch_compile|compile",
+    "packing": "packing|sample_packing|packed",
+    "liger": "use_liger_kernel|use_liger|liger_kernel",
     "deepspeed": "deepspeed",
 }
 _CONFIG = R(r"(?<![\w.])\"?(" + "|".join(_CONFIG_KEYS.values())
@@ -132,6 +136,8 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
             return claim_int(scan, "gradient_accumulation_steps", value, m.start())
         scan.warn("parse.warn.global_batch")
         return None
+    if name in ("compile", "packing", "liger") and flag is not None:
+        return _optional_field(scan, name, flag, m.start())
     if name == "gradient_checkpointing" and flag is not None:
         if _under(scan.text, m.start(), "fsdp_config"):
             # FSDP's own activation checkpointing (an accelerate/TRL fsdp_config): with it the trainer's
@@ -181,6 +187,53 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
     else:
         return False
     return None
+
+
+# Where another part of the advisor adds a field to the spec (gradient accumulation, torch.compile,
+# packing, Liger kernels, an Unsloth stack, DeepSpeed ZeRO stages), the chat reads it with no
+# change here: each rule below claims only what ``advisor.spec.SpecRequest`` accepts.
+_OPTIONAL_NAMES = {"compile": ("compile", "torch_compile"), "packing": ("packing", "sample_packing"),
+                   "liger": ("liger", "liger_kernel", "use_liger")}
+
+
+def _spec_accepts(field_name: str, value: object) -> bool:
+    from pydantic import ValidationError
+
+    from advisor.spec import SpecRequest
+
+    if field_name not in SpecRequest.model_fields:
+        return False
+    try:
+        SpecRequest(**{field_name: value})
+    except ValidationError:
+        return False
+    return True
+
+
+def _optional_field(scan: Scan, name: str, value: object, pos: int) -> bool | None:
+    for field_name in _OPTIONAL_NAMES.get(name, (name,)):
+        if _spec_accepts(field_name, value):
+            scan.claim(field_name, value, pos)
+            return None
+    return None  # read: a setting this advisor does not model yet, never asked about
+
+
+_COMPILE_OFF = R(r"\b(?:no|without|sin|disable\w*)\s+(?:torch[\s._-]*)?compile\b|\btorch[\s._-]*compile\s*(?:[:=]\s*)?(?:off|false)\b")
+_COMPILE_ON = R(r"\btorch[\s._-]*compile\b|\b(?:with|con)\s+compile\b")
+_PACKING_OFF = R(r"\b(?:no|without|sin)\s+(?:sample[\s_-]*)?packing\b")
+_PACKING_ON = R(r"\b(?:sample[\s_-]*)?packing\b|\bpacked\s+(?:sequences|samples|dataset)\b|\bempaquetad[oa]s?\b")
+_LIGER = R(r"\bliger(?:[\s_-]*kernels?)?\b")
+_UNSLOTH = R(r"\bunsloth\b")
+
+
+def _optional(name: str, value: object):
+    def handler(scan: Scan, m: re.Match[str]) -> bool | None:
+        if name == "stack":
+            if _spec_accepts("stack", value):
+                scan.claim("stack", value, m.start())
+            return None
+        return _optional_field(scan, name, value, m.start())
+    return handler
 
 
 def _under(text: str, pos: int, key: str) -> bool:
@@ -438,13 +491,20 @@ def _recipe(scan: Scan, m: re.Match[str]) -> None:
 
 
 def _zero3(scan: Scan, m: re.Match[str]) -> None:
+    if "zero" in m.group(0) and _spec_accepts("sharding", "zero3"):  # a spec that models ZeRO-3 itself
+        scan.claim("sharding", "zero3", m.start())
+        return
     scan.claim("sharding", "fsdp", m.start())
     if "zero" in m.group(0):
         scan.warn("parse.warn.zero3")
 
 
 def _zero12(scan: Scan, m: re.Match[str]) -> None:
-    scan.warn("parse.warn.zero12", stage=m.group(1) or "?")
+    stage = m.group(1)
+    if stage and _spec_accepts("sharding", f"zero{stage}"):
+        scan.claim("sharding", f"zero{stage}", m.start())
+        return
+    scan.warn("parse.warn.zero12", stage=stage or "?")
 
 
 # Order matters: specific before general (paged before 8-bit before plain AdamW; "full precision"
@@ -466,6 +526,9 @@ WORD_RULES = [
     (_ALL_LINEAR, _claim("lora_targets", "all-linear")), (_ATTN_ONLY, _claim("lora_targets", "attention")),
     (_DOUBLE_OFF, _claim("double_quant", False)), (_DOUBLE_ON, _claim("double_quant", True)),
     (_ZERO3, _zero3), (_ZERO12, _zero12), (_DDP, _claim("sharding", "ddp")),
+    (_COMPILE_OFF, _optional("compile", False)), (_COMPILE_ON, _optional("compile", True)),
+    (_PACKING_OFF, _optional("packing", False)), (_PACKING_ON, _optional("packing", True)),
+    (_LIGER, _optional("liger", True)), (_UNSLOTH, _optional("stack", "unsloth")),
     *[(pattern, _claim("stack", value)) for pattern, value in _STACKS],
 ]
 # An axolotl config (base_model with axolotl's own training keys) without ``adapter`` trains every
