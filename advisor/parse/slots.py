@@ -233,6 +233,7 @@ CUES: list[Cue] = [
            "documentos", "pares", "instrucciones", "dialogos", "registros", "training examples",
            "ejemplos de entrenamiento"),
     *_cues("examples", 0, 5, "sequences", "secuencias"),
+    *_cues("seq_sized", 0, 6, "sequences", "secuencias", "seqs"),
     *_cues("params", 6, 10, "params", "param", "parameters", "parameter", "parametros", "parametro", "weights"),
     *_cues("params", 0, 8, "model", "llm", "modelo", "parameter model", "param model", "param llm",
            "parameter llm"),
@@ -420,14 +421,19 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
                 continue
             if cue.words in _WEAK_SEQ_LEFT and not (tok.scale == "k" or _pow2(tok)):
                 continue
+            if cue.slot == "seq_sized":  # "2k sequences": a length when the number is one (a power of two up to 128k)
+                length = value_of(tok, "seq", lang)
+                if not (tok.scale == "k" or _pow2(tok)) or length > 131072 or int(length) & (int(length) - 1):
+                    continue
             if cue.slot == "epochs" and last < ti and fill > 1:
                 continue
-            value = _value_ok(tok, cue.slot, lang)
+            value = _value_ok(tok, "seq" if cue.slot == "seq_sized" else cue.slot, lang)
             if value is None:
                 continue
-            score = side - 1.5 * fill + _plausible(cue.slot, value) - 0.01 * abs(ti - (first if first > ti else last))
+            slot = "seq" if cue.slot == "seq_sized" else cue.slot
+            score = side - 1.5 * fill + _plausible(slot, value) - 0.01 * abs(ti - (first if first > ti else last))
             if score > 0:
-                edges.append(_Edge(ni, ci, cue.slot, score))
+                edges.append(_Edge(ni, ci, slot, score))
         edges += _gpu_edges(toks, ni, ti, lang)
         alone = _alone(tok, lang)
         if alone is not None:
