@@ -166,3 +166,12 @@ def test_a_size_first_with_a_typo_in_the_family(catalog):
 def test_incidental_numbers_are_left_alone(text, catalog):
     result = parse_message(text, catalog)
     assert result.intent == "estimate" and result.delta.said() == {"method": "qlora", "model": "llama-3-8b", "seq_len": 4096}
+
+
+@pytest.mark.parametrize("text,intent", [("qlora Pythia 12B at 4k", "clarify"), ("qlora pythia-12b at 4k", "clarify"),
+                                         ("team wants 33b, qlora at 4k", "estimate"), ("qlora a custom 13b model", "estimate")])
+def test_an_unknown_name_is_asked_about_only_when_it_reads_as_a_name(text, intent, catalog):
+    result = parse_message(text, catalog)
+    assert result.intent == intent
+    if intent == "clarify":
+        assert result.clarify_code == "did_you_mean" and "Hugging Face" in result.question

@@ -180,14 +180,13 @@ class Matcher:
         """Catalog names in ``text`` (normalized), left to right, without overlaps. ``known``:
         words that are never a typo of a name (the parser's own vocabulary); ``capitalized``: words
         the message capitalized (a name we do not know is asked about when typed like a name)."""
-        self._capitalized = capitalized
         toks = tokenize(text)
         out: list[NameMatch] = []
         i = 0
         while i < len(toks):
             hit = self._alias_at(toks, i) or self._family_at(toks, i) or self._size_first(toks, i)
             if hit is None:
-                hit = self._typo_at(toks, i, known)
+                hit = self._typo_at(toks, i, known, capitalized)
             if hit is None:
                 i += 1
                 continue
@@ -219,7 +218,8 @@ class Matcher:
         return NameMatch(match.kind, match.ident, toks[i].start, match.end, match.candidates, match.family,
                          match.size_b, True, typed=typed, word=toks[i + 1].text if typed else None), used + 1
 
-    def _typo_at(self, toks: list[Token], i: int, known: frozenset[str]) -> tuple[NameMatch, int] | None:
+    def _typo_at(self, toks: list[Token], i: int, known: frozenset[str],
+                 capitalized: frozenset[str] = frozenset()) -> tuple[NameMatch, int] | None:
         """A model word typed with one edit ("mistrl 7b") is read as the name; two edits ask."""
         word = toks[i].text
         if (not word.isalpha() or len(word) < 4 or word in self._known_tokens or word in fuzzy.KNOWN
@@ -227,7 +227,7 @@ class Matcher:
             return None
         found = fuzzy.closest(word, self._model_words, max_distance=2)
         if found is None:
-            return self._unknown_name(toks, i)
+            return self._unknown_name(toks, i, capitalized=capitalized)
         hits = []
         for cand in found.words:
             fixed = toks[:i] + [Token(cand, toks[i].start, toks[i].end, toks[i].gap)] + toks[i + 1:]
@@ -235,13 +235,13 @@ class Matcher:
             if hit is not None and (hit[1] >= 2 or len(word) >= 5):
                 hits.append((cand, hit))
         if not hits:
-            return self._unknown_name(toks, i)
+            return self._unknown_name(toks, i, capitalized=capitalized)
         if found.sure and len(hits) == 1:
             cand, (match, used) = hits[0]
             return NameMatch(match.kind, match.ident, match.start, match.end, match.candidates, match.family,
                              match.size_b, match.sized, typed=word, word=cand), used
         if len(word) < 6:
-            return self._unknown_name(toks, i, [m for _, (m, _u) in hits])
+            return self._unknown_name(toks, i, [m for _, (m, _u) in hits], capitalized)
         ids: list[str] = []
         for _, (match, _used) in hits:
             for ident in ([match.ident] if match.ident else list(match.candidates)):
@@ -251,7 +251,8 @@ class Matcher:
         return NameMatch("unsure", None, toks[i].start, toks[i + used - 1].end, tuple(ids[:6]),
                          typed=word, word="/".join(c for c, _ in hits)), used
 
-    def _unknown_name(self, toks: list[Token], i: int, near: list[NameMatch] | None = None) -> tuple[NameMatch, int] | None:
+    def _unknown_name(self, toks: list[Token], i: int, near: list[NameMatch] | None = None,
+                      capitalized: frozenset[str] = frozenset()) -> tuple[NameMatch, int] | None:
         """A word we do not know right before a size ("pythia 12b", "mstrl 7b") names a model we
         do not have: ask, with the closest catalog models (by name when one is near, else by size)."""
         j = i + 1
@@ -262,7 +263,7 @@ class Matcher:
         size = _SIZE.fullmatch(toks[j].text)
         # Only what reads as a name: near one of ours ("mstrl"), joined to its size ("pythia-12b"),
         # or capitalized ("Pythia 12B"); an ordinary word before a size ("wants 33b") is not.
-        if not (near or toks[i + 1].gap in ("", "-", "_") or toks[i].text in getattr(self, "_capitalized", ())):
+        if not (near or toks[i + 1].gap in ("", "-", "_") or toks[i].text in capitalized):
             return None
         ids: list[str] = []
         for match in near or []:
