@@ -407,7 +407,13 @@ class HubReader:
         answers in ``timeout_s``, not after hf_hub_download's backoff of about half a minute), then
         ``hf_hub_download`` (its HEAD, same-host redirects, ETag check and disk cache)."""
         import httpx2  # huggingface_hub's HTTP client (a dependency of huggingface_hub 2.x)
+        from huggingface_hub import constants as hf_constants
         from huggingface_hub import get_hf_file_metadata, hf_hub_download, hf_hub_url
+
+        # Only config.json: with telemetry on, huggingface_hub 2.4 also fetches
+        # {HF_ENDPOINT at import}/api/agent-harnesses and imports torch to name its version in the
+        # user agent (utils/_headers.py, _http_user_agent; utils/_detect_agent.py). Off, for this process.
+        hf_constants.HF_HUB_DISABLE_TELEMETRY = True
         from huggingface_hub.errors import (EntryNotFoundError, GatedRepoError, HfHubHTTPError,
                                             LocalEntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError)
 

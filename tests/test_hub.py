@@ -106,6 +106,7 @@ def test_cli_estimate_reads_a_hub_id_from_the_hub(cli, hub, tmp_path, catalog):
     assert out["model_source"]["params_total"] == catalog.model("qwen3-4b").params_total
     assert any(o["fits"] for o in out["options"])
     assert hub.paths()[0] == "/Qwen/Qwen3-4B/resolve/main/config.json"
+    assert {p.rsplit("/", 1)[1] for p in hub.paths()} == {"config.json"}  # nothing else, not even telemetry
 
 
 def test_cli_estimate_with_an_unreachable_hub_names_hf_endpoint(tmp_path):
