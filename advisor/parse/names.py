@@ -328,7 +328,9 @@ class Matcher:
                 size = t
                 j += 1
                 break
-            if _NUMERIC.fullmatch(t) and len(versions) < 2:  # "llama 3.1", torchtune's "llama3_1"
+            # "llama 3.1" (one token), torchtune's "llama3_1" (two joined by "_"); "llama 2 8 sequences"
+            # is version 2, then a number of something else
+            if _NUMERIC.fullmatch(t) and (not versions or len(versions) < 2 and toks[j].gap == "_"):
                 versions.append(t)
                 j += 1
                 continue
@@ -337,12 +339,7 @@ class Matcher:
             j = i + 1 + len(versions)
         if preset is not None and j < len(toks) and _SIZE.fullmatch(toks[j].text) and _SEP_GAP.fullmatch(toks[j].gap):
             return None
-        wanted = ".".join(versions)
-        models = [(v, s, ident) for v, s, ident, vs in fam.models
-                  if not wanted or ".".join(vs[: len(versions)]) == wanted
-                  or (vs and vs[0].startswith(wanted + "."))]
-        if size is not None:
-            models = [m for m in models if m[1] == size]
+        models = self._versioned(fam, versions, size)
         ids = tuple(m[2] for m in models)
         start, end = toks[i].start, toks[j - 1].end
         if len(ids) == 1:
@@ -354,6 +351,24 @@ class Matcher:
                 size_b = float(m.group(1)) / (1000 if m.group(2) == "m" else 1)
             return NameMatch("family", None, start, end, family=fam.word, size_b=size_b, sized=True), j - i
         return NameMatch("family", None, start, end, candidates=ids, family=fam.word, sized=size is not None), j - i
+
+
+    @staticmethod
+    def _versioned(fam: _Family, versions: list[str], size: str | None) -> list[tuple[tuple[int, ...], str, str]]:
+        """The family's models of that version (and size). A version names its own models first: "70b
+        llama 3" is Llama 3 70B, not the newer 3.3, when the catalog has both; only where no model
+        has exactly that version does it name the newest of its point releases ("405b llama 3" is
+        Llama 3.1 405B). Without a size, the version's own models come first in the list to ask from."""
+        wanted = ".".join(versions)
+        models = [(v, s, ident, vs) for v, s, ident, vs in fam.models
+                  if not wanted or ".".join(vs[: len(versions)]) == wanted
+                  or (vs and vs[0].startswith(wanted + "."))]
+        if size is not None:
+            models = [m for m in models if m[1] == size]
+        exact = [m for m in models if ".".join(m[3]) == wanted]
+        if wanted and exact:  # with a size, the exact version only; alone, its models first ("llama 3": which one?)
+            models = exact if size is not None else exact + [m for m in models if m not in exact]
+        return [(v, s, ident) for v, s, ident, _vs in models]
 
 
 # Tokens shaped like a GPU name that are something else: precisions, quantization, attention

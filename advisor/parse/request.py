@@ -47,6 +47,9 @@ _H100 = {"h100-sxm", "h100-pcie"}
 _FAQ_FIELDS = {"gpu", "num_gpus", "model", "params_b"}
 # Words of the parser's own vocabulary: never read as a typo of a model name.
 _VOCABULARY = frozenset(w for cue in slots.CUES for w in cue.words) | fuzzy.METHOD_WORDS | _EN_WORDS | _ES_WORDS
+# Words never corrected as a typo: ordinary words and the parser's own cue words ("param" is a word of
+# its own, not a typo of "params").
+_NOT_TYPOS = fuzzy.KNOWN | _VOCABULARY
 
 # A value that shows what to type when a stated value could not be read.
 _EXAMPLE_VALUES = {"seq_len": 4096, "micro_batch": 4, "lora_rank": 16, "epochs": 3, "dataset_tokens": 50_000_000,
@@ -69,7 +72,7 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
         raise ParseError(t("parse.error.empty", lang, example=t("parse.example.estimate", lang)),
                          example=t("parse.example.estimate", lang), code="empty")
     matcher = matcher_for(catalog)
-    normalized, corrections = fuzzy.correct(normalized, extra_known=matcher.known_tokens)
+    normalized, corrections = fuzzy.correct(normalized, known=_NOT_TYPOS, extra_known=matcher.known_tokens)
     names = matcher.find(normalized, known=_VOCABULARY, capitalized=_capitalized(cleaned))
     scan = Scan.of(normalized, names, short=len(normalized.split()) <= SHORT_MESSAGE_WORDS, lang=lang)
     for pattern, handler in (*WORD_RULES, *NUMBER_RULES):

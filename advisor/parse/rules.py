@@ -276,12 +276,17 @@ _ART = r"(?:(?:an?|the|una?|la|el|las|los)\s+)?"
 _FT = r"(?:fine[\s_-]*tun\w*|finetun\w*|ft|sft|training|train|tun(?:e|ing))"
 _FT_ES = r"(?:ajuste(?:\s+fino)?|afinamiento|afinado|entrenamiento|reentrenamiento|fine[\s_-]*tun\w*|finetun\w*|sft|ft)"
 _ALL_ES = r"(?:complet[oa]|total|enter[oa]|integral|de\s+todos\s+los\s+(?:parametros|pesos))"
+# What may stand between "all of" and "weights" in "train all of <the model>'s weights": articles, the
+# model (a catalog name, a size, "a 3-billion-parameter model", "a 0.5B-param LLM", a pasted link to it), the
+# possessive. Never an adapter word ("all of the LoRA weights" are the adapters), a GPU or a count of something else.
+_OWNER = (r"(?:(?:the|its|a|an|our|my|this|that|whole|entire|base|model|models|llm|network|billion|§M\d+§|https?://\S*"
+          r"|[a-z0-9.]*\d[a-z0-9.]*(?:-[a-z0-9.]+)*|[a-z0-9.-]*param\w*)(?:'s?)?|'s?)")
 _FULL_WORDS = (
     r"\bfull[\s_-]*(?:parameter[\s_-]*|param[\s_-]*|model[\s_-]*|weights?[\s_-]*)?" + _FT + r"\b"
     r"|\bfully[\s_-]*(?:fine[\s_-]*tun\w*|finetun\w*|train\w*|tun\w*)\b"
     r"|\b(?:whole|entire)[\s_-]*(?:model|network)(?:[\s_-]*" + _FT + r")?\b"
     r"|\bfull[\s_-]*param(?:eter)?s?\b|\ball[\s_-]*param(?:eter)?s?(?:[\s_-]*" + _FT + r")?\b|\bfft\b|\bsft[\s_-]*(?:\(\s*)?(?:full|completo)\b"
-    r"|\ball\s+(?:of\s+)?(?:the\s+|its\s+)?(?:model'?s?\s+|§M\d+§\s*'?s?\s+)?(?:parameters|weights|params)\b"
+    r"|\ball\s+(?:of\s+)?(?:the\s+|its\s+)?(?:parameters|weights|params)\b"
     r"|\bcomplete\s+" + _FT + r"\b"
     r"|\b" + _FT_ES + r"\s+" + _ALL_ES + r"\b"
     r"|\btodos\s+los\s+(?:parametros|pesos)\b"
@@ -305,13 +310,22 @@ _NO_LORA = R(r"\b(?:without|no|sin)\s+(?:lora|adapters?|adaptadores|peft)\b")
 # nothing else names a method (in a thread, "lora rank 64" changes the rank of a QLoRA, not its method).
 _LORA_SETTING = R(r"\blora(?=[\s_-]*(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango))"
                   r"|\b(?:adapters?|adaptador(?:es)?)(?=[\s_-]*(?:(?:de|del|of)\s+)?(?:rank|r\b|r\s*[=:]|alpha|dropout|rango))"
-                  r"|(?<=rank)[\s_-]*\d+[\s_-]*(?=adapters?\b)|\b(?<=rango)\s+(?:del?\s+)?(?=adaptador(?:es)?\b)")
+                  r"|(?<=rank)[\s_-]*\d+[\s_-]*(?=adapters?\b)"
+                  # the setting first, the adapter word qualifying it: "rango LoRA de 32", "rank of the LoRA 16"
+                  r"|\b(?:rank|rango|alpha|alfa|dropout)(?:\s+(?:de|del|of|the|la|el|los))*[\s_-]+"
+                  r"(?=(?:lora|adapters?|adaptador(?:es)?|peft)\b)")
 _LORA = R(r"\blora\b(?![\s_-]*(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango))|\b(?:lora|peft)[\s_-]*config\b|\bget_peft_model\b|\badapters?\b|\badaptadores?\b|\bpeft\b|\blow[\s_-]*rank\s+adapt\w*|\bdora\b")
 _FULL = R(_FULL_WORDS)
+# "train all of a 3-billion-parameter model's weights": the method, with the model's words left in place
+# for the size and name rules (the handler claims without blanking).
+_FULL_ALL = R(r"\ball\s+(?:of\s+)?(?:" + _OWNER + r"\s*){1,6}?(?:parameters|weights|params)\b")
 _FULL_SHORT = R(r"\b(?:full|fully|completo|completa|entero)\b(?![\s_-]*(?:precision|context|contexto|shard\w*|dataset|data"
                 r"|attention|batch|run|epoch|node|gpu|card|stack|config|set|checkpoint\w*|log|list|name|id|path|text))")
 # A fine-tuning word somewhere in the message makes a lone "full" the method ("SFT on llama 3 8b, full").
 _FT_ANYWHERE = R(r"\b(?:sft|fine[\s_-]*tun\w*|finetun\w*|train\w*|entrenar|entrenamiento|afinar|ajuste|ajustar)\b")
+
+
+_ADAPTER_WORD = R(r"(?:adaptador(?:es)?|adapters?|lora|peft)\b")
 
 
 def _lora_setting(scan: Scan, m: re.Match[str]) -> bool:
@@ -319,8 +333,8 @@ def _lora_setting(scan: Scan, m: re.Match[str]) -> bool:
     LoRA only weakly; the words stay for the setting's own rule to read."""
     scan.claim("method_weak", "lora", m.start())
     scan.lora_settings.append(m.start())
-    adapter = re.compile(r"adaptador(?:es)?|adapters?").match(scan.text, m.end())
-    if adapter:  # "rank-16 adapters": the adapter word after the number
+    adapter = _ADAPTER_WORD.match(scan.text, m.end())
+    if adapter:  # "rank-16 adapters", "rango LoRA de 32": the adapter word after the setting
         scan.lora_settings.append(m.end())
     return False
 
@@ -333,9 +347,12 @@ def _lora(scan: Scan, m: re.Match[str]) -> bool | None:
 
 
 def _instead(scan: Scan, m: re.Match[str]) -> None:
-    """"on H100s instead of A100s": the A100 (or the method) after "instead of" is not asked for."""
+    """"on H100s instead of A100s": the A100 (or the model, or the method) after "instead of" is
+    not asked for."""
     if m.group(1).startswith("§G"):
         scan.excluded_gpus.add(int(m.group(2)))
+    elif m.group(1).startswith("§M"):
+        scan.excluded_models.add(int(m.group(2)))
 
 
 def _method(value: str, quant: str | None = None):
@@ -344,6 +361,14 @@ def _method(value: str, quant: str | None = None):
         if quant or "nf4" in m.group(0):
             scan.claim("quant", quant or "nf4", m.start())
     return handler
+
+
+def _keep(handler):
+    """``handler``, with the words of its match left for the rules after it."""
+    def keep(scan: Scan, m: re.Match[str]) -> bool:
+        handler(scan, m)
+        return False
+    return keep
 
 
 def _full_short(scan: Scan, m: re.Match[str]) -> bool | None:
@@ -428,7 +453,8 @@ _RANK = R(r"\b(?:lora[\s_-]*)?(?:rank|rango)(?:\s+(?:de\s+|del\s+|of\s+)?(?:la\s
           r"|\blora[\s_-]*r\s*[=:]?\s*" + _N + _NOT_SIZE + r"|\br\s*[=:]\s*" + _N
           + r"|\b(?:lora\s+)?r(\d{1,4})\b|\b(\d{1,4})[\s_-]*rank\b"
           r"|(?<![\w.,/-])r\s+(\d{1,4})\b" + _NOT_SIZE)
-_ALPHA = R(r"\b(?:lora[\s_-]*)?(?:alpha|alfa)\s*(?:of|de|=|:|is|es)?\s*" + _N)
+_ALPHA = R(r"\b(?:lora[\s_-]*)?(?:alpha|alfa)(?:\s+(?:de|del|of|the|la|el))*(?:\s+(?:lora|adapters?|adaptador(?:es)?))?"
+           r"\s*(?:of|de|=|:|is|es)?\s*" + _N)
 _DROPOUT = R(r"\b(?:lora[\s_-]*)?dropout\s*(?:of|de|=|:|is|es)?\s*" + _N + r"\s*(%)?|\b(?:no|sin|without)\s+dropout\b")
 _ALL_LINEAR = R(r"\ball[\s_-]*(?:the\s+)?linear(?:\s+(?:layers|modules|projections))?\b|\btodas\s+las\s+(?:capas\s+)?lineales\b")
 _ATTN_ONLY = R(r"\b(?:attention|attn)[\s_-]*(?:only|layers|projections|modules)\b|\bonly\s+(?:the\s+)?(?:attention|attn)\b"
@@ -519,7 +545,7 @@ WORD_RULES = [
     (_FP32, _claim("precision", "fp32")), (_BF16_MIXED, _claim("precision", "bf16-mixed")), (_MIXED, _mixed),
     (_NO_QUANT, _claim("method", "lora")), (_NO_LORA, _claim("method", "full")),
     (_INT8, _method("qlora", "int8")), (_QLORA, _method("qlora")), (_FULL, _method("full")),
-    (_FULL_WRAP, _method("full")), (_LORA, _lora),
+    (_FULL_WRAP, _method("full")), (_FULL_ALL, _keep(_method("full"))), (_LORA, _lora),
     (_GC_OFF, _claim("gradient_checkpointing", False)), (_GC_ON, _claim("gradient_checkpointing", True)),
     (_EAGER, _claim("attention", "eager")), (_FLASH, _claim("attention", "flash")),
     (_ALPHA, _alpha), (_DROPOUT, _dropout),

@@ -5,7 +5,10 @@ Rules run in a fixed order (``advisor.parse.rules``). A rule that accepts a matc
 so that later, looser rules (a bare "8k", a bare "13B") never read the same characters twice:
 "8 x H100" is consumed as a GPU count before anything could take the 8 for a batch size.
 Catalog names are replaced by placeholders first ("§G0§" for the first GPU found, "§M0§" for a
-model, "§R0§" for a region) so rules can say "a number right before a GPU".
+model, "§R0§" for a region) so rules can say "a number right before a GPU". A rule's span may
+contain a placeholder ("train all of §M0§'s weights" is the method): blanking keeps placeholders,
+so the name is still read by the name rule; a rule that means a name is *not* asked for ("instead
+of §G1§") says so in ``excluded_gpus`` / ``excluded_models``.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from advisor.parse.prefilter import needs
 
 BLANK = "\x01"
 # Upper case: rules read lower-case text, so no rule can take a placeholder for a word.
+_NAME = re.compile(r"§[MGRFU]\d+§")
 _PLACEHOLDER = {"model": "M", "gpu": "G", "region": "R", "family": "F", "unsure": "U"}
 
 
@@ -42,6 +46,7 @@ class Scan:
     warnings: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     limits: list[tuple[str, float]] = field(default_factory=list)  # (field, value) beyond a limit
     excluded_gpus: set[int] = field(default_factory=set)
+    excluded_models: set[int] = field(default_factory=set)
     bound_gpus: set[int] = field(default_factory=set)  # GPU placeholders already claimed with a count
     gpu_counts: dict[int, int] = field(default_factory=dict)
     examples: list[tuple[float, int]] = field(default_factory=list)  # example counts without a length
@@ -88,6 +93,8 @@ class Scan:
             chars = list(self.text)
             for start, end in accepted:
                 chars[start:end] = BLANK * (end - start)
+                for name in _NAME.finditer(self.text, start, end):  # names inside a span stay names
+                    chars[name.start():name.end()] = name.group()
             self.text = "".join(chars)
 
     def search(self, pattern: str) -> bool:

@@ -186,8 +186,11 @@ def _names(scan: Scan, m: re.Match[str]) -> None:
     elif letter == "G":
         if index not in scan.excluded_gpus and index not in scan.bound_gpus:
             scan.claim("gpu", match.ident, m.start())
-    elif letter in "MR":
-        scan.claim("model" if letter == "M" else "region", match.ident, m.start())
+    elif letter == "M":
+        if index not in scan.excluded_models:
+            scan.claim("model", match.ident, m.start())
+    elif letter == "R":
+        scan.claim("region", match.ident, m.start())
     else:
         scan.claim("family", match, m.start())
 

@@ -265,7 +265,11 @@ for _list in _CUE_INDEX.values():
 _LEFT_FILL_WORDS = {"of", "de", "del", "la", "el", "is", "es", "at", "to", "around", "about", "approx",
                     "approximately", "aprox", "unos", "unas", "roughly", "max", "maximum", "maximo", "up",
                     "hasta", "set", "size", "len", "length", "a", "an", "be", "would", "será", "sera", "being",
-                    "value", "valor", "tamano", "per", "por", "device", "gpu", "only", "solo", "just", "en", "in"}
+                    "value", "valor", "tamano", "per", "por", "device", "gpu", "only", "solo", "just", "en", "in",
+                    "the", "los", "las"}
+# The adapters a setting belongs to, between the setting's word and its number: "rank of the lora 16",
+# "rango del adaptador en 64" (free filler: they qualify the cue).
+_QUALIFIERS = {"lora", "adapter", "adapters", "adaptador", "adaptadores"}
 _LEFT_FILL_PUNCT = {":", "=", "(", "~", "-", "*", "."}
 _RIGHT_FILL_WORDS = {"of", "de", "training", "entrenamiento", "total", "in", "en", "each", "cada", "lora", "long",
                      "the", "la", "el", "our", "nuestro", "nuestra", "sized", "big", "tuned", "sft", "base", "full",
@@ -353,6 +357,8 @@ def _fill_ok(toks: list[Tok], lo: int, hi: int, words: set[str], punct: set[str]
     count = 0
     for k in range(lo + 1, hi):
         t = toks[k]
+        if t.kind == "word" and t.text in _QUALIFIERS and words is _LEFT_FILL_WORDS:
+            continue  # "rango de los adaptadores: 16": the adapters name whose rank, they do not stand apart
         if t.kind == "word" and t.text in words or t.kind == "punct" and t.text in punct:
             count += 1
             continue
@@ -380,6 +386,8 @@ def _plausible(slot: str, value: float) -> float:
         return 0 if 1 <= value <= 1024 and value == int(value) else -6
     if slot == "params":
         return 0 if 0 < value <= 1000 else -4
+    if slot == "dataset":  # fewer tokens than a few dozen examples is not a training set ("dataset 16 sequences")
+        return 0 if value >= 10_000 else -6
     return 0
 
 
@@ -419,6 +427,8 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
                 continue
             if fill is None:
                 continue
+            if cue.slot == "ignore" and last < ti and any(toks[k].kind == "word" for k in range(last + 1, ti)):
+                continue  # "top 5", "lr: 2e-4" bind what touches them; "on top of 33B" is an idiom, not a count
             if cue.words in _WEAK_SEQ_LEFT and not (tok.scale == "k" or _pow2(tok)):
                 continue
             if cue.slot == "seq_sized":  # "2k sequences": a length when the number is one (a power of two up to 128k)

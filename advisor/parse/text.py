@@ -40,7 +40,8 @@ _GLUED_COUNT = re.compile(r"\b(\d{1,4})\s*x\s*(?=[a-z])")
 _GPU_MEMORY = re.compile(r"\b([a-z]{1,4}\d{2,4}[a-z]{0,2})\s*(?:\(\s*|,\s*|\s(?:de|with|con|w/)\s+)(\d{2,3})\s*gb?\b\s*\)?")
 _COUNT_TIMES_NUMBER = re.compile(r"\b(\d{1,4})\s*x\s*(\d+(?:\.\d+)?)(\s*b\b)?")
 # "H100x8", "l4x4", "4090x2", "A100 40GBx4": a GPU name, then its count ("h100 x8")
-_NAME_TIMES_COUNT = re.compile(r"\b([a-z]{1,3}\d{1,4}[a-z]{0,3}?|\d{2,3}gb|\d{4}|sxm\d?|pcie|ada)x(\d{1,4})\b(?!\s*b\b)")
+# (a memory variant ends the name as "40gb", "40g" or "40gib": "A100-40Gx8")
+_NAME_TIMES_COUNT = re.compile(r"\b([a-z]{1,3}\d{1,4}[a-z]{0,3}?|\d{2,3}g(?:i?b)?|\d{4}|sxm\d?|pcie|ada)x(\d{1,4})\b(?!\s*b\b)")
 
 
 def clean(text: str) -> str:
