@@ -2,7 +2,7 @@
 x noise, with a fixed seed, so the parser is measured on thousands of messages nobody tuned it on.
 
     from tests.phrasegen import generate, judge
-    entries = generate(3000, split="heldout", catalog=catalog, seed=13)
+    entries = generate(3000, split="unseen", catalog=catalog, seed=13)
     verdict = judge(entry, parse_message(entry["text"], catalog, previous=...))
 
 Each entry is shaped like a row of tests/data/phrasings.json: ``text``, ``lang``, ``expected``
@@ -10,10 +10,23 @@ Each entry is shaped like a row of tests/data/phrasings.json: ``text``, ``lang``
 ``clarify_code`` where the right answer is a question back), ``previous`` for thread follow-ups,
 and ``noise`` (what was done to the text).
 
-Two vocabularies. Every list below has a ``tune`` part and a ``heldout`` part, written together
-before the round-3 parser's rules: the ``tune`` split draws only ``tune`` forms and templates; the
-``heldout`` split draws ``heldout`` forms where a slot has them (tune forms only where it has
-none) and only ``heldout`` templates and config formats. The parser is tuned on ``tune`` only.
+Three vocabularies (``SPLITS``). Every list below has a ``tune`` part and a ``diagnosed`` part,
+written together before the round-3 parser's rules, and an ``unseen`` part, written in round 4:
+
+- ``tune`` draws only ``tune`` forms and templates; the parser is tuned on it.
+- ``diagnosed`` draws ``diagnosed`` forms where a slot has them (tune forms only where it has none)
+  and only ``diagnosed`` templates and config formats. It was the round-3 held-out split
+  ("heldout", same seeds: the same messages); in round 4 its failures were read and their
+  mechanisms fixed (tests/test_parse_diagnosed.py), so it no longer measures generalization.
+- ``unseen`` (round 4) is a fresh vocabulary: new model spellings (Ollama tags, upper-case display
+  names, snake_case ids, plain Hub URLs, "-Instruct" repos, "the 8B Llama 3.1"), GPUs the other
+  splits never name (H100 PCIe, RTX 6000 Ada, A10G), new sentence frames, new config shapes
+  (torchtune recipe YAML, a Transformers + PEFT script, an Unsloth script, a DeepSpeed JSON) and
+  new noise (Slack quotes, group and channel mentions, thin-space thousands "16 384", mixed case
+  "LLaMA", zero-width spaces, "thx!", blank lines, one-edit typos in setting words). It was written
+  and committed before the parser ever ran on it; its failures are never printed
+  (``benchmarks/parse_accuracy.py`` shows counts only) and no rule is tuned on it. A quarter of its
+  forms are still familiar ones (tune and diagnosed), as in real traffic.
 
 Labels are what a careful reader takes from the text, by construction (the slot that wrote the
 phrase knows its value). Conventions follow ``advisor.parse``: k = 1024 in a sequence length and
@@ -21,7 +34,11 @@ phrase knows its value). Conventions follow ``advisor.parse``: k = 1024 in a seq
 family with a size ("llama 70b") is that family's newest model of that size; an axolotl config
 without ``adapter`` is a full fine-tune (axolotl's docs: leave ``adapter`` blank to train all
 parameters); LLaMA-Factory's ``quantization_bit: 4`` with ``finetuning_type: lora`` is QLoRA and
-``lora_target: all`` every linear layer; TRL's ``--use_peft --load_in_4bit`` is QLoRA.
+``lora_target: all`` every linear layer; TRL's ``--use_peft --load_in_4bit`` is QLoRA; torchtune's
+``dtype: bf16`` trains pure bf16 (no fp32 master weights). A setting the spec gains from another
+part of the advisor (gradient accumulation steps, an Unsloth stack, ZeRO stages) is labelled only
+once ``advisor.spec.SpecRequest`` accepts it (``_spec_accepts``); until then the parser must read
+it and leave it alone.
 
 Noise: Slack markup (mentions, *bold*, `code`, emoji, links), upper/lower case, spacing and line
 breaks, thousands separators of both conventions ("2,048", "2.048", "50.000.000"), decimal commas
@@ -38,7 +55,9 @@ from typing import Any
 from advisor.catalog import Catalog
 from advisor.spec import SpecRequest
 
-SPLITS = ("tune", "heldout")
+SPLITS = ("tune", "diagnosed", "unseen")
+# The random stream of each split: "diagnosed" keeps round 3's "heldout" stream, so its messages are the same.
+_STREAM = {"diagnosed": "heldout"}
 
 # --- vocabularies: slot -> lang -> split -> [(form, value)] ------------------------------------
 
@@ -47,42 +66,42 @@ METHODS = {
         "qlora": {"tune": ["qlora", "QLoRA", "q-lora", "QLORA", "4-bit LoRA", "LoRA in 4 bits", "4bit qlora",
                            "QLoRA fine-tune", "qlora finetuning", "4-bit qlora",
                            "qlora-style", "Q LoRA"],
-                  "heldout": ["Q-LoRA", "qLoRA", "LoRA on a 4-bit base", "quantized LoRA (4-bit)", "4-bit QLoRA",
+                  "diagnosed": ["Q-LoRA", "qLoRA", "LoRA on a 4-bit base", "quantized LoRA (4-bit)", "4-bit QLoRA",
                               "LoRA w/ 4-bit quantization"]},
         "lora": {"tune": ["lora", "LoRA", "LoRA adapters", "peft lora", "PEFT", "LoRA fine-tuning", "LoRA finetune",
                           "LoRA SFT", "peft/lora", "LoRA-based fine-tuning", "a lora", "LORA"],
-                 "heldout": ["low-rank adapters", "LoRA (PEFT)", "a LoRA adapter", "Lora", "LoRA-tune"]},
+                 "diagnosed": ["low-rank adapters", "LoRA (PEFT)", "a LoRA adapter", "Lora", "LoRA-tune"]},
         "full": {"tune": ["full fine-tune", "full fine-tuning", "full FT", "full-parameter fine-tuning", "full finetune",
                           "full parameter training", "FFT", "SFT (full)", "full finetuning", "full-FT",
                           "full model fine-tuning", "all-parameter fine-tuning", "full SFT",
                           "full-weights FT", "whole-model fine-tuning"],
-                 "heldout": ["full-weight fine-tuning", "full fine tuning", "full-param FT", "complete fine-tune",
+                 "diagnosed": ["full-weight fine-tuning", "full fine tuning", "full-param FT", "complete fine-tune",
                              "fine-tuning of all parameters", "full-parameter SFT"]},
     },
     "es": {
         "qlora": {"tune": ["QLoRA", "qlora", "LoRA en 4 bits", "LoRA cuantizado a 4 bits", "QLoRA de 4 bits", "QLoRA 4 bits"],
-                  "heldout": ["Q-LoRA", "LoRA con base en 4 bits", "LoRA sobre un modelo cuantizado en 4 bits"]},
+                  "diagnosed": ["Q-LoRA", "LoRA con base en 4 bits", "LoRA sobre un modelo cuantizado en 4 bits"]},
         "lora": {"tune": ["LoRA", "lora", "adaptadores LoRA", "ajuste fino con LoRA", "adaptadores PEFT",
                           "LoRA (adaptadores)"],
-                 "heldout": ["adaptadores de bajo rango", "un adaptador LoRA", "PEFT con LoRA"]},
+                 "diagnosed": ["adaptadores de bajo rango", "un adaptador LoRA", "PEFT con LoRA"]},
         "full": {"tune": ["ajuste fino completo", "ajuste completo", "entrenamiento completo", "fine-tuning completo",
                           "afinamiento completo", "ajuste fino total", "ajuste completo de parámetros",
                           "ajuste fino de todos los pesos", "full fine-tuning", "ajuste completo del modelo",
                           "afinamiento total", "fine-tuning de todos los parámetros"],
-                 "heldout": ["afinado completo", "ajuste de todos los parámetros", "fine-tune completo",
+                 "diagnosed": ["afinado completo", "ajuste de todos los parámetros", "fine-tune completo",
                              "reentrenamiento completo", "entrenamiento de todos los pesos"]},
     },
 }
 # Method words that wrap the model ("entrenar X completo").
 WRAPS = {
     "en": {"full": {"tune": ["fully fine-tune {model}", "full fine-tune of {model}"],
-                    "heldout": ["fine-tune {model} end to end (all weights)", "train all of {model}'s weights"]},
-           "lora": {"tune": ["LoRA-finetune {model}"], "heldout": ["put LoRA adapters on {model}"]},
-           "qlora": {"tune": ["QLoRA-finetune {model}"], "heldout": ["4-bit LoRA on top of {model}"]}},
+                    "diagnosed": ["fine-tune {model} end to end (all weights)", "train all of {model}'s weights"]},
+           "lora": {"tune": ["LoRA-finetune {model}"], "diagnosed": ["put LoRA adapters on {model}"]},
+           "qlora": {"tune": ["QLoRA-finetune {model}"], "diagnosed": ["4-bit LoRA on top of {model}"]}},
     "es": {"full": {"tune": ["entrenar {model} completo", "afinar {model} completo"],
-                    "heldout": ["ajustar {model} entero", "entrenar todos los pesos de {model}"]},
-           "lora": {"tune": ["afinar {model} con LoRA"], "heldout": ["ponerle adaptadores LoRA a {model}"]},
-           "qlora": {"tune": ["afinar {model} con QLoRA"], "heldout": ["entrenar {model} con QLoRA"]}},
+                    "diagnosed": ["ajustar {model} entero", "entrenar todos los pesos de {model}"]},
+           "lora": {"tune": ["afinar {model} con LoRA"], "diagnosed": ["ponerle adaptadores LoRA a {model}"]},
+           "qlora": {"tune": ["afinar {model} con QLoRA"], "diagnosed": ["entrenar {model} con QLoRA"]}},
 }
 
 SEQ_VALUES = (512, 1024, 2048, 4096, 8192, 16384, 32768, 131072)
@@ -94,26 +113,26 @@ SEQ = {
                     "max context {n}", "{n} ctx", "with {k}k context", "ctx length {n}",
                     "sequence length: {n}", "ctx window {k}k", "{k}k-token context", "context len {n}", "max_len {n}",
                     "{n} context length", "{n}-length sequences", "seq={n}"],
-           "heldout": ["seq. {n}", "sequence {n}", "{n}-token context", "context window {k}k", "a {k}k context window",
+           "diagnosed": ["seq. {n}", "sequence {n}", "{n}-token context", "context window {k}k", "a {k}k context window",
                        "max length {n}", "{k}K context", "@ {k}k", "seqlen {n}", "cutoff_len {n}", "sequences of {n}"]},
     "es": {"tune": ["secuencia de {n}", "contexto de {k}k", "contexto {n}", "longitud de secuencia {n}",
                     "con {k}k de contexto", "secuencias de {n}", "seq {n}", "{k}k de contexto", "ctx {k}k",
                     "contexto de {n} tokens", "secuencias de {k}k", "con contexto {k}k", "largo de contexto {n}",
                     "longitud {n}", "contexto máximo de {n}", "secuencias de {n} tokens", "{k}k tokens de contexto"],
-           "heldout": ["longitud de contexto de {n}", "ventana de contexto de {k}k", "secuencia {n}",
+           "diagnosed": ["longitud de contexto de {n}", "ventana de contexto de {k}k", "secuencia {n}",
                        "{n} tokens de contexto", "con un contexto de {k}k", "largo de secuencia {n}"]},
 }
 
 GPU_FORMS = {
-    "rtx-4090": {"tune": ["4090", "RTX 4090", "rtx4090"], "heldout": ["GeForce RTX 4090", "RTX-4090"]},
-    "l40s": {"tune": ["L40S", "l40s"], "heldout": ["L40S 48GB"]},
-    "a100-80gb": {"tune": ["A100", "A100 80GB", "a100"], "heldout": ["A100-80G", "A100 SXM"]},
-    "h100-sxm": {"tune": ["H100", "H100 SXM", "h100"], "heldout": ["H100 80GB", "H100-SXM5"]},
-    "h200": {"tune": ["H200"], "heldout": ["H200 SXM"]},
-    "a100-40gb": {"tune": ["A100 40GB"], "heldout": ["A100-40G"]},
-    "l4": {"tune": ["L4"], "heldout": ["NVIDIA L4"]},
-    "b200": {"tune": ["B200"], "heldout": ["HGX B200"]},
-    "mi300x": {"tune": ["MI300X"], "heldout": ["Instinct MI300X"]},
+    "rtx-4090": {"tune": ["4090", "RTX 4090", "rtx4090"], "diagnosed": ["GeForce RTX 4090", "RTX-4090"]},
+    "l40s": {"tune": ["L40S", "l40s"], "diagnosed": ["L40S 48GB"]},
+    "a100-80gb": {"tune": ["A100", "A100 80GB", "a100"], "diagnosed": ["A100-80G", "A100 SXM"]},
+    "h100-sxm": {"tune": ["H100", "H100 SXM", "h100"], "diagnosed": ["H100 80GB", "H100-SXM5"]},
+    "h200": {"tune": ["H200"], "diagnosed": ["H200 SXM"]},
+    "a100-40gb": {"tune": ["A100 40GB"], "diagnosed": ["A100-40G"]},
+    "l4": {"tune": ["L4"], "diagnosed": ["NVIDIA L4"]},
+    "b200": {"tune": ["B200"], "diagnosed": ["HGX B200"]},
+    "mi300x": {"tune": ["MI300X"], "diagnosed": ["Instinct MI300X"]},
 }
 COUNT_WORDS = {"en": {2: "two", 4: "four", 8: "eight"}, "es": {2: "dos", 4: "cuatro", 8: "ocho"}}
 # (form, says_count, says_gpu); {c} count, {cw} count word, {g} GPU
@@ -125,7 +144,7 @@ GPU_SLOT = {
                     ("with {c}x {g}", 1, 1), ("using {c} {g}s", 1, 1), ("{g} x{c}", 1, 1), ("{g}x{c}", 1, 1),
                     ("on one node of {c} {g}", 1, 1), ("single {g}", "one", 1), ("1x {g}", "one", 1),
                     ("{c} {g} cards", 1, 1), ("{c}×{g}", 1, 1), ("{cw} {g}", "word", 1), ("one {g}", "one", 1)],
-           "heldout": [("across {c} {g}s", 1, 1), ("using {c}× {g}", 1, 1), ("on {cw} {g}s", "word", 1),
+           "diagnosed": [("across {c} {g}s", 1, 1), ("using {c}× {g}", 1, 1), ("on {cw} {g}s", "word", 1),
                        ("{c} {g} GPUs", 1, 1), ("on {c} cards", 1, 0), ("on 1 x {g}", "one", 1),
                        ("torchrun --nproc-per-node={c} train.py", 1, 0),
                        ("accelerate launch --multi_gpu --num_processes={c}", 1, 0), ("with a {g}", 0, 1)]},
@@ -133,7 +152,7 @@ GPU_SLOT = {
                     ("con {c} GPUs", 1, 0), ("en una sola {g}", "one", 1), ("{c}x {g}", 1, 1),
                     ("con {c} {g}", 1, 1), ("en {c}x {g}", 1, 1), ("en un nodo de {c} {g}", 1, 1),
                     ("{cw} {g}", "word", 1), ("{c} tarjetas {g}", 1, 1), ("una {g}", 0, 1)],
-           "heldout": [("usando {c} {g}", 1, 1), ("sobre {c} tarjetas {g}", 1, 1), ("con {c} GPUs {g}", 1, 1),
+           "diagnosed": [("usando {c} {g}", 1, 1), ("sobre {c} tarjetas {g}", 1, 1), ("con {c} GPUs {g}", 1, 1),
                        ("en {c} x {g}", 1, 1), ("con {cw} GPUs", "word", 0), ("torchrun --nproc_per_node {c}", 1, 0)]},
 }
 
@@ -142,32 +161,32 @@ BATCH = {
                     "per_device_train_batch_size {b}", "batch size {b}", "micro batch {b}",
                     "mbs={b}", "batch size of {b}", "bsz {b}", "per-device batch size {b}", "{b} per device",
                     "batch={b}", "micro-batch size {b}", "{b} samples per device"],
-           "heldout": ["mbs {b}", "{b} sequences per GPU", "per-device batch of {b}", "micro_batch_size: {b}",
+           "diagnosed": ["mbs {b}", "{b} sequences per GPU", "per-device batch of {b}", "micro_batch_size: {b}",
                        "batch_size={b}", "a micro batch of {b}"]},
     "es": {"tune": ["lote {b}", "micro-lote de {b}", "tamaño de lote {b}", "batch {b}", "lote de {b}",
                     "tamaño del lote {b}", "micro-lote {b}", "batch de {b}", "tamaño de micro-lote {b}",
                     "lote por dispositivo {b}"],
-           "heldout": ["lote por GPU de {b}", "micro lote {b}", "{b} secuencias por GPU"]},
+           "diagnosed": ["lote por GPU de {b}", "micro lote {b}", "{b} secuencias por GPU"]},
 }
 GLOBAL_NOTE = {
-    "en": {"tune": [" (global batch {gb})", ", grad accum {ga}"], "heldout": [" with gradient accumulation of {ga}",
+    "en": {"tune": [" (global batch {gb})", ", grad accum {ga}"], "diagnosed": [" with gradient accumulation of {ga}",
                                                                             " (effective batch {gb})"]},
-    "es": {"tune": [" (lote global {gb})", ", acumulación de gradientes {ga}"], "heldout": [" y lote efectivo de {gb}"]},
+    "es": {"tune": [" (lote global {gb})", ", acumulación de gradientes {ga}"], "diagnosed": [" y lote efectivo de {gb}"]},
 }
 RANK = {
     "en": {"tune": ["rank {r}", "r={r}", "lora_r {r}", "lora rank {r}", "r {r}", "rank={r}", "lora_r={r}",
                     "LoRA rank of {r}", "r: {r}", "rank: {r}", "r of {r}", "LoRA rank={r}"],
-           "heldout": ["rank-{r} adapters", "adapter rank {r}", "r{r}", "lora_r: {r}", "LoRA r = {r}"]},
-    "es": {"tune": ["rango {r}", "rango de {r}", "r={r}", "r {r}", "con rango de {r}", "rango: {r}"], "heldout": ["rango LoRA de {r}", "con rango {r}", "rank {r}"]},
+           "diagnosed": ["rank-{r} adapters", "adapter rank {r}", "r{r}", "lora_r: {r}", "LoRA r = {r}"]},
+    "es": {"tune": ["rango {r}", "rango de {r}", "r={r}", "r {r}", "con rango de {r}", "rango: {r}"], "diagnosed": ["rango LoRA de {r}", "con rango {r}", "rank {r}"]},
 }
 EPOCHS = {
     "en": {"tune": ["{e} epochs", "epochs={e}", "for {e} epochs", "{ew} epochs", "epochs: {e}", "num_epochs {e}",
                     "train for {e} epochs", "epochs {e}", "{e} full epochs", "train {e} epochs"],
-           "heldout": ["{ew} epochs", "num_train_epochs {e}", "{e} passes over the data"]},
-    "es": {"tune": ["{e} épocas", "{ew} épocas", "épocas: {e}", "por {e} épocas", "épocas {e}"], "heldout": ["durante {e} épocas", "{e} pasadas"]},
+           "diagnosed": ["{ew} epochs", "num_train_epochs {e}", "{e} passes over the data"]},
+    "es": {"tune": ["{e} épocas", "{ew} épocas", "épocas: {e}", "por {e} épocas", "épocas {e}"], "diagnosed": ["durante {e} épocas", "{e} pasadas"]},
 }
-ONE_EPOCH = {"en": {"tune": ["1 epoch", "one epoch"], "heldout": ["a single epoch", "one pass over the data"]},
-             "es": {"tune": ["una época", "1 época"], "heldout": ["una sola época", "una pasada"]}}
+ONE_EPOCH = {"en": {"tune": ["1 epoch", "one epoch"], "diagnosed": ["a single epoch", "one pass over the data"]},
+             "es": {"tune": ["una época", "1 época"], "diagnosed": ["una sola época", "una pasada"]}}
 EPOCH_WORDS = {"en": {2: "two", 3: "three", 4: "four", 5: "five"}, "es": {2: "dos", 3: "tres", 4: "cuatro", 5: "cinco"}}
 
 DATASET_VALUES = (5_000_000, 20_000_000, 50_000_000, 100_000_000, 200_000_000, 500_000_000, 1_200_000_000)
@@ -175,68 +194,68 @@ DATASET = {
     "en": {"tune": ["{D} tokens", "a dataset of {D} tokens", "{Dfull} tokens", "over {D} tokens",
                     "{D} training tokens", "{D} tokens total", "{D} tokens of data", "dataset: {D} tokens",
                     "{D} tokens of text", "dataset size {D} tokens", "~{D} tokens", "{D} toks"],
-           "heldout": ["{Dwords} tokens", "a corpus of {D} tokens", "{D}-token dataset", "training on {D} tokens"]},
+           "diagnosed": ["{Dwords} tokens", "a corpus of {D} tokens", "{D}-token dataset", "training on {D} tokens"]},
     "es": {"tune": ["{D} tokens", "datos de {D} tokens", "{Dfull} tokens", "{D} tokens de datos",
                     "dataset de {D} tokens", "{D} tokens en total", "unos {D} tokens", "{D} tokens de texto"],
-           "heldout": ["un corpus de {D} tokens", "{Dwords} de tokens", "un dataset de {D} tokens"]},
+           "diagnosed": ["un corpus de {D} tokens", "{Dwords} de tokens", "un dataset de {D} tokens"]},
 }
 EXAMPLES = {  # {X} examples of {L} tokens each -> X * L
     "en": {"tune": ["{X} examples of {L} tokens", "{X} samples of {L} tokens", "{X} training examples of {L} tokens"],
-           "heldout": ["{X} samples averaging {L} tokens", "{X} rows x {L} tokens", "{X} conversations of ~{L} tokens"]},
-    "es": {"tune": ["{X} ejemplos de {L} tokens", "{X} filas de {L} tokens"], "heldout": ["{X} muestras de unos {L} tokens",
+           "diagnosed": ["{X} samples averaging {L} tokens", "{X} rows x {L} tokens", "{X} conversations of ~{L} tokens"]},
+    "es": {"tune": ["{X} ejemplos de {L} tokens", "{X} filas de {L} tokens"], "diagnosed": ["{X} muestras de unos {L} tokens",
                                                                "{X} conversaciones de {L} tokens"]},
 }
 GC = {
     "en": {"tune": [("with gradient checkpointing", True), ("without gradient checkpointing", False),
                     ("no gradient checkpointing", False), ("grad ckpt on", True)],
-           "heldout": [("activation checkpointing enabled", True), ("gradient_checkpointing: false", False),
+           "diagnosed": [("activation checkpointing enabled", True), ("gradient_checkpointing: false", False),
                        ("gc off", False), ("turn off gradient checkpointing", False)]},
     "es": {"tune": [("con gradient checkpointing", True), ("sin gradient checkpointing", False)],
-           "heldout": [("sin checkpointing de activaciones", False), ("con checkpointing de gradientes", True)]},
+           "diagnosed": [("sin checkpointing de activaciones", False), ("con checkpointing de gradientes", True)]},
 }
 OPTIMIZER = {
     "en": {"tune": [("8-bit adam", "adamw-8bit"), ("paged adamw 8bit", "paged-adamw-8bit"), ("adamw", "adamw"),
                     ("sgd", "sgd")],
-           "heldout": [("adamw_bnb_8bit", "adamw-8bit"), ("optim=paged_adamw_8bit", "paged-adamw-8bit"),
+           "diagnosed": [("adamw_bnb_8bit", "adamw-8bit"), ("optim=paged_adamw_8bit", "paged-adamw-8bit"),
                        ("bnb 8-bit AdamW", "adamw-8bit"), ("plain AdamW", "adamw")]},
     "es": {"tune": [("adam de 8 bits", "adamw-8bit"), ("adamw", "adamw")],
-           "heldout": [("AdamW en 8 bits", "adamw-8bit"), ("paged_adamw_8bit", "paged-adamw-8bit")]},
+           "diagnosed": [("AdamW en 8 bits", "adamw-8bit"), ("paged_adamw_8bit", "paged-adamw-8bit")]},
 }
 PRECISION = {
     "en": {"tune": [("bf16", "bf16-mixed"), ("fp16", "fp16-mixed"), ("pure bf16", "bf16"), ("fp32", "fp32")],
-           "heldout": [("bfloat16 mixed precision", "bf16-mixed"), ("fp16 mixed precision", "fp16-mixed"),
+           "diagnosed": [("bfloat16 mixed precision", "bf16-mixed"), ("fp16 mixed precision", "fp16-mixed"),
                        ("float32", "fp32"), ("bf16 everywhere", "bf16")]},
     "es": {"tune": [("bf16 mixta", "bf16-mixed"), ("fp32", "fp32")],
-           "heldout": [("precisión mixta bf16", "bf16-mixed"), ("float32", "fp32")]},
+           "diagnosed": [("precisión mixta bf16", "bf16-mixed"), ("float32", "fp32")]},
 }
 REGION = {
     "en": {"tune": [("in Paris", "eu-west"), ("in Frankfurt", "eu-central")],
-           "heldout": [("in EU West", "eu-west"), ("in Germany", "eu-central")]},
+           "diagnosed": [("in EU West", "eu-west"), ("in Germany", "eu-central")]},
     "es": {"tune": [("en París", "eu-west"), ("en Fráncfort", "eu-central")],
-           "heldout": [("en Francia", "eu-west"), ("en Alemania", "eu-central")]},
+           "diagnosed": [("en Francia", "eu-west"), ("en Alemania", "eu-central")]},
 }
 FAILED = {
-    "en": {"tune": ["{p}% failed runs", "assume {p}% failed runs"], "heldout": ["failure rate {p}%"]},
-    "es": {"tune": ["{p}% de ejecuciones fallidas"], "heldout": ["tasa de fallos del {p}%"]},
+    "en": {"tune": ["{p}% failed runs", "assume {p}% failed runs"], "diagnosed": ["failure rate {p}%"]},
+    "es": {"tune": ["{p}% de ejecuciones fallidas"], "diagnosed": ["tasa de fallos del {p}%"]},
 }
 UNREADABLE = {  # a slot word with a value nobody can read: the answer is a question about that field
     "en": {"tune": [("seq len: max", "seq_len"), ("context: full", "seq_len"), ("rank: ?", "lora_rank"),
                     ("batch: tbd", "micro_batch")],
-           "heldout": [("seq ??", "seq_len"), ("context length: big", "seq_len"), ("batch size: whatever fits", "micro_batch"),
+           "diagnosed": [("seq ??", "seq_len"), ("context length: big", "seq_len"), ("batch size: whatever fits", "micro_batch"),
                        ("lora rank: tbd", "lora_rank")]},
     "es": {"tune": [("secuencia: larga", "seq_len"), ("lote: ?", "micro_batch")],
-           "heldout": [("contexto: el máximo", "seq_len"), ("rango: por decidir", "lora_rank")]},
+           "diagnosed": [("contexto: el máximo", "seq_len"), ("rango: por decidir", "lora_rank")]},
 }
 # Family + size forms a person types, with the model they mean (the family's newest of that size).
 FAMILY_SIZES = {"tune": [("llama 70b", "llama-3.3-70b"), ("qwen 7b", "qwen2.5-7b"), ("mistral 7b", "mistral-7b-v0.3"),
                          ("gemma 27b", "gemma-3-27b")],
-                "heldout": [("qwen 14b", "qwen3-14b"), ("llama 8b", "llama-3.1-8b"), ("gemma 9b", "gemma-2-9b")]}
+                "diagnosed": [("qwen 14b", "qwen3-14b"), ("llama 8b", "llama-3.1-8b"), ("gemma 9b", "gemma-2-9b")]}
 SIZES = (0.5, 1.5, 3, 7, 13, 20, 33, 70)
 SIZE_FORMS = {
     "en": {"tune": ["{s}b", "{s}B", "a {s}B model", "{s}B model", "{s}B params"],
-           "heldout": ["a {s}-billion-parameter model", "a {s}B-param LLM", "{s}B-parameter model"]},
+           "diagnosed": ["a {s}-billion-parameter model", "a {s}B-param LLM", "{s}B-parameter model"]},
     "es": {"tune": ["{s}B", "un modelo de {s}B", "{s} mil millones de parámetros"],
-           "heldout": ["un modelo de {s} mil millones", "un LLM de {s}B", "modelo {s}B"]},
+           "diagnosed": ["un modelo de {s} mil millones", "un LLM de {s}B", "modelo {s}B"]},
 }
 
 TEMPLATES = {
@@ -247,42 +266,162 @@ TEMPLATES = {
                     "- {core}\n- {rest}", "Q: {core}? {rest}", "{core}\n{rest}", "team wants {core} ({rest}), thoughts",
                     "sizing request: {core}, {rest}", "{core} {rest} pls", "{rest}. {core}.",
                     "do we have enough GPU for {core} {rest}?", "Estimate {core} w/ {rest}"],
-           "heldout": ["what gpu should i rent to {core} {rest}?", "quick q: {core} - {rest}",
+           "diagnosed": ["what gpu should i rent to {core} {rest}?", "quick q: {core} - {rest}",
                        "is it feasible to {core} ({rest})?", "{core} | {rest}", "planning to {core} with {rest}, which card?",
                        "hi! {core}; {rest}. thoughts?"]},
     "es": {"tune": ["{core} {rest}", "{core}, {rest}", "¿podemos hacer {core} {rest}?", "quiero {core} con {rest}",
                     "{core}", "¿cuánto cuesta {core} con {rest}?", "¿se puede {core} {rest}?", "queremos {core}, {rest}",
                     "- {core}\n- {rest}", "pregunta: {core}, {rest}", "{core}\n{rest}", "¿nos alcanza para {core} con {rest}?",
                     "estimación para {core}: {rest}", "{rest}. {core}."],
-           "heldout": ["¿qué GPU alquilo para {core} {rest}?", "necesitamos {core}: {rest}",
+           "diagnosed": ["¿qué GPU alquilo para {core} {rest}?", "necesitamos {core}: {rest}",
                        "¿cuánto costaría {core} con {rest}?", "{core} - {rest}", "hola, {core}; {rest}. ¿qué opinas?"]},
 }
 CORES = {
     "en": {"tune": ["{method} {model}", "{method} on {model}", "{method} of {model}", "{model} {method}",
                     "{method} with {model}", "{method}: {model}", "{model}, {method}"],
-           "heldout": ["{method} for {model}", "{model} with {method}", "{model} ({method})"]},
+           "diagnosed": ["{method} for {model}", "{model} with {method}", "{model} ({method})"]},
     "es": {"tune": ["{method} de {model}", "{method} para {model}", "{model} con {method}", "{method} con {model}",
                     "{model}, {method}"],
-           "heldout": ["{method} sobre {model}", "{model} en {method}"]},
+           "diagnosed": ["{method} sobre {model}", "{model} en {method}"]},
 }
 FOLLOWUPS = {
     "en": {"tune": ["what about {slot}?", "and {slot}?", "same but {slot}", "try {slot}", "{slot} instead", "with {slot}",
                     "ok, {slot}", "what if {slot}?", "now with {slot}"],
-           "heldout": ["ok now {slot}", "how about {slot}?", "and if we use {slot}?", "let's try {slot}", "redo it with {slot}"]},
+           "diagnosed": ["ok now {slot}", "how about {slot}?", "and if we use {slot}?", "let's try {slot}", "redo it with {slot}"]},
     "es": {"tune": ["¿y con {slot}?", "¿y {slot}?", "mejor {slot}", "prueba con {slot}", "¿y si {slot}?",
                     "ahora con {slot}", "¿con {slot}?"],
-           "heldout": ["¿qué tal con {slot}?", "ahora {slot}", "¿y si usamos {slot}?", "cambia a {slot}"]},
+           "diagnosed": ["¿qué tal con {slot}?", "ahora {slot}", "¿y si usamos {slot}?", "cambia a {slot}"]},
 }
-SWITCH_METHOD = {"en": {"tune": ["switch to {m}", "and with {m}?"], "heldout": ["what if we do {m} instead?"]},
-                 "es": {"tune": ["¿y con {m}?", "cambia a {m}"], "heldout": ["¿y si hacemos {m}?"]}}
-CONFIG_FORMATS = {"tune": ["axolotl", "llamafactory", "trl_python"], "heldout": ["axolotl_json", "trl_cli", "llamafactory_cli"]}
+SWITCH_METHOD = {"en": {"tune": ["switch to {m}", "and with {m}?"], "diagnosed": ["what if we do {m} instead?"]},
+                 "es": {"tune": ["¿y con {m}?", "cambia a {m}"], "diagnosed": ["¿y si hacemos {m}?"]}}
+CONFIG_FORMATS = {"tune": ["axolotl", "llamafactory", "trl_python"], "diagnosed": ["axolotl_json", "trl_cli", "llamafactory_cli"]}
 CONFIG_QUESTION = {
     "en": {"tune": ["will this fit on {a} {g}?", "can you check this config?", "cost of this on {c} {g}s?"],
-           "heldout": ["does this run on {a} {g}?", "sanity check pls"]},
-    "es": {"tune": ["¿esto cabe en una {g}?", "¿puedes revisar esta config?"], "heldout": ["¿cuánto cuesta esto en {c} {g}?"]},
+           "diagnosed": ["does this run on {a} {g}?", "sanity check pls"]},
+    "es": {"tune": ["¿esto cabe en una {g}?", "¿puedes revisar esta config?"], "diagnosed": ["¿cuánto cuesta esto en {c} {g}?"]},
 }
 MENTIONS = ("<@U04ABCDEF>", "<@U01ZZZ9|advisor>")
 EMOJI = (" :rocket:", " 🙏", " :pray:", " :thinking_face:", " 🚀")
+
+# --- the unseen vocabulary (round 4) -------------------------------------------------------------
+#
+# Written in one go and committed before the parser ran on any of it; nothing below was tuned on.
+# Forms are new spellings of the same slots; labels follow the conventions of the module docstring.
+
+METHODS["en"]["qlora"]["unseen"] = ["4bit LoRA", "LoRA over a 4-bit quantized base", "QLoRA-style adapters",
+                                    "quantised LoRA, 4 bit", "qlora (4-bit)", "Qlora"]
+METHODS["en"]["lora"]["unseen"] = ["LoRA adapter tuning", "parameter-efficient LoRA", "lora-based PEFT",
+                                   "plain LoRA (no quantization)", "a LoRA finetune", "LoRA training"]
+METHODS["en"]["full"]["unseen"] = ["full-parameter training", "a full weight update", "full-model SFT",
+                                   "dense full fine-tune", "complete fine-tuning (all params)", "a full finetune"]
+METHODS["es"]["qlora"]["unseen"] = ["QLoRA en 4 bits", "LoRA sobre base cuantizada a 4 bits", "qlora (4 bits)"]
+METHODS["es"]["lora"]["unseen"] = ["LoRA con PEFT", "adaptadores LoRA (PEFT)", "ajuste con LoRA"]
+METHODS["es"]["full"]["unseen"] = ["entrenamiento completo de todos los pesos", "ajuste completo (todos los parámetros)",
+                                   "fine-tuning total", "afinado total", "ajuste fino completo del modelo entero"]
+WRAPS["en"]["full"]["unseen"] = ["fine-tune every weight of {model}", "update all of {model}'s parameters",
+                                 "do a full fine-tune on {model}"]
+WRAPS["en"]["lora"]["unseen"] = ["train LoRA adapters for {model}", "attach LoRA to {model}"]
+WRAPS["en"]["qlora"]["unseen"] = ["load {model} in 4-bit and train LoRA on it", "QLoRA {model} in 4-bit"]
+WRAPS["es"]["full"]["unseen"] = ["reentrenar {model} entero", "ajustar todos los parámetros de {model}"]
+WRAPS["es"]["lora"]["unseen"] = ["entrenar adaptadores LoRA para {model}"]
+WRAPS["es"]["qlora"]["unseen"] = ["cargar {model} en 4 bits y entrenar LoRA encima"]
+
+SEQ["en"]["unseen"] = ["seq_len of {n}", "{n} token context", "context: {n}", "max_seq_len {n}", "ctx={k}k",
+                       "{k}k-token sequences", "sequences up to {n} tokens", "context window of {n}",
+                       "{n}-tok seqs", "max sequence length {n}", "@{k}k ctx", "seqlen={n}"]
+SEQ["es"]["unseen"] = ["longitud máxima de {n}", "secuencias de hasta {n} tokens", "ventana de {n} tokens",
+                       "contexto {k}K", "longitud de secuencia: {n}", "largo máximo {n} tokens"]
+
+for _ident, _forms in {"rtx-4090": ["RTX4090 24GB", "GeForce 4090"], "l40s": ["NVIDIA L40S", "L40S-48GB"],
+                       "a100-80gb": ["A100-SXM4-80GB", "A100 (80GB)"], "h100-sxm": ["H100-SXM-80GB", "NVIDIA H100"],
+                       "h200": ["H200-141GB", "NVIDIA H200"], "a100-40gb": ["A100 40 GB", "A100-SXM4-40GB"],
+                       "l4": ["L4 24GB"], "b200": ["B200 180GB"], "mi300x": ["AMD MI300X"]}.items():
+    GPU_FORMS[_ident]["unseen"] = _forms
+# GPUs only the unseen split names.
+GPU_FORMS_UNSEEN = {"h100-pcie": {"unseen": ["H100 PCIe", "H100-PCIe-80GB"]},
+                    "rtx-6000-ada": {"unseen": ["RTX 6000 Ada"]}, "a10g": {"unseen": ["A10G"]}}
+GPU_SLOT["en"]["unseen"] = [("spread over {c} {g}s", 1, 1), ("{c} GPUs ({g})", 1, 1), ("a node with {c}x{g}", 1, 1),
+                            ("on a {c}-GPU {g} node", 1, 1), ("{g} (x{c})", 1, 1), ("we have {c} {g} cards", 1, 1),
+                            ("torchrun --standalone --nproc_per_node={c}", 1, 0), ("deepspeed --num_gpus={c} train.py", 1, 0),
+                            ("on just one {g}", "one", 1), ("using our {g}", 0, 1), ("{cw} GPUs", "word", 0),
+                            ("{c} of our {g}s", 1, 1)]
+GPU_SLOT["es"]["unseen"] = [("repartido en {c} {g}", 1, 1), ("en un nodo con {c}x {g}", 1, 1), ("{c} GPUs ({g})", 1, 1),
+                            ("en nuestra {g}", 0, 1), ("con solo una {g}", "one", 1), ("{cw} tarjetas", "word", 0),
+                            ("usando {cw} {g}", "word", 1)]
+BATCH["en"]["unseen"] = ["micro-batch of {b}", "{b} per GPU", "per_device_batch_size={b}",
+                         "train_micro_batch_size_per_gpu: {b}", "{b} seqs per device", "batch per device {b}", "micro_bs={b}"]
+BATCH["es"]["unseen"] = ["micro-lote por GPU de {b}", "lote de {b} por dispositivo", "{b} muestras por GPU",
+                         "tamaño de micro-lote: {b}"]
+GLOBAL_NOTE["en"]["unseen"] = [" (grad accumulation {ga})", ", effective batch size {gb}", " and {ga} accumulation steps"]
+GLOBAL_NOTE["es"]["unseen"] = [" (acumulación de gradiente {ga})", ", lote efectivo {gb}"]
+RANK["en"]["unseen"] = ["LoRA r={r}", "rank {r} adapters", "lora_rank: {r}", "with r={r}", "a rank of {r}", "r = {r}"]
+RANK["es"]["unseen"] = ["rango de LoRA {r}", "con r={r}", "rango del adaptador {r}", "rango = {r}"]
+EPOCHS["en"]["unseen"] = ["{e} epochs total", "num_epochs={e}", "for {ew} epochs", "{e} training epochs", "epochs = {e}"]
+EPOCHS["es"]["unseen"] = ["{e} épocas de entrenamiento", "num_epochs: {e}", "{ew} pasadas por los datos", "entrenar {e} épocas"]
+ONE_EPOCH["en"]["unseen"] = ["just one epoch", "a single pass over the dataset"]
+ONE_EPOCH["es"]["unseen"] = ["solo una época", "una única época"]
+DATASET["en"]["unseen"] = ["{D} tokens worth of data", "about {D} tokens in total", "data: {D} tokens", "{D} tok dataset",
+                           "{Dfull} training tokens", "{Dwords} tokens of training data"]
+DATASET["es"]["unseen"] = ["corpus de {D} tokens", "{D} tokens para entrenar", "en total {D} tokens",
+                           "{Dwords} de tokens de entrenamiento"]
+EXAMPLES["en"]["unseen"] = ["{X} samples, avg {L} tokens each", "{X} examples (~{L} tokens each)", "{X} rows of about {L} tokens"]
+EXAMPLES["es"]["unseen"] = ["{X} ejemplos de ~{L} tokens", "{X} muestras con una media de {L} tokens"]
+GC["en"]["unseen"] = [("with activation checkpointing", True), ("grad checkpointing off", False),
+                      ("gradient_checkpointing=True", True), ("no activation checkpointing", False)]
+GC["es"]["unseen"] = [("con recomputación de activaciones", True), ("desactivando el gradient checkpointing", False),
+                      ("gradient checkpointing activado", True)]
+OPTIMIZER["en"]["unseen"] = [("8bit AdamW", "adamw-8bit"), ("paged AdamW (8-bit)", "paged-adamw-8bit"),
+                             ("optim adamw_8bit", "adamw-8bit"), ("the AdamW optimizer", "adamw")]
+OPTIMIZER["es"]["unseen"] = [("AdamW de 8 bits", "adamw-8bit"), ("optimizador AdamW", "adamw"),
+                             ("AdamW paginado de 8 bits", "paged-adamw-8bit")]
+PRECISION["en"]["unseen"] = [("bf16 mixed", "bf16-mixed"), ("mixed precision fp16", "fp16-mixed"), ("full fp32", "fp32"),
+                             ("bf16 only", "bf16")]
+PRECISION["es"]["unseen"] = [("bf16 puro", "bf16"), ("fp16 mixta", "fp16-mixed"), ("precisión fp32", "fp32")]
+REGION["en"]["unseen"] = [("in eu-west", "eu-west"), ("in the Frankfurt region", "eu-central"), ("EU Central", "eu-central"),
+                          ("Paris region", "eu-west")]
+REGION["es"]["unseen"] = [("en la región de París", "eu-west"), ("en la región EU Central", "eu-central"),
+                          ("en Alemania (Fráncfort)", "eu-central")]
+FAILED["en"]["unseen"] = ["plan for {p}% failed runs", "{p}% of runs fail"]
+FAILED["es"]["unseen"] = ["un {p}% de ejecuciones fallidas", "el {p}% de los entrenamientos fallan"]
+UNREADABLE["en"]["unseen"] = [("seq len: as long as possible", "seq_len"), ("context: ???", "seq_len"),
+                              ("micro batch: auto", "micro_batch"), ("rank: whatever", "lora_rank"), ("epochs: tbd", "epochs")]
+UNREADABLE["es"]["unseen"] = [("longitud de secuencia: la máxima", "seq_len"), ("lote: lo que quepa", "micro_batch"),
+                              ("épocas: por definir", "epochs")]
+FAMILY_SIZES["unseen"] = [("qwen 32b", "qwen3-32b"), ("gemma 12b", "gemma-3-12b"), ("llama 13b", "llama-2-13b"),
+                          ("falcon 40b", "falcon-40b"), ("yi 34b", "yi-34b"), ("deepseek 67b", "deepseek-llm-67b"),
+                          ("olmo 7b", "olmo-2-7b"), ("qwen 1.5b", "qwen2.5-1.5b")]
+SIZES_UNSEEN = (1.1, 2, 6, 8, 14, 34, 65, 110)
+SIZE_FORMS["en"]["unseen"] = ["{s}B-sized model", "a model with {s}B parameters", "{s} billion params", "a dense {s}B model",
+                              "our {s}B base model"]
+SIZE_FORMS["es"]["unseen"] = ["{s}B de parámetros", "un modelo de {s}B parámetros", "un modelo base de {s}B",
+                              "modelo denso de {s} mil millones"]
+TEMPLATES["en"]["unseen"] = ["hey team, {core} — {rest}. doable?", "Requesting an estimate: {core}; {rest}", "{core}?? {rest}",
+                             "would {core} with {rest} fit, and what would it cost?", "> {core}\n> {rest}",
+                             "for context: {core}; {rest}", "thinking of {core}, {rest} — which GPU is cheapest?",
+                             "{rest} → {core}", "TL;DR {core}, {rest}", "• {core}\n• {rest}", "ballpark for {core} ({rest})?",
+                             "help me size {core} w/ {rest}"]
+TEMPLATES["es"]["unseen"] = ["hola equipo, {core} — {rest}. ¿es viable?", "solicito una estimación: {core}; {rest}",
+                             "¿cabría {core} con {rest}? ¿y cuánto costaría?", "> {core}\n> {rest}", "• {core}\n• {rest}",
+                             "pensando en {core}, {rest} — ¿qué GPU sale más barata?", "{rest} → {core}",
+                             "para dar contexto: {core}; {rest}", "ayuda para dimensionar {core} con {rest}"]
+CORES["en"]["unseen"] = ["{method} run on {model}", "{model}: {method}", "{method} against {model}", "{method} — {model}",
+                         "{method}, model: {model}"]
+CORES["es"]["unseen"] = ["{method} en {model}", "{model}: {method}", "{method} del modelo {model}", "{method} — {model}"]
+FOLLOWUPS["en"]["unseen"] = ["and with {slot} instead?", "same thing, {slot}", "could you redo it for {slot}?",
+                             "swap to {slot}", "one more: {slot}", "hmm, {slot}?"]
+FOLLOWUPS["es"]["unseen"] = ["¿y cambiando a {slot}?", "lo mismo pero {slot}", "otra: {slot}",
+                             "¿me lo recalculas con {slot}?", "vale, {slot}"]
+SWITCH_METHOD["en"]["unseen"] = ["let's go {m} instead", "could we do {m}?"]
+SWITCH_METHOD["es"]["unseen"] = ["¿y haciendo {m}?", "pasemos a {m}"]
+CONFIG_FORMATS["unseen"] = ["torchtune_yaml", "hf_python", "unsloth_python", "deepspeed_json"]
+CONFIG_QUESTION["en"]["unseen"] = ["would this fit on {c} {g}s?", "how much would this cost on {a} {g}?", "ok to run this?"]
+CONFIG_QUESTION["es"]["unseen"] = ["¿entra esto en {c} {g}?", "¿cuánto saldría en una {g}?"]
+# New noise of the unseen split (``_Gen._noise_unseen``).
+GROUP_MENTIONS = ("<!subteam^S0123ABC|@ml-infra>", "<#C024BE91L|ml-infra>", "<!here>")
+THANKS = {"en": (" thx!", " ty", " thanks in advance"), "es": (" gracias!", " ¡gracias!", " mil gracias")}
+CASINGS = {"lora": ("LoRa", "Lora"), "qlora": ("QLoRa", "QLora"), "llama": ("LLaMA", "LLaMa"), "qwen": ("QWen", "QWEN"),
+           "mistral": ("MisTral",), "gemma": ("GEMMA",)}
+CUE_WORDS = ("context", "sequence", "epochs", "contexto", "secuencia", "batch")
 
 # Words a typo must not turn into (another real word of the vocabulary is not a typo we can see).
 _PROTECTED = {"lora", "qlora", "full", "llama", "mistral", "mixtral", "qwen", "gemma", "falcon", "deepseek", "phi",
@@ -375,10 +514,13 @@ class _Gen:
         self.models = [m for m in catalog.models() if m.id != "tiny-test"]
 
     def pick(self, table: dict[str, list]) -> Any:
-        """A form of this split ("heldout" falls back to "tune" where a slot has no held-out forms)."""
+        """A form of this split (falling back to "tune" where a slot has none of its own); a quarter of
+        diagnosed and unseen messages still use familiar forms."""
         forms = table.get(self.split) or table["tune"]
-        if self.split == "heldout" and table.get("heldout") and self.rng.random() < 0.25:
-            forms = table["tune"]  # held-out messages still mix in familiar forms
+        if self.split == "diagnosed" and table.get("diagnosed") and self.rng.random() < 0.25:
+            forms = table["tune"]
+        elif self.split == "unseen" and table.get("unseen") and table.get("tune") and self.rng.random() < 0.25:
+            forms = table["tune"] + table.get("diagnosed", [])
         return self.rng.choice(forms)
 
     # --- slots: (phrase, fields) ---
@@ -388,7 +530,7 @@ class _Gen:
         rng = self.rng
         roll = rng.random()
         if roll < 0.18:
-            s = rng.choice(SIZES)
+            s = rng.choice(SIZES_UNSEEN if self.split == "unseen" else SIZES)
             shown = f"{s:g}".replace(".", ",") if lang == "es" and rng.random() < 0.5 else f"{s:g}"
             return self.pick(SIZE_FORMS[lang]).format(s=shown), {"params_b": float(s)}, None
         if roll < 0.26:
@@ -413,7 +555,7 @@ class _Gen:
         size = re.search(r"(\d+(?:\.\d+)?[bm])$", m.id)
         if size and m.family in ("llama", "qwen", "gemma", "mistral", "yi", "falcon"):
             held.append(f"{size.group(1)} {m.id[: -len(size.group(1)) - 1].replace('-', ' ')}")  # "70b llama 3.1"
-        return {"tune": tune, "heldout": held}
+        return {"tune": tune, "diagnosed": held, "unseen": _unseen_model_forms(m, display)}
 
     def method_phrase(self, lang: str, method: str) -> str:
         return self.pick(METHODS[lang][method])
@@ -423,13 +565,19 @@ class _Gen:
         form = self.pick(SEQ[lang])
         if "{k}" in form and n < 1024:
             n = 1024 * self.rng.choice((1, 2, 4, 8))
-        return form.format(n=_num(self.rng, n, lang, noise), k=n // 1024), {"seq_len": n}
+        if self.split == "unseen" and n >= 1000 and "{n}" in form and self.rng.random() < 0.12:
+            noise.append("thin-space thousands")  # "16 384": the SI and RAE grouping, with a (narrow) no-break space
+            shown = f"{n:,}".replace(",", self.rng.choice(("\u202f", "\u00a0")))
+        else:
+            shown = _num(self.rng, n, lang, noise)
+        return form.format(n=shown, k=n // 1024), {"seq_len": n}
 
     def gpu(self, lang: str) -> tuple[str, dict[str, Any]]:
         rng = self.rng
         form, says_count, says_gpu = self.pick(GPU_SLOT[lang])
-        ident = rng.choice(list(GPU_FORMS))
-        g = self.pick(GPU_FORMS[ident])
+        gpus = {**GPU_FORMS, **GPU_FORMS_UNSEEN} if self.split == "unseen" else GPU_FORMS
+        ident = rng.choice(list(gpus))
+        g = self.pick(gpus[ident])
         if "{g}s" in form and not g[-1].isdigit() and not re.search(r"\d[A-Z]$", g):
             form = form.replace("{g}s", "{g}")  # "on 2 A100 80GB", not "80GBs"
         if form.startswith("on an ") and not re.match(r"[aeiouAEIOU]|[LlHhMm]\d|RTX", g):
@@ -445,10 +593,14 @@ class _Gen:
     def batch(self, lang: str) -> tuple[str, dict[str, Any]]:
         b = self.rng.choice((1, 2, 4, 8, 16))
         text = self.pick(BATCH[lang]).format(b=b)
+        fields: dict[str, Any] = {"micro_batch": b}
         if self.rng.random() < 0.3:
             ga = self.rng.choice((4, 8, 16))
-            text += self.pick(GLOBAL_NOTE[lang]).format(gb=b * ga * 8, ga=ga)
-        return text, {"micro_batch": b}
+            note = self.pick(GLOBAL_NOTE[lang])
+            text += note.format(gb=b * ga * 8, ga=ga)
+            if "{ga}" in note and _spec_accepts("gradient_accumulation_steps", ga):
+                fields["gradient_accumulation_steps"] = ga
+        return text, fields
 
     def rank(self, lang: str) -> tuple[str, dict[str, Any]]:
         r = self.rng.choice((4, 8, 16, 32, 64, 128))
@@ -588,6 +740,8 @@ class _Gen:
         if rng.random() < 0.06:
             text = re.sub(r", ", "\n", text, count=1) if ", " in text else text.replace(" ", "  ", 2)
             noise.append("spacing")
+        if self.split == "unseen":
+            text = self._noise_unseen(text, lang, noise, prose)
         entry = {"text": text, "lang": lang, "split": self.split, "expected": expected, "noise": noise}
         if previous is not None:
             entry["previous"] = previous
@@ -596,6 +750,8 @@ class _Gen:
     def config(self, lang: str) -> dict[str, Any]:
         rng = self.rng
         fmt = rng.choice(CONFIG_FORMATS[self.split])
+        if fmt in _UNSEEN_WRITERS:
+            return self._unseen_config(fmt, lang)
         m = rng.choice(self.models)
         method = rng.choice(("lora", "qlora", "full") if fmt not in ("trl_python", "trl_cli") else ("lora", "qlora"))
         seq = rng.choice(SEQ_VALUES)
@@ -606,7 +762,10 @@ class _Gen:
         if method != "full":
             expected["lora_rank"] = r
         text = _CONFIG_WRITERS[fmt](m.hub_id, method, seq, b, e, r, expected, rng)
-        noise = [f"config:{fmt}"]
+        return self._config_question(text, lang, expected, [f"config:{fmt}"])
+
+    def _config_question(self, text: str, lang: str, expected: dict[str, Any], noise: list[str]) -> dict[str, Any]:
+        rng = self.rng
         if rng.random() < 0.6:
             text = "```\n" + text + "\n```"
         if rng.random() < 0.7:
@@ -622,6 +781,60 @@ class _Gen:
             question = question.format(g=g, c=c, a=a)
             text = (question + "\n" + text) if rng.random() < 0.5 else (text + "\n" + question)
         return self._finish(text, lang, expected, noise, prose=False)
+
+    def _noise_unseen(self, text: str, lang: str, noise: list[str], prose: bool) -> str:
+        """The unseen split's own noise: nothing here changes what a careful reader takes."""
+        rng = self.rng
+        if prose and rng.random() < 0.08 and "/" not in text:  # "LLaMA", "QLoRa": names in their owners' (or nobody's) casing
+            for word, shapes in CASINGS.items():
+                if re.search(rf"\b{word}\b", text, re.IGNORECASE):
+                    text = re.sub(rf"\b{word}\b", rng.choice(shapes), text, count=1, flags=re.IGNORECASE)
+                    noise.append("casing")
+                    break
+        if prose and rng.random() < 0.08:  # a one-edit typo in a setting's word ("contxet 4096"): still that setting
+            words = [w for w in CUE_WORDS if re.search(rf"\b{w}\b", text)]
+            if words:
+                w = rng.choice(words)
+                typo = _typo(rng, w)
+                if typo != w:
+                    text = re.sub(rf"\b{w}\b", typo, text, count=1)
+                    noise.append(f"typo:{w}->{typo}")
+        if prose and rng.random() < 0.05:  # Slack quote
+            text = "\n".join("> " + line for line in text.split("\n"))
+            noise.append("quote")
+        if rng.random() < 0.06:
+            text = rng.choice(GROUP_MENTIONS) + " " + text
+            noise.append("group mention")
+        if prose and rng.random() < 0.05 and text.count(" ") >= 3:  # a zero-width space pasted between two words
+            spaces = [i for i, c in enumerate(text) if c == " "]
+            i = rng.choice(spaces)
+            text = text[:i] + " \u200b" + text[i + 1:]
+            noise.append("zero-width space")
+        if prose and rng.random() < 0.04 and ", " in text:
+            text = text.replace(", ", "\n\n", 1)
+            noise.append("blank line")
+        if rng.random() < 0.08:
+            text += rng.choice(THANKS[lang])
+            noise.append("thanks")
+        return text
+
+    def _unseen_config(self, fmt: str, lang: str) -> dict[str, Any]:
+        rng = self.rng
+        models = [m for m in self.models if _UNSEEN_MODELS[fmt](m) is not None]
+        m = rng.choice(models)
+        methods = ("lora", "qlora") if fmt in ("torchtune_yaml", "unsloth_python") else ("lora", "qlora", "full")
+        method = rng.choice(methods)
+        if fmt == "torchtune_yaml" and method == "qlora" and not _UNSEEN_MODELS[fmt](m)[2]:
+            method = "lora"  # torchtune 0.6.1 has no QLoRA builder for this model
+        seq = rng.choice(SEQ_VALUES)
+        b = rng.choice((1, 2, 4, 8))
+        e = rng.choice((1, 2, 3))
+        r = rng.choice((8, 16, 32, 64))
+        expected: dict[str, Any] = {"model": m.id, "method": method, "seq_len": seq, "micro_batch": b}
+        if method != "full":
+            expected["lora_rank"] = r
+        text = _UNSEEN_WRITERS[fmt](m, method, seq, b, e, r, expected, rng, lang)
+        return self._config_question(text, lang, expected, [f"config:{fmt}"])
 
     def unreadable(self, lang: str) -> dict[str, Any]:
         noise: list[str] = []
@@ -699,8 +912,10 @@ def _axolotl(hub, method, seq, b, e, r, expected, rng) -> str:
         lines.append(f"adapter: {method}")
     if method == "qlora" and rng.random() < 0.6:
         lines.append("load_in_4bit: true")
+    ga = rng.choice((1, 4, 8))
+    _label_accum(expected, ga)
     lines += ["datasets:", "  - path: tatsu-lab/alpaca", "    type: alpaca", f"sequence_len: {seq}",
-              f"micro_batch_size: {b}", f"gradient_accumulation_steps: {rng.choice((1, 4, 8))}", f"num_epochs: {e}",
+              f"micro_batch_size: {b}", f"gradient_accumulation_steps: {ga}", f"num_epochs: {e}",
               "learning_rate: 0.0002", "optimizer: adamw_torch"]
     expected["optimizer"] = "adamw"
     if method != "full":
@@ -745,6 +960,7 @@ def _llamafactory(hub, method, seq, b, e, r, expected, rng) -> str:
     if method != "full":
         lines += [f"lora_rank: {r}", "lora_target: all"]
         expected["lora_targets"] = "all-linear"
+    _label_accum(expected, 8)
     lines += ["dataset: alpaca_en_demo", "template: llama3", f"cutoff_len: {seq}", "max_samples: 1000",
               f"per_device_train_batch_size: {b}", "gradient_accumulation_steps: 8", "learning_rate: 1.0e-4",
               f"num_train_epochs: {e}.0", "lr_scheduler_type: cosine", "warmup_ratio: 0.1", "bf16: true"]
@@ -789,15 +1005,163 @@ def _trl_cli(hub, method, seq, b, e, r, expected, rng) -> str:
     return " ".join(args)
 
 
+def _spec_accepts(field_name: str, value: Any) -> bool:
+    """``advisor.spec.SpecRequest`` has this field and accepts this value (fields other parts add)."""
+    if field_name not in SpecRequest.model_fields:
+        return False
+    try:
+        SpecRequest(**{field_name: value})
+    except ValueError:
+        return False
+    return True
+
+
+def _label_accum(expected: dict[str, Any], steps: int) -> None:
+    if _spec_accepts("gradient_accumulation_steps", steps):
+        expected["gradient_accumulation_steps"] = steps
+
+
+# --- the unseen split's model spellings and config shapes (round 4) ------------------------------
+
+def _unseen_model_forms(m, display: str) -> list[str]:
+    """New spellings of a catalog model: its display name in capitals, a plain Hub URL, its id in
+    snake_case, an Ollama tag ("llama3.1:8b", "qwen2.5:7b", "gemma2:9b"), the instruction-tuned repo
+    name of families that publish one ("Qwen2.5-7B-Instruct") and "the 8B Llama 3.1"."""
+    forms = [display.upper(), f"https://huggingface.co/{m.hub_id}", m.id.replace("-", "_")]
+    tag = re.fullmatch(r"(llama|qwen|gemma)-?(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?b)", m.id)
+    if tag:
+        forms.append(f"{tag.group(1)}{tag.group(2)}:{tag.group(3)}")
+        forms.append(f"the {tag.group(3).upper()} {display[: display.rfind(' ')]}")  # "the 8B Llama 3.1"
+    name = m.hub_id.split("/")[-1]
+    if m.family in ("llama", "qwen", "mistral", "smollm", "olmo", "falcon") and "instruct" not in name.lower() \
+            and not m.id.startswith(("llama-2", "qwen3")) and "-v0." not in name:
+        forms.append(f"{name}-Instruct")
+    return forms
+
+
+# torchtune 0.6.1 LoRA builders (torchtune/models/<family>/_model_builders.py; the list in
+# tests/data/launch_schemas/torchtune-0.6.1.json): catalog id -> (module, builder name after "lora_",
+# whether a "qlora_" builder exists too).
+_TORCHTUNE = {
+    "llama-2-7b": ("llama2", "llama2_7b", True), "llama-2-13b": ("llama2", "llama2_13b", True),
+    "llama-2-70b": ("llama2", "llama2_70b", True), "llama-3-70b": ("llama3", "llama3_70b", True),
+    "llama-3.1-8b": ("llama3_1", "llama3_1_8b", True), "llama-3.1-70b": ("llama3_1", "llama3_1_70b", True),
+    "llama-3.1-405b": ("llama3_1", "llama3_1_405b", True), "llama-3.2-1b": ("llama3_2", "llama3_2_1b", True),
+    "llama-3.2-3b": ("llama3_2", "llama3_2_3b", True), "llama-3.3-70b": ("llama3_3", "llama3_3_70b", True),
+    "gemma-2-2b": ("gemma2", "gemma2_2b", True), "gemma-2-9b": ("gemma2", "gemma2_9b", True),
+    "gemma-2-27b": ("gemma2", "gemma2_27b", True), "mistral-7b-v0.1": ("mistral", "mistral_7b", True),
+    "qwen2.5-0.5b": ("qwen2_5", "qwen2_5_0_5b", False), "qwen2.5-3b": ("qwen2_5", "qwen2_5_3b", False),
+    "qwen2.5-7b": ("qwen2_5", "qwen2_5_7b_base", False), "qwen2.5-14b": ("qwen2_5", "qwen2_5_14b_base", False),
+}
+
+
+def _torchtune_yaml(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    module, builder, _ = _TORCHTUNE[m.id]
+    name = m.hub_id.split("/")[-1]
+    lines = []
+    if rng.random() < 0.5:  # the "tune run" line torchtune's own configs start with
+        device = rng.choice(("single_device", "distributed"))
+        lines.append(f"# tune run lora_finetune_{device} --config {module}/custom_{method}_{device}")
+        if device == "single_device":
+            expected["num_gpus"] = 1
+    every = rng.random() < 0.5
+    modules = "['q_proj', 'k_proj', 'v_proj', 'output_proj']" if every else "['q_proj', 'v_proj']"
+    expected["lora_targets"] = "all-linear" if every else "attention"
+    lines += ["model:", f"  _component_: torchtune.models.{module}.{'q' if method == 'qlora' else ''}lora_{builder}",
+              f"  lora_attn_modules: {modules}", f"  apply_lora_to_mlp: {every}", f"  lora_rank: {r}",
+              f"  lora_alpha: {2 * r}", "tokenizer:", f"  path: /tmp/{name}/original/tokenizer.model",
+              f"  max_seq_len: {seq}", f"batch_size: {b}", f"epochs: {e}", "optimizer:",
+              "  _component_: torch.optim.AdamW", "  lr: 3e-4"]
+    expected.update(lora_alpha=float(2 * r), epochs=float(e), optimizer="adamw", stack="torchtune", precision="bf16")
+    ac = rng.random() < 0.7
+    lines.append(f"enable_activation_checkpointing: {ac}")
+    expected["gradient_checkpointing"] = ac
+    lines.append("dtype: bf16")  # torchtune trains in bf16 with no fp32 master copy: pure bf16
+    return "\n".join(lines)
+
+
+def _hf_python(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    quant = ", load_in_4bit=True" if method == "qlora" else ""
+    lines = [f'model = AutoModelForCausalLM.from_pretrained("{m.hub_id}"{quant}, torch_dtype=torch.bfloat16)',
+             f'tok = AutoTokenizer.from_pretrained("{m.hub_id}")',
+             f'ds = ds.map(lambda x: tok(x["text"], truncation=True, max_length={seq}))']
+    if method != "full":
+        targets = rng.choice(('["q_proj", "v_proj"]', '"all-linear"'))
+        expected["lora_targets"] = "attention" if "q_proj" in targets else "all-linear"
+        lines += [f"lora = LoraConfig(r={r}, lora_alpha={2 * r}, lora_dropout=0.05, target_modules={targets}, "
+                  'task_type="CAUSAL_LM")', "model = get_peft_model(model, lora)"]
+        expected.update(lora_alpha=float(2 * r), lora_dropout=0.05)
+    ga = rng.choice((2, 4, 8))
+    _label_accum(expected, ga)
+    optim = rng.choice((("paged_adamw_8bit", "paged-adamw-8bit"), ("adamw_torch", "adamw")))
+    lines.append(f'args = TrainingArguments(output_dir="out", per_device_train_batch_size={b}, '
+                 f'gradient_accumulation_steps={ga}, num_train_epochs={e}, bf16=True, optim="{optim[0]}", '
+                 "gradient_checkpointing=True)")
+    expected.update(epochs=float(e), precision="bf16-mixed", optimizer=optim[1], gradient_checkpointing=True)
+    return "\n".join(lines)
+
+
+def _unsloth_name(m) -> str | None:
+    if m.family not in ("llama", "qwen", "gemma", "mistral", "phi"):
+        return None
+    return m.hub_id.split("/")[-1]
+
+
+def _unsloth_python(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    name = _unsloth_name(m) + ("-bnb-4bit" if method == "qlora" else "")
+    if _spec_accepts("stack", "unsloth"):
+        expected["stack"] = "unsloth"
+    ga = rng.choice((2, 4))
+    _label_accum(expected, ga)
+    expected.update(lora_alpha=float(r), lora_targets="all-linear", gradient_checkpointing=True,
+                    epochs=float(e), optimizer="adamw-8bit")
+    return "\n".join([
+        "from unsloth import FastLanguageModel",
+        f'model, tokenizer = FastLanguageModel.from_pretrained(model_name="unsloth/{name}", max_seq_length={seq}, '
+        f"load_in_4bit={method == 'qlora'})",
+        f"model = FastLanguageModel.get_peft_model(model, r={r}, lora_alpha={r}, target_modules=[\"q_proj\", "
+        '"k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"], use_gradient_checkpointing="unsloth")',
+        f"trainer = SFTTrainer(model=model, args=SFTConfig(per_device_train_batch_size={b}, "
+        f'gradient_accumulation_steps={ga}, num_train_epochs={e}, optim="adamw_8bit"))'])
+
+
+_DS_PROSE = {"en": "{method} of {model} with this DeepSpeed config:", "es": "{method} de {model} con esta config de DeepSpeed:"}
+_DS_METHOD = {"en": {"lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tune"},
+              "es": {"lora": "LoRA", "qlora": "QLoRA", "full": "ajuste fino completo"}}
+
+
+def _deepspeed_json(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    import json
+
+    stage = rng.choice((2, 3))
+    if stage == 3:
+        expected["sharding"] = "zero3" if _spec_accepts("sharding", "zero3") else "fsdp"  # ZeRO-3 shards like FSDP
+    elif _spec_accepts("sharding", "zero2"):
+        expected["sharding"] = "zero2"
+    ga = rng.choice((4, 8))
+    _label_accum(expected, ga)
+    config = {"train_micro_batch_size_per_gpu": b, "gradient_accumulation_steps": ga, "bf16": {"enabled": True},
+              "zero_optimization": {"stage": stage, "overlap_comm": True}, "gradient_clipping": 1.0}
+    expected["precision"] = "bf16-mixed"
+    lines = [_DS_PROSE[lang].format(method=_DS_METHOD[lang][method], model=m.hub_id), json.dumps(config, indent=2),
+             f"(seq {seq}, rank {r})" if method != "full" else f"(seq {seq})"]
+    return "\n".join(lines)
+
+
+_UNSEEN_MODELS = {"torchtune_yaml": lambda m: _TORCHTUNE.get(m.id), "hf_python": lambda m: m.hub_id,
+                  "unsloth_python": _unsloth_name, "deepspeed_json": lambda m: m.hub_id}
+_UNSEEN_WRITERS = {"torchtune_yaml": _torchtune_yaml, "hf_python": _hf_python, "unsloth_python": _unsloth_python,
+                   "deepspeed_json": _deepspeed_json}
+
 _CONFIG_WRITERS = {"axolotl": _axolotl, "axolotl_json": _axolotl_json, "llamafactory": _llamafactory,
                    "llamafactory_cli": _llamafactory_cli, "trl_python": _trl_python, "trl_cli": _trl_cli}
 
 
 def generate(n: int, *, split: str = "tune", catalog: Catalog, seed: int = 13) -> list[dict[str, Any]]:
-    """``n`` labelled messages of ``split`` ("tune" or "heldout"), the same for the same seed."""
+    """``n`` labelled messages of ``split`` (``SPLITS``), the same for the same seed."""
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}")
-    rng = random.Random(f"{seed}:{split}")
+    rng = random.Random(f"{seed}:{_STREAM.get(split, split)}")
     gen = _Gen(rng, split, catalog)
     out = []
     for _ in range(n):
