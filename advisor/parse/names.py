@@ -40,6 +40,8 @@ _JOIN_GAPS = {"", "-", "_"}
 _SEP_GAP = re.compile(r"[ \-_/.:]{0,3}")  # ":" for Ollama tags ("llama3.1:8b", "phi3:mini")
 # Aliases that are ordinary words in a sentence ("a tiny model"): matched only as part of a longer alias.
 _COMMON_WORD_ALIASES = {"tiny", "test"}
+# Vendor and product-line words typed before a GPU name (``advisor.catalog.names`` treats them as noise).
+_VENDOR_WORDS = {"nvidia", "amd", "geforce", "instinct", "hgx", "dgx", "tesla", "radeon"}
 # Families never matched by their word alone (the toy test model).
 _NO_FAMILY_MATCH = {"tiny", "test"}
 # Country names in Spanish, so "en Francia" finds the region whose country is France.
@@ -194,9 +196,25 @@ class Matcher:
             if used > 1 and match.kind == "model" and _context_variant(toks[i + used - 1], text):
                 used -= 1  # "phi3 mini 128k": the model, then a sequence length (see _context_variant)
                 match = NameMatch(match.kind, match.ident, match.start, toks[i + used - 1].end)
+            if match.kind == "gpu":
+                match = self._with_vendor(toks, i, match, out)
             out.append(match)
             i += used
         return out + self._gpu_typos(text, out, known)
+
+    @staticmethod
+    def _with_vendor(toks: list[Token], i: int, match: NameMatch, found: list[NameMatch]) -> NameMatch:
+        """"4 NVIDIA L40S", "8 GeForce 4090s", "AMD MI300X", "HGX B200": the vendor and product-line
+        words before a GPU name are part of it (``catalog.names`` drops them when it looks a name up),
+        so what stands before the name (a count) is read next to it."""
+        j = i
+        while j > 0 and toks[j - 1].text in _VENDOR_WORDS and toks[j].gap.strip(" -") == "" \
+                and not any(m.start <= toks[j - 1].start < m.end for m in found):
+            j -= 1
+        if j == i:
+            return match
+        return NameMatch(match.kind, match.ident, toks[j].start, match.end, match.candidates, match.family,
+                         match.size_b, match.sized, match.typed, match.word)
 
     def _size_first(self, toks: list[Token], i: int) -> tuple[NameMatch, int] | None:
         """"72b qwen", "405b llama 3.1": a size typed before the family word."""
@@ -226,6 +244,12 @@ class Matcher:
                 or word in known or word in fuzzy.METHOD_WORDS):
             return None
         found = fuzzy.closest(word, self._model_words, max_distance=2)
+        if found is None and len(word) == 4 and i + 1 < len(toks) and _SIZE.fullmatch(toks[i + 1].text):
+            # a short word right before a size, two edits from a family ("flon 40b"): too short to read as
+            # that name, close enough to ask about (never answered as a generic model of that size)
+            near = sorted(w for w in self._model_words if w[0] == word[0] and fuzzy.damerau(word, w, 2) <= 2)
+            if near:
+                found = fuzzy.Match(word, tuple(near), 2)
         if found is None:
             return self._unknown_name(toks, i, capitalized=capitalized)
         hits = []

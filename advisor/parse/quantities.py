@@ -146,7 +146,7 @@ _EPOCH = r"(?:epochs?|epocas?|pasadas?|passes)"
 _EPOCHS = R(r"\b" + COUNT + r"\s*" + _EPOCH + r"\b|\b" + _EPOCH + r"\s*(?:=|:|of|de)?\s*" + N + r"(?![\w%])"
             r"|\b(half\s+an?|media|medio)\s+" + _EPOCH + r"\b")
 _FAILED_WORDS = (r"(?:failed|failing|fail(?:ure)?s?|wasted|reruns?|re-runs?|retries|extra\s+runs|fallid[oa]s|fallos?"
-                 r"|reintentos|repeticiones)")
+                 r"|reintentos|repeticiones|fallan|falla|fallaron|fracasan)")  # nouns, adjectives and the verb
 _FAILED = R(r"\b" + N + r"\s*%\s*(?:of\s+|de\s+)?(?:(?:the\s+|las\s+|los\s+)?(?:runs?|ejecuciones|corridas|entrenamientos)\s+)?"
             + _FAILED_WORDS + r"|\b(?:failed[\s_-]*runs?|failure[\s_-]*rate|fail[\s_-]*rate|reruns?|retries|"
             r"failed[\s_-]*run[\s_-]*fraction|ejecuciones\s+fallidas|tasa\s+de\s+fallos?|fallos|reintentos)\s*"

@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from advisor.catalog import Catalog
 from advisor.errors import ParseError
 from advisor.i18n import t
-from advisor.parse import describe, external, fuzzy, intents, relative, slots
+from advisor.parse import describe, external, fuzzy, intents, pasted, relative, slots
 from advisor.parse.lang import _EN as _EN_WORDS
 from advisor.parse.lang import _ES as _ES_WORDS
 from advisor.parse.lang import detect_language
@@ -68,6 +68,7 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
                          example=t("parse.example.estimate", lang), code="too_long")
     outside = external.find(cleaned, catalog)  # hub ids the catalog lacks, pasted config.json
     normalized = flags_to_pairs(normalize(external.blank(cleaned, outside)))
+    normalized, components = pasted.torchtune_components(pasted.flatten_json(normalized))
     if not re.search(r"[a-z0-9?]", normalized):
         raise ParseError(t("parse.error.empty", lang, example=t("parse.example.estimate", lang)),
                          example=t("parse.example.estimate", lang), code="empty")
@@ -75,6 +76,8 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
     normalized, corrections = fuzzy.correct(normalized, known=_NOT_TYPOS, extra_known=matcher.known_tokens)
     names = matcher.find(normalized, known=_VOCABULARY, capitalized=_capitalized(cleaned))
     scan = Scan.of(normalized, names, short=len(normalized.split()) <= SHORT_MESSAGE_WORDS, lang=lang)
+    for field_name, value, pos in components:  # pasted torchtune components, read before the rules
+        scan.claim(field_name, value, pos)
     for pattern, handler in (*WORD_RULES, *NUMBER_RULES):
         scan.run(pattern, handler)
     read_slots(scan)
@@ -84,6 +87,7 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
         scan.warn("parse.warn.typo", typed=c.typed, word=c.word)
     for e in outside:
         scan.claim("model", e.ref, e.start)
+
     result = _Assembler(scan, catalog, lang, previous, normalized).result()
     configs = {e.ref: e.config for e in outside if e.config is not None}
     return replace(result, configs=configs) if configs else result

@@ -64,15 +64,23 @@ _CONFIG_KEYS = {
     "packing": "packing|sample_packing|packed",
     "liger": "use_liger_kernel|use_liger|liger_kernel",
     "deepspeed": "deepspeed",
+    # a DeepSpeed config pasted as JSON, flattened by ``pasted.flatten_json``; accelerate's deepspeed_config
+    "zero_stage": r"zero_optimization\.stage|zero_stage",
+    "bf16_enabled": r"bf16\.enabled",
+    "fp16_enabled": r"fp16\.enabled",
+    # torchtune: the recipe's dtype (no autocast: training.get_dtype(cfg.dtype) is the dtype every weight is
+    # built in, recipes/lora_finetune_single_device.py, torchtune 0.6.1) and the LoRA builder's MLP flag
+    "tt_dtype": "dtype",
+    "apply_lora_to_mlp": "apply_lora_to_mlp",
 }
 _CONFIG = R(r"(?<![\w.])\"?(" + "|".join(_CONFIG_KEYS.values())
-            + r")[\"']?\s*[:=]\s*[\"']?(\d+(?:[.,]\d{3})*(?:\.\d+)?k?|\d+(?:[.,]\d+)?k?|[a-z0-9_./\-]+?)[\"']?(?=[\s,;)}\]?!]|$)")
-_KEY_FIELD = {k: f for f, keys in _CONFIG_KEYS.items() for k in keys.split("|")}
+            + r")[\"']?[ \t]*[:=][ \t]*[\"']?(\d+(?:[.,]\d{3})*(?:\.\d+)?k?|\d+(?:[.,]\d+)?k?|[a-z0-9_./\-]+?)[\"']?(?=[\s,;)}\]?!]|$)")
+_KEY_FIELD = {k.replace("\\.", "."): f for f, keys in _CONFIG_KEYS.items() for k in keys.split("|")}
 # A key: value pair of a pasted config whose key we do not model ("warmup_ratio: 0.1",
 # "save_steps=500"): read and left alone, so its number is not asked about.
-_OTHER_KEY = R(r"(?<![\w.])\"?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\"?\s*[:=]\s*[\"']?(-?\d+(?:[.,]\d+)*(?:e-?\d+)?|[a-z0-9_./\-]+)[\"']?"
+_OTHER_KEY = R(r"(?<![\w.])\"?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\"?[ \t]*[:=][ \t]*[\"']?(-?\d+(?:[.,]\d+)*(?:e-?\d+)?|[a-z0-9_./\-]+)[\"']?"
                r"(?=[\s,;)}\]]|$)")
-_TARGETS = R(r"(?<![\w.])\"?(?:lora_target_modules|target_modules|lora_target)\"?\s*[:=]\s*(\[[^\]\n]*\]|\"[^\"\n]*\"|'[^'\n]*'|[a-z0-9_,\- ]+)")
+_TARGETS = R(r"(?<![\w.])\"?(lora_target_modules|target_modules|lora_target|lora_attn_modules)\"?\s*[:=]\s*(\[[^\]]{0,400}\]|\"[^\"\n]*\"|'[^'\n]*'|[a-z0-9_,\- ]+)")
 _OPTIM_VALUES = {
     "paged_adamw_8bit": "paged-adamw-8bit", "paged_adamw": "paged-adamw-8bit",
     "paged-adamw-8bit": "paged-adamw-8bit", "adamw_8bit": "adamw-8bit", "adamw_bnb_8bit": "adamw-8bit",
@@ -138,6 +146,29 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
         return None
     if name in ("compile", "packing", "liger") and flag is not None:
         return _optional_field(scan, name, flag, m.start())
+    if name == "zero_stage" and value in ("0", "1", "2", "3"):
+        if value == "3":
+            _zero3_claim(scan, m.start())
+        elif value in ("1", "2"):
+            if _spec_accepts("sharding", f"zero{value}"):
+                scan.claim("sharding", f"zero{value}", m.start())
+            else:
+                scan.warn("parse.warn.zero12", stage=value)
+        return None  # stage 0: plain data parallelism, nothing to say
+    if name in ("bf16_enabled", "fp16_enabled") and flag is not None:
+        if flag:
+            scan.claim("precision", f"{name[:4]}-mixed", m.start())
+        return None
+    if name == "tt_dtype":
+        if not any(c.field == "stack" and c.value == "torchtune" for c in scan.claims) and "torchtune" not in scan.marked:
+            return None  # a dtype outside a torchtune config: what it sets depends on the tool; left alone
+        if value in ("bf16", "bfloat16"):
+            scan.claim("precision", "bf16", m.start())  # torchtune has no autocast: bf16 weights and states
+        elif value in ("fp32", "float32"):
+            scan.claim("precision", "fp32", m.start())
+        return None
+    if name == "apply_lora_to_mlp":
+        return None  # read with lora_attn_modules (``_targets``)
     if name == "gradient_checkpointing" and flag is not None:
         if _under(scan.text, m.start(), "fsdp_config"):
             # FSDP's own activation checkpointing (an accelerate/TRL fsdp_config): with it the trainer's
@@ -167,8 +198,7 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
     elif name == "adapter" and value.replace("-", "") in ("lora", "qlora", "full", "dora"):
         scan.claim("method", "lora" if value == "dora" else value.replace("-", ""), m.start())
     elif name == "deepspeed" and re.search(r"z(?:ero)?_?3|stage_?3", value):
-        scan.claim("sharding", "fsdp", m.start())
-        scan.warn("parse.warn.zero3")
+        _zero3_claim(scan, m.start())
     elif name == "deepspeed" and re.search(r"z(?:ero)?_?([12])|stage_?([12])", value):
         stage = re.search(r"([12])", value)
         scan.warn("parse.warn.zero12", stage=stage.group(1) if stage else "?")
@@ -253,8 +283,19 @@ def _under(text: str, pos: int, key: str) -> bool:
 
 def _targets(scan: Scan, m: re.Match[str]) -> bool | None:
     """LoRA target modules: "all-linear" (PEFT), "all" (LLaMA-Factory), or a list of projections."""
-    value = m.group(1)
+    key, value = m.group(1), m.group(2)
     modules = set(re.findall(r"[a-z_]+", value))
+    if key == "lora_attn_modules":
+        # torchtune: the attention projections, plus every MLP projection when apply_lora_to_mlp (default
+        # False in the lora_* builders, torchtune/models/llama3_1/_model_builders.py)
+        mlp = re.search(r"apply_lora_to_mlp\s*[:=]\s*(true|false)", scan.marked)
+        if mlp is not None and mlp.group(1) == "true" and {"q_proj", "k_proj", "v_proj", "output_proj"} <= modules:
+            scan.claim("lora_targets", "all-linear", m.start())
+        elif modules and modules <= {"q_proj", "k_proj", "v_proj", "output_proj"} and (mlp is None or mlp.group(1) == "false"):
+            scan.claim("lora_targets", "attention", m.start())
+        else:
+            return False
+        return None
     if modules & {"all", "all_linear", "linear"} or "all-linear" in value:
         scan.claim("lora_targets", "all-linear", m.start())
     elif modules and modules <= {"q_proj", "k_proj", "v_proj", "o_proj", "qkv_proj", "query_key_value", "c_attn"}:
@@ -266,8 +307,15 @@ def _targets(scan: Scan, m: re.Match[str]) -> bool | None:
     return None
 
 
-def _other_key(scan: Scan, m: re.Match[str]) -> None:
-    """A config key we do not model: its value is read and left alone."""
+def _other_key(scan: Scan, m: re.Match[str]) -> bool | None:
+    """A config key we do not model: its value is read and left alone. A key whose words are a
+    setting's cue words ("per_device_batch_size=8", "micro_bs=4") is that setting: left for the
+    typed slots to read."""
+    from advisor.parse.slots import CUE_KEYS
+
+    if m.group(1) in CUE_KEYS:
+        return False
+    return None
 
 
 # --- methods ---------------------------------------------------------------------------------
@@ -288,12 +336,14 @@ _FULL_WORDS = (
     r"|\bfull[\s_-]*param(?:eter)?s?\b|\ball[\s_-]*param(?:eter)?s?(?:[\s_-]*" + _FT + r")?\b|\bfft\b|\bsft[\s_-]*(?:\(\s*)?(?:full|completo)\b"
     r"|\ball\s+(?:of\s+)?(?:the\s+|its\s+)?(?:parameters|weights|params)\b"
     r"|\bcomplete\s+" + _FT + r"\b"
+    # "a full weight update", "full-parameter updates": every weight is updated
+    r"|\bfull[\s_-]*(?:parameter|param|model|weights?)?[\s_-]*updates?\b"
     r"|\b" + _FT_ES + r"\s+" + _ALL_ES + r"\b"
     r"|\btodos\s+los\s+(?:parametros|pesos)\b"
 )
 # "entrenar X completo", "afinar Llama 3 8B entero": the verb, the model, then the word for all.
 _FULL_WRAP = R(r"\b(?:entrenar|afinar|ajustar|reentrenar|tunear|entrenamos|afinamos|ajustamos)\b"
-               r"(?=(?:[^,.;:?!\n]|(?<=\d)\.(?=\d)){1,40}?\b(?:complet[oa]|enter[oa])\b)")
+               r"(?=(?:https?://\S*|[^,.;:?!\n]|(?<=\d)\.(?=\d)){1,40}?\b(?:complet[oa]|enter[oa])\b)")
 _METHOD_WORD = r"(?:q[\s_-]?lora|lora|" + _FULL_WORDS.replace(r"\b", "") + r")"
 _INSTEAD = R(r"\b(?:instead\s+of|rather\s+than|en\s+(?:vez|lugar)\s+del?|not)\s+" + _ART
              + r"(?:\d+\s*(?:x\s*)?)?(§[GM](\d+)§|" + _METHOD_WORD + r")")
@@ -318,7 +368,8 @@ _LORA = R(r"\blora\b(?![\s_-]*(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|m
 _FULL = R(_FULL_WORDS)
 # "train all of a 3-billion-parameter model's weights": the method, with the model's words left in place
 # for the size and name rules (the handler claims without blanking).
-_FULL_ALL = R(r"\ball\s+(?:of\s+)?(?:" + _OWNER + r"\s*){1,6}?(?:parameters|weights|params)\b")
+_FULL_ALL = R(r"\ball\s+(?:of\s+)?(?:" + _OWNER + r"\s*){1,6}?(?:parameters|weights|params)\b"
+              r"|\bevery\s+(?:single\s+)?(?:weight|parameter|param)\b")
 _FULL_SHORT = R(r"\b(?:full|fully|completo|completa|entero)\b(?![\s_-]*(?:precision|context|contexto|shard\w*|dataset|data"
                 r"|attention|batch|run|epoch|node|gpu|card|stack|config|set|checkpoint\w*|log|list|name|id|path|text))")
 # A fine-tuning word somewhere in the message makes a lone "full" the method ("SFT on llama 3 8b, full").
@@ -385,7 +436,9 @@ def _full_short(scan: Scan, m: re.Match[str]) -> bool | None:
 # --- optimizer and precision ------------------------------------------------------------------
 
 _ADAM = r"adam(?:[\s_-]?w)?"
-_PAGED = R(r"\bpaged[\s_-]*" + _ADAM + r"(?:[\s_-]*(?:8|32)[\s_-]*bits?)?\b")
+# "paged AdamW 8-bit", Spanish "AdamW paginado de 8 bits" (the adjective after the noun)
+_PAGED = R(r"\b(?:paged|paginad[oa])[\s_-]*" + _ADAM + r"(?:[\s_-]*\(?(?:8|32)[\s_-]*bits?\)?)?"
+           r"|\b" + _ADAM + r"\s+paginad[oa](?:\s+(?:de|en|a)?\s*(?:8|32)[\s_-]*bits?)?\b")
 _ADAM8 = R(r"\b(?:8[\s_-]*bits?|bnb|bitsandbytes)[\s_-]*" + _ADAM + r"\b|\b" + _ADAM
            + r"[\s_-]*(?:bnb[\s_-]*)?(?:8[\s_-]*bits?|bnb)\b|\b" + _ADAM + r"\s+(?:en|in|de|a)\s+8[\s_-]*bits?\b")
 _ADAMW = R(r"\b(?:(fused|foreach)\s+)?" + _ADAM + r"(?:[\s_-]*torch)?(?:[\s_-]*(fused|foreach))?\b")
@@ -469,7 +522,8 @@ _DOUBLE_OFF = R(r"\b(?:no|without|sin)\s+(?:double|doble)[\s_-]*(?:quant\w*|cuan
                  r"\s*(?:[:=]\s*)?(?:off|false|desactivad[oa])\b")
 _DOUBLE_ON = R(r"\b(?:double|doble)[\s_-]*(?:quant\w*|cuantiz\w*)(?:\s*(?:[:=]\s*)?(?:on|true|activad[oa]))?")
 _DDP = R(r"\bddp\b|\bdata[\s_-]*parallel\b")
-_STACKS = [(R(r"\btorchtune\b|\btune\s+run\b"), "torchtune"), (R(r"\blit[\s_-]?gpt\b"), "litgpt"),
+# "tune run lora_finetune_single_device": torchtune's CLI with a recipe (never "fine-tune run on ...")
+_STACKS = [(R(r"\btorchtune\b|\btune\s+run\s+[a-z0-9]+_[a-z0-9_]+"), "torchtune"), (R(r"\blit[\s_-]?gpt\b"), "litgpt"),
            (R(r"\breference\s+stack\b|\bpila\s+de\s+referencia\b"), "reference"),
            (R(r"(?<![/.])\b(?:hugging\s*face(?:\s+trainer)?(?![.\w]*\.co\b)|hf\s+trainer|transformers|trl|sft\s*trainer"
               r"|axolotl)\b(?![./])"), "hf")]
@@ -517,20 +571,42 @@ def _recipe(scan: Scan, m: re.Match[str]) -> None:
 
 
 def _zero3(scan: Scan, m: re.Match[str]) -> None:
-    if "zero" in m.group(0) and _spec_accepts("sharding", "zero3"):  # a spec that models ZeRO-3 itself
-        scan.claim("sharding", "zero3", m.start())
-        return
-    scan.claim("sharding", "fsdp", m.start())
     if "zero" in m.group(0):
-        scan.warn("parse.warn.zero3")
+        _zero3_claim(scan, m.start())
+    else:
+        scan.claim("sharding", "fsdp", m.start())
+
+
+def _zero3_claim(scan: Scan, pos: int) -> None:
+    """DeepSpeed ZeRO-3: the spec's own "zero3" where it models it, else FSDP's full sharding (the same
+    partitioning of parameters, gradients and optimizer states), with a warning that says so."""
+    if _spec_accepts("sharding", "zero3"):
+        scan.claim("sharding", "zero3", pos)
+        return
+    scan.claim("sharding", "fsdp", pos)
+    scan.warn("parse.warn.zero3")
 
 
 def _zero12(scan: Scan, m: re.Match[str]) -> None:
     stage = m.group(1)
+    if stage is None and any(c.field == "sharding" for c in scan.claims) or any(
+            k == "parse.warn.zero12" for k, _ in scan.warnings):
+        return  # "deepspeed" beside a stage already read (a pasted DeepSpeed config)
     if stage and _spec_accepts("sharding", f"zero{stage}"):
         scan.claim("sharding", f"zero{stage}", m.start())
         return
     scan.warn("parse.warn.zero12", stage=stage or "?")
+
+
+def _stack(value: str):
+    def handler(scan: Scan, m: re.Match[str]) -> bool | None:
+        # Unsloth drives TRL's SFTTrainer over Transformers (unsloth/trainer.py): code that names Unsloth
+        # is an Unsloth run, whatever else it imports
+        if value == "hf" and _UNSLOTH.search(scan.marked):
+            return False
+        scan.claim("stack", value, m.start())
+        return None
+    return handler
 
 
 # Order matters: specific before general (paged before 8-bit before plain AdamW; "full precision"
@@ -555,7 +631,7 @@ WORD_RULES = [
     (_COMPILE_OFF, _optional("compile", False)), (_COMPILE_ON, _optional("compile", True)),
     (_PACKING_OFF, _optional("packing", False)), (_PACKING_ON, _optional("packing", True)),
     (_LIGER, _optional("liger", True)), (_UNSLOTH, _optional("stack", "unsloth")),
-    *[(pattern, _claim("stack", value)) for pattern, value in _STACKS],
+    *[(pattern, _stack(value)) for pattern, value in _STACKS],
 ]
 # An axolotl config (base_model with axolotl's own training keys) without ``adapter`` trains every
 # parameter: axolotl's config schema, field ``adapter``: "If you want to use 'lora' or 'qlora' or
@@ -563,6 +639,21 @@ WORD_RULES = [
 _AXOLOTL = R(r"(?m)^[ \t\"{]*base_model\"?\s*:")
 _AXOLOTL_KEYS = R(r"(?m)(?:^|[{,])[ \t\"]*(?:sequence_len|micro_batch_size|num_epochs)\"?\s*:")
 _AXOLOTL_ADAPTER = R(r"(?m)(?:^|[{,])[ \t\"]*(?:adapter|load_in_4bit|load_in_8bit)\"?\s*:")
+
+
+# A Transformers / TRL training script (a Trainer and a model from from_pretrained) that builds no
+# adapters (no LoraConfig, get_peft_model, peft_config, --use_peft) trains every parameter.
+_HF_SCRIPT = R(r"\b(?:trainingarguments|sftconfig|sfttrainer|seq2seqtrainingarguments)\s*\(")
+_FROM_PRETRAINED = R(r"\bfrom_pretrained\s*\(")
+_ADAPTER_CODE = R(r"\b(?:lora|peft|adapters?|qlora)")
+
+
+def _hf_full(scan: Scan, m: re.Match[str]) -> bool | None:
+    if (any(c.field in ("method", "method_weak") for c in scan.claims) or not _FROM_PRETRAINED.search(scan.marked)
+            or _ADAPTER_CODE.search(scan.marked)):
+        return False
+    scan.claim("method", "full", m.start())
+    return None
 
 
 def _axolotl_full(scan: Scan, m: re.Match[str]) -> bool | None:
@@ -575,4 +666,4 @@ def _axolotl_full(scan: Scan, m: re.Match[str]) -> bool | None:
 
 # Read last: a lone "full" in a short follow-up ("and full?", "¿y completo?") or beside a
 # fine-tuning word; an axolotl config that names no adapter.
-LATE_RULES = [(_FULL_SHORT, _full_short), (_AXOLOTL, _axolotl_full)]
+LATE_RULES = [(_FULL_SHORT, _full_short), (_AXOLOTL, _axolotl_full), (_HF_SCRIPT, _hf_full)]

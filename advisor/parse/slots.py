@@ -255,6 +255,9 @@ CUES: list[Cue] = [
            "driver", "ubuntu", "nccl", "cudnn", "rocm", "gbp", "eur", "torchtune", "axolotl", "skypilot", "ray",
            "litgpt", "unsloth", "llamafactory", "bitsandbytes", "flash attn", "sky", "checkpoints kept"),
 ]
+# Every cue as its words joined by "_": a config key we do not list whose words are a cue
+# ("per_device_batch_size=8", "micro_bs=4") is read as that cue (``rules._other_key``).
+CUE_KEYS = frozenset("_".join(c.words) for c in CUES if c.slot != "ignore")
 _CUE_INDEX: dict[str, list[Cue]] = {}
 for _cue in CUES:
     _CUE_INDEX.setdefault(_cue.words[0], []).append(_cue)
@@ -263,7 +266,7 @@ for _list in _CUE_INDEX.values():
 
 # Words that may stand between a cue and its number ("context of 4096", "secuencia de la 2048").
 _LEFT_FILL_WORDS = {"of", "de", "del", "la", "el", "is", "es", "at", "to", "around", "about", "approx",
-                    "approximately", "aprox", "unos", "unas", "roughly", "max", "maximum", "maximo", "up",
+                    "approximately", "aprox", "unos", "unas", "roughly", "max", "maximum", "maximo", "maxima", "up",
                     "hasta", "set", "size", "len", "length", "a", "an", "be", "would", "será", "sera", "being",
                     "value", "valor", "tamano", "per", "por", "device", "gpu", "only", "solo", "just", "en", "in",
                     "the", "los", "las"}
@@ -362,8 +365,8 @@ def _fill_ok(toks: list[Tok], lo: int, hi: int, words: set[str], punct: set[str]
         if t.kind == "word" and t.text in words or t.kind == "punct" and t.text in punct:
             count += 1
             continue
-        if t.kind == "num" and t.article or t.kind == "blank" and words is _LEFT_FILL_WORDS:
-            count += 1
+        if t.kind == "num" and t.article and words is _LEFT_FILL_WORDS or t.kind == "blank" and words is _LEFT_FILL_WORDS:
+            count += 1  # ("16 a node": an article between a number and a noun counts that noun itself: one)
             continue
         return None
     return count if count <= MAX_FILL else None
@@ -469,7 +472,7 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
     bound_cues = {e.cue for e in chosen.values() if e.cue is not None and e.cue < GPU_CUE}
     for ci, (first, last, cue) in enumerate(cues):
         if ci not in bound_cues and cue.slot in UNREADABLE_FIELDS and cue.left >= 6:
-            typed = _unreadable_value(toks, last)
+            typed = _unreadable_value(toks, last, first)
             if typed is not None:
                 out.unreadable.append((UNREADABLE_FIELDS[cue.slot], typed, toks[first].start))
     return out
@@ -483,20 +486,39 @@ VAGUE = {"max", "maximum", "tbd", "unknown", "auto", "maximo", "larga", "largo",
 _STOP = {",", ";", "\n", "|", ")", "."}
 
 
-def _unreadable_value(toks: list[Tok], last: int) -> str | None:
+# "for context: ...", "para dar contexto: ...", "some background/context": the word as a common noun
+# introducing prose, not the setting.
+_IDIOM_BEFORE = {"for", "some", "more", "as", "give", "dar", "para", "como", "poco", "algo", "mas"}
+# A value is a few words before a stop ("max", "as long as possible", "lo que quepa"); more is a sentence.
+MAX_VALUE_WORDS = 4
+_POLITE = {"thanks", "thank", "thx", "ty", "pls", "please", "gracias", "muchas", "porfa", "cheers"}
+
+
+def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None) -> str | None:
     j = last + 1
     if j >= len(toks):
         return None
     first = toks[j]
+    if first_cue is not None and first_cue > 0 and toks[first_cue - 1].kind == "word" \
+            and toks[first_cue - 1].text in _IDIOM_BEFORE:
+        return None
     if first.kind == "punct" and first.text in (":", "="):
         k = j + 1
-        typed = []
-        while k < len(toks) and not (toks[k].kind == "punct" and toks[k].text in _STOP) and len(typed) < 5:
-            if toks[k].kind in ("num", "name") and not toks[k].spoken:
+        typed: list[str] = []
+        shown: list[str] = []  # as typed, with the spaces between
+        while k < len(toks) and not (toks[k].kind == "punct" and toks[k].text in _STOP):
+            tok = toks[k]
+            if tok.kind in ("num", "name") and not tok.spoken or tok.kind == "blank":
+                return None  # a number, a name, or words another rule read (a method, a GPU): not a vague value
+            if typed and (tok.kind == "word" and tok.text in _POLITE or tok.kind == "punct" and tok.text in "?!"
+                          and typed[-1] not in "?!"):
+                break  # "lote: lo que quepa ¡gracias!", "context: ??? thanks": the value ends there
+            if len(typed) == MAX_VALUE_WORDS:
                 return None
-            typed.append(toks[k].text)
+            typed.append(tok.text)
+            shown.append((tok.gap if len(shown) else "") + tok.text)
             k += 1
-        return " ".join(typed) if typed else None
+        return "".join(shown) if typed else None
     if first.kind == "punct" and first.text == "?" and j + 1 < len(toks) and toks[j + 1].text == "?":
         return "??"
     if first.kind == "word" and first.text in VAGUE:
@@ -542,6 +564,9 @@ def _alone(tok: Tok, lang: str) -> tuple[str, float] | None:
     return None
 
 
+# Words between a count and the GPU it counts: "8 x H100", "8 of our H100s", "ocho de nuestras A100".
+_COUNT_TO_GPU = {"x", "nvidia", "of", "de", "our", "the", "my", "these", "those", "nuestras", "nuestros", "las", "los",
+                 "mis", "sus"}
 # A GPU name is a cue of its own: one count binds to it ("r of 8 l40s x8": x8 is the count, 8 the rank).
 GPU_CUE = 1_000_000
 
@@ -554,17 +579,17 @@ def _gpu_edges(toks: list[Tok], ni: int, ti: int, lang: str) -> list[_Edge]:
     if value is None:
         return out
     nxt = ti + 1
-    while nxt < len(toks) and (toks[nxt].kind == "word" and toks[nxt].text in ("x", "nvidia", "of", "de")
-                               or toks[nxt].kind == "punct" and toks[nxt].text in ("*",)):
+    while nxt < len(toks) and nxt - ti <= 3 and (toks[nxt].kind == "word" and toks[nxt].text in _COUNT_TO_GPU
+                                                 or toks[nxt].kind == "punct" and toks[nxt].text in ("*",)):
         nxt += 1
     if nxt < len(toks) and toks[nxt].kind == "name" and toks[nxt].text.startswith("§G"):
         gpu = int(toks[nxt].text[2:-1])
         strength = 11 if tok.unit == "x" else 10
         out.append(_Edge(ni, GPU_CUE + gpu, "gpus", strength - 0.5 * (nxt - ti - 1) + _plausible("gpus", value), gpu=gpu))
     prev = ti - 1
-    if prev >= 0 and (toks[prev].kind == "punct" and toks[prev].text == "*" or toks[prev].kind == "word"
+    if prev >= 0 and (toks[prev].kind == "punct" and toks[prev].text in ("*", "(") or toks[prev].kind == "word"
                       and toks[prev].text == "x"):
-        prev -= 1
+        prev -= 1  # "H100 * 8", "H100 x 8", "NVIDIA L40S (x2)"
     if (prev >= 0 and toks[prev].kind == "name" and toks[prev].text.startswith("§G")
             and (tok.unit == "x" or prev + 1 < ti and toks[prev + 1].text in ("x", "*"))):
         gpu = int(toks[prev].text[2:-1])
@@ -574,7 +599,10 @@ def _gpu_edges(toks: list[Tok], ni: int, ti: int, lang: str) -> list[_Edge]:
 
 def _match(n_nums: int, edges: list[_Edge]) -> dict[int, _Edge]:
     """Each number at most one edge, each cue at most one number: the most numbers bound, best
-    edges first (Kuhn's algorithm with each number's edges tried in score order)."""
+    edges first (Kuhn's augmenting paths with each number's edges tried in score order). A number
+    takes a cue another number holds when that one can move to another edge of its own and the two
+    scores together do not drop (against the edge the newcomer would otherwise get); with no other
+    edge at all, any move that binds one more number is taken."""
     by_num: dict[int, list[_Edge]] = {}
     for e in edges:
         by_num.setdefault(e.num, []).append(e)
@@ -585,30 +613,36 @@ def _match(n_nums: int, edges: list[_Edge]) -> dict[int, _Edge]:
     order = sorted(by_num, key=lambda n: -by_num[n][0].score)
 
     def attempt(n: int, seen: set[int]) -> bool:
-        for e in by_num[n]:  # a free cue (or standing alone) first, best first
+        # best edge first: a free cue, or standing alone, or a cue whose number can move to another of
+        # its own edges ("16k context ... 256 contexto": the cue goes to the number that needs it)
+        edges = by_num[n]
+        for i, e in enumerate(edges):
             if e.cue is None or e.cue not in cue_owner:
                 chosen[n] = e
                 if e.cue is not None:
                     cue_owner[e.cue] = n
                 return True
-        for e in by_num[n]:  # else take a cue from a number that can go elsewhere
-            if e.cue is None:
-                continue
             if e.cue in seen:
                 continue
             seen.add(e.cue)
-            holder = cue_owner.get(e.cue)
-            if holder is None or (_alternative(holder, e.cue, by_num) and attempt_move(holder, e.cue, seen)):
+            holder = cue_owner[e.cue]
+            fallback = next((f.score for f in edges[i + 1:] if f.cue is None or f.cue not in cue_owner), None)
+            gain = None if fallback is None else e.score - fallback
+            if _alternative(holder, e.cue, by_num) and attempt_move(holder, e.cue, seen, gain):
                 cue_owner[e.cue] = n
                 chosen[n] = e
                 return True
         return False
 
-    def attempt_move(holder: int, taken: int, seen: set[int]) -> bool:
-        """Move ``holder`` off cue ``taken`` to another edge of its own, if it has one at all."""
+    def attempt_move(holder: int, taken: int, seen: set[int], gain: float | None = None) -> bool:
+        """Move ``holder`` off cue ``taken`` to another edge of its own, if it has one at all (and, when
+        ``gain`` is given, only if the scores together do not drop: the newcomer's edge plus the holder's
+        new one against the holder's old one plus the newcomer's next best)."""
         old = chosen.pop(holder)
         for e in by_num[holder]:
             if e.cue == taken:
+                continue
+            if gain is not None and e.score - old.score + gain < 0:
                 continue
             if e.cue is None:
                 chosen[holder] = e
