@@ -2,7 +2,7 @@
 x noise, with a fixed seed, so the parser is measured on thousands of messages nobody tuned it on.
 
     from tests.phrasegen import generate, judge
-    entries = generate(3000, split="unseen", catalog=catalog, seed=13)
+    entries = generate(3000, split="unseen", catalog=catalog, seed=13)   # SPLITS: tune, diagnosed, diagnosed2, unseen
     verdict = judge(entry, parse_message(entry["text"], catalog, previous=...))
 
 Each entry is shaped like a row of tests/data/phrasings.json: ``text``, ``lang``, ``expected``
@@ -10,23 +10,31 @@ Each entry is shaped like a row of tests/data/phrasings.json: ``text``, ``lang``
 ``clarify_code`` where the right answer is a question back), ``previous`` for thread follow-ups,
 and ``noise`` (what was done to the text).
 
-Three vocabularies (``SPLITS``). Every list below has a ``tune`` part and a ``diagnosed`` part,
-written together before the round-3 parser's rules, and an ``unseen`` part, written in round 4:
+Four vocabularies (``SPLITS``). Every list below has a ``tune`` part and a ``diagnosed`` part,
+written together before the round-3 parser's rules, and round 4 added two more:
 
 - ``tune`` draws only ``tune`` forms and templates; the parser is tuned on it.
 - ``diagnosed`` draws ``diagnosed`` forms where a slot has them (tune forms only where it has none)
   and only ``diagnosed`` templates and config formats. It was the round-3 held-out split
   ("heldout", same seeds: the same messages); in round 4 its failures were read and their
   mechanisms fixed (tests/test_parse_diagnosed.py), so it no longer measures generalization.
-- ``unseen`` (round 4) is a fresh vocabulary: new model spellings (Ollama tags, upper-case display
-  names, snake_case ids, plain Hub URLs, "-Instruct" repos, "the 8B Llama 3.1"), GPUs the other
-  splits never name (H100 PCIe, RTX 6000 Ada, A10G), new sentence frames, new config shapes
-  (torchtune recipe YAML, a Transformers + PEFT script, an Unsloth script, a DeepSpeed JSON) and
-  new noise (Slack quotes, group and channel mentions, thin-space thousands "16 384", mixed case
-  "LLaMA", zero-width spaces, "thx!", blank lines, one-edit typos in setting words). It was written
-  and committed before the parser ever ran on it; its failures are never printed
-  (``benchmarks/parse_accuracy.py`` shows counts only) and no rule is tuned on it. A quarter of its
-  forms are still familiar ones (tune and diagnosed), as in real traffic.
+- ``diagnosed2`` was round 4's first fresh vocabulary (committed as "unseen" in e5d3e32 before the
+  parser ran on it): new model spellings (Ollama tags, upper-case display names, snake_case ids,
+  plain Hub URLs, "-Instruct" repos, "the 8B Llama 3.1"), GPUs the earlier splits never name (H100
+  PCIe, RTX 6000 Ada, A10G), new sentence frames, new config shapes (torchtune recipe YAML, a
+  Transformers + PEFT script, an Unsloth script, a DeepSpeed JSON) and new noise (Slack quotes,
+  group and channel mentions, thin-space thousands "16 384", mixed case "LLaMA", zero-width spaces,
+  "thx!", blank lines, one-edit typos in setting words). Measured once (74.5% fully right, 204
+  answers with an unsaid value), then diagnosed like ``diagnosed``.
+- ``unseen`` is round 4's second fresh vocabulary, written after ``diagnosed2`` was read and
+  committed before the parser ran on it: other spellings of every slot, models written as
+  "Llama-3.1-8B", "huggingface.co/<id>", "Llama 3.1 (8B)", catalog aliases, "<name> base"; new
+  frames; LLaMA-Factory JSON, an accelerate config, a ``train.py`` command line, axolotl with
+  packing and target lists; new noise (Title Case, a comma without a space, ellipses, ticket and PR
+  numbers, quarters and wiki links whose digits are no setting, hashtags, ZWJ emoji). Its failures
+  are never printed (``benchmarks/parse_accuracy.py`` shows counts only) and no rule is tuned on it.
+
+A quarter of each later split's forms are still familiar ones (``_FAMILIAR``), as in real traffic.
 
 Labels are what a careful reader takes from the text, by construction (the slot that wrote the
 phrase knows its value). Conventions follow ``advisor.parse``: k = 1024 in a sequence length and
@@ -55,9 +63,13 @@ from typing import Any
 from advisor.catalog import Catalog
 from advisor.spec import SpecRequest
 
-SPLITS = ("tune", "diagnosed", "unseen")
-# The random stream of each split: "diagnosed" keeps round 3's "heldout" stream, so its messages are the same.
-_STREAM = {"diagnosed": "heldout"}
+SPLITS = ("tune", "diagnosed", "diagnosed2", "unseen")
+# The random stream of each split: "diagnosed" keeps round 3's "heldout" stream and "diagnosed2" the
+# stream it had when it was round 4's first "unseen" split, so their messages are the ones measured then.
+_STREAM = {"diagnosed": "heldout", "diagnosed2": "unseen", "unseen": "unseen-r4b"}
+# Familiar forms a quarter of each later split's messages still use.
+_FAMILIAR = {"diagnosed": ("tune",), "diagnosed2": ("tune", "diagnosed"), "unseen": ("tune", "diagnosed", "diagnosed2")}
+ROUND4 = ("diagnosed2", "unseen")
 
 # --- vocabularies: slot -> lang -> split -> [(form, value)] ------------------------------------
 
@@ -303,125 +315,224 @@ CONFIG_QUESTION = {
 MENTIONS = ("<@U04ABCDEF>", "<@U01ZZZ9|advisor>")
 EMOJI = (" :rocket:", " 🙏", " :pray:", " :thinking_face:", " 🚀")
 
-# --- the unseen vocabulary (round 4) -------------------------------------------------------------
+# --- the first round-4 held-out vocabulary ("diagnosed2") -------------------------------------------------------------
 #
-# Written in one go and committed before the parser ran on any of it; nothing below was tuned on.
-# Forms are new spellings of the same slots; labels follow the conventions of the module docstring.
+# Written in one go and committed (e5d3e32, as "unseen") before the parser ran on any of it; measured
+# once there (74.5% fully right, 204 answers with an unsaid value), then its failures were read and their
+# mechanisms fixed (tests/test_parse_diagnosed.py): diagnosed, like round 3's held-out forms.
 
-METHODS["en"]["qlora"]["unseen"] = ["4bit LoRA", "LoRA over a 4-bit quantized base", "QLoRA-style adapters",
+METHODS["en"]["qlora"]["diagnosed2"] = ["4bit LoRA", "LoRA over a 4-bit quantized base", "QLoRA-style adapters",
                                     "quantised LoRA, 4 bit", "qlora (4-bit)", "Qlora"]
-METHODS["en"]["lora"]["unseen"] = ["LoRA adapter tuning", "parameter-efficient LoRA", "lora-based PEFT",
+METHODS["en"]["lora"]["diagnosed2"] = ["LoRA adapter tuning", "parameter-efficient LoRA", "lora-based PEFT",
                                    "plain LoRA (no quantization)", "a LoRA finetune", "LoRA training"]
-METHODS["en"]["full"]["unseen"] = ["full-parameter training", "a full weight update", "full-model SFT",
+METHODS["en"]["full"]["diagnosed2"] = ["full-parameter training", "a full weight update", "full-model SFT",
                                    "dense full fine-tune", "complete fine-tuning (all params)", "a full finetune"]
-METHODS["es"]["qlora"]["unseen"] = ["QLoRA en 4 bits", "LoRA sobre base cuantizada a 4 bits", "qlora (4 bits)"]
-METHODS["es"]["lora"]["unseen"] = ["LoRA con PEFT", "adaptadores LoRA (PEFT)", "ajuste con LoRA"]
-METHODS["es"]["full"]["unseen"] = ["entrenamiento completo de todos los pesos", "ajuste completo (todos los parámetros)",
+METHODS["es"]["qlora"]["diagnosed2"] = ["QLoRA en 4 bits", "LoRA sobre base cuantizada a 4 bits", "qlora (4 bits)"]
+METHODS["es"]["lora"]["diagnosed2"] = ["LoRA con PEFT", "adaptadores LoRA (PEFT)", "ajuste con LoRA"]
+METHODS["es"]["full"]["diagnosed2"] = ["entrenamiento completo de todos los pesos", "ajuste completo (todos los parámetros)",
                                    "fine-tuning total", "afinado total", "ajuste fino completo del modelo entero"]
-WRAPS["en"]["full"]["unseen"] = ["fine-tune every weight of {model}", "update all of {model}'s parameters",
+WRAPS["en"]["full"]["diagnosed2"] = ["fine-tune every weight of {model}", "update all of {model}'s parameters",
                                  "do a full fine-tune on {model}"]
-WRAPS["en"]["lora"]["unseen"] = ["train LoRA adapters for {model}", "attach LoRA to {model}"]
-WRAPS["en"]["qlora"]["unseen"] = ["load {model} in 4-bit and train LoRA on it", "QLoRA {model} in 4-bit"]
-WRAPS["es"]["full"]["unseen"] = ["reentrenar {model} entero", "ajustar todos los parámetros de {model}"]
-WRAPS["es"]["lora"]["unseen"] = ["entrenar adaptadores LoRA para {model}"]
-WRAPS["es"]["qlora"]["unseen"] = ["cargar {model} en 4 bits y entrenar LoRA encima"]
+WRAPS["en"]["lora"]["diagnosed2"] = ["train LoRA adapters for {model}", "attach LoRA to {model}"]
+WRAPS["en"]["qlora"]["diagnosed2"] = ["load {model} in 4-bit and train LoRA on it", "QLoRA {model} in 4-bit"]
+WRAPS["es"]["full"]["diagnosed2"] = ["reentrenar {model} entero", "ajustar todos los parámetros de {model}"]
+WRAPS["es"]["lora"]["diagnosed2"] = ["entrenar adaptadores LoRA para {model}"]
+WRAPS["es"]["qlora"]["diagnosed2"] = ["cargar {model} en 4 bits y entrenar LoRA encima"]
 
-SEQ["en"]["unseen"] = ["seq_len of {n}", "{n} token context", "context: {n}", "max_seq_len {n}", "ctx={k}k",
+SEQ["en"]["diagnosed2"] = ["seq_len of {n}", "{n} token context", "context: {n}", "max_seq_len {n}", "ctx={k}k",
                        "{k}k-token sequences", "sequences up to {n} tokens", "context window of {n}",
                        "{n}-tok seqs", "max sequence length {n}", "@{k}k ctx", "seqlen={n}"]
-SEQ["es"]["unseen"] = ["longitud máxima de {n}", "secuencias de hasta {n} tokens", "ventana de {n} tokens",
+SEQ["es"]["diagnosed2"] = ["longitud máxima de {n}", "secuencias de hasta {n} tokens", "ventana de {n} tokens",
                        "contexto {k}K", "longitud de secuencia: {n}", "largo máximo {n} tokens"]
 
 for _ident, _forms in {"rtx-4090": ["RTX4090 24GB", "GeForce 4090"], "l40s": ["NVIDIA L40S", "L40S-48GB"],
                        "a100-80gb": ["A100-SXM4-80GB", "A100 (80GB)"], "h100-sxm": ["H100-SXM-80GB", "NVIDIA H100"],
                        "h200": ["H200-141GB", "NVIDIA H200"], "a100-40gb": ["A100 40 GB", "A100-SXM4-40GB"],
                        "l4": ["L4 24GB"], "b200": ["B200 180GB"], "mi300x": ["AMD MI300X"]}.items():
-    GPU_FORMS[_ident]["unseen"] = _forms
-# GPUs only the unseen split names.
-GPU_FORMS_UNSEEN = {"h100-pcie": {"unseen": ["H100 PCIe", "H100-PCIe-80GB"]},
-                    "rtx-6000-ada": {"unseen": ["RTX 6000 Ada"]}, "a10g": {"unseen": ["A10G"]}}
-GPU_SLOT["en"]["unseen"] = [("spread over {c} {g}s", 1, 1), ("{c} GPUs ({g})", 1, 1), ("a node with {c}x{g}", 1, 1),
+    GPU_FORMS[_ident]["diagnosed2"] = _forms
+# GPUs only the round-4 splits name.
+GPU_FORMS_R4 = {"h100-pcie": {"diagnosed2": ["H100 PCIe", "H100-PCIe-80GB"]},
+                    "rtx-6000-ada": {"diagnosed2": ["RTX 6000 Ada"]}, "a10g": {"diagnosed2": ["A10G"]}}
+GPU_SLOT["en"]["diagnosed2"] = [("spread over {c} {g}s", 1, 1), ("{c} GPUs ({g})", 1, 1), ("a node with {c}x{g}", 1, 1),
                             ("on a {c}-GPU {g} node", 1, 1), ("{g} (x{c})", 1, 1), ("we have {c} {g} cards", 1, 1),
                             ("torchrun --standalone --nproc_per_node={c}", 1, 0), ("deepspeed --num_gpus={c} train.py", 1, 0),
                             ("on just one {g}", "one", 1), ("using our {g}", 0, 1), ("{cw} GPUs", "word", 0),
                             ("{c} of our {g}s", 1, 1)]
-GPU_SLOT["es"]["unseen"] = [("repartido en {c} {g}", 1, 1), ("en un nodo con {c}x {g}", 1, 1), ("{c} GPUs ({g})", 1, 1),
+GPU_SLOT["es"]["diagnosed2"] = [("repartido en {c} {g}", 1, 1), ("en un nodo con {c}x {g}", 1, 1), ("{c} GPUs ({g})", 1, 1),
                             ("en nuestra {g}", 0, 1), ("con solo una {g}", "one", 1), ("{cw} tarjetas", "word", 0),
                             ("usando {cw} {g}", "word", 1)]
-BATCH["en"]["unseen"] = ["micro-batch of {b}", "{b} per GPU", "per_device_batch_size={b}",
+BATCH["en"]["diagnosed2"] = ["micro-batch of {b}", "{b} per GPU", "per_device_batch_size={b}",
                          "train_micro_batch_size_per_gpu: {b}", "{b} seqs per device", "batch per device {b}", "micro_bs={b}"]
-BATCH["es"]["unseen"] = ["micro-lote por GPU de {b}", "lote de {b} por dispositivo", "{b} muestras por GPU",
+BATCH["es"]["diagnosed2"] = ["micro-lote por GPU de {b}", "lote de {b} por dispositivo", "{b} muestras por GPU",
                          "tamaño de micro-lote: {b}"]
-GLOBAL_NOTE["en"]["unseen"] = [" (grad accumulation {ga})", ", effective batch size {gb}", " and {ga} accumulation steps"]
-GLOBAL_NOTE["es"]["unseen"] = [" (acumulación de gradiente {ga})", ", lote efectivo {gb}"]
-RANK["en"]["unseen"] = ["LoRA r={r}", "rank {r} adapters", "lora_rank: {r}", "with r={r}", "a rank of {r}", "r = {r}"]
-RANK["es"]["unseen"] = ["rango de LoRA {r}", "con r={r}", "rango del adaptador {r}", "rango = {r}"]
-EPOCHS["en"]["unseen"] = ["{e} epochs total", "num_epochs={e}", "for {ew} epochs", "{e} training epochs", "epochs = {e}"]
-EPOCHS["es"]["unseen"] = ["{e} épocas de entrenamiento", "num_epochs: {e}", "{ew} pasadas por los datos", "entrenar {e} épocas"]
-ONE_EPOCH["en"]["unseen"] = ["just one epoch", "a single pass over the dataset"]
-ONE_EPOCH["es"]["unseen"] = ["solo una época", "una única época"]
-DATASET["en"]["unseen"] = ["{D} tokens worth of data", "about {D} tokens in total", "data: {D} tokens", "{D} tok dataset",
+GLOBAL_NOTE["en"]["diagnosed2"] = [" (grad accumulation {ga})", ", effective batch size {gb}", " and {ga} accumulation steps"]
+GLOBAL_NOTE["es"]["diagnosed2"] = [" (acumulación de gradiente {ga})", ", lote efectivo {gb}"]
+RANK["en"]["diagnosed2"] = ["LoRA r={r}", "rank {r} adapters", "lora_rank: {r}", "with r={r}", "a rank of {r}", "r = {r}"]
+RANK["es"]["diagnosed2"] = ["rango de LoRA {r}", "con r={r}", "rango del adaptador {r}", "rango = {r}"]
+EPOCHS["en"]["diagnosed2"] = ["{e} epochs total", "num_epochs={e}", "for {ew} epochs", "{e} training epochs", "epochs = {e}"]
+EPOCHS["es"]["diagnosed2"] = ["{e} épocas de entrenamiento", "num_epochs: {e}", "{ew} pasadas por los datos", "entrenar {e} épocas"]
+ONE_EPOCH["en"]["diagnosed2"] = ["just one epoch", "a single pass over the dataset"]
+ONE_EPOCH["es"]["diagnosed2"] = ["solo una época", "una única época"]
+DATASET["en"]["diagnosed2"] = ["{D} tokens worth of data", "about {D} tokens in total", "data: {D} tokens", "{D} tok dataset",
                            "{Dfull} training tokens", "{Dwords} tokens of training data"]
-DATASET["es"]["unseen"] = ["corpus de {D} tokens", "{D} tokens para entrenar", "en total {D} tokens",
+DATASET["es"]["diagnosed2"] = ["corpus de {D} tokens", "{D} tokens para entrenar", "en total {D} tokens",
                            "{Dwords} de tokens de entrenamiento"]
-EXAMPLES["en"]["unseen"] = ["{X} samples, avg {L} tokens each", "{X} examples (~{L} tokens each)", "{X} rows of about {L} tokens"]
-EXAMPLES["es"]["unseen"] = ["{X} ejemplos de ~{L} tokens", "{X} muestras con una media de {L} tokens"]
-GC["en"]["unseen"] = [("with activation checkpointing", True), ("grad checkpointing off", False),
+EXAMPLES["en"]["diagnosed2"] = ["{X} samples, avg {L} tokens each", "{X} examples (~{L} tokens each)", "{X} rows of about {L} tokens"]
+EXAMPLES["es"]["diagnosed2"] = ["{X} ejemplos de ~{L} tokens", "{X} muestras con una media de {L} tokens"]
+GC["en"]["diagnosed2"] = [("with activation checkpointing", True), ("grad checkpointing off", False),
                       ("gradient_checkpointing=True", True), ("no activation checkpointing", False)]
-GC["es"]["unseen"] = [("con recomputación de activaciones", True), ("desactivando el gradient checkpointing", False),
+GC["es"]["diagnosed2"] = [("con recomputación de activaciones", True), ("desactivando el gradient checkpointing", False),
                       ("gradient checkpointing activado", True)]
-OPTIMIZER["en"]["unseen"] = [("8bit AdamW", "adamw-8bit"), ("paged AdamW (8-bit)", "paged-adamw-8bit"),
+OPTIMIZER["en"]["diagnosed2"] = [("8bit AdamW", "adamw-8bit"), ("paged AdamW (8-bit)", "paged-adamw-8bit"),
                              ("optim adamw_8bit", "adamw-8bit"), ("the AdamW optimizer", "adamw")]
-OPTIMIZER["es"]["unseen"] = [("AdamW de 8 bits", "adamw-8bit"), ("optimizador AdamW", "adamw"),
+OPTIMIZER["es"]["diagnosed2"] = [("AdamW de 8 bits", "adamw-8bit"), ("optimizador AdamW", "adamw"),
                              ("AdamW paginado de 8 bits", "paged-adamw-8bit")]
-PRECISION["en"]["unseen"] = [("bf16 mixed", "bf16-mixed"), ("mixed precision fp16", "fp16-mixed"), ("full fp32", "fp32"),
+PRECISION["en"]["diagnosed2"] = [("bf16 mixed", "bf16-mixed"), ("mixed precision fp16", "fp16-mixed"), ("full fp32", "fp32"),
                              ("bf16 only", "bf16")]
-PRECISION["es"]["unseen"] = [("bf16 puro", "bf16"), ("fp16 mixta", "fp16-mixed"), ("precisión fp32", "fp32")]
-REGION["en"]["unseen"] = [("in eu-west", "eu-west"), ("in the Frankfurt region", "eu-central"), ("EU Central", "eu-central"),
+PRECISION["es"]["diagnosed2"] = [("bf16 puro", "bf16"), ("fp16 mixta", "fp16-mixed"), ("precisión fp32", "fp32")]
+REGION["en"]["diagnosed2"] = [("in eu-west", "eu-west"), ("in the Frankfurt region", "eu-central"), ("EU Central", "eu-central"),
                           ("Paris region", "eu-west")]
-REGION["es"]["unseen"] = [("en la región de París", "eu-west"), ("en la región EU Central", "eu-central"),
+REGION["es"]["diagnosed2"] = [("en la región de París", "eu-west"), ("en la región EU Central", "eu-central"),
                           ("en Alemania (Fráncfort)", "eu-central")]
-FAILED["en"]["unseen"] = ["plan for {p}% failed runs", "{p}% of runs fail"]
-FAILED["es"]["unseen"] = ["un {p}% de ejecuciones fallidas", "el {p}% de los entrenamientos fallan"]
-UNREADABLE["en"]["unseen"] = [("seq len: as long as possible", "seq_len"), ("context: ???", "seq_len"),
+FAILED["en"]["diagnosed2"] = ["plan for {p}% failed runs", "{p}% of runs fail"]
+FAILED["es"]["diagnosed2"] = ["un {p}% de ejecuciones fallidas", "el {p}% de los entrenamientos fallan"]
+UNREADABLE["en"]["diagnosed2"] = [("seq len: as long as possible", "seq_len"), ("context: ???", "seq_len"),
                               ("micro batch: auto", "micro_batch"), ("rank: whatever", "lora_rank"), ("epochs: tbd", "epochs")]
-UNREADABLE["es"]["unseen"] = [("longitud de secuencia: la máxima", "seq_len"), ("lote: lo que quepa", "micro_batch"),
+UNREADABLE["es"]["diagnosed2"] = [("longitud de secuencia: la máxima", "seq_len"), ("lote: lo que quepa", "micro_batch"),
                               ("épocas: por definir", "epochs")]
-FAMILY_SIZES["unseen"] = [("qwen 32b", "qwen3-32b"), ("gemma 12b", "gemma-3-12b"), ("llama 13b", "llama-2-13b"),
+FAMILY_SIZES["diagnosed2"] = [("qwen 32b", "qwen3-32b"), ("gemma 12b", "gemma-3-12b"), ("llama 13b", "llama-2-13b"),
                           ("falcon 40b", "falcon-40b"), ("yi 34b", "yi-34b"), ("deepseek 67b", "deepseek-llm-67b"),
                           ("olmo 7b", "olmo-2-7b"), ("qwen 1.5b", "qwen2.5-1.5b")]
-SIZES_UNSEEN = (1.1, 2, 6, 8, 14, 34, 65, 110)
-SIZE_FORMS["en"]["unseen"] = ["{s}B-sized model", "a model with {s}B parameters", "{s} billion params", "a dense {s}B model",
+SIZES_R4A = (1.1, 2, 6, 8, 14, 34, 65, 110)
+SIZE_FORMS["en"]["diagnosed2"] = ["{s}B-sized model", "a model with {s}B parameters", "{s} billion params", "a dense {s}B model",
                               "our {s}B base model"]
-SIZE_FORMS["es"]["unseen"] = ["{s}B de parámetros", "un modelo de {s}B parámetros", "un modelo base de {s}B",
+SIZE_FORMS["es"]["diagnosed2"] = ["{s}B de parámetros", "un modelo de {s}B parámetros", "un modelo base de {s}B",
                               "modelo denso de {s} mil millones"]
-TEMPLATES["en"]["unseen"] = ["hey team, {core} — {rest}. doable?", "Requesting an estimate: {core}; {rest}", "{core}?? {rest}",
+TEMPLATES["en"]["diagnosed2"] = ["hey team, {core} — {rest}. doable?", "Requesting an estimate: {core}; {rest}", "{core}?? {rest}",
                              "would {core} with {rest} fit, and what would it cost?", "> {core}\n> {rest}",
                              "for context: {core}; {rest}", "thinking of {core}, {rest} — which GPU is cheapest?",
                              "{rest} → {core}", "TL;DR {core}, {rest}", "• {core}\n• {rest}", "ballpark for {core} ({rest})?",
                              "help me size {core} w/ {rest}"]
-TEMPLATES["es"]["unseen"] = ["hola equipo, {core} — {rest}. ¿es viable?", "solicito una estimación: {core}; {rest}",
+TEMPLATES["es"]["diagnosed2"] = ["hola equipo, {core} — {rest}. ¿es viable?", "solicito una estimación: {core}; {rest}",
                              "¿cabría {core} con {rest}? ¿y cuánto costaría?", "> {core}\n> {rest}", "• {core}\n• {rest}",
                              "pensando en {core}, {rest} — ¿qué GPU sale más barata?", "{rest} → {core}",
                              "para dar contexto: {core}; {rest}", "ayuda para dimensionar {core} con {rest}"]
-CORES["en"]["unseen"] = ["{method} run on {model}", "{model}: {method}", "{method} against {model}", "{method} — {model}",
+CORES["en"]["diagnosed2"] = ["{method} run on {model}", "{model}: {method}", "{method} against {model}", "{method} — {model}",
                          "{method}, model: {model}"]
-CORES["es"]["unseen"] = ["{method} en {model}", "{model}: {method}", "{method} del modelo {model}", "{method} — {model}"]
-FOLLOWUPS["en"]["unseen"] = ["and with {slot} instead?", "same thing, {slot}", "could you redo it for {slot}?",
+CORES["es"]["diagnosed2"] = ["{method} en {model}", "{model}: {method}", "{method} del modelo {model}", "{method} — {model}"]
+FOLLOWUPS["en"]["diagnosed2"] = ["and with {slot} instead?", "same thing, {slot}", "could you redo it for {slot}?",
                              "swap to {slot}", "one more: {slot}", "hmm, {slot}?"]
-FOLLOWUPS["es"]["unseen"] = ["¿y cambiando a {slot}?", "lo mismo pero {slot}", "otra: {slot}",
+FOLLOWUPS["es"]["diagnosed2"] = ["¿y cambiando a {slot}?", "lo mismo pero {slot}", "otra: {slot}",
                              "¿me lo recalculas con {slot}?", "vale, {slot}"]
-SWITCH_METHOD["en"]["unseen"] = ["let's go {m} instead", "could we do {m}?"]
-SWITCH_METHOD["es"]["unseen"] = ["¿y haciendo {m}?", "pasemos a {m}"]
-CONFIG_FORMATS["unseen"] = ["torchtune_yaml", "hf_python", "unsloth_python", "deepspeed_json"]
-CONFIG_QUESTION["en"]["unseen"] = ["would this fit on {c} {g}s?", "how much would this cost on {a} {g}?", "ok to run this?"]
-CONFIG_QUESTION["es"]["unseen"] = ["¿entra esto en {c} {g}?", "¿cuánto saldría en una {g}?"]
-# New noise of the unseen split (``_Gen._noise_unseen``).
+SWITCH_METHOD["en"]["diagnosed2"] = ["let's go {m} instead", "could we do {m}?"]
+SWITCH_METHOD["es"]["diagnosed2"] = ["¿y haciendo {m}?", "pasemos a {m}"]
+CONFIG_FORMATS["diagnosed2"] = ["torchtune_yaml", "hf_python", "unsloth_python", "deepspeed_json"]
+CONFIG_QUESTION["en"]["diagnosed2"] = ["would this fit on {c} {g}s?", "how much would this cost on {a} {g}?", "ok to run this?"]
+CONFIG_QUESTION["es"]["diagnosed2"] = ["¿entra esto en {c} {g}?", "¿cuánto saldría en una {g}?"]
+# Noise of the round-4 splits (``_Gen._noise_r4``).
 GROUP_MENTIONS = ("<!subteam^S0123ABC|@ml-infra>", "<#C024BE91L|ml-infra>", "<!here>")
 THANKS = {"en": (" thx!", " ty", " thanks in advance"), "es": (" gracias!", " ¡gracias!", " mil gracias")}
 CASINGS = {"lora": ("LoRa", "Lora"), "qlora": ("QLoRa", "QLora"), "llama": ("LLaMA", "LLaMa"), "qwen": ("QWen", "QWEN"),
            "mistral": ("MisTral",), "gemma": ("GEMMA",)}
 CUE_WORDS = ("context", "sequence", "epochs", "contexto", "secuencia", "batch")
+
+# --- the unseen vocabulary (round 4, second split) ------------------------------------------------
+#
+# Written in one go after "diagnosed2" was read, and committed before the parser ran on any of it.
+# New spellings again: nothing below repeats a form of the tune, diagnosed or diagnosed2 vocabularies.
+
+METHODS["en"]["qlora"]["unseen"] = ["4-bit quantized LoRA", "LoRA on 4bit weights", "QLoRA finetuning", "qLoRa adapters",
+                                    "bnb-4bit LoRA"]
+METHODS["en"]["lora"]["unseen"] = ["LoRA-only training", "a low rank adaptation", "adapter-based LoRA fine-tuning",
+                                   "PEFT (LoRA)", "LoRA (not full FT)"]
+METHODS["en"]["full"]["unseen"] = ["full-parameter SFT", "full weights training", "a full FT", "full fine tune (no adapters)",
+                                   "all-weights fine-tuning"]
+METHODS["es"]["qlora"]["unseen"] = ["QLoRA con cuantización de 4 bits", "LoRA cuantizado en 4 bits", "LoRA sobre pesos de 4 bits"]
+METHODS["es"]["lora"]["unseen"] = ["LoRA (sin cuantizar)", "ajuste fino con adaptadores LoRA", "entrenamiento de adaptadores LoRA"]
+METHODS["es"]["full"]["unseen"] = ["ajuste completo de pesos", "fine-tuning completo sin adaptadores", "entrenamiento total del modelo"]
+WRAPS["en"]["full"]["unseen"] = ["retrain all layers of {model}", "unfreeze all of {model} and fine-tune it"]
+WRAPS["en"]["lora"]["unseen"] = ["fine-tune {model} with LoRA adapters"]
+WRAPS["en"]["qlora"]["unseen"] = ["fine-tune a 4-bit {model} with LoRA"]
+WRAPS["es"]["full"]["unseen"] = ["afinar todas las capas de {model}"]
+WRAPS["es"]["lora"]["unseen"] = ["afinar {model} usando LoRA"]
+WRAPS["es"]["qlora"]["unseen"] = ["afinar {model} en 4 bits con LoRA"]
+
+SEQ["en"]["unseen"] = ["{n} tokens of context", "max_length={n}", "seq length {n}", "context size {k}k", "{k}K-token context",
+                       "max seq {n}", "sequence_len {n}", "{n}-token seqs", "block_size={n}", "with {n}-token sequences"]
+SEQ["es"]["unseen"] = ["contexto máximo {n}", "secuencias de {n} tokens de largo", "longitud {k}K", "ventana de contexto {n}",
+                       "hasta {k}k tokens de contexto"]
+for _ident, _forms in {"rtx-4090": ["4090 24GB", "RTX 4090 (24GB)"], "l40s": ["l40s 48gb"], "a100-80gb": ["A100 80G", "A100-80GB SXM"],
+                       "h100-sxm": ["H100 SXM5"], "h200": ["H200 141GB"], "a100-40gb": ["A100-40GB"], "l4": ["NVIDIA L4 24GB"],
+                       "b200": ["B200-180GB"], "mi300x": ["MI300X 192GB"]}.items():
+    GPU_FORMS[_ident]["unseen"] = _forms
+GPU_FORMS_R4["h100-pcie"]["unseen"] = ["H100 PCIE 80GB"]
+GPU_FORMS_R4["rtx-6000-ada"]["unseen"] = ["RTX6000 Ada"]
+GPU_FORMS_R4["a10g"]["unseen"] = ["A10G 24GB"]
+GPU_SLOT["en"]["unseen"] = [("with {c} x {g}", 1, 1), ("on {c} {g} GPUs", 1, 1), ("on a {g} box with {c} cards", 1, 1),
+                            ("{c} GPUs, {g}", 1, 1), ("across {cw} {g}s", "word", 1), ("using {c}x {g}s", 1, 1),
+                            ("--nproc_per_node {c}", 1, 0), ("on one {g} only", "one", 1), ("on a {g}", 0, 1),
+                            ("NUM_GPUS={c}", 1, 0)]
+GPU_SLOT["es"]["unseen"] = [("con {c} x {g}", 1, 1), ("en {c} GPUs {g}", 1, 1), ("usando {cw} GPUs", "word", 0),
+                            ("en una {g} nada más", "one", 1), ("sobre {g}", 0, 1), ("en un servidor con {c} {g}", 1, 1)]
+BATCH["en"]["unseen"] = ["micro batch={b}", "batch {b} per device", "a per-GPU batch of {b}", "micro_batch_size={b}",
+                         "{b} sequences per device", "--per_device_train_batch_size {b}"]
+BATCH["es"]["unseen"] = ["lote {b} por GPU", "micro-lote={b}", "{b} ejemplos por dispositivo"]
+GLOBAL_NOTE["en"]["unseen"] = [", accumulating {ga} steps", " (grad_accum={ga})"]
+GLOBAL_NOTE["es"]["unseen"] = [" con {ga} pasos de acumulación"]
+RANK["en"]["unseen"] = ["rank={r}", "lora r {r}", "adapter rank of {r}", "LoRA rank: {r}", "rank-{r} LoRA"]
+RANK["es"]["unseen"] = ["rango={r}", "LoRA de rango {r}", "rango LoRA: {r}"]
+EPOCHS["en"]["unseen"] = ["{e} full passes", "over {e} epochs", "--num_train_epochs {e}", "{ew} training epochs"]
+EPOCHS["es"]["unseen"] = ["{e} épocas completas", "durante {ew} épocas", "epochs: {e}"]
+ONE_EPOCH["en"]["unseen"] = ["a single epoch only", "1 pass"]
+ONE_EPOCH["es"]["unseen"] = ["una época nada más", "1 pasada"]
+DATASET["en"]["unseen"] = ["{D} tokens of training text", "a {D} token dataset", "dataset ~{D} tokens", "{Dwords} training tokens",
+                           "roughly {D} tokens"]
+DATASET["es"]["unseen"] = ["{D} tokens de datos de entrenamiento", "un conjunto de datos de {D} tokens", "aprox. {D} tokens"]
+EXAMPLES["en"]["unseen"] = ["{X} examples at ~{L} tokens each", "{X} chats averaging {L} tokens"]
+EXAMPLES["es"]["unseen"] = ["{X} ejemplos de unos {L} tokens cada uno", "{X} conversaciones de ~{L} tokens"]
+GC["en"]["unseen"] = [("activation checkpointing on", True), ("without activation checkpointing", False),
+                      ("grad ckpt: off", False)]
+GC["es"]["unseen"] = [("sin recomputar activaciones", False), ("gradient checkpointing: sí", True)]
+OPTIMIZER["en"]["unseen"] = [("AdamW 8-bit", "adamw-8bit"), ("paged_adamw_8bit optimizer", "paged-adamw-8bit"),
+                             ("vanilla AdamW", "adamw"), ("plain SGD", "sgd")]
+OPTIMIZER["es"]["unseen"] = [("AdamW de 8-bit", "adamw-8bit"), ("SGD simple", "sgd"), ("optimizador adamw_torch", "adamw")]
+PRECISION["en"]["unseen"] = [("bf16 AMP", "bf16-mixed"), ("fp16 AMP", "fp16-mixed"), ("in full fp32", "fp32"),
+                             ("pure bfloat16", "bf16")]
+PRECISION["es"]["unseen"] = [("bf16 (mixta)", "bf16-mixed"), ("precisión completa fp32", "fp32"), ("solo bf16", "bf16")]
+REGION["en"]["unseen"] = [("hosted in Frankfurt", "eu-central"), ("EU-West", "eu-west"), ("in France", "eu-west")]
+REGION["es"]["unseen"] = [("en la región de Fráncfort", "eu-central"), ("en EU-West", "eu-west")]
+FAILED["en"]["unseen"] = ["with {p}% of runs failing", "failure rate of {p}%"]
+FAILED["es"]["unseen"] = ["con un {p}% de fallos", "tasa de fallo {p}%"]
+UNREADABLE["en"]["unseen"] = [("seq: not decided", "seq_len"), ("batch size: max that fits", "micro_batch"),
+                              ("rank: dunno", "lora_rank"), ("ctx length ???", "seq_len")]
+UNREADABLE["es"]["unseen"] = [("contexto: aún no sé", "seq_len"), ("rango: ni idea", "lora_rank")]
+FAMILY_SIZES["unseen"] = [("mistral 12b", "mistral-nemo-12b"), ("qwen 72b", "qwen2.5-72b"), ("gemma 4b", "gemma-3-4b"),
+                          ("llama 405b", "llama-3.1-405b"), ("smollm 1.7b", "smollm2-1.7b"), ("deepseek 7b", "deepseek-llm-7b"),
+                          ("llama 1b", "llama-3.2-1b")]
+SIZES_R4B = (0.36, 1.8, 3.8, 9, 12, 24, 40, 180)
+SIZE_FORMS["en"]["unseen"] = ["{s}B-parameter LLM", "an LLM of {s}B params", "{s}B (dense)", "a {s} billion parameter model"]
+SIZE_FORMS["es"]["unseen"] = ["un modelo de {s} mil millones de parámetros", "LLM de {s}B", "{s}B parámetros"]
+TEMPLATES["en"]["unseen"] = ["{core}. {rest}. how many GPUs?", "question re sizing: {core} | {rest}",
+                             "{core} ({rest}) — cost estimate please", "advisor: {core}, {rest}", "Our plan: {core}. Details: {rest}.",
+                             "{core}\n\nsettings: {rest}", "could you estimate {core}, with {rest}?", "[{core}] {rest}",
+                             "{rest}; {core} — feasible?", "Sizing: {core} / {rest}"]
+TEMPLATES["es"]["unseen"] = ["{core}. {rest}. ¿cuántas GPUs?", "consulta: {core} | {rest}", "{core} ({rest}) — ¿me das una estimación?",
+                             "Nuestro plan: {core}. Detalles: {rest}.", "{core}\n\najustes: {rest}", "¿podrías estimar {core}, con {rest}?",
+                             "{rest}; {core} — ¿es factible?"]
+CORES["en"]["unseen"] = ["{method} job for {model}", "{model} + {method}", "{method} using {model}", "{model} via {method}"]
+CORES["es"]["unseen"] = ["{method} usando {model}", "{model} + {method}", "{method} a {model}"]
+FOLLOWUPS["en"]["unseen"] = ["ok and with {slot}?", "change it to {slot}", "rerun with {slot}", "what if {slot} instead", "{slot} please"]
+FOLLOWUPS["es"]["unseen"] = ["¿y si ponemos {slot}?", "repítelo con {slot}", "cámbialo a {slot}", "{slot}, por favor"]
+SWITCH_METHOD["en"]["unseen"] = ["make it {m}", "rather {m}"]
+SWITCH_METHOD["es"]["unseen"] = ["que sea {m}", "mejor con {m}"]
+CONFIG_FORMATS["unseen"] = ["llamafactory_json", "accelerate_yaml", "train_py_cli", "axolotl_v2"]
+CONFIG_QUESTION["en"]["unseen"] = ["enough for {c} {g}s?", "what would {a} {g} cost for this?", "thoughts on this config?"]
+CONFIG_QUESTION["es"]["unseen"] = ["¿alcanzan {c} {g}?", "¿qué me recomiendas para esto?"]
+# Noise of the unseen split (``_Gen._noise_r4b``): references whose digits are no setting, hashtags.
+REFERENCES = {"en": ("(ticket ML-{n})", "for the Q{q} roadmap", "see https://wiki.example.com/ml/runs/{n}", "re: PR #{n}"),
+              "es": ("(ticket ML-{n})", "para el Q{q}", "ver https://wiki.example.com/ml/runs/{n}")}
+HASHTAGS = ("#finetuning", "#ml-infra", "#gpu")
+CUE_WORDS_R4B = ("tokens", "context", "epochs", "batch", "ventana", "contexto", "épocas")
 
 # Words a typo must not turn into (another real word of the vocabulary is not a typo we can see).
 _PROTECTED = {"lora", "qlora", "full", "llama", "mistral", "mixtral", "qwen", "gemma", "falcon", "deepseek", "phi",
@@ -519,8 +630,8 @@ class _Gen:
         forms = table.get(self.split) or table["tune"]
         if self.split == "diagnosed" and table.get("diagnosed") and self.rng.random() < 0.25:
             forms = table["tune"]
-        elif self.split == "unseen" and table.get("unseen") and table.get("tune") and self.rng.random() < 0.25:
-            forms = table["tune"] + table.get("diagnosed", [])
+        elif self.split in ROUND4 and table.get(self.split) and table.get("tune") and self.rng.random() < 0.25:
+            forms = [f for old in _FAMILIAR[self.split] for f in table.get(old, [])]
         return self.rng.choice(forms)
 
     # --- slots: (phrase, fields) ---
@@ -530,7 +641,7 @@ class _Gen:
         rng = self.rng
         roll = rng.random()
         if roll < 0.18:
-            s = rng.choice(SIZES_UNSEEN if self.split == "unseen" else SIZES)
+            s = rng.choice({"diagnosed2": SIZES_R4A, "unseen": SIZES_R4B}.get(self.split, SIZES))
             shown = f"{s:g}".replace(".", ",") if lang == "es" and rng.random() < 0.5 else f"{s:g}"
             return self.pick(SIZE_FORMS[lang]).format(s=shown), {"params_b": float(s)}, None
         if roll < 0.26:
@@ -555,7 +666,8 @@ class _Gen:
         size = re.search(r"(\d+(?:\.\d+)?[bm])$", m.id)
         if size and m.family in ("llama", "qwen", "gemma", "mistral", "yi", "falcon"):
             held.append(f"{size.group(1)} {m.id[: -len(size.group(1)) - 1].replace('-', ' ')}")  # "70b llama 3.1"
-        return {"tune": tune, "diagnosed": held, "unseen": _unseen_model_forms(m, display)}
+        return {"tune": tune, "diagnosed": held, "diagnosed2": _r4a_model_forms(m, display),
+                "unseen": _r4b_model_forms(m, display)}
 
     def method_phrase(self, lang: str, method: str) -> str:
         return self.pick(METHODS[lang][method])
@@ -565,7 +677,7 @@ class _Gen:
         form = self.pick(SEQ[lang])
         if "{k}" in form and n < 1024:
             n = 1024 * self.rng.choice((1, 2, 4, 8))
-        if self.split == "unseen" and n >= 1000 and "{n}" in form and self.rng.random() < 0.12:
+        if self.split == "diagnosed2" and n >= 1000 and "{n}" in form and self.rng.random() < 0.12:
             noise.append("thin-space thousands")  # "16 384": the SI and RAE grouping, with a (narrow) no-break space
             shown = f"{n:,}".replace(",", self.rng.choice(("\u202f", "\u00a0")))
         else:
@@ -575,7 +687,7 @@ class _Gen:
     def gpu(self, lang: str) -> tuple[str, dict[str, Any]]:
         rng = self.rng
         form, says_count, says_gpu = self.pick(GPU_SLOT[lang])
-        gpus = {**GPU_FORMS, **GPU_FORMS_UNSEEN} if self.split == "unseen" else GPU_FORMS
+        gpus = {**GPU_FORMS, **GPU_FORMS_R4} if self.split in ROUND4 else GPU_FORMS
         ident = rng.choice(list(gpus))
         g = self.pick(gpus[ident])
         if "{g}s" in form and not g[-1].isdigit() and not re.search(r"\d[A-Z]$", g):
@@ -740,8 +852,10 @@ class _Gen:
         if rng.random() < 0.06:
             text = re.sub(r", ", "\n", text, count=1) if ", " in text else text.replace(" ", "  ", 2)
             noise.append("spacing")
-        if self.split == "unseen":
-            text = self._noise_unseen(text, lang, noise, prose)
+        if self.split == "diagnosed2":
+            text = self._noise_r4(text, lang, noise, prose)
+        elif self.split == "unseen":
+            text = self._noise_r4b(text, lang, noise, prose)
         entry = {"text": text, "lang": lang, "split": self.split, "expected": expected, "noise": noise}
         if previous is not None:
             entry["previous"] = previous
@@ -750,8 +864,8 @@ class _Gen:
     def config(self, lang: str) -> dict[str, Any]:
         rng = self.rng
         fmt = rng.choice(CONFIG_FORMATS[self.split])
-        if fmt in _UNSEEN_WRITERS:
-            return self._unseen_config(fmt, lang)
+        if fmt in _R4_WRITERS:
+            return self._r4_config(fmt, lang)
         m = rng.choice(self.models)
         method = rng.choice(("lora", "qlora", "full") if fmt not in ("trl_python", "trl_cli") else ("lora", "qlora"))
         seq = rng.choice(SEQ_VALUES)
@@ -774,16 +888,20 @@ class _Gen:
             g = self.pick(GPU_FORMS[ident])
             c = rng.choice((2, 4, 8))
             a = "an" if re.match(r"[aeiouAEIOU]|[LlHhMm]\d|RTX", g) else "a"
-            if "{g}" in question:
-                expected["gpu"] = ident
-            if "{c}" in question:
-                expected["num_gpus"] = c
-            question = question.format(g=g, c=c, a=a)
-            text = (question + "\n" + text) if rng.random() < 0.5 else (text + "\n" + question)
+            before = rng.random() < 0.5
+            if "{c}" in question and "num_gpus" in expected:
+                pass  # the config fixes the count (a single-device recipe): a question with another count would contradict it
+            else:
+                if "{g}" in question:
+                    expected["gpu"] = ident
+                if "{c}" in question:
+                    expected["num_gpus"] = c
+                question = question.format(g=g, c=c, a=a)
+                text = (question + "\n" + text) if before else (text + "\n" + question)
         return self._finish(text, lang, expected, noise, prose=False)
 
-    def _noise_unseen(self, text: str, lang: str, noise: list[str], prose: bool) -> str:
-        """The unseen split's own noise: nothing here changes what a careful reader takes."""
+    def _noise_r4(self, text: str, lang: str, noise: list[str], prose: bool) -> str:
+        """The diagnosed2 split's own noise: nothing here changes what a careful reader takes."""
         rng = self.rng
         if prose and rng.random() < 0.08 and "/" not in text:  # "LLaMA", "QLoRa": names in their owners' (or nobody's) casing
             for word, shapes in CASINGS.items():
@@ -818,13 +936,45 @@ class _Gen:
             noise.append("thanks")
         return text
 
-    def _unseen_config(self, fmt: str, lang: str) -> dict[str, Any]:
+    def _noise_r4b(self, text: str, lang: str, noise: list[str], prose: bool) -> str:
+        """The unseen split's own noise (new kinds): nothing here changes what a careful reader takes."""
         rng = self.rng
-        models = [m for m in self.models if _UNSEEN_MODELS[fmt](m) is not None]
+        if prose and rng.random() < 0.05:  # Title Case, as a subject line
+            text = re.sub(r"(?<![\w/.-])([a-z])", lambda m: m.group(1).upper(), text)
+            noise.append("title case")
+        if prose and rng.random() < 0.06 and ", " in text:  # no space after a comma
+            text = text.replace(", ", ",", 1)
+            noise.append("comma without space")
+        if prose and rng.random() < 0.05 and ", " in text:
+            text = text.replace(", ", "... ", 1)
+            noise.append("ellipsis")
+        if rng.random() < 0.07:  # a reference with digits that are no setting
+            ref = rng.choice(REFERENCES[lang]).format(n=rng.randrange(100, 9999), q=rng.randrange(1, 5))
+            text = text + " " + ref if rng.random() < 0.7 else ref + " " + text
+            noise.append("reference")
+        if rng.random() < 0.05:
+            text += " " + rng.choice(HASHTAGS)
+            noise.append("hashtag")
+        if rng.random() < 0.05:
+            text += rng.choice((" 👩‍💻", " 🙏🏽", " 🤞"))
+            noise.append("zwj emoji")
+        if prose and rng.random() < 0.06:  # a one-edit typo in a setting's word
+            words = [w for w in CUE_WORDS_R4B if re.search(rf"\b{w}\b", text)]
+            if words:
+                w = rng.choice(words)
+                typo = _typo(rng, w)
+                if typo != w:
+                    text = re.sub(rf"\b{w}\b", typo, text, count=1)
+                    noise.append(f"typo:{w}->{typo}")
+        return text
+
+    def _r4_config(self, fmt: str, lang: str) -> dict[str, Any]:
+        rng = self.rng
+        models = [m for m in self.models if _R4_MODELS[fmt](m) is not None]
         m = rng.choice(models)
-        methods = ("lora", "qlora") if fmt in ("torchtune_yaml", "unsloth_python") else ("lora", "qlora", "full")
+        methods = ("lora", "qlora") if fmt in ("torchtune_yaml", "unsloth_python", "train_py_cli") else ("lora", "qlora", "full")
         method = rng.choice(methods)
-        if fmt == "torchtune_yaml" and method == "qlora" and not _UNSEEN_MODELS[fmt](m)[2]:
+        if fmt == "torchtune_yaml" and method == "qlora" and not _R4_MODELS[fmt](m)[2]:
             method = "lora"  # torchtune 0.6.1 has no QLoRA builder for this model
         seq = rng.choice(SEQ_VALUES)
         b = rng.choice((1, 2, 4, 8))
@@ -833,7 +983,7 @@ class _Gen:
         expected: dict[str, Any] = {"model": m.id, "method": method, "seq_len": seq, "micro_batch": b}
         if method != "full":
             expected["lora_rank"] = r
-        text = _UNSEEN_WRITERS[fmt](m, method, seq, b, e, r, expected, rng, lang)
+        text = _R4_WRITERS[fmt](m, method, seq, b, e, r, expected, rng, lang)
         return self._config_question(text, lang, expected, [f"config:{fmt}"])
 
     def unreadable(self, lang: str) -> dict[str, Any]:
@@ -1021,9 +1171,9 @@ def _label_accum(expected: dict[str, Any], steps: int) -> None:
         expected["gradient_accumulation_steps"] = steps
 
 
-# --- the unseen split's model spellings and config shapes (round 4) ------------------------------
+# --- the round-4 splits' model spellings and config shapes ---------------------------------------
 
-def _unseen_model_forms(m, display: str) -> list[str]:
+def _r4a_model_forms(m, display: str) -> list[str]:
     """New spellings of a catalog model: its display name in capitals, a plain Hub URL, its id in
     snake_case, an Ollama tag ("llama3.1:8b", "qwen2.5:7b", "gemma2:9b"), the instruction-tuned repo
     name of families that publish one ("Qwen2.5-7B-Instruct") and "the 8B Llama 3.1"."""
@@ -1036,6 +1186,19 @@ def _unseen_model_forms(m, display: str) -> list[str]:
     if m.family in ("llama", "qwen", "mistral", "smollm", "olmo", "falcon") and "instruct" not in name.lower() \
             and not m.id.startswith(("llama-2", "qwen3")) and "-v0." not in name:
         forms.append(f"{name}-Instruct")
+    return forms
+
+
+def _r4b_model_forms(m, display: str) -> list[str]:
+    """The unseen split's spellings: the display name hyphenated ("Llama-3.1-8B"), a Hub URL without
+    its scheme, "Llama 3.1 (8B)", the last plain alias the catalog lists, "<display> base"."""
+    forms = [display.replace(" ", "-"), f"huggingface.co/{m.hub_id}", f"{display} base"]
+    sized = re.fullmatch(r"(.+) (\d+(?:\.\d+)?[BM])", display)
+    if sized and re.search(r"\d", sized.group(1)):
+        forms.append(f"{sized.group(1)} ({sized.group(2)})")
+    plain = [a for a in m.aliases if "/" not in a and a != m.id]
+    if plain:
+        forms.append(plain[-1])
     return forms
 
 
@@ -1148,10 +1311,74 @@ def _deepspeed_json(m, method, seq, b, e, r, expected, rng, lang) -> str:
     return "\n".join(lines)
 
 
-_UNSEEN_MODELS = {"torchtune_yaml": lambda m: _TORCHTUNE.get(m.id), "hf_python": lambda m: m.hub_id,
-                  "unsloth_python": _unsloth_name, "deepspeed_json": lambda m: m.hub_id}
-_UNSEEN_WRITERS = {"torchtune_yaml": _torchtune_yaml, "hf_python": _hf_python, "unsloth_python": _unsloth_python,
-                   "deepspeed_json": _deepspeed_json}
+def _llamafactory_json(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    import json
+
+    obj: dict[str, Any] = {"model_name_or_path": m.hub_id, "stage": "sft", "do_train": True,
+                           "finetuning_type": "full" if method == "full" else "lora"}
+    if method == "qlora":
+        obj["quantization_bit"] = 4
+    if method != "full":
+        obj.update(lora_rank=r, lora_target="all")
+        expected["lora_targets"] = "all-linear"
+    obj.update(cutoff_len=seq, per_device_train_batch_size=b, num_train_epochs=float(e), bf16=True,
+               output_dir="saves/run")
+    expected.update(epochs=float(e), precision="bf16-mixed")
+    return json.dumps(obj, indent=rng.choice((None, 2)))
+
+
+def _accelerate_yaml(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    """An accelerate config (``accelerate config`` output) under a line that names the run."""
+    c = rng.choice((2, 4, 8))
+    fsdp = rng.random() < 0.5
+    expected.update(num_gpus=c, precision="bf16-mixed", sharding="fsdp" if fsdp else "ddp")
+    word = {"en": {"lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tune"},
+            "es": {"lora": "LoRA", "qlora": "QLoRA", "full": "ajuste fino completo"}}[lang][method]
+    head = f"{word} {m.hub_id}, seq {seq}, batch {b}" + (f", rank {r}" if method != "full" else "")
+    lines = [head, "compute_environment: LOCAL_MACHINE", f"distributed_type: {'FSDP' if fsdp else 'MULTI_GPU'}",
+             "mixed_precision: bf16", "num_machines: 1", f"num_processes: {c}"]
+    if fsdp:
+        lines += ["fsdp_config:", "  fsdp_sharding_strategy: FULL_SHARD", "  fsdp_state_dict_type: SHARDED_STATE_DICT"]
+    return "\n".join(lines)
+
+
+def _train_py_cli(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    ga = rng.choice((2, 4, 8))
+    _label_accum(expected, ga)
+    args = ["python train.py", f"--model_name_or_path {m.hub_id}", "--use_peft", f"--lora_r {r}"]
+    if method == "qlora":
+        args.append("--load_in_4bit")
+    args += [f"--per_device_train_batch_size {b}", f"--gradient_accumulation_steps {ga}", f"--num_train_epochs {e}",
+             f"--max_seq_length {seq}", "--bf16", "--gradient_checkpointing"]
+    expected.update(epochs=float(e), precision="bf16-mixed", gradient_checkpointing=True)
+    return " ".join(args)
+
+
+def _axolotl_v2(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    lines = [f"base_model: {m.hub_id}", "model_type: AutoModelForCausalLM", "tokenizer_type: AutoTokenizer"]
+    if method == "qlora":
+        lines += ["load_in_4bit: true", "adapter: qlora"]
+    elif method == "lora":
+        lines.append("adapter: lora")
+    if method != "full":
+        lines += [f"lora_r: {r}", f"lora_alpha: {r}", "lora_target_modules:", "  - q_proj", "  - v_proj"]
+        expected.update(lora_alpha=float(r), lora_targets="attention")
+    packing = rng.random() < 0.5
+    lines += [f"sequence_len: {seq}", f"sample_packing: {str(packing).lower()}", f"micro_batch_size: {b}",
+              f"num_epochs: {e}", "bf16: auto", "flash_attention: true", "gradient_checkpointing: true"]
+    if _spec_accepts("packing", packing):
+        expected["packing"] = packing
+    expected.update(epochs=float(e), precision="bf16-mixed", attention="flash", gradient_checkpointing=True)
+    return "\n".join(lines)
+
+
+_R4_MODELS = {"torchtune_yaml": lambda m: _TORCHTUNE.get(m.id), "hf_python": lambda m: m.hub_id,
+                  "unsloth_python": _unsloth_name, "deepspeed_json": lambda m: m.hub_id,
+                  "llamafactory_json": lambda m: m.hub_id, "accelerate_yaml": lambda m: m.hub_id,
+                  "train_py_cli": lambda m: m.hub_id, "axolotl_v2": lambda m: m.hub_id}
+_R4_WRITERS = {"torchtune_yaml": _torchtune_yaml, "hf_python": _hf_python, "unsloth_python": _unsloth_python,
+               "deepspeed_json": _deepspeed_json, "llamafactory_json": _llamafactory_json,
+               "accelerate_yaml": _accelerate_yaml, "train_py_cli": _train_py_cli, "axolotl_v2": _axolotl_v2}
 
 _CONFIG_WRITERS = {"axolotl": _axolotl, "axolotl_json": _axolotl_json, "llamafactory": _llamafactory,
                    "llamafactory_cli": _llamafactory_cli, "trl_python": _trl_python, "trl_cli": _trl_cli}
