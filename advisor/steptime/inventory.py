@@ -32,9 +32,14 @@ NF4_BLOCK, NF4_DQ_BLOCK = 64, 256  # advisor.model.quant (bitsandbytes quantize_
 OPT8_BLOCK, OPT8_MIN_SIZE = 2048, 4096  # advisor.model.quant (bitsandbytes 8-bit optimizers)
 FOREACH_MAX_TENSORS = (110, 64, 48, 36, 30)  # ATen/native/cuda/MultiTensorApply.cuh depth_to_max_tensors
 FOREACH_MAX_BLOCKS, FOREACH_CHUNK = 320, 65536  # depth_to_max_blocks, kChunkSize
-LORA_TARGETS = {  # advisor.model.build.LORA_TARGETS
-    "all-linear": frozenset({"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}),
+_MLP = frozenset({"gate_proj", "up_proj", "down_proj"})
+LORA_TARGETS = {  # advisor.model.build.LORA_TARGETS, and the target sets published runs used
+    "all-linear": frozenset({"q_proj", "k_proj", "v_proj", "o_proj"}) | _MLP,
     "attention": frozenset({"q_proj", "k_proj", "v_proj", "o_proj"}),
+    "q,v": frozenset({"q_proj", "v_proj"}),
+    "q,k,v": frozenset({"q_proj", "k_proj", "v_proj"}),
+    "q,v,o+mlp": frozenset({"q_proj", "v_proj", "o_proj"}) | _MLP,
+    "q,k,v,o+mlp": frozenset({"q_proj", "k_proj", "v_proj", "o_proj"}) | _MLP,
 }
 
 
@@ -528,6 +533,8 @@ class Decoder:
     def rotary(self, x: Tn, cos: Tn, sin: Tn) -> Tn:
         """q * cos + rotate_half(q) * sin with rotate_half = cat(-x[..., d/2:], x[..., :d/2])."""
         o, ex = self.o, self.ex
+        if self.kern.rope == "none":  # learned or ALiBi positions: nothing to rotate
+            return x
         if self.kern.rope == "fused":
             y = Tn(x.numel, x.dtype, x.rg)
             ex.emit("fused_rope", C.ELEMENTWISE, [x, cos, sin], [y])
@@ -578,7 +585,7 @@ class Decoder:
         """y.view(b, s, heads, d).transpose(1, 2): no kernel; in backward the gradient coming
         out of the rotary's pointwise ops has the (b, heads, s, d) layout, so view's backward
         (a reshape) copies it (clone) before the projection's backward."""
-        if self.kern.rope == "fused":
+        if self.kern.rope in ("fused", "none"):
             return y
         v = Tn(y.numel, y.dtype, y.rg)
 
@@ -796,8 +803,10 @@ def _loss(d: Decoder, x: Tn) -> Tn:
     h, v = M(h=1), M(v=1)
     head = Tn(v * h, dt.other, d.full)
     w = d.wcast(head)
-    if cfg.kernels.loss == "fused":
-        return _fused_linear_ce(d, x, w)
+    if cfg.kernels.loss == "fused_linear_ce":
+        return _fused_linear_ce(d, d.activation(x), w)
+    if cfg.kernels.loss == "fused_ce":
+        return _fused_ce(d, x, w)
     chunks = M(c=1) if cfg.loss_chunked else ONE
     rows = d.T * (M(c=-1) if cfg.loss_chunked else ONE)
     xc = Tn(rows * h, x.dtype, x.rg)
@@ -853,6 +862,26 @@ def _loss(d: Decoder, x: Tn) -> Tn:
         ex.emit("aten.div.Tensor", C.ELEMENTWISE, [g, Tn(ONE, "int64")], [gp])
         ex.grads[part.id] = gp  # the sum's backward hands every chunk the same gradient
     ex.record_backward(lambda ex: ex.grad(loss) is not None and div_back(ex, ex.grad(loss)))
+    return loss
+
+
+def _fused_ce(d: Decoder, x: Tn, w: Tn) -> Tn:
+    """The head as a plain linear, then a fused softmax cross-entropy kernel over the 16-bit
+    logits (flash_attn CrossEntropyLoss, Unsloth fast_cross_entropy_loss): forward reads the
+    logits once and keeps the per-row log-sum-exp; backward writes the logits' gradient in one
+    kernel. No fp32 copy of the logits."""
+    o, ex = d.o, d.ex
+    h, v, T = M(h=1), M(v=1), d.T
+    lg = o.linear(d.activation(x), w, T, h, v)
+    lse = Tn(T, "fp32")
+    loss = Tn(ONE, "fp32", lg.rg)
+    ex.emit("fused_cross_entropy", C.LOSS, [lg, Tn(T, "int64")], [loss, lse])
+
+    def back(ex, g):
+        gl = Tn(lg.numel, lg.dtype)
+        ex.emit("fused_cross_entropy_backward", C.LOSS, [lg, lse, Tn(T, "int64")], [gl])
+        ex.add_grad(lg, gl)
+    o._back(loss, back, saves=(lg, lse))
     return loss
 
 

@@ -26,16 +26,16 @@ class Kernels:
     rope: str = "eager"
     """eager: q * cos + rotate_half(q) * sin (slice, neg, cat, 2 mul, add); fused: one in-place
     kernel for q and k (Liger liger_rotary_pos_emb, Unsloth fast_rope_embedding, flash_attn
-    apply_rotary_emb)."""
+    apply_rotary_emb); none: the model has no rotary embedding (MPT: learned positions)."""
     act: str = "eager"
     """eager: silu(gate) * up as two kernels; fused: one (Liger LigerSiLUMulFunction, Unsloth
     swiglu_fg_kernel)."""
     loss: str = "eager"
     """eager: logits materialized (and upcast per the stack profile), log-softmax and NLL;
-    fused: fused linear cross-entropy (Liger LigerFusedLinearCrossEntropyLoss, Unsloth
-    fast_cross_entropy_loss on chunks, flash_attn CrossEntropyLoss): the gradient of the logits
-    is computed in the forward pass, chunk by chunk, so the backward has no loss kernels and no
-    fp32 copy of the logits is written."""
+    fused_ce: one softmax cross-entropy kernel each way over the 16-bit logits (flash_attn
+    CrossEntropyLoss, Unsloth fast_cross_entropy_loss); fused_linear_ce: Liger's
+    LigerFusedLinearCrossEntropyLoss, chunk by chunk: the logits' gradient is computed in the
+    forward pass, so the backward has no loss kernels and no fp32 copy of the logits exists."""
     lora: str = "peft"
     """peft: PEFT's LoraLayer.forward (dropout, casts, A, B, scaling, add) per the stack
     profile; fused: Unsloth fast_lora (LoRA_MLP / LoRA_QKV autograd functions: no dropout, no
@@ -65,11 +65,17 @@ PROFILES: dict[str, Kernels] = {
     # each TransformerSelfAttentionLayer and the loss (torchtune/training/_compile.py).
     "torchtune": Kernels(name="torchtune"),
     # benchmark-only stacks
-    "hf+liger": Kernels(name="hf+liger", norm="fused", rope="fused", act="fused", loss="fused"),
-    "unsloth": Kernels(name="unsloth", norm="fused", rope="fused", act="fused", loss="fused", lora="fused"),
-    "nemo": Kernels(name="nemo", norm="fused", rope="fused", act="fused", loss="fused", lora="fused",
+    # HF Trainer + DeepSpeed (ZeRO hooks on every module), the Qwen finetune.py scripts
+    "hf+deepspeed": Kernels(name="hf+deepspeed"),
+    # the Qwen README's Q-LoRA: HF + DeepSpeed + auto-gptq Int4 kernels
+    "qwen-gptq": Kernels(name="qwen-gptq"),
+    "hf+liger": Kernels(name="hf+liger", norm="fused", rope="fused", act="fused", loss="fused_linear_ce"),
+    "unsloth": Kernels(name="unsloth", norm="fused", rope="fused", act="fused", loss="fused_ce", lora="fused"),
+    "nemo": Kernels(name="nemo", norm="fused", rope="fused", act="fused", loss="fused_ce", lora="fused",
                     attention="cudnn"),
-    "llm-foundry": Kernels(name="llm-foundry", loss="fused"),
+    # Composer MPT: flash attention, low_precision_layernorm (one kernel), fused_crossentropy
+    # (flash_attn), learned positions (llm-foundry llmfoundry/models/mpt/modeling_mpt.py)
+    "llm-foundry": Kernels(name="llm-foundry", loss="fused_ce", rope="none"),
     "torchtitan": Kernels(name="torchtitan"),
 }
 
