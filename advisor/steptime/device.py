@@ -91,8 +91,20 @@ class Device:
 _ARCH = {"Ampere": "ampere", "Ada Lovelace": "ada", "Hopper": "hopper", "Blackwell": "blackwell", "CDNA 3": "cdna"}
 
 
+_DEVICES: dict[tuple, Device] = {}
+
+
 def device(gpu) -> Device:
-    """The Device of a catalog ``Gpu``."""
+    """The Device of a catalog ``Gpu`` (cached on the fields it reads)."""
+    key = (gpu.id, gpu.architecture, gpu.bf16_tflops, gpu.fp16_tflops, gpu.fp32_tflops, gpu.memory_bandwidth_gbs,
+           getattr(gpu, "sm_count", 0))
+    hit = _DEVICES.get(key)
+    if hit is None:
+        hit = _DEVICES[key] = _device(gpu)
+    return hit
+
+
+def _device(gpu) -> Device:
     arch = _ARCH.get(gpu.architecture, "ampere")
     notes = []
     mamf = MAMF.get(gpu.id)

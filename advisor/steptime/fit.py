@@ -110,7 +110,7 @@ def case_for(run, prepared) -> Case:
         d[cls] = d.get(cls, 0.0) + t
     st = finish(prepared)
     comm = (prepared.volumes, prepared.link, prepared.sharding) if prepared.volumes is not None else None
-    return Case(id=run.row["id"], source=run.source, stack=run.kernels.name, method=run.spec.method, measured=run.measured,
+    return Case(id=run.row["id"], source=run.source, stack=run.kernels.factors, method=run.spec.method, measured=run.measured,
                 tokens=comp.tokens * prepared.micro_steps, micro_steps=prepared.micro_steps, gpu=gpu,
                 host=host,
                 fixed=prepared.micro_steps * comp.host_micro_step + comp.host_step, shares=st.shares(), comm=comm)

@@ -97,8 +97,7 @@ def point_for(spec, arch, stack=None, step: "CompiledStep | None" = None) -> Poi
     st = stack or profile(spec.stack)
     n = 1.0
     if step is not None:
-        base = Point(L=arch.layers, E=max(arch.experts, 1))
-        n = max(1.0, sum(base(c) for c, _, _ in step.tensors))
+        n = max(1.0, Point(L=arch.layers, E=max(arch.experts, 1))(step.n_tensors))
     return Point(n=n, L=arch.layers, b=spec.micro_batch, s=spec.seq_len, h=arch.hidden, q=arch.q_dim, kv=arch.kv_dim,
                  i=arch.intermediate, v=arch.vocab, r=spec.lora_rank, H=arch.heads, d=arch.head_dim,
                  E=max(arch.experts, 1), k=max(arch.experts_per_token, 1),
@@ -736,6 +735,8 @@ class CompiledStep:
     ops: tuple[SymOp, ...]
     tensors: tuple[tuple[Poly, Poly, str], ...]  # trainable (count, numel, dtype)
     groups: tuple["SymGroup", ...] = ()
+    trainable: Poly = Poly()  # trainable parameters
+    n_tensors: Poly = Poly()  # trainable tensors
 
 
 @dataclass(frozen=True)
@@ -1050,7 +1051,9 @@ def compile_step(cfg: Config) -> CompiledStep:
     if cfg.kernels.compile:
         keep = {x.id, xf.id} | {b[0].id for b in blocks} | {b[1].id for b in blocks}
         ops = fuse(ops, keep)
-    return CompiledStep(ops=ops, tensors=tuple(tensors), groups=aggregate(ops))
+    return CompiledStep(ops=ops, tensors=tuple(tensors), groups=aggregate(ops),
+                        trainable=sum((c * n for c, n, _ in tensors), Poly()),
+                        n_tensors=sum((c for c, _, _ in tensors), Poly()))
 
 
 def _early_stop(ex: Exec, start: int) -> None:
@@ -1124,20 +1127,27 @@ def _split(total: Poly, n: int) -> list[Poly]:
 # --- evaluation --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class Group:
-    """Operators of one class and phase priced alike (one GEMM shape, or all memory-bound)."""
+    """Operators of one class and phase priced alike (one GEMM shape, or all memory-bound).
+    A plain slotted class: a ranking builds thousands of them, and a frozen dataclass is slow."""
 
-    phase: str
-    cls: str
-    dtype: str
-    flops: float
-    bytes: float
-    kernels: float
-    ops: float  # host-side operator calls
-    mnk: tuple[float, float, float] | None = None
-    count: float = 1.0  # how many GEMMs of this shape
-    causal: bool = False
+    __slots__ = ("phase", "cls", "dtype", "flops", "bytes", "kernels", "ops", "mnk", "count", "causal")
+
+    def __init__(self, phase: str, cls: str, dtype: str, flops: float, bytes: float, kernels: float,  # noqa: A002
+                 ops: float, mnk: tuple[float, float, float] | None = None, count: float = 1.0,
+                 causal: bool = False):
+        self.phase, self.cls, self.dtype = phase, cls, dtype
+        self.flops, self.bytes, self.kernels, self.ops = flops, bytes, kernels, ops
+        self.mnk, self.count, self.causal = mnk, count, causal
+
+    def scaled(self, k: float) -> "Group":
+        """The same operators doing ``k`` times the work (FSDP: each GPU updates 1/n)."""
+        return Group(self.phase, self.cls, self.dtype, self.flops * k, self.bytes * k, self.kernels, self.ops,
+                     self.mnk, self.count, self.causal)
+
+    def __repr__(self) -> str:
+        return (f"Group({self.phase}, {self.cls}, {self.dtype}, flops={self.flops:.3g}, bytes={self.bytes:.3g}, "
+                f"kernels={self.kernels:.0f}, mnk={self.mnk})")
 
 
 def foreach_kernels(lists: int, tensors: float, numel: float) -> float:
@@ -1190,8 +1200,7 @@ def evaluate(step: CompiledStep, pt: Point) -> list[Group]:
             continue
         if fe is not None:
             kernels = n_ops * foreach_kernels(fe[0], fe[1], fe[2])
-        out.append(Group(phase=g.phase, cls=g.cls, dtype=g.dtype, flops=flops, bytes=nbytes,
-                         kernels=kernels, ops=n_ops, mnk=mnk, count=n_ops, causal=g.causal))
+        out.append(Group(g.phase, g.cls, g.dtype, flops, nbytes, kernels, n_ops, mnk, n_ops, g.causal))
     return out
 
 

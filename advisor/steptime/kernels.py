@@ -52,7 +52,15 @@ class Kernels:
     FlashAttention-3 on Hopper (Shah et al. 2024); cudnn: cuDNN fused attention (Transformer
     Engine, SDPA cudnn backend)."""
     host: str = "eager"
-    """Which host cost per operator applies (advisor.steptime.device.HOST_COST_S)."""
+    """Which host cost per operator applies (advisor.steptime.host.HOST_COST_S)."""
+    factor_key: str = ""
+    """The stack whose fitted efficiency factors apply (default: this profile's name): a
+    profile that differs only in kernels the inventory models (the Qwen scripts' fused rotary)
+    shares its trainer's factors."""
+
+    @property
+    def factors(self) -> str:
+        return self.factor_key or self.name
 
 
 EAGER = Kernels(name="hf")
@@ -65,10 +73,15 @@ PROFILES: dict[str, Kernels] = {
     # each TransformerSelfAttentionLayer and the loss (torchtune/training/_compile.py).
     "torchtune": Kernels(name="torchtune"),
     # benchmark-only stacks
-    # HF Trainer + DeepSpeed (ZeRO hooks on every module), the Qwen finetune.py scripts
+    # HF Trainer + DeepSpeed (ZeRO hooks on every module)
     "hf+deepspeed": Kernels(name="hf+deepspeed"),
-    # the Qwen README's Q-LoRA: HF + DeepSpeed + auto-gptq Int4 kernels
-    "qwen-gptq": Kernels(name="qwen-gptq"),
+    # the Qwen (v1) finetune.py scripts: HF Trainer + PEFT on Qwen's modeling code, which calls
+    # flash_attn's fused rotary kernel (apply_rotary_emb_func, shipped with flash-attn >= 2.1.1:
+    # QwenLM/Qwen README, "pip install csrc/rotary ... not needed" above 2.1.1)
+    "qwen": Kernels(name="qwen", rope="fused", factor_key="hf"),
+    "qwen+deepspeed": Kernels(name="qwen+deepspeed", rope="fused", factor_key="hf+deepspeed"),
+    # the Qwen README's Q-LoRA: the same + DeepSpeed + auto-gptq Int4 kernels
+    "qwen-gptq": Kernels(name="qwen-gptq", rope="fused"),
     "hf+liger": Kernels(name="hf+liger", norm="fused", rope="fused", act="fused", loss="fused_linear_ce"),
     "unsloth": Kernels(name="unsloth", norm="fused", rope="fused", act="fused", loss="fused_ce", lora="fused"),
     "nemo": Kernels(name="nemo", norm="fused", rope="fused", act="fused", loss="fused_ce", lora="fused",

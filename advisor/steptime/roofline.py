@@ -130,12 +130,74 @@ class Components:
     notes: tuple[str, ...] = ()
 
 
-def components(groups, dev: Device, shape: Shape, *, mode: str = "eager", attention_kernel: str = "fa2") -> Components:
-    gpu: dict[tuple[str, str], float] = {}
+@dataclass(frozen=True)
+class Compact:
+    """A step's groups reduced for pricing on many GPUs: GEMMs (key, flops, bytes, kernels,
+    128x128 tiles, dtype), attention (key, flops, bytes, kernels, causal, dtype, forward?), and
+    the memory-bound rest summed per key (bytes, kernels)."""
+
+    mm: tuple
+    attn: tuple
+    mem: tuple
+
+
+def compact(groups) -> Compact:
+    mm, attn, mem = [], [], {}
     for g in groups:
         key = (g.phase, g.cls)
-        gpu[key] = gpu.get(key, 0.0) + group_seconds(g, dev, shape, attention_kernel)
-    host = host_seconds(groups, mode)
+        if g.cls == C.MATMUL:
+            m, n = (g.mnk[0], g.mnk[1]) if g.mnk is not None else (1e9, 1e9)
+            tiles = math.ceil(max(m, 1) / GEMM_TILE) * math.ceil(max(n, 1) / GEMM_TILE)
+            mm.append((key, g.flops, g.bytes, g.kernels, tiles, g.dtype))
+        elif g.cls == C.ATTENTION:
+            attn.append((key, g.flops, g.bytes, g.kernels, g.causal, g.dtype, g.phase == "forward"))
+        else:
+            acc = mem.setdefault(key, [0.0, 0.0])
+            acc[0] += g.bytes
+            acc[1] += g.kernels
+    return Compact(tuple(mm), tuple(attn), tuple((k, b, n) for k, (b, n) in mem.items()))
+
+
+def gpu_seconds(groups, dev: Device, shape: Shape, attention_kernel: str = "fa2",
+                packed: Compact | None = None) -> dict[tuple[str, str], float]:
+    """GPU seconds per (phase, class) at factor 1: ``group_seconds`` summed, written out for
+    speed (a ranking prices every spec variant on every GPU)."""
+    cp = packed or compact(groups)
+    mem_rate = dev.memory_rate()
+    sms = dev.sms
+    tail = KERNEL_TAIL_S
+    out: dict[tuple[str, str], float] = {}
+    for key, nbytes, kernels in cp.mem:
+        out[key] = nbytes / mem_rate + kernels * tail
+    rates: dict[str, float] = {}
+    for key, flops, nbytes, kernels, tiles, dtype in cp.mm:
+        rate = rates.get(dtype)
+        if rate is None:
+            rate = rates[dtype] = dev.matmul_rate(dtype)
+        waves = -(-tiles // sms)
+        c = flops * waves * sms / (rate * tiles)
+        t = nbytes / mem_rate
+        out[key] = out.get(key, 0.0) + (c if c > t else t) + kernels * tail
+    if cp.attn:
+        attn_wave = dev.waves(shape.batch * shape.heads * math.ceil(shape.seq / FLASH_BLOCK))
+        causal = causal_fraction(shape.seq)
+        for key, flops, nbytes, kernels, is_causal, dtype, forward in cp.attn:
+            frac = dev.flash_fraction(attention_kernel, "forward" if forward else "backward")
+            rate = dev.peak_flops.get(dtype, dev.peak_flops["bf16"]) * frac * attn_wave
+            c = flops * (causal if is_causal else 1.0) / rate
+            t = nbytes / mem_rate
+            out[key] = out.get(key, 0.0) + (c if c > t else t) + kernels * tail
+    return out
+
+
+def components(groups, dev: Device, shape: Shape, *, mode: str = "eager", attention_kernel: str = "fa2",
+               host: dict[tuple[str, str], float] | None = None, packed: Compact | None = None) -> Components:
+    """The factor-free times of a step (``host``: ``host_seconds(groups, mode)`` and ``packed``:
+    ``compact(groups)`` when the caller caches them)."""
+    gpu = gpu_seconds(groups, dev, shape, attention_kernel, packed)
+    if host is None:
+        host = host_seconds(groups, mode)
+    host = dict(host)
     key = ("optimizer", C.OPTIMIZER)
     host[key] = host.get(key, 0.0) + shape.trainable_tensors * HOST_PER_FOREACH_TENSOR_S
     return Components(gpu=gpu, host=host, host_micro_step=HOST_MICRO_STEP_S, host_step=HOST_OPTIMIZER_STEP_S,
