@@ -218,6 +218,11 @@ class FinetuneSpec(_SpecFields):
         return self.method in ("lora", "qlora")
 
     @property
+    def torch_compile(self) -> bool:
+        """``compile`` under the name TrainingArguments and axolotl give it (advisor.launch reads it)."""
+        return self.compile
+
+    @property
     def tokens_per_step(self) -> int:
         return self.seq_len * self.micro_batch * self.num_gpus
 

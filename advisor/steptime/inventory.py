@@ -751,6 +751,16 @@ class SymGroup:
     kernels: Poly
     ops: Poly
     foreach: tuple[int, Poly, Poly] | None = None
+    gate: tuple[Poly, float, bool] | None = None  # SymOp.gate
+
+
+def _gate_key(gate):
+    return None if gate is None else (tuple(sorted(gate[0].terms.items())), gate[1], gate[2])
+
+
+def gate_open(gate, pt: Point) -> bool:
+    """Whether a gated group runs at ``pt`` (SymOp.gate: numel against a threshold)."""
+    return gate is None or (pt(gate[0]) >= gate[1]) == gate[2]
 
 
 def aggregate(ops: tuple[SymOp, ...]) -> tuple[SymGroup, ...]:
@@ -765,15 +775,16 @@ def aggregate(ops: tuple[SymOp, ...]) -> tuple[SymGroup, ...]:
                                     (op.read + op.written) * op.mult, Poly(), op.mult, op.foreach))
             continue
         mnk_key = tuple(tuple(sorted(p.terms.items())) for p in op.mnk) if op.mnk is not None else None
-        key = (op.phase, op.cls, op.dtype if (op.mnk is not None or op.cls == C.ATTENTION) else "", op.causal, mnk_key)
+        key = (op.phase, op.cls, op.dtype if (op.mnk is not None or op.cls == C.ATTENTION) else "", op.causal, mnk_key,
+               _gate_key(op.gate))
         a = acc.get(key)
         if a is None:
-            a = acc[key] = [op.mnk, Poly(), Poly(), Poly(), Poly()]
+            a = acc[key] = [op.mnk, Poly(), Poly(), Poly(), Poly(), op.gate]
         a[1] = a[1] + op.flops * op.mult
         a[2] = a[2] + (op.read + op.written) * op.mult
         a[3] = a[3] + op.mult * (0 if op.cpu_only else op.kernels)
         a[4] = a[4] + op.mult
-    out = [SymGroup(k[0], k[1], k[2], k[3], a[0], a[1], a[2], a[3], a[4]) for k, a in acc.items()]
+    out = [SymGroup(k[0], k[1], k[2], k[3], a[0], a[1], a[2], a[3], a[4], gate=a[5]) for k, a in acc.items()]
     return tuple(out + singles)
 
 
@@ -911,6 +922,33 @@ def _fused_linear_ce(d: Decoder, x: Tn, w: Tn) -> Tn:
     return loss
 
 
+def _optimizer_8bit(ex: Exec, tensors: list[tuple[Poly, Poly, str]]) -> None:
+    """8-bit AdamW, tensor by tensor (advisor.model.optim.AdamW8bit, as bitsandbytes
+    Optimizer8bit.init_state / update_step): a tensor of at least OPT8_MIN_SIZE elements gets one
+    fused blockwise update (two uint8 states and one fp32 absmax per OPT8_BLOCK each); a smaller
+    one keeps fp32 states and runs AdamW as separate element-wise kernels (AdamW8bit._fp32_update:
+    the gradient cast to fp32, 11 kernels, the update cast back: 108 bytes per element with
+    fp32 parameters, 110 with 16-bit ones; measured against the trace in tests/test_steptime.py)."""
+    for cnt, each, dt in tensors:
+        p = 4 if dt == "fp32" else 2
+        ex.mult = cnt
+        ex.gate = (each, float(OPT8_MIN_SIZE), True)
+        st8 = 2 * each * (1 + 4.0 / OPT8_BLOCK)  # two uint8 states + their fp32 absmax per 2048
+        ex.emit("advisor.adamw8bit_step_.default", C.OPTIMIZER, [], [], read_bytes=2 * p * each + st8,
+                write_bytes=p * each + st8, flops=each, kernels=1)
+        ex.gate = (each, float(OPT8_MIN_SIZE), False)
+        f = each * 4  # one fp32 tensor of this size
+        steps = [("mul_", f, f), ("add_", 2 * f, f), ("mul_", f, f), ("addcmul_", 3 * f, f), ("div", f, f),
+                 ("sqrt_", f, f), ("add_", f, f), ("div", f, f), ("div", 2 * f, f),
+                 ("mul_", p * each, p * each), ("add_", 2 * p * each, p * each)]
+        if p != 4:  # p.grad.float() and upd.to(p.dtype)
+            steps += [("_to_copy", p * each, f), ("_to_copy", f, p * each)]
+        for op, r, w in steps:
+            ex.emit(f"aten.{op}", C.OPTIMIZER, [], [], read_bytes=r, write_bytes=w, flops=each, kernels=1)
+        ex.gate = None
+    ex.mult = ONE
+
+
 def _optimizer(ex: Exec, cfg: Config, tensors: list[tuple[Poly, Poly, str]]) -> None:
     """The optimizer step over ``tensors`` ((count, numel, dtype) of the trainable parameters;
     gradients have the parameters' dtype): torch.optim.AdamW (adam.py _multi_tensor_adam /
@@ -932,12 +970,7 @@ def _optimizer(ex: Exec, cfg: Config, tensors: list[tuple[Poly, Poly, str]]) -> 
         fe("aten._foreach_add_.List", 2, 2 * pbytes, pbytes)
         return
     if cfg.optimizer in ("adamw-8bit", "paged-adamw-8bit"):
-        per = M(n=-1)
-        st8 = 2 * numel * (1 + 4.0 / OPT8_BLOCK)  # two uint8 states + their fp32 absmax per 2048
-        ex.mult = n
-        ex.emit("advisor.adamw8bit_step_.default", C.OPTIMIZER, [], [], read_bytes=(2 * pbytes + st8) * per,
-                write_bytes=(pbytes + st8) * per, flops=numel * per, kernels=1)
-        ex.mult = ONE
+        _optimizer_8bit(ex, tensors)
         return
     if cfg.optimizer_impl == "fused":
         fe("aten._foreach_add_.Scalar", 1, Poly(), Poly(), cpu=True)
@@ -1141,8 +1174,10 @@ class Group:
         self.mnk, self.count, self.causal = mnk, count, causal
 
     def scaled(self, k: float) -> "Group":
-        """The same operators doing ``k`` times the work (FSDP: each GPU updates 1/n)."""
-        return Group(self.phase, self.cls, self.dtype, self.flops * k, self.bytes * k, self.kernels, self.ops,
+        """The same operators doing ``k`` times the work (FSDP: each GPU updates 1/n). Foreach
+        launches scale with the chunks they cover, but every call launches at least once."""
+        kernels = max(self.ops if self.kernels >= self.ops else 0.0, self.kernels * k)
+        return Group(self.phase, self.cls, self.dtype, self.flops * k, self.bytes * k, kernels, self.ops,
                      self.mnk, self.count, self.causal)
 
     def __repr__(self) -> str:
@@ -1180,12 +1215,16 @@ def _evaluator(step: CompiledStep):
     evaluates a configuration in tens of microseconds instead of walking every operator."""
     from advisor.steptime.symbolic import SYMS
 
-    rows = []
+    rows, gates = [], []
     for g in step.groups:
         mnk = "None" if g.mnk is None else "(" + ", ".join(_expr(p) for p in g.mnk) + ")"
         fe = "None" if g.foreach is None else f"({g.foreach[0]}, {_expr(g.foreach[1])}, {_expr(g.foreach[2])})"
-        rows.append(f"({_expr(g.flops)}, {_expr(g.bytes)}, {_expr(g.kernels)}, {_expr(g.ops)}, {mnk}, {fe})")
-    src = f"def _f({', '.join(SYMS)}):\n    return (" + ",\n        ".join(rows) + ",)\n"
+        n_ops = _expr(g.ops)
+        if g.gate is not None:  # a size condition: the group counts no operators where it is shut
+            gates.append(f"    g{len(gates)} = ({_expr(g.gate[0])}) {'>=' if g.gate[2] else '<'} {g.gate[1]!r}\n")
+            n_ops = f"(({n_ops}) if g{len(gates) - 1} else 0.0)"
+        rows.append(f"({_expr(g.flops)}, {_expr(g.bytes)}, {_expr(g.kernels)}, {n_ops}, {mnk}, {fe})")
+    src = f"def _f({', '.join(SYMS)}):\n" + "".join(gates) + "    return (" + ",\n        ".join(rows) + ",)\n"
     scope: dict = {}
     exec(compile(src, f"<steptime {id(step)}>", "exec"), scope)  # noqa: S102 - our own polynomials
     return scope["_f"]
@@ -1208,7 +1247,7 @@ def _evaluate_slow(step: CompiledStep, pt: Point) -> list[Group]:
     """The same as ``evaluate``, polynomial by polynomial (the reference for a test)."""
     out = []
     for g in step.groups:
-        n_ops = pt(g.ops)
+        n_ops = pt(g.ops) if gate_open(g.gate, pt) else 0.0
         if n_ops <= 0:
             continue
         if g.foreach is not None:

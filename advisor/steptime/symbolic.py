@@ -148,6 +148,7 @@ class SymOp:
     cpu_only: bool = False  # runs on the host (a CPU scalar), no kernel
     causal: bool = False  # attention FLOPs scale with advisor.steptime.record.causal_fraction(seq)
     foreach: tuple[int, Poly, Poly] | None = None  # (tensor lists, tensors per list, elements per list)
+    gate: tuple[Poly, float, bool] | None = None  # runs only where numel >= threshold (True) or < (False)
 
 
 class Exec:
@@ -161,6 +162,7 @@ class Exec:
         self.tape: list[Callable[["Exec"], None]] | None = None
         self.grads: dict[int, Tn] = {}
         self.saved: list[tuple[int, str]] = []  # (operator index, 'input'|'output') of each save
+        self.gate: tuple[Poly, float, bool] | None = None  # a size condition on the ops emitted now
 
     # --- recording ---------------------------------------------------------------------------
 
@@ -174,7 +176,7 @@ class Exec:
             flops = sum((t.numel for t in (writes or reads)), Poly())
         self.ops.append(SymOp(self.phase, op, cls, flops, rb, wb, dtype or (writes[0].dtype if writes else ""),
                               kernels, self.mult, mnk, self.site, tuple(t.id for t in reads),
-                              tuple(t.id for t in writes), cpu_only, causal, foreach))
+                              tuple(t.id for t in writes), cpu_only, causal, foreach, self.gate))
 
     def record_backward(self, fn: Callable[["Exec"], None]) -> None:
         if self.tape is not None:
