@@ -152,3 +152,21 @@ def test_ddp_hides_its_all_reduce_behind_a_long_backward():
     vol = comm.volumes("ddp", 8, weight_bytes=0, grad_bytes=1e9, layers=32)  # 17.5 ms of all-reduce
     short, long = (comm.exposed(vol, lk, 0.01, b, "ddp")["optimizer"] for b in (0.001, 1.0))
     assert long < 0.001 < short
+
+
+def test_trace_cli_prints_the_step_time_beside_the_memory(cli):
+    """`advisor trace --json`: the traced operators priced on the chosen GPU (breakdown by class
+    and phase, tokens/s) with the closed form the answers read beside it, and the other GPUs."""
+    import json
+
+    out = cli("trace", "--params-b", "0.1", "--layers", "2", "--seq-len", "128", "--gpu", "a100-80gb", "--json")
+    st = json.loads(out.output)["step_time"]
+    assert st["gpu"] == "a100-80gb" and st["ops"] > 50 and st["tokens"] == 128
+    assert st["tokens_per_s"] == pytest.approx(st["tokens"] / st["seconds"])
+    assert sum(st["shares"].values()) == pytest.approx(1.0, abs=1e-6)
+    assert {"matmul", "attention", "optimizer"} <= set(st["shares"])
+    assert set(st["by_phase_s"]) >= {"forward", "backward", "optimizer"}
+    assert abs(st["estimate"]["error_pct"]) < 5  # the closed form and the trace agree per phase
+    text = cli("trace", "--params-b", "0.1", "--layers", "2", "--seq-len", "128", "--gpu", "a100-80gb",
+               "--lang", "es").output
+    assert "Tiempo de paso en NVIDIA A100" in text and "multiplicaciones de matrices" in text

@@ -12,6 +12,8 @@ MESSAGES = {
                               "es": "{id}  {gpu:<10} en {device:<24} {method:<5} seq {seq:<6} {tps:>9} tokens/s  MFU {mfu}  calibra: {target}"},
     "pilot.cli.calibration_row": {"en": "calibration {gpu} {method}: {n} pilots, efficiency {eff}, reserved/allocated {ratio}",
                                   "es": "calibración {gpu} {method}: {n} pilotos, eficiencia {eff}, reservada/asignada {ratio}"},
+    "pilot.cli.step_factors_row": {"en": "step time on {gpu} from {n} pilots: efficiency per operator class {factors}",
+                                   "es": "tiempo de paso en {gpu} según {n} pilotos: eficiencia por clase de operador {factors}"},
     # --- status message (edited in place) ------------------------------------------------------
     "pilot.status.pending": {"en": ":hourglass_flowing_sand: Pilot `{id}` on {gpu}: waiting for a node…",
                              "es": ":hourglass_flowing_sand: Piloto `{id}` en {gpu}: esperando un nodo…"},

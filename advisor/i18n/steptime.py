@@ -2,7 +2,7 @@
 line, and `advisor trace`'s step-time breakdown."""
 
 MESSAGES = {
-    "steptime.class.matmul": {"en": "matmuls", "es": "matmuls"},
+    "steptime.class.matmul": {"en": "matmuls", "es": "multiplicaciones de matrices"},
     "steptime.class.attention": {"en": "attention", "es": "atención"},
     "steptime.class.dequantize": {"en": "dequantize", "es": "descuantización"},
     "steptime.class.elementwise": {"en": "elementwise (norms, activations, casts)",

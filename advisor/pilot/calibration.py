@@ -35,8 +35,9 @@ EFFICIENCY_BOUNDS = (0.01, 1.0)
 RESERVED_RATIO_BOUNDS = (1.0, 3.0)
 FACTOR_BOUNDS = (0.2, 5.0)  # a measured class factor outside these is not believed
 RIDGE = 0.02
-"""Penalty on log(factor)^2 per class: small against a phase's squared log error (a pilot that
-is 20% off costs 0.033), so measurements win, but a class no phase depends on stays at 1."""
+"""Penalty on log(factor)^2 per fitted coordinate (a class; all classes as one when no pilot
+timed its phases): small against a phase's squared log error (a pilot that is 20% off costs
+0.033), so measurements win, but a class no phase depends on stays at 1."""
 SWEEPS = 6
 
 
@@ -82,9 +83,6 @@ def phase_case(row: dict, gpu) -> PhaseCase | None:
     architecture, or any timing)."""
     from advisor.arch import Architecture
     from advisor.spec import FinetuneSpec
-    from advisor.steptime.kernels import profile
-    from advisor.steptime.model import prepare
-    from advisor.throughput import stack_factors
 
     result = row.get("result") or {}
     arch_json = result.get("architecture")
@@ -96,17 +94,6 @@ def phase_case(row: dict, gpu) -> PhaseCase | None:
     except ValueError:
         return None
     runtime = (result.get("stack_ran") or {}).get("runtime") or row.get("runtime") or "reference"
-    kernels = profile("hf" if runtime == "hf" else "reference", compile=bool(getattr(spec, "compile", False)))
-    factors = stack_factors(kernels.factors)
-    comp = prepare(spec, arch, gpu, num_gpus=1, kernels=kernels).comp
-    gpu_t: dict[str, dict[str, float]] = {}
-    for (phase, cls), t in comp.gpu.items():
-        gpu_t.setdefault(phase, {})[cls] = gpu_t.get(phase, {}).get(cls, 0.0) + t / factors.get(cls, 1.0)
-    host_t: dict[str, dict[str, float]] = {}
-    ov = factors.get("overhead", 1.0)
-    for (phase, cls), t in comp.host.items():
-        scale = ov * (factors.get("dequantize", 1.0) if cls == "dequantize" else 1.0)
-        host_t.setdefault(phase, {})[cls] = host_t.get(phase, {}).get(cls, 0.0) + t / scale
     measured: dict[str, float] = {}
     phases = result.get("phase_mean_s") or {}
     if all(phases.get(p) for p in ("forward", "backward", "optimizer")):
@@ -119,16 +106,45 @@ def phase_case(row: dict, gpu) -> PhaseCase | None:
         if not mean:
             return None
         measured = {"step": float(mean)}
-    return PhaseCase(pilot_id=row.get("pilot_id", ""), gpu=gpu_t, host=host_t, measured=measured)
+    priced = priced_case(spec, arch, gpu, runtime)
+    return PhaseCase(pilot_id=row.get("pilot_id", ""), gpu=priced.gpu, host=priced.host, measured=measured)
+
+
+def priced_case(spec, arch, gpu, runtime: str = "reference") -> PhaseCase:
+    """The model's seconds per phase and class for a pilot of ``spec`` on ``arch`` and ``gpu``
+    (one GPU, one micro-batch: what a pilot's step is) at the fitted factors, nothing measured.
+    ``runtime``: the pilot's stack ("hf" runs transformers + PEFT, else the reference decoder)."""
+    from advisor.steptime.kernels import profile
+    from advisor.steptime.model import prepare
+    from advisor.throughput import stack_factors
+
+    kernels = profile("hf" if runtime == "hf" else "reference", compile=bool(getattr(spec, "compile", False)))
+    factors = stack_factors(kernels.factors)
+    comp = prepare(spec, arch, gpu, num_gpus=1, kernels=kernels).comp
+    gpu_t: dict[str, dict[str, float]] = {}
+    for (phase, cls), t in comp.gpu.items():
+        gpu_t.setdefault(phase, {})[cls] = gpu_t.get(phase, {}).get(cls, 0.0) + t / factors.get(cls, 1.0)
+    host_t: dict[str, dict[str, float]] = {}
+    ov = factors.get("overhead", 1.0)
+    for (phase, cls), t in comp.host.items():
+        scale = ov * (factors.get("dequantize", 1.0) if cls == "dequantize" else 1.0)
+        host_t.setdefault(phase, {})[cls] = host_t.get(phase, {}).get(cls, 0.0) + t / scale
+    return PhaseCase(pilot_id="", gpu=gpu_t, host=host_t, measured={})
 
 
 def fit_factors(cases: list[PhaseCase]) -> dict[str, float]:
     """Per-class factors (relative to the fitted table) that make the model's phases match the
-    pilots' (least squares of log errors + RIDGE; coordinate descent, golden section)."""
+    pilots' (least squares of log errors + RIDGE; coordinate descent, golden section).
+
+    When no pilot timed its phases, the pilots' whole steps cannot tell one class from another:
+    every class then gets the same factor (one number fitted, not seven)."""
     from advisor.steptime.classes import FITTED_CLASSES
 
     logm = {c: 0.0 for c in FITTED_CLASSES}
     lo, hi = math.log(FACTOR_BOUNDS[0]), math.log(FACTOR_BOUNDS[1])
+    coords: list[tuple[str, ...]] = [(c,) for c in FITTED_CLASSES]
+    if all(set(case.measured) == {"step"} for case in cases):
+        coords = [tuple(FITTED_CLASSES)]
 
     def objective() -> float:
         m = {c: math.exp(v) for c, v in logm.items()}
@@ -139,29 +155,33 @@ def fit_factors(cases: list[PhaseCase]) -> dict[str, float]:
                 if meas > 0 and pred[phase] > 0:
                     r = math.log(pred[phase] / meas)
                     total += r * r
-        return total + RIDGE * sum(v * v for v in logm.values())
+        return total + RIDGE * sum(logm[coord[0]] ** 2 for coord in coords)
 
     g = (math.sqrt(5) - 1) / 2
-    for _ in range(SWEEPS):
-        for c in logm:
+    def put(coord: tuple[str, ...], v: float) -> None:
+        for c in coord:
+            logm[c] = v
+
+    for _ in range(SWEEPS if len(coords) > 1 else 1):
+        for coord in coords:
             a, b = lo, hi
             x1, x2 = b - g * (b - a), a + g * (b - a)
-            logm[c] = x1
+            put(coord, x1)
             f1 = objective()
-            logm[c] = x2
+            put(coord, x2)
             f2 = objective()
             for _ in range(30):
                 if f1 < f2:
                     b, x2, f2 = x2, x1, f1
                     x1 = b - g * (b - a)
-                    logm[c] = x1
+                    put(coord, x1)
                     f1 = objective()
                 else:
                     a, x1, f1 = x1, x2, f2
                     x2 = a + g * (b - a)
-                    logm[c] = x2
+                    put(coord, x2)
                     f2 = objective()
-            logm[c] = x1 if f1 < f2 else x2
+            put(coord, x1 if f1 < f2 else x2)
     return {c: math.exp(v) for c, v in logm.items()}
 
 

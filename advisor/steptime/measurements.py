@@ -43,6 +43,24 @@ class Run:
         return self.row["source"]
 
 
+UNITS = ("s/iter", "tokens/s/gpu", "tokens/s")
+
+
+def tokens_per_s_per_gpu(row: dict[str, Any]) -> float:
+    """A row's published figure in tokens per second per GPU: s/iter is one optimizer step of
+    seq_len x micro_batch x grad_accum tokens per GPU (Qwen README: "batch size 1, gradient
+    accumulation 8"); tokens/s is a total over the row's num_gpus GPUs."""
+    m = row["measured"]
+    value, unit = float(m["value"]), m["unit"]
+    if unit == "s/iter":
+        return row["seq_len"] * row["micro_batch"] * row.get("grad_accum", 1) / value
+    if unit == "tokens/s/gpu":
+        return value
+    if unit == "tokens/s":
+        return value / row.get("num_gpus", 1)
+    raise ValueError(f"{row['id']}: unit {unit!r} is none of {UNITS}")
+
+
 def load(path: str | Path) -> dict[str, Any]:
     return json.loads(Path(path).read_text())
 
