@@ -164,3 +164,22 @@ def test_pilot_history_shows_the_factors_each_gpu_gets(tmp_path, catalog, cli):
     assert out["step_factors"]["a100-80gb"]["factors"]["matmul"] < 0.95
     text = cli("pilot", "history", "--state-db", str(tmp_path / "s.db")).output
     assert "step time on a100-80gb from 1 pilots" in text
+
+
+def test_the_pilot_prediction_has_the_phases_the_pilot_times(tmp_path, catalog):
+    from advisor.pilot.predict import compare, predict
+
+    gpu = catalog.gpu("a100")
+    pspec = _pilot(tmp_path, "p-pred", model="llama-3.2-1b", method="lora", seq_len=1024)
+    pred = predict(pspec, gpu)
+    assert set(pred["phase_s"]) == {"forward", "backward", "optimizer"}
+    assert pred["step_s"] == pytest.approx(sum(pred["phase_s"].values()))
+    assert pred["tokens_per_s"] == pytest.approx(1024 / pred["step_s"])
+    assert sum(pred["step_breakdown"].values()) == pytest.approx(1.0, abs=1e-6)
+    measured = _measured(pspec, gpu, TRUE)
+    rows = {r["metric"]: r for r in compare(pred, measured)}
+    assert rows["backward_s"]["measured"] == measured["phase_mean_s"]["backward"]
+    assert rows["backward_s"]["error"] == pytest.approx(
+        pred["phase_s"]["backward"] / measured["phase_mean_s"]["backward"] - 1)
+    off_target = {r["metric"]: r for r in compare(pred, {**measured, "on_target_gpu": False})}
+    assert off_target["forward_s"]["error"] is None
