@@ -8,12 +8,16 @@ of the memory trace is touched.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from advisor.i18n import t
 from advisor.steptime.inventory import Group
-from advisor.steptime.record import OpRecord, RecordedStep
+
+if TYPE_CHECKING:  # advisor.steptime.record imports torch: `advisor trace` says which extra first
+    from advisor.steptime.record import OpRecord, RecordedStep
 
 
-def groups_from_records(ops: list[OpRecord]) -> list[Group]:
+def groups_from_records(ops: "list[OpRecord]") -> list[Group]:
     """Recorded operators summed into the inventory's groups: GEMMs by shape and dtype, the rest
     by phase and class. The recorder already applied the causal share to attention FLOPs."""
     acc: dict[tuple, list] = {}
@@ -28,7 +32,7 @@ def groups_from_records(ops: list[OpRecord]) -> list[Group]:
     return [Group(p, c, dt, a[0], a[1], a[2], a[3], mnk, a[3], False) for (p, c, dt, mnk, _), a in acc.items()]
 
 
-def price(recorded: RecordedStep, spec, arch, gpu) -> dict:
+def price(recorded: "RecordedStep", spec, arch, gpu) -> dict:
     """One GPU's step time for the recorded operators (the spec's stack factors applied)."""
     from advisor.steptime.device import device
     from advisor.steptime.host import host_mode
@@ -46,7 +50,7 @@ def price(recorded: RecordedStep, spec, arch, gpu) -> dict:
             "by_phase_s": dict(st.by_phase), "shares": dict(sorted(st.shares().items(), key=lambda kv: -kv[1]))}
 
 
-def traced_step_time(spec, arch, gpus, *, recorded: RecordedStep | None = None, steps: int = 2) -> dict:
+def traced_step_time(spec, arch, gpus, *, recorded: "RecordedStep | None" = None, steps: int = 2) -> dict:
     """The traced step's time on the first of ``gpus`` (breakdown) and tokens/s on the others,
     with the closed-form estimate beside each."""
     from advisor.steptime.record import record_step
