@@ -310,3 +310,91 @@ def test_a_yaml_key_that_opens_a_block_does_not_take_the_next_line(catalog):
     text = "lora qwen3 4b\noptimizer:\n  name: adamw_8bit\n  lr: 1e-4"
     result = parse_message(text, catalog)
     assert not any("not modeled" in w for w in result.warnings), result.warnings
+
+
+# --- classes read from the generator's second round-4 held-out split (now "diagnosed3") ----------------
+#
+# - a size in parentheses after a name ("Gemma 3 (12B)"), never a version ("yi (3 passes");
+# - a GPU's own memory and form factor after its name ("L40S 48GB x2", "A100 80GB SXM (x4)");
+# - Spanish "una H100 nada más" is one GPU; "N full passes" is a count of epochs, not the method;
+# - "unfreeze all of X", "retrain all layers of X", "all-weights SFT" are full fine-tunes;
+# - "rank-64 LoRA" / "LoRA de rango 16" in a thread change the rank, not the method;
+# - every sequence head word with every measure word ("ctx length", "input size"), "N-token seqs";
+# - chats, messages and prompts are examples; digits in links and after "#" are no setting;
+# - a sentence boundary is not filler between a cue and a number; one word binds one number;
+# - accelerate's config keys (mixed_precision, distributed_type, fsdp_sharding_strategy).
+
+
+@pytest.mark.parametrize("text, want", [
+    ("qlora Gemma 3 (12B), seq 4096", {"method": "qlora", "model": "gemma-3-12b", "seq_len": 4096}),
+    ("lora on 9b gemma 2 (2 epochs)", {"method": "lora", "model": "gemma-2-9b", "epochs": 2.0}),
+    ("lora qwen2.5 (14b) on L40S 48GB x2", {"method": "lora", "model": "qwen2.5-14b", "gpu": "l40s", "num_gpus": 2}),
+    ("lora qwen3 8b on A100 80GB SXM (x4)", {"method": "lora", "model": "qwen3-8b", "gpu": "a100-80gb", "num_gpus": 4}),
+    ("LoRA de qwen3 8b en una L4 (24 GB) nada más", {"method": "lora", "model": "qwen3-8b", "gpu": "l4", "num_gpus": 1}),
+])
+def test_sizes_and_memory_in_parentheses(catalog, text, want):
+    assert said(parse_message(text, catalog)) == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("unfreeze the whole of qwen3 4b and train it", {"method": "full", "model": "qwen3-4b"}),
+    ("retrain all of the layers of phi-4, 2 full passes", {"method": "full", "model": "phi-4", "epochs": 2.0}),
+    ("ajustar todas las capas de gemma 2 9b", {"method": "full", "model": "gemma-2-9b"}),
+    ("all-weights SFT on olmo 2 7b", {"method": "full", "model": "olmo-2-7b"}),
+])
+def test_more_ways_to_say_full(catalog, text, want):
+    assert said(parse_message(text, catalog)) == want
+
+
+def test_lora_on_all_layers_is_not_full(catalog):
+    assert said(parse_message("LoRA on all layers of qwen3 4b", catalog))["method"] == "lora"
+
+
+@pytest.mark.parametrize("text, want", [
+    ("and 3 full passes?", {"epochs": 3.0}),
+    ("¿y con rank-32 LoRA?", {"lora_rank": 32}),
+    ("mejor LoRA de rango 8", {"lora_rank": 8}),
+])
+def test_thread_changes_that_name_a_method_word_without_switching(catalog, text, want):
+    previous = SpecRequest(method="qlora", model="qwen3-8b", seq_len=2048)
+    result = parse_message(text, catalog, previous=previous)
+    assert said(result) == want and result.request.method == "qlora"
+
+
+@pytest.mark.parametrize("text, seq", [
+    ("lora qwen3 8b, ctx length 2048", 2048), ("lora qwen3 8b, max context size 8k", 8192),
+    ("lora qwen3 8b, input length 1024", 1024), ("lora qwen3 8b with 4096-tok samples", 4096),
+    ("lora qwen3 8b, 16 steps 1024-token seqs", 1024),
+])
+def test_sequence_cues_combined(catalog, text, seq):
+    assert parse_message(text, catalog).delta.seq_len == seq
+
+
+@pytest.mark.parametrize("text", [
+    "lora qwen3 8b, 50k prompts averaging 400 tokens", "lora qwen3 8b, 50k messages of 400 tokens",
+    "LoRA de qwen3 8b, 50k mensajes de 400 tokens",
+])
+def test_chat_items_are_examples(catalog, text):
+    assert parse_message(text, catalog).delta.dataset_tokens == 20_000_000
+
+
+@pytest.mark.parametrize("text", [
+    "lora qwen3 8b at 4k, see issue #4821", "lora qwen3 8b at 4k (https://intranet.example.org/exp/2231/run)",
+    "lora qwen3 8b at 4k — notes at wiki.example.com/ml/77",
+])
+def test_digits_in_links_and_identifiers_are_not_settings(catalog, text):
+    result = parse_message(text, catalog)
+    assert result.intent == "estimate" and said(result) == {"method": "lora", "model": "qwen3-8b", "seq_len": 4096}
+
+
+def test_a_sentence_boundary_is_not_filler(catalog):
+    result = parse_message("a 20M token dataset. 1.5B-param model, lora.", catalog)
+    assert said(result) == {"method": "lora", "params_b": 1.5, "dataset_tokens": 20_000_000}
+
+
+def test_accelerate_config_keys(catalog):
+    text = ("qlora qwen3 8b seq 2048\ncompute_environment: LOCAL_MACHINE\ndistributed_type: FSDP\n"
+            "mixed_precision: fp16\nnum_processes: 4\nfsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD")
+    got = said(parse_message(text, catalog))
+    assert {k: got.get(k) for k in ("num_gpus", "precision", "sharding")} == {
+        "num_gpus": 4, "precision": "fp16-mixed", "sharding": "fsdp"}

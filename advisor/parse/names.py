@@ -37,7 +37,7 @@ _NUMERIC = re.compile(r"\d+(?:\.\d+)*")
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)([bm])|\d+x\d+(?:\.\d+)?b")
 _UNIT_TOKENS = {"b", "m", "gb", "bn"}
 _JOIN_GAPS = {"", "-", "_"}
-_SEP_GAP = re.compile(r"[ \-_/.:]{0,3}")  # ":" for Ollama tags ("llama3.1:8b", "phi3:mini")
+_SEP_GAP = re.compile(r"[ \-_/.:(]{0,3}")  # ":" for Ollama tags ("llama3.1:8b", "phi3:mini"), "(" for "Llama 3.2 (3B)"
 # Aliases that are ordinary words in a sentence ("a tiny model"): matched only as part of a longer alias.
 _COMMON_WORD_ALIASES = {"tiny", "test"}
 # Vendor and product-line words typed before a GPU name (``advisor.catalog.names`` treats them as noise).
@@ -150,6 +150,9 @@ class Matcher:
             and any(a.kind == "model" for a in aliases)) | frozenset(
             w for w in self._families if len(w) >= 4)
         self._sizes = [(m.id, m.params_total / 1e9) for m in catalog.models() if m.id != "tiny-test" and m.params_total]
+        self._gpu_memory = {g.id: float(g.memory_gb) for g in catalog.gpus()}
+        # GPUs whose form factor is SXM (the datasheet's form_factor), so "SXM" after their name describes them
+        self._sxm = {g.id for g in catalog.gpus() if "sxm" in (g.form_factor or "").lower() or "sxm" in g.id}
         self._gpu_compact = {}
         for g in catalog.gpus():
             for name in _names(g.id, g.display_name, *g.aliases):
@@ -198,6 +201,12 @@ class Matcher:
                 match = NameMatch(match.kind, match.ident, match.start, toks[i + used - 1].end)
             if match.kind == "gpu":
                 match = self._with_vendor(toks, i, match, out)
+                used += self._own_memory(toks, i + used, match)
+                if used and toks[i + used - 1].end > match.end:
+                    match = NameMatch(match.kind, match.ident, match.start, toks[i + used - 1].end)
+            if "(" in toks[i + used - 1].gap and text.startswith(")", match.end):
+                match = NameMatch(match.kind, match.ident, match.start, match.end + 1, match.candidates, match.family,
+                                  match.size_b, match.sized, match.typed, match.word)  # "Llama 3.2 (3B)": the ")" too
             out.append(match)
             i += used
         return out + self._gpu_typos(text, out, known)
@@ -215,6 +224,23 @@ class Matcher:
             return match
         return NameMatch(match.kind, match.ident, toks[j].start, match.end, match.candidates, match.family,
                          match.size_b, match.sized, match.typed, match.word)
+
+    def _own_memory(self, toks: list[Token], j: int, match: NameMatch) -> int:
+        """"RTX 4090 24GB", "L40S (48 GB)", "H100 80GB SXM": the card's own memory (and form factor)
+        typed after its name describe it; they are part of the name, so a count after them ("24GBx4")
+        is read next to the name. Another memory size ("A100 40GB" read as the 80 GB A100) is left."""
+        used = 0
+        while j + used < len(toks):
+            tok = toks[j + used]
+            mem = re.fullmatch(r"(\d{2,3})(?:gb|g|gib)", tok.text)
+            if mem and float(mem.group(1)) == self._gpu_memory.get(match.ident) and tok.gap.strip(" ()") == "":
+                used += 1
+                continue
+            if tok.text in ("sxm", "sxm4", "sxm5") and match.ident in self._sxm and tok.gap.strip(" ()-") == "":
+                used += 1
+                continue
+            break
+        return used
 
     def _size_first(self, toks: list[Token], i: int) -> tuple[NameMatch, int] | None:
         """"72b qwen", "405b llama 3.1": a size typed before the family word."""
@@ -335,6 +361,8 @@ class Matcher:
             return False
         if k == 0:
             return True
+        if "(" in tok.gap and not _SIZE.fullmatch(want):
+            return False  # "(" only opens a size: "Llama 3.2 (3B)"
         return tok.gap in _JOIN_GAPS if alias.joined[k] else bool(_SEP_GAP.fullmatch(tok.gap))
 
     def _family_at(self, toks: list[Token], i: int, size: str | None = None) -> tuple[NameMatch, int] | None:
@@ -346,6 +374,8 @@ class Matcher:
         preset = size
         while j < len(toks) and _SEP_GAP.fullmatch(toks[j].gap):
             t = toks[j].text
+            if "(" in toks[j].gap and not _SIZE.fullmatch(t):
+                break  # "(" only opens a size: "yi (3 passes" is not Yi 3
             if _SIZE.fullmatch(t):
                 if preset is not None:
                     break  # "70b llama 3 8b": the size before belongs to something else

@@ -98,7 +98,9 @@ _UNITS = r"(?:gpus?|cards?|tarjetas?|graficas?|devices?|dispositivos?|accelerato
 _NODES = R(r"\b" + COUNT + r"\s*(?:nodes?|nodos?|machines?|maquinas?|servers?|servidores?)\s*(?:of|with|de|con|x|,)?\s*"
            + COUNT + r"\s*(?:x\s*)?(?:" + _G + r"|" + _UNITS + r")")
 _SINGLE = R(r"\b(?:a\s+single|one\s+single|single|one|only\s+one|just\s+one|un\s+sol[oa]|una\s+sola|una\s+unica|un\s+unico"
-            r"|sol[oa]\s+una?)\s+(?:" + _G + r"|" + _UNITS + r")")
+            r"|sol[oa]\s+una?|solamente\s+una?|unicamente\s+una?)\s+(?:" + _G + r"|" + _UNITS + r")"
+            # "en una H100 nada más", "a single... only": an article, then a word that says there is no second
+            r"|\b(?:una?|an?)\s+(?:" + _G + r"|" + _UNITS + r")\s+(?:nada\s+mas|solamente|unicamente|y\s+ya|only|alone)\b")
 _COUNT_GPU = R(r"\b" + COUNT + r"\s*(?:x\s*)?" + _G)
 _GPU_TIMES = R(_G + r"\s*(?:x|\*)\s*(\d{1,4})\b")
 _COUNT_UNITS = R(r"\b" + COUNT + r"\s*(?:x\s*)?" + _UNITS + r"\b")
@@ -125,7 +127,7 @@ def _nodes(scan: Scan, m: re.Match[str]) -> None:
 
 
 def _single(scan: Scan, m: re.Match[str]) -> None:
-    _bind(scan, 1, m.group(1), m.start())
+    _bind(scan, 1, m.group(1) if m.group(1) is not None else m.group(2), m.start())
 
 
 def _count_gpu(scan: Scan, m: re.Match[str]) -> None:

@@ -71,6 +71,11 @@ _CONFIG_KEYS = {
     # torchtune: the recipe's dtype (no autocast: training.get_dtype(cfg.dtype) is the dtype every weight is
     # built in, recipes/lora_finetune_single_device.py, torchtune 0.6.1) and the LoRA builder's MLP flag
     "tt_dtype": "dtype",
+    # accelerate's config file (accelerate/commands/config/config_args.py: distributed_type, mixed_precision,
+    # num_processes; fsdp_config.fsdp_sharding_strategy)
+    "mixed_precision": "mixed_precision",
+    "distributed_type": "distributed_type",
+    "fsdp_strategy": "fsdp_sharding_strategy|sharding_strategy",
     "apply_lora_to_mlp": "apply_lora_to_mlp",
 }
 _CONFIG = R(r"(?<![\w.])\"?(" + "|".join(_CONFIG_KEYS.values())
@@ -169,6 +174,26 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
         return None
     if name == "apply_lora_to_mlp":
         return None  # read with lora_attn_modules (``_targets``)
+    if name == "mixed_precision":
+        if value in ("bf16", "fp16"):
+            scan.claim("precision", f"{value}-mixed", m.start())
+        elif value == "no":
+            scan.claim("precision", "fp32", m.start())
+        return None
+    if name == "distributed_type":
+        if value in ("fsdp",):
+            scan.claim("sharding", "fsdp", m.start())
+        elif value in ("multi_gpu", "multi_npu", "multi_xpu"):
+            scan.claim("sharding", "ddp", m.start())
+        return None  # DEEPSPEED: its stage is in the deepspeed config; NO: one process
+    if name == "fsdp_strategy":
+        if value in ("full_shard", "1", "hybrid_shard"):
+            scan.claim("sharding", "fsdp", m.start())
+        elif value in ("no_shard", "3"):
+            scan.claim("sharding", "ddp", m.start())
+        else:
+            scan.warn("parse.warn.zero12", stage=value)  # SHARD_GRAD_OP: ZeRO-2-like, not modeled
+        return None
     if name == "gradient_checkpointing" and flag is not None:
         if _under(scan.text, m.start(), "fsdp_config"):
             # FSDP's own activation checkpointing (an accelerate/TRL fsdp_config): with it the trainer's
@@ -328,6 +353,7 @@ _ALL_ES = r"(?:complet[oa]|total|enter[oa]|integral|de\s+todos\s+los\s+(?:parame
 # model (a catalog name, a size, "a 3-billion-parameter model", "a 0.5B-param LLM", a pasted link to it), the
 # possessive. Never an adapter word ("all of the LoRA weights" are the adapters), a GPU or a count of something else.
 _OWNER = (r"(?:(?:the|its|a|an|our|my|this|that|whole|entire|base|model|models|llm|network|billion|§M\d+§|https?://\S*"
+          r"|(?:www\.)?(?:huggingface|hf)\.co/\S*"
           r"|[a-z0-9.]*\d[a-z0-9.]*(?:-[a-z0-9.]+)*|[a-z0-9.-]*param\w*)(?:'s?)?|'s?)")
 _FULL_WORDS = (
     r"\bfull[\s_-]*(?:parameter[\s_-]*|param[\s_-]*|model[\s_-]*|weights?[\s_-]*)?" + _FT + r"\b"
@@ -358,20 +384,26 @@ _NO_QUANT = R(r"\b(?:without|no|sin|drop(?:\s+the)?|quita\w*(?:\s+la)?)\s+(?:the
 _NO_LORA = R(r"\b(?:without|no|sin)\s+(?:lora|adapters?|adaptadores|peft)\b")
 # "lora rank 16", "lora_alpha", "LoRA dropout": a setting of the adapters, which says LoRA only when
 # nothing else names a method (in a thread, "lora rank 64" changes the rank of a QLoRA, not its method).
-_LORA_SETTING = R(r"\blora(?=[\s_-]*(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango))"
+_SETTING_WORDS = r"(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango)"
+_LORA_SETTING = R(r"\blora(?=[\s_-]*(?:(?:de|del|of|with|con)\s+)?" + _SETTING_WORDS + r")"
                   r"|\b(?:adapters?|adaptador(?:es)?)(?=[\s_-]*(?:(?:de|del|of)\s+)?(?:rank|r\b|r\s*[=:]|alpha|dropout|rango))"
-                  r"|(?<=rank)[\s_-]*\d+[\s_-]*(?=adapters?\b)"
+                  r"|(?:(?<=rank)|(?<=rango))[\s_-]*\d+[\s_-]*(?=(?:adapters?|adaptador(?:es)?|lora)\b)"
                   # the setting first, the adapter word qualifying it: "rango LoRA de 32", "rank of the LoRA 16"
                   r"|\b(?:rank|rango|alpha|alfa|dropout)(?:\s+(?:de|del|of|the|la|el|los))*[\s_-]+"
                   r"(?=(?:lora|adapters?|adaptador(?:es)?|peft)\b)")
-_LORA = R(r"\blora\b(?![\s_-]*(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango))|\b(?:lora|peft)[\s_-]*config\b|\bget_peft_model\b|\badapters?\b|\badaptadores?\b|\bpeft\b|\blow[\s_-]*rank\s+adapt\w*|\bdora\b")
+_LORA = R(r"\blora\b(?![\s_-]*(?:(?:de|del|of|with|con)\s+)?" + _SETTING_WORDS + r")|\b(?:lora|peft)[\s_-]*config\b|\bget_peft_model\b|\badapters?\b|\badaptadores?\b|\bpeft\b|\blow[\s_-]*rank\s+adapt\w*|\bdora\b")
 _FULL = R(_FULL_WORDS)
 # "train all of a 3-billion-parameter model's weights": the method, with the model's words left in place
 # for the size and name rules (the handler claims without blanking).
 _FULL_ALL = R(r"\ball\s+(?:of\s+)?(?:" + _OWNER + r"\s*){1,6}?(?:parameters|weights|params)\b"
-              r"|\bevery\s+(?:single\s+)?(?:weight|parameter|param)\b")
+              r"|\bevery\s+(?:single\s+)?(?:weight|parameter|param)\b"
+              # "unfreeze all of X and fine-tune it": nothing stays frozen
+              r"|\bunfreez\w*\s+(?:all|every\w*|the\s+whole|the\s+entire|the\s+full)\b"
+              r"|\ball[\s_-]*weights?[\s_-]*" + _FT + r"\b")
 _FULL_SHORT = R(r"\b(?:full|fully|completo|completa|entero)\b(?![\s_-]*(?:precision|context|contexto|shard\w*|dataset|data"
-                r"|attention|batch|run|epoch|node|gpu|card|stack|config|set|checkpoint\w*|log|list|name|id|path|text))")
+                r"|attention|batch|run|epoch|node|gpu|card|stack|config|set|checkpoint\w*|log|list|name|id|path|text"
+                # "3 full passes", "dos épocas completas": full qualifies the count's noun
+                r"|pass|passes|pasadas?|epocas?|sweeps?|cycles?|days?|weeks?|hours?|fp32|bf16|fp16|float\w*))")
 # A fine-tuning word somewhere in the message makes a lone "full" the method ("SFT on llama 3 8b, full").
 _FT_ANYWHERE = R(r"\b(?:sft|fine[\s_-]*tun\w*|finetun\w*|train\w*|entrenar|entrenamiento|afinar|ajuste|ajustar)\b")
 
@@ -636,7 +668,7 @@ WORD_RULES = [
 # An axolotl config (base_model with axolotl's own training keys) without ``adapter`` trains every
 # parameter: axolotl's config schema, field ``adapter``: "If you want to use 'lora' or 'qlora' or
 # leave blank to train all parameters in original model".
-_AXOLOTL = R(r"(?m)^[ \t\"{]*base_model\"?\s*:")
+_AXOLOTL = R(r"(?m)(?:^|\s)[ \t\"{]*base_model\"?\s*:")
 _AXOLOTL_KEYS = R(r"(?m)(?:^|[{,])[ \t\"]*(?:sequence_len|micro_batch_size|num_epochs)\"?\s*:")
 _AXOLOTL_ADAPTER = R(r"(?m)(?:^|[{,])[ \t\"]*(?:adapter|load_in_4bit|load_in_8bit)\"?\s*:")
 
@@ -666,4 +698,17 @@ def _axolotl_full(scan: Scan, m: re.Match[str]) -> bool | None:
 
 # Read last: a lone "full" in a short follow-up ("and full?", "¿y completo?") or beside a
 # fine-tuning word; an axolotl config that names no adapter.
-LATE_RULES = [(_FULL_SHORT, _full_short), (_AXOLOTL, _axolotl_full), (_HF_SCRIPT, _hf_full)]
+# "retrain all layers of X", "afinar todas las capas de X": every layer trained, so a full fine-tune, when the
+# message names no adapters ("LoRA on all layers" is about where the adapters go).
+_ALL_LAYERS = R(r"\ball\s+(?:of\s+)?(?:the\s+|its\s+)?(?:model'?s?\s+)?layers\b|\btodas\s+las\s+capas\b")
+
+
+def _all_layers(scan: Scan, m: re.Match[str]) -> bool | None:
+    if any(c.field in ("method", "method_weak") for c in scan.claims) or _ADAPTER_CODE.search(scan.marked) \
+            or _ALL_LINEAR.search(scan.marked):
+        return False
+    scan.claim("method", "full", m.start())
+    return None
+
+
+LATE_RULES = [(_FULL_SHORT, _full_short), (_AXOLOTL, _axolotl_full), (_HF_SCRIPT, _hf_full), (_ALL_LAYERS, _all_layers)]

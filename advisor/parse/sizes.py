@@ -26,7 +26,7 @@ R = re.compile
 N, SC = q.N, q.SC
 _ITEMS = (r"(?:(?:training|instruction|chat|sft|preference|qa)\s+|de\s+entrenamiento\s+)?(?:examples?|samples?|ejemplos?|muestras?|rows?|filas?|conversations?"
           r"|conversaciones?|documents?|documentos?|pairs?|pares|instructions?|instrucciones|dialogues?|dialogos?"
-          r"|records?|registros?|sequences?|secuencias?)")
+          r"|records?|registros?|sequences?|secuencias?|chats?|messages?|mensajes?|prompts?|transcripts?|turns?)")
 _TOK = r"(?:(?:de\s+)?(?:tokens?|toks?))"
 _ABOUT = r"(?:(?:about|around|roughly|approx\w*|~|unos|alrededor\s+de|aprox\w*|promedio\s+de|de\s+media)\s*)?"
 # Words between an example count and the length of each ("1.5M examples of ~300 tokens", "2M samples
@@ -38,7 +38,8 @@ _EXAMPLES_X_LEN = R(r"\b" + N + SC + r"\s*(?:of\s+|de\s+)?" + _ITEMS + r"\b(?:" 
                     + N + SC + r"\s*" + _TOK + r"\b(?:\s*(?:each|cada\s+uno|per\s+\w+|por\s+\w+|on\s+average|de\s+media|en\s+promedio|avg))?")
 # The length of each example said apart from the count ("300 tokens per example", "avg length 300 tokens").
 _PER_ITEM = (r"(?:examples?|samples?|ejemplos?|muestras?|rows?|filas?|conversations?|conversaciones?|documents?|documentos?"
-             r"|pairs?|pares|instructions?|instrucciones|dialogues?|dialogos?|records?|registros?|item|sequences?|secuencias?)")
+             r"|pairs?|pares|instructions?|instrucciones|dialogues?|dialogos?|records?|registros?|item|sequences?|secuencias?"
+             r"|chats?|messages?|mensajes?|prompts?|transcripts?|turns?)")
 _EXAMPLE_LEN = R(r"\b" + N + SC + r"\s*" + _TOK + r"\s*(?:per|por|each|cada|/|an?|every)\s*(?:una?\s+)?" + _PER_ITEM + r"\b"
                  r"|\b" + N + SC + r"\s*" + _TOK + r"\s*(?:on\s+average|de\s+media|en\s+promedio|avg|each|cada\s+uno|de\s+promedio)\b"
                  r"|\b(?:avg|average|mean|media|promedio|typical|tipica)\s*(?:example\s+|sample\s+|sequence\s+|de\s+)?(?:length|len|longitud|size)?"
@@ -57,7 +58,7 @@ def _cue_words(strict: bool) -> str:
     return "|".join(re.escape(w).replace("\\ ", r"[\s_-]*") for w in sorted(words, key=len, reverse=True))
 
 
-_SETTING_BEFORE = R(r"(?P<number>(?:\d[\d.,]*\s*(?:k|m|b)?|\b(?:" + "|".join(sl.WORD_NUMBERS) + r"))\s+(?:[a-z]+\s+)?)?"
+_SETTING_BEFORE = R(r"(?P<number>(?:\d[\d.,]*\s*(?:k|m|b)?|\b(?:" + "|".join(sl.WORD_NUMBERS) + r"))\s+(?:[a-z]+\s+){0,3})?"
                     r"\b(?:(?P<strict>" + _cue_words(True) + r")|" + _cue_words(False) + r")\s*[:=]?\s*$")
 
 

@@ -77,10 +77,25 @@ class Tok:
     scale: str | None = None  # k / m / b / t for numbers
     unit: str | None = None  # "x", "%", "bytes", "bit", "ordinal" for numbers
     spoken: bool = False  # a number said in words ("two", "ocho")
+    in_url: bool = False  # inside a link ("https://wiki.example.com/runs/4531"): part of the address
     article: bool = False  # "a", "una": a count only before an epoch word
 
 
+# A link the name matcher did not read as a model: its digits are part of the address.
+_URL = re.compile(r"\b(?:https?://|www\.)\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)+\.(?:com|org|net|io|ai|dev|co)/\S*")
+
+
 def tokenize(text: str) -> list[Tok]:
+    out = _tokenize(text)
+    if "/" in text:
+        urls = [m.span() for m in _URL.finditer(text)]
+        for tok in out:
+            if tok.kind == "num" and any(a <= tok.start < b for a, b in urls):
+                tok.in_url = True
+    return out
+
+
+def _tokenize(text: str) -> list[Tok]:
     out: list[Tok] = []
     prev = 0
     for m in _TOKEN.finditer(text):
@@ -192,18 +207,22 @@ def _cues(slot: str, left: float, right: float, *phrases: str) -> list[Cue]:
     return [Cue(tuple(p.split()), slot, left, right) for p in phrases]
 
 
+_SEQ_HEADS = ("seq", "sequence", "context", "ctx", "token", "input")
 # Strengths: 10 a cue that names the slot outright; 6-8 a usual but looser word; 3-4 a weak hint.
 CUES: list[Cue] = [
-    *_cues("seq", 10, 6, "seq", "seq len", "seq length", "seq lens", "seqlen", "sequence length", "sequence len",
-           "max seq len", "max seq length", "max sequence length", "max length", "max len", "maxlen",
-           "context length", "context len", "context size", "ctx len", "block size", "cutoff len", "cutoff",
+    # every head word with every measure word: "seq len", "ctx length", "max context size", "sequence window"
+    *_cues("seq", 10, 6, *(f"{pre}{head} {measure}" for pre in ("", "max ", "maximum ") for head in _SEQ_HEADS
+                            for measure in ("len", "length", "lens", "lengths", "size", "window")),
+           "seq", "seqlen", "max seq", "max len", "max length", "maxlen", "block size", "cutoff len", "cutoff",
            "longitud de secuencia", "longitud de la secuencia", "longitud de contexto", "longitud del contexto",
            "largo de secuencia", "longitud", "secuencia", "sequence"),
     *_cues("seq", 9, 10, "context", "ctx", "context window", "contexto", "ventana de contexto", "ventana",
            "tokens de contexto", "de contexto", "tokens of context", "of context", "token context"),
     *_cues("seq", 7, 0, "sequences", "secuencias", "sequences of", "secuencias de"),
-    *_cues("seq", 0, 9, "length sequences", "token sequences", "tokens long", "token long", "long sequences",
-           "tokens per sequence", "tokens por secuencia"),
+    *_cues("seq", 0, 9, "length sequences", "tokens long", "token long", "long sequences",
+           "tokens per sequence", "tokens por secuencia",
+           *(f"{unit} {seqs}" for unit in ("token", "tokens", "tok", "toks") for seqs in ("sequences", "seqs", "samples",
+                                                                                         "inputs", "windows"))),
     *_cues("seq", 3, 0, "at", "@", "a", "with", "con", "up to", "hasta"),
     *_cues("tokens", 0, 6.5, "tokens", "token", "toks", "tok", "de tokens", "tokens de entrenamiento",
            "training tokens"),
@@ -229,7 +248,8 @@ CUES: list[Cue] = [
            "devices", "dispositivos", "accelerators", "aceleradores", "gpus de", "tarjetas de"),
     *_cues("nodes", 0, 10, "nodes", "node", "nodos", "nodo", "machines", "maquinas", "servers", "servidores"),
     *_cues("examples", 0, 10, "examples", "example", "samples", "sample", "rows", "conversations", "documents",
-           "pairs", "instructions", "dialogues", "records", "ejemplos", "muestras", "filas", "conversaciones",
+           "pairs", "instructions", "dialogues", "records", "chats", "messages", "prompts", "transcripts", "turns",
+           "mensajes", "ejemplos", "muestras", "filas", "conversaciones",
            "documentos", "pares", "instrucciones", "dialogos", "registros", "training examples",
            "ejemplos de entrenamiento"),
     *_cues("examples", 0, 5, "sequences", "secuencias"),
@@ -258,8 +278,15 @@ CUES: list[Cue] = [
 # Every cue as its words joined by "_": a config key we do not list whose words are a cue
 # ("per_device_batch_size=8", "micro_bs=4") is read as that cue (``rules._other_key``).
 CUE_KEYS = frozenset("_".join(c.words) for c in CUES if c.slot != "ignore")
-_CUE_INDEX: dict[str, list[Cue]] = {}
+# One occurrence of a word binds one number: a phrase listed for the same slot on both sides ("steps"
+# after a count and before a setting) is one cue with both strengths, not two.
+_MERGED: dict[tuple[tuple[str, ...], str], Cue] = {}
 for _cue in CUES:
+    _old = _MERGED.get((_cue.words, _cue.slot))
+    _MERGED[(_cue.words, _cue.slot)] = _cue if _old is None else Cue(
+        _cue.words, _cue.slot, max(_old.left, _cue.left), max(_old.right, _cue.right))
+_CUE_INDEX: dict[str, list[Cue]] = {}
+for _cue in _MERGED.values():
     _CUE_INDEX.setdefault(_cue.words[0], []).append(_cue)
 for _list in _CUE_INDEX.values():
     _list.sort(key=lambda c: -len(c.words))
@@ -274,6 +301,8 @@ _LEFT_FILL_WORDS = {"of", "de", "del", "la", "el", "is", "es", "at", "to", "arou
 # "rango del adaptador en 64" (free filler: they qualify the cue).
 _QUALIFIERS = {"lora", "adapter", "adapters", "adaptador", "adaptadores"}
 _LEFT_FILL_PUNCT = {":", "=", "(", "~", "-", "*", "."}
+# Cue words people abbreviate with a period ("seq. 4096", "ctx. 8k", "num. epochs 3"): only after these is a "." filler.
+_ABBREVIATIONS = {"seq", "ctx", "len", "max", "approx", "aprox", "num", "bs", "mbs", "lr", "eps", "ep", "r", "seqs"}
 _RIGHT_FILL_WORDS = {"of", "de", "training", "entrenamiento", "total", "in", "en", "each", "cada", "lora", "long",
                      "the", "la", "el", "our", "nuestro", "nuestra", "sized", "big", "tuned", "sft", "base", "full",
                      "complete", "completas", "completos", "whole"}
@@ -419,6 +448,8 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
     edges: list[_Edge] = []
     for ni, ti in enumerate(nums):
         tok = toks[ti]
+        if tok.in_url or ti and toks[ti - 1].kind == "punct" and toks[ti - 1].text == "#" and tok.gap == "":
+            continue  # part of an address or an identifier: never a setting
         for ci, (first, last, cue) in enumerate(cues):
             if last < ti and cue.left:
                 fill = _fill_ok(toks, last, ti, _LEFT_FILL_WORDS, _LEFT_FILL_PUNCT)
@@ -430,8 +461,11 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
                 continue
             if fill is None:
                 continue
-            if cue.slot == "ignore" and last < ti and any(toks[k].kind == "word" for k in range(last + 1, ti)):
-                continue  # "top 5", "lr: 2e-4" bind what touches them; "on top of 33B" is an idiom, not a count
+            if cue.slot == "ignore" and last < ti and (tok.spoken or any(toks[k].kind == "word" for k in range(last + 1, ti))):
+                continue  # "top 5", "lr: 2e-4" bind what touches them; "on top of 33B" is an idiom, "steps one pass" two phrases
+            if last < ti and cue.words[-1] not in _ABBREVIATIONS and any(
+                    toks[k].kind == "punct" and toks[k].text == "." for k in range(last + 1, ti)):
+                continue  # "seq. 4096" is an abbreviation; "... token dataset. 0.36B-parameter LLM" a new sentence
             if cue.words in _WEAK_SEQ_LEFT and not (tok.scale == "k" or _pow2(tok)):
                 continue
             if cue.slot == "seq_sized":  # "2k sequences": a length when the number is one (a power of two up to 128k)
@@ -483,7 +517,7 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
 UNREADABLE_FIELDS = {"seq": "seq_len", "batch": "micro_batch", "rank": "lora_rank", "epochs": "epochs"}
 VAGUE = {"max", "maximum", "tbd", "unknown", "auto", "maximo", "larga", "largo", "long", "longer", "huge",
          "big", "full", "whatever", "any", "lo", "el"}
-_STOP = {",", ";", "\n", "|", ")", "."}
+_STOP = {",", ";", "\n", "|", ")", ".", "#"}
 
 
 # "for context: ...", "para dar contexto: ...", "some background/context": the word as a common noun
@@ -536,6 +570,10 @@ def _part_of_something(toks: list[Tok], ti: int) -> bool:
     prev = toks[ti - 1] if ti else None
     if prev is not None and prev.kind == "punct" and prev.text == "-" and tok.gap == "" and ti >= 2 \
             and toks[ti - 2].kind == "word" and prev.gap == "":
+        return True
+    if prev is not None and prev.kind == "punct" and prev.text == "#" and tok.gap == "":
+        return True  # "PR #7105", "issue #12": an identifier
+    if tok.in_url:
         return True
     if tok.text.count(".") >= 2:  # "0.6.1": a version
         return True
