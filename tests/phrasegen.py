@@ -26,13 +26,19 @@ written together before the round-3 parser's rules, and round 4 added two more:
   group and channel mentions, thin-space thousands "16 384", mixed case "LLaMA", zero-width spaces,
   "thx!", blank lines, one-edit typos in setting words). Measured once (74.5% fully right, 204
   answers with an unsaid value), then diagnosed like ``diagnosed``.
-- ``unseen`` is round 4's second fresh vocabulary, written after ``diagnosed2`` was read and
-  committed before the parser ran on it: other spellings of every slot, models written as
-  "Llama-3.1-8B", "huggingface.co/<id>", "Llama 3.1 (8B)", catalog aliases, "<name> base"; new
-  frames; LLaMA-Factory JSON, an accelerate config, a ``train.py`` command line, axolotl with
-  packing and target lists; new noise (Title Case, a comma without a space, ellipses, ticket and PR
-  numbers, quarters and wiki links whose digits are no setting, hashtags, ZWJ emoji). Its failures
-  are never printed (``benchmarks/parse_accuracy.py`` shows counts only) and no rule is tuned on it.
+- ``diagnosed3`` was round 4's second fresh vocabulary (committed as "unseen" in 7e626c0 before the
+  parser ran on it): models written as "Llama-3.1-8B", "huggingface.co/<id>", "Llama 3.1 (8B)",
+  catalog aliases, "<name> base"; LLaMA-Factory JSON, an accelerate config, a ``train.py`` command
+  line, axolotl with packing and target lists; noise: Title Case, a comma without a space,
+  ellipses, ticket and PR numbers, quarters and wiki links, hashtags, ZWJ emoji. Measured once
+  (83.4% fully right, 183 answers with an unsaid value), then diagnosed.
+- ``unseen`` is round 4's third fresh vocabulary, written after ``diagnosed3`` was read and
+  committed before the parser ran on it: other spellings of every slot again, models written as
+  the Hub name alone ("Meta-Llama-3-8B"), "<display> model", "llama 3.1-8b", "8B-param Llama 3.1";
+  new frames; a TRL YAML recipe, a PEFT adapter_config.json, LitGPT's command line; noise: library
+  versions, dates and times, a plain-text @name, smart quotes, "EDIT:", markdown headers and bold,
+  a word of the other language. Its failures are never printed (``benchmarks/parse_accuracy.py``
+  shows counts only) and no rule is tuned on it.
 
 A quarter of each later split's forms are still familiar ones (``_FAMILIAR``), as in real traffic.
 
@@ -63,13 +69,15 @@ from typing import Any
 from advisor.catalog import Catalog
 from advisor.spec import SpecRequest
 
-SPLITS = ("tune", "diagnosed", "diagnosed2", "unseen")
+SPLITS = ("tune", "diagnosed", "diagnosed2", "diagnosed3", "unseen")
 # The random stream of each split: "diagnosed" keeps round 3's "heldout" stream and "diagnosed2" the
-# stream it had when it was round 4's first "unseen" split, so their messages are the ones measured then.
-_STREAM = {"diagnosed": "heldout", "diagnosed2": "unseen", "unseen": "unseen-r4b"}
+# stream it had when it was round 4's first "unseen" split ("diagnosed3" its second's), so their messages are
+# the ones measured then.
+_STREAM = {"diagnosed": "heldout", "diagnosed2": "unseen", "diagnosed3": "unseen-r4b", "unseen": "unseen-r4c"}
 # Familiar forms a quarter of each later split's messages still use.
-_FAMILIAR = {"diagnosed": ("tune",), "diagnosed2": ("tune", "diagnosed"), "unseen": ("tune", "diagnosed", "diagnosed2")}
-ROUND4 = ("diagnosed2", "unseen")
+_FAMILIAR = {"diagnosed": ("tune",), "diagnosed2": ("tune", "diagnosed"), "diagnosed3": ("tune", "diagnosed", "diagnosed2"),
+             "unseen": ("tune", "diagnosed", "diagnosed2", "diagnosed3")}
+ROUND4 = ("diagnosed2", "diagnosed3", "unseen")
 
 # --- vocabularies: slot -> lang -> split -> [(form, value)] ------------------------------------
 
@@ -436,103 +444,195 @@ CASINGS = {"lora": ("LoRa", "Lora"), "qlora": ("QLoRa", "QLora"), "llama": ("LLa
            "mistral": ("MisTral",), "gemma": ("GEMMA",)}
 CUE_WORDS = ("context", "sequence", "epochs", "contexto", "secuencia", "batch")
 
-# --- the unseen vocabulary (round 4, second split) ------------------------------------------------
+# --- the second round-4 held-out vocabulary ("diagnosed3") ----------------------------------------
 #
-# Written in one go after "diagnosed2" was read, and committed before the parser ran on any of it.
-# New spellings again: nothing below repeats a form of the tune, diagnosed or diagnosed2 vocabularies.
+# Written in one go after "diagnosed2" was read, committed (7e626c0, as "unseen") before the parser ran on
+# any of it, measured once there (83.4% fully right, 183 answers with an unsaid value), then diagnosed.
 
-METHODS["en"]["qlora"]["unseen"] = ["4-bit quantized LoRA", "LoRA on 4bit weights", "QLoRA finetuning", "qLoRa adapters",
+METHODS["en"]["qlora"]["diagnosed3"] = ["4-bit quantized LoRA", "LoRA on 4bit weights", "QLoRA finetuning", "qLoRa adapters",
                                     "bnb-4bit LoRA"]
-METHODS["en"]["lora"]["unseen"] = ["LoRA-only training", "a low rank adaptation", "adapter-based LoRA fine-tuning",
+METHODS["en"]["lora"]["diagnosed3"] = ["LoRA-only training", "a low rank adaptation", "adapter-based LoRA fine-tuning",
                                    "PEFT (LoRA)", "LoRA (not full FT)"]
-METHODS["en"]["full"]["unseen"] = ["full-parameter SFT", "full weights training", "a full FT", "full fine tune (no adapters)",
+METHODS["en"]["full"]["diagnosed3"] = ["full-parameter SFT", "full weights training", "a full FT", "full fine tune (no adapters)",
                                    "all-weights fine-tuning"]
-METHODS["es"]["qlora"]["unseen"] = ["QLoRA con cuantización de 4 bits", "LoRA cuantizado en 4 bits", "LoRA sobre pesos de 4 bits"]
-METHODS["es"]["lora"]["unseen"] = ["LoRA (sin cuantizar)", "ajuste fino con adaptadores LoRA", "entrenamiento de adaptadores LoRA"]
-METHODS["es"]["full"]["unseen"] = ["ajuste completo de pesos", "fine-tuning completo sin adaptadores", "entrenamiento total del modelo"]
-WRAPS["en"]["full"]["unseen"] = ["retrain all layers of {model}", "unfreeze all of {model} and fine-tune it"]
-WRAPS["en"]["lora"]["unseen"] = ["fine-tune {model} with LoRA adapters"]
-WRAPS["en"]["qlora"]["unseen"] = ["fine-tune a 4-bit {model} with LoRA"]
-WRAPS["es"]["full"]["unseen"] = ["afinar todas las capas de {model}"]
-WRAPS["es"]["lora"]["unseen"] = ["afinar {model} usando LoRA"]
-WRAPS["es"]["qlora"]["unseen"] = ["afinar {model} en 4 bits con LoRA"]
+METHODS["es"]["qlora"]["diagnosed3"] = ["QLoRA con cuantización de 4 bits", "LoRA cuantizado en 4 bits", "LoRA sobre pesos de 4 bits"]
+METHODS["es"]["lora"]["diagnosed3"] = ["LoRA (sin cuantizar)", "ajuste fino con adaptadores LoRA", "entrenamiento de adaptadores LoRA"]
+METHODS["es"]["full"]["diagnosed3"] = ["ajuste completo de pesos", "fine-tuning completo sin adaptadores", "entrenamiento total del modelo"]
+WRAPS["en"]["full"]["diagnosed3"] = ["retrain all layers of {model}", "unfreeze all of {model} and fine-tune it"]
+WRAPS["en"]["lora"]["diagnosed3"] = ["fine-tune {model} with LoRA adapters"]
+WRAPS["en"]["qlora"]["diagnosed3"] = ["fine-tune a 4-bit {model} with LoRA"]
+WRAPS["es"]["full"]["diagnosed3"] = ["afinar todas las capas de {model}"]
+WRAPS["es"]["lora"]["diagnosed3"] = ["afinar {model} usando LoRA"]
+WRAPS["es"]["qlora"]["diagnosed3"] = ["afinar {model} en 4 bits con LoRA"]
 
-SEQ["en"]["unseen"] = ["{n} tokens of context", "max_length={n}", "seq length {n}", "context size {k}k", "{k}K-token context",
+SEQ["en"]["diagnosed3"] = ["{n} tokens of context", "max_length={n}", "seq length {n}", "context size {k}k", "{k}K-token context",
                        "max seq {n}", "sequence_len {n}", "{n}-token seqs", "block_size={n}", "with {n}-token sequences"]
-SEQ["es"]["unseen"] = ["contexto máximo {n}", "secuencias de {n} tokens de largo", "longitud {k}K", "ventana de contexto {n}",
+SEQ["es"]["diagnosed3"] = ["contexto máximo {n}", "secuencias de {n} tokens de largo", "longitud {k}K", "ventana de contexto {n}",
                        "hasta {k}k tokens de contexto"]
 for _ident, _forms in {"rtx-4090": ["4090 24GB", "RTX 4090 (24GB)"], "l40s": ["l40s 48gb"], "a100-80gb": ["A100 80G", "A100-80GB SXM"],
                        "h100-sxm": ["H100 SXM5"], "h200": ["H200 141GB"], "a100-40gb": ["A100-40GB"], "l4": ["NVIDIA L4 24GB"],
                        "b200": ["B200-180GB"], "mi300x": ["MI300X 192GB"]}.items():
-    GPU_FORMS[_ident]["unseen"] = _forms
-GPU_FORMS_R4["h100-pcie"]["unseen"] = ["H100 PCIE 80GB"]
-GPU_FORMS_R4["rtx-6000-ada"]["unseen"] = ["RTX6000 Ada"]
-GPU_FORMS_R4["a10g"]["unseen"] = ["A10G 24GB"]
-GPU_SLOT["en"]["unseen"] = [("with {c} x {g}", 1, 1), ("on {c} {g} GPUs", 1, 1), ("on a {g} box with {c} cards", 1, 1),
+    GPU_FORMS[_ident]["diagnosed3"] = _forms
+GPU_FORMS_R4["h100-pcie"]["diagnosed3"] = ["H100 PCIE 80GB"]
+GPU_FORMS_R4["rtx-6000-ada"]["diagnosed3"] = ["RTX6000 Ada"]
+GPU_FORMS_R4["a10g"]["diagnosed3"] = ["A10G 24GB"]
+GPU_SLOT["en"]["diagnosed3"] = [("with {c} x {g}", 1, 1), ("on {c} {g} GPUs", 1, 1), ("on a {g} box with {c} cards", 1, 1),
                             ("{c} GPUs, {g}", 1, 1), ("across {cw} {g}s", "word", 1), ("using {c}x {g}s", 1, 1),
                             ("--nproc_per_node {c}", 1, 0), ("on one {g} only", "one", 1), ("on a {g}", 0, 1),
                             ("NUM_GPUS={c}", 1, 0)]
-GPU_SLOT["es"]["unseen"] = [("con {c} x {g}", 1, 1), ("en {c} GPUs {g}", 1, 1), ("usando {cw} GPUs", "word", 0),
+GPU_SLOT["es"]["diagnosed3"] = [("con {c} x {g}", 1, 1), ("en {c} GPUs {g}", 1, 1), ("usando {cw} GPUs", "word", 0),
                             ("en una {g} nada más", "one", 1), ("sobre {g}", 0, 1), ("en un servidor con {c} {g}", 1, 1)]
-BATCH["en"]["unseen"] = ["micro batch={b}", "batch {b} per device", "a per-GPU batch of {b}", "micro_batch_size={b}",
+BATCH["en"]["diagnosed3"] = ["micro batch={b}", "batch {b} per device", "a per-GPU batch of {b}", "micro_batch_size={b}",
                          "{b} sequences per device", "--per_device_train_batch_size {b}"]
-BATCH["es"]["unseen"] = ["lote {b} por GPU", "micro-lote={b}", "{b} ejemplos por dispositivo"]
-GLOBAL_NOTE["en"]["unseen"] = [", accumulating {ga} steps", " (grad_accum={ga})"]
-GLOBAL_NOTE["es"]["unseen"] = [" con {ga} pasos de acumulación"]
-RANK["en"]["unseen"] = ["rank={r}", "lora r {r}", "adapter rank of {r}", "LoRA rank: {r}", "rank-{r} LoRA"]
-RANK["es"]["unseen"] = ["rango={r}", "LoRA de rango {r}", "rango LoRA: {r}"]
-EPOCHS["en"]["unseen"] = ["{e} full passes", "over {e} epochs", "--num_train_epochs {e}", "{ew} training epochs"]
-EPOCHS["es"]["unseen"] = ["{e} épocas completas", "durante {ew} épocas", "epochs: {e}"]
-ONE_EPOCH["en"]["unseen"] = ["a single epoch only", "1 pass"]
-ONE_EPOCH["es"]["unseen"] = ["una época nada más", "1 pasada"]
-DATASET["en"]["unseen"] = ["{D} tokens of training text", "a {D} token dataset", "dataset ~{D} tokens", "{Dwords} training tokens",
+BATCH["es"]["diagnosed3"] = ["lote {b} por GPU", "micro-lote={b}", "{b} ejemplos por dispositivo"]
+GLOBAL_NOTE["en"]["diagnosed3"] = [", accumulating {ga} steps", " (grad_accum={ga})"]
+GLOBAL_NOTE["es"]["diagnosed3"] = [" con {ga} pasos de acumulación"]
+RANK["en"]["diagnosed3"] = ["rank={r}", "lora r {r}", "adapter rank of {r}", "LoRA rank: {r}", "rank-{r} LoRA"]
+RANK["es"]["diagnosed3"] = ["rango={r}", "LoRA de rango {r}", "rango LoRA: {r}"]
+EPOCHS["en"]["diagnosed3"] = ["{e} full passes", "over {e} epochs", "--num_train_epochs {e}", "{ew} training epochs"]
+EPOCHS["es"]["diagnosed3"] = ["{e} épocas completas", "durante {ew} épocas", "epochs: {e}"]
+ONE_EPOCH["en"]["diagnosed3"] = ["a single epoch only", "1 pass"]
+ONE_EPOCH["es"]["diagnosed3"] = ["una época nada más", "1 pasada"]
+DATASET["en"]["diagnosed3"] = ["{D} tokens of training text", "a {D} token dataset", "dataset ~{D} tokens", "{Dwords} training tokens",
                            "roughly {D} tokens"]
-DATASET["es"]["unseen"] = ["{D} tokens de datos de entrenamiento", "un conjunto de datos de {D} tokens", "aprox. {D} tokens"]
-EXAMPLES["en"]["unseen"] = ["{X} examples at ~{L} tokens each", "{X} chats averaging {L} tokens"]
-EXAMPLES["es"]["unseen"] = ["{X} ejemplos de unos {L} tokens cada uno", "{X} conversaciones de ~{L} tokens"]
-GC["en"]["unseen"] = [("activation checkpointing on", True), ("without activation checkpointing", False),
+DATASET["es"]["diagnosed3"] = ["{D} tokens de datos de entrenamiento", "un conjunto de datos de {D} tokens", "aprox. {D} tokens"]
+EXAMPLES["en"]["diagnosed3"] = ["{X} examples at ~{L} tokens each", "{X} chats averaging {L} tokens"]
+EXAMPLES["es"]["diagnosed3"] = ["{X} ejemplos de unos {L} tokens cada uno", "{X} conversaciones de ~{L} tokens"]
+GC["en"]["diagnosed3"] = [("activation checkpointing on", True), ("without activation checkpointing", False),
                       ("grad ckpt: off", False)]
-GC["es"]["unseen"] = [("sin recomputar activaciones", False), ("gradient checkpointing: sí", True)]
-OPTIMIZER["en"]["unseen"] = [("AdamW 8-bit", "adamw-8bit"), ("paged_adamw_8bit optimizer", "paged-adamw-8bit"),
+GC["es"]["diagnosed3"] = [("sin recomputar activaciones", False), ("gradient checkpointing: sí", True)]
+OPTIMIZER["en"]["diagnosed3"] = [("AdamW 8-bit", "adamw-8bit"), ("paged_adamw_8bit optimizer", "paged-adamw-8bit"),
                              ("vanilla AdamW", "adamw"), ("plain SGD", "sgd")]
-OPTIMIZER["es"]["unseen"] = [("AdamW de 8-bit", "adamw-8bit"), ("SGD simple", "sgd"), ("optimizador adamw_torch", "adamw")]
-PRECISION["en"]["unseen"] = [("bf16 AMP", "bf16-mixed"), ("fp16 AMP", "fp16-mixed"), ("in full fp32", "fp32"),
+OPTIMIZER["es"]["diagnosed3"] = [("AdamW de 8-bit", "adamw-8bit"), ("SGD simple", "sgd"), ("optimizador adamw_torch", "adamw")]
+PRECISION["en"]["diagnosed3"] = [("bf16 AMP", "bf16-mixed"), ("fp16 AMP", "fp16-mixed"), ("in full fp32", "fp32"),
                              ("pure bfloat16", "bf16")]
-PRECISION["es"]["unseen"] = [("bf16 (mixta)", "bf16-mixed"), ("precisión completa fp32", "fp32"), ("solo bf16", "bf16")]
-REGION["en"]["unseen"] = [("hosted in Frankfurt", "eu-central"), ("EU-West", "eu-west"), ("in France", "eu-west")]
-REGION["es"]["unseen"] = [("en la región de Fráncfort", "eu-central"), ("en EU-West", "eu-west")]
-FAILED["en"]["unseen"] = ["with {p}% of runs failing", "failure rate of {p}%"]
-FAILED["es"]["unseen"] = ["con un {p}% de fallos", "tasa de fallo {p}%"]
-UNREADABLE["en"]["unseen"] = [("seq: not decided", "seq_len"), ("batch size: max that fits", "micro_batch"),
+PRECISION["es"]["diagnosed3"] = [("bf16 (mixta)", "bf16-mixed"), ("precisión completa fp32", "fp32"), ("solo bf16", "bf16")]
+REGION["en"]["diagnosed3"] = [("hosted in Frankfurt", "eu-central"), ("EU-West", "eu-west"), ("in France", "eu-west")]
+REGION["es"]["diagnosed3"] = [("en la región de Fráncfort", "eu-central"), ("en EU-West", "eu-west")]
+FAILED["en"]["diagnosed3"] = ["with {p}% of runs failing", "failure rate of {p}%"]
+FAILED["es"]["diagnosed3"] = ["con un {p}% de fallos", "tasa de fallo {p}%"]
+UNREADABLE["en"]["diagnosed3"] = [("seq: not decided", "seq_len"), ("batch size: max that fits", "micro_batch"),
                               ("rank: dunno", "lora_rank"), ("ctx length ???", "seq_len")]
-UNREADABLE["es"]["unseen"] = [("contexto: aún no sé", "seq_len"), ("rango: ni idea", "lora_rank")]
-FAMILY_SIZES["unseen"] = [("mistral 12b", "mistral-nemo-12b"), ("qwen 72b", "qwen2.5-72b"), ("gemma 4b", "gemma-3-4b"),
+UNREADABLE["es"]["diagnosed3"] = [("contexto: aún no sé", "seq_len"), ("rango: ni idea", "lora_rank")]
+FAMILY_SIZES["diagnosed3"] = [("mistral 12b", "mistral-nemo-12b"), ("qwen 72b", "qwen2.5-72b"), ("gemma 4b", "gemma-3-4b"),
                           ("llama 405b", "llama-3.1-405b"), ("smollm 1.7b", "smollm2-1.7b"), ("deepseek 7b", "deepseek-llm-7b"),
                           ("llama 1b", "llama-3.2-1b")]
 SIZES_R4B = (0.36, 1.8, 3.8, 9, 12, 24, 40, 180)
-SIZE_FORMS["en"]["unseen"] = ["{s}B-parameter LLM", "an LLM of {s}B params", "{s}B (dense)", "a {s} billion parameter model"]
-SIZE_FORMS["es"]["unseen"] = ["un modelo de {s} mil millones de parámetros", "LLM de {s}B", "{s}B parámetros"]
-TEMPLATES["en"]["unseen"] = ["{core}. {rest}. how many GPUs?", "question re sizing: {core} | {rest}",
+SIZE_FORMS["en"]["diagnosed3"] = ["{s}B-parameter LLM", "an LLM of {s}B params", "{s}B (dense)", "a {s} billion parameter model"]
+SIZE_FORMS["es"]["diagnosed3"] = ["un modelo de {s} mil millones de parámetros", "LLM de {s}B", "{s}B parámetros"]
+TEMPLATES["en"]["diagnosed3"] = ["{core}. {rest}. how many GPUs?", "question re sizing: {core} | {rest}",
                              "{core} ({rest}) — cost estimate please", "advisor: {core}, {rest}", "Our plan: {core}. Details: {rest}.",
                              "{core}\n\nsettings: {rest}", "could you estimate {core}, with {rest}?", "[{core}] {rest}",
                              "{rest}; {core} — feasible?", "Sizing: {core} / {rest}"]
-TEMPLATES["es"]["unseen"] = ["{core}. {rest}. ¿cuántas GPUs?", "consulta: {core} | {rest}", "{core} ({rest}) — ¿me das una estimación?",
+TEMPLATES["es"]["diagnosed3"] = ["{core}. {rest}. ¿cuántas GPUs?", "consulta: {core} | {rest}", "{core} ({rest}) — ¿me das una estimación?",
                              "Nuestro plan: {core}. Detalles: {rest}.", "{core}\n\najustes: {rest}", "¿podrías estimar {core}, con {rest}?",
                              "{rest}; {core} — ¿es factible?"]
-CORES["en"]["unseen"] = ["{method} job for {model}", "{model} + {method}", "{method} using {model}", "{model} via {method}"]
-CORES["es"]["unseen"] = ["{method} usando {model}", "{model} + {method}", "{method} a {model}"]
-FOLLOWUPS["en"]["unseen"] = ["ok and with {slot}?", "change it to {slot}", "rerun with {slot}", "what if {slot} instead", "{slot} please"]
-FOLLOWUPS["es"]["unseen"] = ["¿y si ponemos {slot}?", "repítelo con {slot}", "cámbialo a {slot}", "{slot}, por favor"]
-SWITCH_METHOD["en"]["unseen"] = ["make it {m}", "rather {m}"]
-SWITCH_METHOD["es"]["unseen"] = ["que sea {m}", "mejor con {m}"]
-CONFIG_FORMATS["unseen"] = ["llamafactory_json", "accelerate_yaml", "train_py_cli", "axolotl_v2"]
-CONFIG_QUESTION["en"]["unseen"] = ["enough for {c} {g}s?", "what would {a} {g} cost for this?", "thoughts on this config?"]
-CONFIG_QUESTION["es"]["unseen"] = ["¿alcanzan {c} {g}?", "¿qué me recomiendas para esto?"]
+CORES["en"]["diagnosed3"] = ["{method} job for {model}", "{model} + {method}", "{method} using {model}", "{model} via {method}"]
+CORES["es"]["diagnosed3"] = ["{method} usando {model}", "{model} + {method}", "{method} a {model}"]
+FOLLOWUPS["en"]["diagnosed3"] = ["ok and with {slot}?", "change it to {slot}", "rerun with {slot}", "what if {slot} instead", "{slot} please"]
+FOLLOWUPS["es"]["diagnosed3"] = ["¿y si ponemos {slot}?", "repítelo con {slot}", "cámbialo a {slot}", "{slot}, por favor"]
+SWITCH_METHOD["en"]["diagnosed3"] = ["make it {m}", "rather {m}"]
+SWITCH_METHOD["es"]["diagnosed3"] = ["que sea {m}", "mejor con {m}"]
+CONFIG_FORMATS["diagnosed3"] = ["llamafactory_json", "accelerate_yaml", "train_py_cli", "axolotl_v2"]
+CONFIG_QUESTION["en"]["diagnosed3"] = ["enough for {c} {g}s?", "what would {a} {g} cost for this?", "thoughts on this config?"]
+CONFIG_QUESTION["es"]["diagnosed3"] = ["¿alcanzan {c} {g}?", "¿qué me recomiendas para esto?"]
 # Noise of the unseen split (``_Gen._noise_r4b``): references whose digits are no setting, hashtags.
 REFERENCES = {"en": ("(ticket ML-{n})", "for the Q{q} roadmap", "see https://wiki.example.com/ml/runs/{n}", "re: PR #{n}"),
               "es": ("(ticket ML-{n})", "para el Q{q}", "ver https://wiki.example.com/ml/runs/{n}")}
 HASHTAGS = ("#finetuning", "#ml-infra", "#gpu")
 CUE_WORDS_R4B = ("tokens", "context", "epochs", "batch", "ventana", "contexto", "épocas")
+
+# --- the unseen vocabulary (round 4, third split) -------------------------------------------------
+#
+# Written in one go after "diagnosed3" was read, and committed before the parser ran on any of it.
+# Nothing below repeats a form of the tune, diagnosed, diagnosed2 or diagnosed3 vocabularies.
+
+METHODS["en"]["qlora"]["unseen"] = ["QLoRA-tune", "LoRA with a 4-bit frozen base", "4bit-quantized LoRA adapters", "qlora peft"]
+METHODS["en"]["lora"]["unseen"] = ["a LoRA run", "LoRA-style PEFT", "LoRA finetuning (16-bit base)", "adapters (LoRA)",
+                                   "PEFT/LoRA training"]
+METHODS["en"]["full"]["unseen"] = ["full SFT run", "full-model training", "complete parameter fine-tuning", "FT of all weights",
+                                   "a full-weights run"]
+METHODS["es"]["qlora"]["unseen"] = ["QLoRA (base de 4 bits)", "LoRA en cuatro bits", "ajuste QLoRA"]
+METHODS["es"]["lora"]["unseen"] = ["LoRA estándar", "un ajuste LoRA", "adaptadores de LoRA"]
+METHODS["es"]["full"]["unseen"] = ["ajuste fino de todo el modelo", "entrenamiento completo (sin LoRA)", "fine-tuning de todo el modelo"]
+WRAPS["en"]["full"]["unseen"] = ["train every parameter of {model}"]
+WRAPS["en"]["lora"]["unseen"] = ["add LoRA adapters to {model}"]
+WRAPS["en"]["qlora"]["unseen"] = ["quantize {model} to 4 bits and LoRA-tune it"]
+WRAPS["es"]["full"]["unseen"] = ["entrenar todo {model}"]
+WRAPS["es"]["lora"]["unseen"] = ["añadir adaptadores LoRA a {model}"]
+WRAPS["es"]["qlora"]["unseen"] = ["cuantizar {model} a 4 bits y ajustarlo con LoRA"]
+
+SEQ["en"]["unseen"] = ["sequence length = {n}", "context len: {n}", "{k}k token context window", "truncate to {n} tokens",
+                       "{n} tokens per sample", "{k}k-ctx", "seq_length={n}", "contexts of {n} tokens", "at {n} tokens"]
+SEQ["es"]["unseen"] = ["longitud de secuencia = {n}", "truncar a {n} tokens", "contextos de {n} tokens", "{k}k de ventana",
+                       "max_seq_len={n}"]
+for _ident, _forms in {"rtx-4090": ["Nvidia GeForce RTX 4090"], "l40s": ["NVIDIA L40S 48 GB"],
+                       "a100-80gb": ["A100 80 GB", "A100 SXM4 80GB"], "h100-sxm": ["H100 (SXM)", "H100 SXM 80GB"],
+                       "h200": ["NVIDIA H200 SXM"], "a100-40gb": ["A100 (40GB)"], "l4": ["L4-24GB"], "b200": ["NVIDIA B200"],
+                       "mi300x": ["AMD MI300"]}.items():
+    GPU_FORMS[_ident]["unseen"] = _forms
+GPU_FORMS_R4["h100-pcie"]["unseen"] = ["H100 PCIe (80GB)"]
+GPU_FORMS_R4["rtx-6000-ada"]["unseen"] = ["RTX 6000 Ada 48GB"]
+GPU_FORMS_R4["a10g"]["unseen"] = ["NVIDIA A10G"]
+GPU_SLOT["en"]["unseen"] = [("with {c} {g}'s", 1, 1), ("{g} × {c}", 1, 1), ("a {c}x{g} node", 1, 1), ("{c} {g} in one node", 1, 1),
+                            ("only one {g}", "one", 1), ("our {g}", 0, 1), ("world size {c}", 1, 0), ("--num-gpus {c}", 1, 0)]
+GPU_SLOT["es"]["unseen"] = [("{c} x {g} en un nodo", 1, 1), ("únicamente una {g}", "one", 1), ("nuestra {g}", 0, 1),
+                            ("{cw} {g}s", "word", 1), ("world size {c}", 1, 0)]
+BATCH["en"]["unseen"] = ["{b} samples/GPU", "micro-batch: {b}", "batch_size per gpu {b}", "per-device bs {b}", "local batch {b}"]
+BATCH["es"]["unseen"] = ["lote local {b}", "{b} muestras/GPU", "micro-lote: {b}"]
+GLOBAL_NOTE["en"]["unseen"] = [", global batch size of {gb}", " + grad accumulation x{ga}"]
+GLOBAL_NOTE["es"]["unseen"] = [", lote total {gb}"]
+RANK["en"]["unseen"] = ["LoRA r: {r}", "adapters of rank {r}", "a rank {r} LoRA", "rank r={r}"]
+RANK["es"]["unseen"] = ["rango r={r}", "adaptadores de rango {r}", "rango {r} para LoRA"]
+EPOCHS["en"]["unseen"] = ["{e} epochs of training", "a {e}-epoch run", "n_epochs={e}"]
+EPOCHS["es"]["unseen"] = ["{e} épocas en total", "n_epochs={e}", "{ew} épocas en total"]
+ONE_EPOCH["en"]["unseen"] = ["one epoch only", "a 1-epoch run"]
+ONE_EPOCH["es"]["unseen"] = ["1 época en total", "una sola época de entrenamiento"]
+DATASET["en"]["unseen"] = ["{D} tokens (dataset)", "a dataset with {D} tokens", "total of {D} tokens", "{Dwords} tokens total"]
+DATASET["es"]["unseen"] = ["dataset con {D} tokens", "un total de {D} tokens", "{Dwords} tokens en total"]
+EXAMPLES["en"]["unseen"] = ["{X} prompts of ~{L} tokens", "{X} samples x {L} tokens", "{X} docs averaging {L} tokens"]
+EXAMPLES["es"]["unseen"] = ["{X} documentos de {L} tokens de media", "{X} prompts de ~{L} tokens"]
+GC["en"]["unseen"] = [("gradient checkpointing enabled", True), ("gc: on", True), ("no grad checkpointing", False)]
+GC["es"]["unseen"] = [("con checkpointing", True), ("checkpointing de gradiente desactivado", False)]
+OPTIMIZER["en"]["unseen"] = [("adamw8bit", "adamw-8bit"), ("torch AdamW", "adamw"), ("paged 8-bit AdamW", "paged-adamw-8bit")]
+OPTIMIZER["es"]["unseen"] = [("AdamW 8 bits", "adamw-8bit"), ("AdamW paginado 8-bit", "paged-adamw-8bit")]
+PRECISION["en"]["unseen"] = [("bf16-mixed", "bf16-mixed"), ("AMP fp16", "fp16-mixed"), ("fp32 everywhere", "fp32"),
+                             ("bf16 weights only", "bf16")]
+PRECISION["es"]["unseen"] = [("bf16 mixto", "bf16-mixed"), ("todo en fp32", "fp32")]
+REGION["en"]["unseen"] = [("Frankfurt region", "eu-central"), ("in Paris (EU West)", "eu-west")]
+REGION["es"]["unseen"] = [("región Fráncfort", "eu-central"), ("en París (EU West)", "eu-west")]
+FAILED["en"]["unseen"] = ["expect {p}% failures", "{p}% failure rate"]
+FAILED["es"]["unseen"] = ["esperamos un {p}% de fallos", "{p}% de tasa de fallo"]
+UNREADABLE["en"]["unseen"] = [("seq len = ?", "seq_len"), ("micro batch: as big as possible", "micro_batch"),
+                              ("lora rank: tbc", "lora_rank")]
+UNREADABLE["es"]["unseen"] = [("longitud: por ver", "seq_len"), ("lote: el máximo posible", "micro_batch")]
+FAMILY_SIZES["unseen"] = [("qwen 0.6b", "qwen3-0.6b"), ("gemma 1b", "gemma-3-1b"), ("llama 3b", "llama-3.2-3b"),
+                          ("falcon 7b", "falcon-7b"), ("yi 6b", "yi-6b"), ("smollm 360m", "smollm2-360m"), ("qwen 4b", "qwen3-4b")]
+SIZES_R4C = (0.27, 2.7, 4.5, 10, 15, 27, 46, 130)
+SIZE_FORMS["en"]["unseen"] = ["{s}B params model", "an unnamed {s}B model", "{s}-billion model", "custom {s}B LLM"]
+SIZE_FORMS["es"]["unseen"] = ["modelo propio de {s}B", "un LLM de {s} mil millones", "modelo de {s}B (propio)"]
+TEMPLATES["en"]["unseen"] = ["hi all — {core}, {rest}. what do we need?", "{core}\n{rest}\ncheapest option?", "cost for {core}? {rest}",
+                             "sanity check: {core} ({rest})", "{core} — {rest} — ETA?", "pls estimate: {core}; {rest}",
+                             "need numbers for {core} w/ {rest}", ">>> {core}, {rest}"]
+TEMPLATES["es"]["unseen"] = ["hola a todos — {core}, {rest}. ¿qué necesitamos?", "{core}\n{rest}\n¿opción más barata?",
+                             "¿coste de {core}? {rest}", "revisión rápida: {core} ({rest})", "porfa estima: {core}; {rest}",
+                             "necesito números para {core} con {rest}"]
+CORES["en"]["unseen"] = ["{method} for the {model} model", "{model}, using {method}", "{method}@{model}"]
+CORES["es"]["unseen"] = ["{method} sobre el modelo {model}", "{model}, usando {method}", "{method} para el modelo {model}"]
+FOLLOWUPS["en"]["unseen"] = ["now try {slot}", "alright, {slot}", "{slot} then?"]
+FOLLOWUPS["es"]["unseen"] = ["vale, ¿y {slot}?", "entonces {slot}", "{slot} entonces"]
+SWITCH_METHOD["en"]["unseen"] = ["go with {m}", "try {m} instead"]
+SWITCH_METHOD["es"]["unseen"] = ["prueba {m} mejor", "vamos con {m}"]
+CONFIG_FORMATS["unseen"] = ["trl_yaml", "peft_json", "litgpt_cli"]
+CONFIG_QUESTION["en"]["unseen"] = ["which gpu for this?", "does this fit in {c} {g}s?"]
+CONFIG_QUESTION["es"]["unseen"] = ["¿qué GPU para esto?", "¿cabe en {c} {g}?"]
+# Noise of this split (``_Gen._noise_r4c``): library versions, dates and times, a plain-text @name, smart
+# quotes, "EDIT:", markdown headers, a word of the other language.
+ASIDES = {"en": ("(we're on transformers 4.46 / peft 0.13)", "by 5pm tomorrow", "(deadline 2025-03-01)", "cc @maria",
+                 "EDIT:", "## request"),
+          "es": ("(usamos transformers 4.46 y peft 0.13)", "para mañana a las 17h", "(fecha límite 2025-03-01)", "cc @maria",
+                 "EDIT:", "## petición")}
+OTHER_LANGUAGE = {"en": (" gracias", " porfa"), "es": (" thanks", " pls")}
 
 # Words a typo must not turn into (another real word of the vocabulary is not a typo we can see).
 _PROTECTED = {"lora", "qlora", "full", "llama", "mistral", "mixtral", "qwen", "gemma", "falcon", "deepseek", "phi",
@@ -641,7 +741,7 @@ class _Gen:
         rng = self.rng
         roll = rng.random()
         if roll < 0.18:
-            s = rng.choice({"diagnosed2": SIZES_R4A, "unseen": SIZES_R4B}.get(self.split, SIZES))
+            s = rng.choice({"diagnosed2": SIZES_R4A, "diagnosed3": SIZES_R4B, "unseen": SIZES_R4C}.get(self.split, SIZES))
             shown = f"{s:g}".replace(".", ",") if lang == "es" and rng.random() < 0.5 else f"{s:g}"
             return self.pick(SIZE_FORMS[lang]).format(s=shown), {"params_b": float(s)}, None
         if roll < 0.26:
@@ -667,7 +767,7 @@ class _Gen:
         if size and m.family in ("llama", "qwen", "gemma", "mistral", "yi", "falcon"):
             held.append(f"{size.group(1)} {m.id[: -len(size.group(1)) - 1].replace('-', ' ')}")  # "70b llama 3.1"
         return {"tune": tune, "diagnosed": held, "diagnosed2": _r4a_model_forms(m, display),
-                "unseen": _r4b_model_forms(m, display)}
+                "diagnosed3": _r4b_model_forms(m, display), "unseen": _r4c_model_forms(m, display)}
 
     def method_phrase(self, lang: str, method: str) -> str:
         return self.pick(METHODS[lang][method])
@@ -854,8 +954,10 @@ class _Gen:
             noise.append("spacing")
         if self.split == "diagnosed2":
             text = self._noise_r4(text, lang, noise, prose)
-        elif self.split == "unseen":
+        elif self.split == "diagnosed3":
             text = self._noise_r4b(text, lang, noise, prose)
+        elif self.split == "unseen":
+            text = self._noise_r4c(text, lang, noise, prose)
         entry = {"text": text, "lang": lang, "split": self.split, "expected": expected, "noise": noise}
         if previous is not None:
             entry["previous"] = previous
@@ -937,7 +1039,7 @@ class _Gen:
         return text
 
     def _noise_r4b(self, text: str, lang: str, noise: list[str], prose: bool) -> str:
-        """The unseen split's own noise (new kinds): nothing here changes what a careful reader takes."""
+        """The diagnosed3 split's own noise: nothing here changes what a careful reader takes."""
         rng = self.rng
         if prose and rng.random() < 0.05:  # Title Case, as a subject line
             text = re.sub(r"(?<![\w/.-])([a-z])", lambda m: m.group(1).upper(), text)
@@ -968,11 +1070,34 @@ class _Gen:
                     noise.append(f"typo:{w}->{typo}")
         return text
 
+    def _noise_r4c(self, text: str, lang: str, noise: list[str], prose: bool) -> str:
+        """The unseen split's own noise (new kinds): nothing here changes what a careful reader takes."""
+        rng = self.rng
+        if rng.random() < 0.08:
+            aside = rng.choice(ASIDES[lang])
+            text = aside + " " + text if aside.endswith(":") or aside.startswith("#") else text + " " + aside
+            noise.append("aside")
+        if prose and rng.random() < 0.06 and ", " in text:  # smart quotes around one part
+            parts = text.split(", ")
+            i = rng.randrange(len(parts))
+            parts[i] = "\u201c" + parts[i] + "\u201d"
+            text = ", ".join(parts)
+            noise.append("smart quotes")
+        if prose and rng.random() < 0.05:  # markdown bold around the first line
+            first, _, rest = text.partition("\n")
+            text = f"**{first}**" + ("\n" + rest if rest else "")
+            noise.append("markdown bold")
+        if rng.random() < 0.05:
+            text += rng.choice(OTHER_LANGUAGE[lang])
+            noise.append("other language")
+        return text
+
     def _r4_config(self, fmt: str, lang: str) -> dict[str, Any]:
         rng = self.rng
         models = [m for m in self.models if _R4_MODELS[fmt](m) is not None]
         m = rng.choice(models)
-        methods = ("lora", "qlora") if fmt in ("torchtune_yaml", "unsloth_python", "train_py_cli") else ("lora", "qlora", "full")
+        methods = ("lora", "qlora") if fmt in ("torchtune_yaml", "unsloth_python", "train_py_cli") else ("lora",) if \
+            fmt == "peft_json" else ("lora", "qlora", "full")
         method = rng.choice(methods)
         if fmt == "torchtune_yaml" and method == "qlora" and not _R4_MODELS[fmt](m)[2]:
             method = "lora"  # torchtune 0.6.1 has no QLoRA builder for this model
@@ -1202,6 +1327,16 @@ def _r4b_model_forms(m, display: str) -> list[str]:
     return forms
 
 
+def _r4c_model_forms(m, display: str) -> list[str]:
+    """The unseen split's spellings: the Hub name without its organisation ("Meta-Llama-3-8B"), "<display>
+    model", the id with its first hyphen a space ("llama 3.1-8b"), "8B-param Llama 3.1"."""
+    forms = [m.hub_id.split("/")[-1], f"{display} model", m.id.replace("-", " ", 1)]
+    sized = re.fullmatch(r"(.+) (\d+(?:\.\d+)?[BM])", display)
+    if sized and re.search(r"\d", sized.group(1)):
+        forms.append(f"{sized.group(2)}-param {sized.group(1)}")
+    return forms
+
+
 # torchtune 0.6.1 LoRA builders (torchtune/models/<family>/_model_builders.py; the list in
 # tests/data/launch_schemas/torchtune-0.6.1.json): catalog id -> (module, builder name after "lora_",
 # whether a "qlora_" builder exists too).
@@ -1372,13 +1507,62 @@ def _axolotl_v2(m, method, seq, b, e, r, expected, rng, lang) -> str:
     return "\n".join(lines)
 
 
+def _trl_yaml(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    """TRL's ``trl sft --config`` YAML (trl/scripts/sft.py reads ScriptArguments, SFTConfig and ModelConfig
+    keys from one file)."""
+    expected["stack"] = "hf"
+    lines = ["# trl sft --config sft.yaml", f"model_name_or_path: {m.hub_id}", "dataset_name: trl-lib/Capybara"]
+    if method != "full":
+        lines += ["use_peft: true", f"lora_r: {r}", "lora_target_modules: all-linear"]
+        expected["lora_targets"] = "all-linear"
+    if method == "qlora":
+        lines.append("load_in_4bit: true")
+    lines += [f"max_length: {seq}", f"per_device_train_batch_size: {b}", f"num_train_epochs: {e}", "bf16: true",
+              "gradient_checkpointing: true", "output_dir: out"]
+    expected.update(epochs=float(e), precision="bf16-mixed", gradient_checkpointing=True)
+    return "\n".join(lines)
+
+
+def _peft_json(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    """A PEFT adapter_config.json (peft/tuners/lora/config.py: LoraConfig fields) with a line for the rest."""
+    import json
+
+    every = rng.random() < 0.5
+    modules = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"] if every else ["q_proj", "v_proj"]
+    config = {"base_model_name_or_path": m.hub_id, "peft_type": "LORA", "task_type": "CAUSAL_LM", "r": r,
+              "lora_alpha": 2 * r, "lora_dropout": 0.1, "target_modules": modules, "bias": "none"}
+    expected.update(lora_alpha=float(2 * r), lora_dropout=0.1, lora_targets="all-linear" if every else "attention")
+    head = {"en": f"our adapter_config.json (seq {seq}, batch {b}):", "es": f"nuestro adapter_config.json (seq {seq}, batch {b}):"}
+    return head[lang] + "\n" + json.dumps(config)
+
+
+def _litgpt_cli(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    """LitGPT's CLI (litgpt/finetune/lora.py, full.py: --train.*, --precision, --quantize, --devices)."""
+    expected["stack"] = "litgpt"
+    c = rng.choice((1, 2, 4))
+    pure = rng.random() < 0.5
+    args = [f"litgpt finetune_{'full' if method == 'full' else 'lora'} {m.hub_id}", f"--devices {c}",
+            f"--precision {'bf16-true' if pure else 'bf16-mixed'}", f"--train.micro_batch_size {b}",
+            f"--train.epochs {e}", f"--train.max_seq_length {seq}"]
+    expected.update(num_gpus=c, precision="bf16" if pure else "bf16-mixed", epochs=float(e))
+    if method != "full":
+        args += [f"--lora_r {r}", f"--lora_alpha {2 * r}"]
+        expected["lora_alpha"] = float(2 * r)
+    if method == "qlora":
+        args.append("--quantize bnb.nf4")
+        expected["quant"] = "nf4"
+    return " ".join(args)
+
+
 _R4_MODELS = {"torchtune_yaml": lambda m: _TORCHTUNE.get(m.id), "hf_python": lambda m: m.hub_id,
                   "unsloth_python": _unsloth_name, "deepspeed_json": lambda m: m.hub_id,
                   "llamafactory_json": lambda m: m.hub_id, "accelerate_yaml": lambda m: m.hub_id,
-                  "train_py_cli": lambda m: m.hub_id, "axolotl_v2": lambda m: m.hub_id}
+                  "train_py_cli": lambda m: m.hub_id, "axolotl_v2": lambda m: m.hub_id,
+                  "trl_yaml": lambda m: m.hub_id, "peft_json": lambda m: m.hub_id, "litgpt_cli": lambda m: m.hub_id}
 _R4_WRITERS = {"torchtune_yaml": _torchtune_yaml, "hf_python": _hf_python, "unsloth_python": _unsloth_python,
                "deepspeed_json": _deepspeed_json, "llamafactory_json": _llamafactory_json,
-               "accelerate_yaml": _accelerate_yaml, "train_py_cli": _train_py_cli, "axolotl_v2": _axolotl_v2}
+               "accelerate_yaml": _accelerate_yaml, "train_py_cli": _train_py_cli, "axolotl_v2": _axolotl_v2,
+               "trl_yaml": _trl_yaml, "peft_json": _peft_json, "litgpt_cli": _litgpt_cli}
 
 _CONFIG_WRITERS = {"axolotl": _axolotl, "axolotl_json": _axolotl_json, "llamafactory": _llamafactory,
                    "llamafactory_cli": _llamafactory_cli, "trl_python": _trl_python, "trl_cli": _trl_cli}
