@@ -132,6 +132,7 @@ quiero queremos quieren necesito necesitamos necesitan usar usamos usando probar
 calcular tenemos tengo tienen hacer haciendo pensando planeamos vamos podemos puedo puede cuanto cuánto costaria
 entrenamos afinamos ajustamos ajusto entreno afino lanzar lanzamos empezar sobre unos unas algo alrededor
 falla fallan fallar fallaron fallo fallos fallas fallen gracias disculpas
+quantize quantise quantizes quantizing quantization devices precision
 """.split())
 
 # The words a typo may be read as: method words and the words that say what a number is.
@@ -154,7 +155,7 @@ def _one_meaning(words: tuple[str, ...]) -> bool:
     return len(words) == 1 or any(set(words) <= g for g in _SAME)
 
 
-_PROTECTED_SPANS = re.compile(r"https?://\S+|\b[\w.-]+/[\w.-]+\b|\b[a-z0-9_]+_[a-z0-9_]+\b")
+_PROTECTED_SPANS = re.compile(r"https?://\S+|\b[\w.-]+/[\w.-]+\b|\b[a-z0-9_]+_[a-z0-9_]+\b|\b[a-z][a-z0-9]*[_.][a-z0-9_.]*=\S+")
 _WORD = re.compile(r"(?<![\w.])[a-z]{4,}(?![\w])")
 
 

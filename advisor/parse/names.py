@@ -35,7 +35,7 @@ from advisor.parse.text import normalize
 TOKEN = re.compile(r"[a-z]+|\d+(?:\.\d+)*(?:x\d+(?:\.\d+)?)?[a-z]*")
 _NUMERIC = re.compile(r"\d+(?:\.\d+)*")
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)([bm])|\d+x\d+(?:\.\d+)?b")
-_UNIT_TOKENS = {"b", "m", "gb", "bn"}
+_UNIT_TOKENS = {"b", "m", "gb", "gbs", "gib", "bn"}
 _JOIN_GAPS = {"", "-", "_"}
 _SEP_GAP = re.compile(r"[ \-_/.:(]{0,3}")  # ":" for Ollama tags ("llama3.1:8b", "phi3:mini"), "(" for "Llama 3.2 (3B)"
 # Aliases that are ordinary words in a sentence ("a tiny model"): matched only as part of a longer alias.
@@ -232,7 +232,7 @@ class Matcher:
         used = 0
         while j + used < len(toks):
             tok = toks[j + used]
-            mem = re.fullmatch(r"(\d{2,3})(?:gb|g|gib)", tok.text)
+            mem = re.fullmatch(r"(\d{2,3})(?:gb|g|gib)s?", tok.text)
             if mem and float(mem.group(1)) == self._gpu_memory.get(match.ident) and tok.gap.strip(" ()") == "":
                 used += 1
                 continue
@@ -245,6 +245,15 @@ class Matcher:
     def _size_first(self, toks: list[Token], i: int) -> tuple[NameMatch, int] | None:
         """"72b qwen", "405b llama 3.1": a size typed before the family word."""
         if i + 1 >= len(toks) or not _SIZE.fullmatch(toks[i].text) or toks[i + 1].gap not in (" ", "-", "_"):
+            return None
+        if toks[i + 1].text in ("param", "params", "parameter", "parameters") and i + 2 < len(toks) \
+                and toks[i + 2].gap in (" ", "-", "_") and toks[i + 2].text in self._families:
+            # "8B-param Qwen3", "70B-parameter Llama 2": the size, its unit word, then the family
+            hit = self._size_first(toks[:i + 1] + toks[i + 2:], i)
+            if hit is not None:
+                match, used = hit
+                return NameMatch(match.kind, match.ident, toks[i].start, match.end, match.candidates, match.family,
+                                 match.size_b, match.sized, match.typed, match.word), used + 1
             return None
         fam = self._families.get(toks[i + 1].text)
         typed = None
@@ -391,8 +400,9 @@ class Matcher:
             break
         if size is None and versions:  # "llama 3 70" is not a size; keep only what reads as one
             j = i + 1 + len(versions)
-        if preset is not None and j < len(toks) and _SIZE.fullmatch(toks[j].text) and _SEP_GAP.fullmatch(toks[j].gap):
-            return None
+        if preset is not None and j < len(toks) and _SIZE.fullmatch(toks[j].text) and _SEP_GAP.fullmatch(toks[j].gap) \
+                and "(" not in toks[j].gap:
+            return None  # "70b llama 3 8b": two sizes; "8B Llama 3 (200M tokens": a parenthesis of its own
         models = self._versioned(fam, versions, size)
         ids = tuple(m[2] for m in models)
         start, end = toks[i].start, toks[j - 1].end

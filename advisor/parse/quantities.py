@@ -149,10 +149,11 @@ _EPOCHS = R(r"\b" + COUNT + r"\s*" + _EPOCH + r"\b|\b" + _EPOCH + r"\s*(?:=|:|of
             r"|\b(half\s+an?|media|medio)\s+" + _EPOCH + r"\b")
 _FAILED_WORDS = (r"(?:failed|failing|fail(?:ure)?s?|wasted|reruns?|re-runs?|retries|extra\s+runs|fallid[oa]s|fallos?"
                  r"|reintentos|repeticiones|fallan|falla|fallaron|fracasan)")  # nouns, adjectives and the verb
-_FAILED = R(r"\b" + N + r"\s*%\s*(?:of\s+|de\s+)?(?:(?:the\s+|las\s+|los\s+)?(?:runs?|ejecuciones|corridas|entrenamientos)\s+)?"
+_FAILED = R(r"\b" + N + r"\s*%\s*(?:of\s+|de\s+)?(?:(?:tasa|rate)\s+(?:de\s+|of\s+)?)?"
+            r"(?:(?:the\s+|las\s+|los\s+)?(?:runs?|ejecuciones|corridas|entrenamientos)\s+)?"
             + _FAILED_WORDS + r"|\b(?:failed[\s_-]*runs?|failure[\s_-]*rate|fail[\s_-]*rate|reruns?|retries|"
             r"failed[\s_-]*run[\s_-]*fraction|ejecuciones\s+fallidas|tasa\s+de\s+fallos?|fallos|reintentos)\s*"
-            r"(?:of|=|:|at|de|del|a|al|en|is|es)?\s*" + N + r"\s*(%)?")
+            r"(?:(?:of|=|:|de|del|is|es)\s*" + N + r"\s*(%)?|(?:at|a|al|en)\s*" + N + r"\s*(%)|" + N + r"\s*(%)?)")
 _NO_FAILED = R(r"\b(?:no|without|zero|sin|cero|ninguna)\s+(?:failed\s+runs?|failures|reruns|retries|ejecuciones\s+fallidas|fallos|reintentos)\b")
 _EVAL = R(r"\b" + N + r"\s*%\s*(?:for\s+|de\s+|para\s+)?(?:eval\w*|validation|validacion|evaluacion|held[\s-]*out|test\s+split)"
           r"|\b(?:eval\w*|validation|validacion|evaluacion)\s*(?:split|fraction|set)?\s*(?:of|=|:|de)?\s*" + N + r"\s*%")
@@ -179,8 +180,11 @@ def _fraction(raw: str, percent: bool) -> float:
 def _failed(scan: Scan, m: re.Match[str]) -> None:
     if m.group(1) is not None:
         _cost(scan, "failed_run_fraction", _fraction(m.group(1), True))
-    else:
-        _cost(scan, "failed_run_fraction", _fraction(m.group(2), bool(m.group(3))))
+        return
+    # "failure rate of 10%", "tasa de fallos al 10%" (a joiner like "en" only with a percent sign: "fallo en 8
+    # GPUs" names no rate), "failed runs 10"
+    raw, percent = next((m.group(i), m.group(i + 1)) for i in (2, 4, 6) if m.group(i) is not None)
+    _cost(scan, "failed_run_fraction", _fraction(raw, bool(percent)))
 
 
 def _eval(scan: Scan, m: re.Match[str]) -> None:

@@ -38,11 +38,11 @@ _CONFIG_KEYS = {
     "lora_rank": "lora_r|lora_rank|rank|r",
     "lora_alpha": "lora_alpha|alpha",
     "lora_dropout": "lora_dropout",
-    "epochs": "num_train_epochs|num_epochs|epochs",
+    "epochs": "num_train_epochs|num_epochs|n_epochs|max_epochs|train_epochs|epochs",
     "gradient_checkpointing": "use_gradient_checkpointing|gradient_checkpointing|activation_checkpointing|"
                               "enable_activation_checkpointing",
     "optimizer": "optim|optimizer",
-    "num_gpus": "num_gpus|n_gpus|num_processes|gpus",  # accelerate's num_processes counts every machine's
+    "num_gpus": "num_gpus|n_gpus|num_processes|gpus|devices|world_size",  # accelerate's num_processes counts every machine's
     "gpus_per_node": "nproc_per_node|nproc|gpus_per_node",  # torchrun: per node, times --nnodes
     "num_nodes": "nnodes|num_nodes|num_machines",
     "bf16": "bf16",
@@ -74,12 +74,16 @@ _CONFIG_KEYS = {
     # accelerate's config file (accelerate/commands/config/config_args.py: distributed_type, mixed_precision,
     # num_processes; fsdp_config.fsdp_sharding_strategy)
     "mixed_precision": "mixed_precision",
+    # Lightning Fabric's precision names (LitGPT --precision): bf16-true trains in bf16 (no fp32 master
+    # weights), bf16-mixed / 16-mixed autocast, 32-true fp32 (lightning/fabric/connector.py _PRECISION_INPUT)
+    "lightning_precision": "precision",
+    "quantize": "quantize|quantization",
     "distributed_type": "distributed_type",
     "fsdp_strategy": "fsdp_sharding_strategy|sharding_strategy",
     "apply_lora_to_mlp": "apply_lora_to_mlp",
 }
 _CONFIG = R(r"(?<![\w.])\"?(" + "|".join(_CONFIG_KEYS.values())
-            + r")[\"']?[ \t]*[:=][ \t]*[\"']?(\d+(?:[.,]\d{3})*(?:\.\d+)?k?|\d+(?:[.,]\d+)?k?|[a-z0-9_./\-]+?)[\"']?(?=[\s,;)}\]?!]|$)")
+            + r")[\"']?[ \t]*[:=][ \t]*[\"']?(\d+(?:[.,]\d{3})*(?:\.\d+)?k?|\d+(?:[.,]\d+)?k?|[a-z0-9_./\-]+?)[\"']?(?=[\s,;)}\]?!]|\.(?:\s|$)|$)")
 _KEY_FIELD = {k.replace("\\.", "."): f for f, keys in _CONFIG_KEYS.items() for k in keys.split("|")}
 # A key: value pair of a pasted config whose key we do not model ("warmup_ratio: 0.1",
 # "save_steps=500"): read and left alone, so its number is not asked about.
@@ -97,7 +101,7 @@ _OPTIM_VALUES = {
 _BOOL_FLAGS = {"use_peft", "load_in_4bit", "load_in_8bit", "gradient_checkpointing", "bf16", "fp16",
                "use_flash_attention_2", "flash_attention", "bnb_4bit_use_double_quant", "lora_target_linear",
                "multi_gpu", "packing", "use_liger_kernel", "use_liger", "torch_compile"}
-_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9_-]*)(?:=([^\s?!,;]+)|[ \t]+(?!--)([^\s\\?!,;]+))?")
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9_.-]*)(?:=([^\s?!,;]+)|[ \t]+(?!--)([^\s\\?!,;]+))?")
 
 
 def flags_to_pairs(text: str) -> str:
@@ -107,7 +111,8 @@ def flags_to_pairs(text: str) -> str:
         return text
 
     def pair(m: re.Match[str]) -> str:
-        key = m.group(1).replace("-", "_")
+        # jsonargparse namespaces ("--train.micro_batch_size 2", LitGPT): the setting is the last part
+        key = m.group(1).replace("-", "_").rsplit(".", 1)[-1]
         value = m.group(2) or m.group(3)
         if value is None:
             return f"{key}=true"
@@ -174,6 +179,28 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
         return None
     if name == "apply_lora_to_mlp":
         return None  # read with lora_attn_modules (``_targets``)
+    if name == "lightning_precision":
+        known = {"bf16-true": "bf16", "bf16-mixed": "bf16-mixed", "16-mixed": "fp16-mixed", "32-true": "fp32",
+                 "32": "fp32", "bf16": "bf16-mixed", "16": "fp16-mixed", "fp16": "fp16-mixed", "fp32": "fp32"}
+        if value in known:
+            scan.claim("precision", known[value], m.start())
+            return None
+        return False
+    if name == "quantize":
+        if value.startswith("bnb.nf4"):
+            scan.claim("method", "qlora", m.start())
+            scan.claim("quant", "nf4", m.start())
+            if value.endswith("-dq"):
+                scan.claim("double_quant", True, m.start())
+        elif value in ("bnb.int8", "int8"):
+            scan.claim("method", "qlora", m.start())
+            scan.claim("quant", "int8", m.start())
+        elif value.startswith("bnb.fp4"):
+            scan.claim("method", "qlora", m.start())
+            scan.warn("parse.warn.optimizer_unknown", name=value)  # FP4: sized as NF4 (the same 4 bits per weight)
+        else:
+            return False
+        return None
     if name == "mixed_precision":
         if value in ("bf16", "fp16"):
             scan.claim("precision", f"{value}-mixed", m.start())
@@ -359,13 +386,18 @@ _FULL_WORDS = (
     r"\bfull[\s_-]*(?:parameter[\s_-]*|param[\s_-]*|model[\s_-]*|weights?[\s_-]*)?" + _FT + r"\b"
     r"|\bfully[\s_-]*(?:fine[\s_-]*tun\w*|finetun\w*|train\w*|tun\w*)\b"
     r"|\b(?:whole|entire)[\s_-]*(?:model|network)(?:[\s_-]*" + _FT + r")?\b"
-    r"|\bfull[\s_-]*param(?:eter)?s?\b|\ball[\s_-]*param(?:eter)?s?(?:[\s_-]*" + _FT + r")?\b|\bfft\b|\bsft[\s_-]*(?:\(\s*)?(?:full|completo)\b"
+    r"|\bfull[\s_-]*param(?:eter)?s?\b|\ball[\s_-]?param(?:eter)?s?(?:[\s_-]*" + _FT + r")?\b|\bfft\b|\bsft[\s_-]*(?:\(\s*)?(?:full|completo)\b"
     r"|\ball\s+(?:of\s+)?(?:the\s+|its\s+)?(?:parameters|weights|params)\b"
-    r"|\bcomplete\s+" + _FT + r"\b"
-    # "a full weight update", "full-parameter updates": every weight is updated
+    r"|\bcomplete[\s_-]+(?:(?:parameters?|params?|model|weights?)[\s_-]+)?" + _FT + r"\b"
+    # "a full weight update", "full-parameter updates": every weight is updated; "a full-weights run"
     r"|\bfull[\s_-]*(?:parameter|param|model|weights?)?[\s_-]*updates?\b"
+    r"|\b(?:full|complete|all)[\s_-]*(?:parameters?|params?|weights?)[\s_-]*(?:runs?|jobs?)\b"
+    # "ajuste fino de todo el modelo", "entrenar todo un LLM": the whole model
+    r"|\b(?:" + _FT_ES + r"|entrenar|afinar|ajustar|reentrenar)\s+(?:de\s+)?tod[oa]\s+(?:el|la|un|una)\s+(?:modelo|red|llm)\b"
     r"|\b" + _FT_ES + r"\s+" + _ALL_ES + r"\b"
     r"|\btodos\s+los\s+(?:parametros|pesos)\b"
+    # "entrenar todo Qwen3 14B", "afinar todo el LLM": the verb and "all of" the model that follows
+    r"|\b(?:entrenar|afinar|ajustar|reentrenar)\s+tod[oa]\s+(?=§M\d+§|https?://|(?:el|la|un|una|modelo|llm)\s|[a-z]*\d)"
 )
 # "entrenar X completo", "afinar Llama 3 8B entero": the verb, the model, then the word for all.
 _FULL_WRAP = R(r"\b(?:entrenar|afinar|ajustar|reentrenar|tunear|entrenamos|afinamos|ajustamos)\b"
@@ -387,7 +419,8 @@ _NO_LORA = R(r"\b(?:without|no|sin)\s+(?:lora|adapters?|adaptadores|peft)\b")
 _SETTING_WORDS = r"(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango)"
 _LORA_SETTING = R(r"\blora(?=[\s_-]*(?:(?:de|del|of|with|con)\s+)?" + _SETTING_WORDS + r")"
                   r"|\b(?:adapters?|adaptador(?:es)?)(?=[\s_-]*(?:(?:de|del|of)\s+)?(?:rank|r\b|r\s*[=:]|alpha|dropout|rango))"
-                  r"|(?:(?<=rank)|(?<=rango))[\s_-]*\d+[\s_-]*(?=(?:adapters?|adaptador(?:es)?|lora)\b)"
+                  r"|(?:(?<=rank)|(?<=rango))[\s_-]*\d+[\s_-]*(?:(?:for|of|para|de|del)\s+(?:the\s+|el\s+|la\s+|los\s+)?)?"
+                  r"(?=(?:adapters?|adaptador(?:es)?|lora)\b)"
                   # the setting first, the adapter word qualifying it: "rango LoRA de 32", "rank of the LoRA 16"
                   r"|\b(?:rank|rango|alpha|alfa|dropout)(?:\s+(?:de|del|of|the|la|el|los))*[\s_-]+"
                   r"(?=(?:lora|adapters?|adaptador(?:es)?|peft)\b)")
@@ -425,6 +458,8 @@ def _lora_setting(scan: Scan, m: re.Match[str]) -> bool:
 def _lora(scan: Scan, m: re.Match[str]) -> bool | None:
     if m.start() in scan.lora_settings:  # "lora rank=16", read by _lora_setting: a setting, not the method
         return False
+    if m.group(0) == "peft" and _VERSION_AFTER.match(scan.text, m.end()):
+        return False  # "peft 0.13": the library installed, not the method
     scan.claim("method", "lora", m.start())
     return None
 
@@ -469,7 +504,7 @@ def _full_short(scan: Scan, m: re.Match[str]) -> bool | None:
 
 _ADAM = r"adam(?:[\s_-]?w)?"
 # "paged AdamW 8-bit", Spanish "AdamW paginado de 8 bits" (the adjective after the noun)
-_PAGED = R(r"\b(?:paged|paginad[oa])[\s_-]*" + _ADAM + r"(?:[\s_-]*\(?(?:8|32)[\s_-]*bits?\)?)?"
+_PAGED = R(r"\b(?:paged|paginad[oa])[\s_-]*(?:(?:8|32)[\s_-]*bits?[\s_-]*)?" + _ADAM + r"(?:[\s_-]*\(?(?:8|32)[\s_-]*bits?\)?)?"
            r"|\b" + _ADAM + r"\s+paginad[oa](?:\s+(?:de|en|a)?\s*(?:8|32)[\s_-]*bits?)?\b")
 _ADAM8 = R(r"\b(?:8[\s_-]*bits?|bnb|bitsandbytes)[\s_-]*" + _ADAM + r"\b|\b" + _ADAM
            + r"[\s_-]*(?:bnb[\s_-]*)?(?:8[\s_-]*bits?|bnb)\b|\b" + _ADAM + r"\s+(?:en|in|de|a)\s+8[\s_-]*bits?\b")
@@ -522,7 +557,7 @@ def _other_opt(scan: Scan, m: re.Match[str]) -> None:
 # --- gradient checkpointing -----------------------------------------------------------------
 
 _GC = (r"(?:(?:gradient|grad|activation|activations|activaciones)[\s_-]*(?:checkpointing|checkpoints?|ckpt|ckpting)"
-       r"|checkpointing(?:\s+de\s+(?:gradientes|activaciones))?|recomput\w*(?:\s+(?:de\s+|of\s+)?(?:las\s+|the\s+)?activa\w*)?)")
+       r"|checkpointing(?:\s+de\s+(?:gradientes?|activaci\w+))?|recomput\w*(?:\s+(?:de\s+|of\s+)?(?:las\s+|the\s+)?activa\w*)?)")
 _GC_OFF = R(r"\b(?:without|w/o|no|not|disable[ds]?|disabling|turn(?:ed|ing)?\s+off|switch(?:ed)?\s+off|drop|sin|desactiva\w*"
             r"|quita\w*|apaga\w*|deshabilita\w*)\s+(?:the\s+|el\s+|la\s+|any\s+|de\s+)?" + _GC + r"\b"
             r"|\b" + _GC + r"\s*(?:[:=]\s*|is\s+|esta\s+)?(?:off|disabled|false|no|desactivad[oa]|apagad[oa]|deshabilitad[oa])\b"
@@ -591,6 +626,21 @@ def _dropout(scan: Scan, m: re.Match[str]) -> bool | None:
 
 # torchtune recipes (torchtune/recipes/: lora_finetune_single_device.py, full_finetune_distributed.py,
 # ...; QLoRA is a LoRA recipe with a qlora config): the method, the stack, and one device or several.
+# LitGPT's CLI (litgpt/__main__.py: "finetune" is finetune_lora; litgpt/finetune/lora.py, full.py, adapter.py)
+_LITGPT = R(r"\blitgpt\s+finetune(?:_(lora|full|adapter(?:_v2)?))?\b")
+
+
+def _litgpt(scan: Scan, m: re.Match[str]) -> None:
+    kind = m.group(1) or "lora"
+    if kind == "full":
+        scan.claim("method", "full", m.start())
+    elif kind == "lora":
+        scan.claim("method", "lora", m.start())
+    else:
+        scan.warn("parse.warn.optimizer_unknown", name="litgpt " + kind)  # LLaMA-Adapter: not a method we model
+    scan.claim("stack", "litgpt", m.start())
+
+
 _RECIPE = R(r"\b(q?lora|full)_finetune_(single_device|distributed)\b|\b[a-z0-9_]+/\d+b_(q?lora|full)(?:_single_device)?\b")
 
 
@@ -636,6 +686,9 @@ def _stack(value: str):
         # is an Unsloth run, whatever else it imports
         if value == "hf" and _UNSLOTH.search(scan.marked):
             return False
+        if _VERSION_AFTER.match(scan.text, m.end()):
+            return False  # "we're on transformers 4.46": what is installed, not the stack asked about; its version is read
+        # (the word stays for the typed slots, which leave a version after a tool name alone)
         scan.claim("stack", value, m.start())
         return None
     return handler
@@ -644,7 +697,7 @@ def _stack(value: str):
 # Order matters: specific before general (paged before 8-bit before plain AdamW; "full precision"
 # before "full fine-tune"; 8-bit base before 4-bit before LoRA; "without GC" before "GC").
 WORD_RULES = [
-    (_LORA_SETTING, _lora_setting), (_RECIPE, _recipe), (_CONFIG, _config), (_TARGETS, _targets),
+    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_RECIPE, _recipe), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key),
     (_INSTEAD, _instead),
     (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
@@ -675,9 +728,15 @@ _AXOLOTL_ADAPTER = R(r"(?m)(?:^|[{,])[ \t\"]*(?:adapter|load_in_4bit|load_in_8bi
 
 # A Transformers / TRL training script (a Trainer and a model from from_pretrained) that builds no
 # adapters (no LoraConfig, get_peft_model, peft_config, --use_peft) trains every parameter.
+_VERSION_AFTER = R(r"\s*(?:v(?:ersion)?\s*)?\d+\.\d+")
 _HF_SCRIPT = R(r"\b(?:trainingarguments|sftconfig|sfttrainer|seq2seqtrainingarguments)\s*\(")
 _FROM_PRETRAINED = R(r"\bfrom_pretrained\s*\(")
 _ADAPTER_CODE = R(r"\b(?:lora|peft|adapters?|qlora)")
+
+
+# TRL's own config (``trl sft --config``, or its keys): ModelConfig.use_peft defaults to False
+# (trl/trainer/model_config.py), so a TRL run without adapters trains every parameter.
+_TRL_CONFIG = R(r"(?m)\btrl\s+sft\b|^\s*dataset_name\s*:")
 
 
 def _hf_full(scan: Scan, m: re.Match[str]) -> bool | None:
@@ -711,4 +770,16 @@ def _all_layers(scan: Scan, m: re.Match[str]) -> bool | None:
     return None
 
 
-LATE_RULES = [(_FULL_SHORT, _full_short), (_AXOLOTL, _axolotl_full), (_HF_SCRIPT, _hf_full), (_ALL_LAYERS, _all_layers)]
+_START = R(r"\A")  # a late rule that reads the whole message (``scan.marked``) itself
+
+
+def _trl_full(scan: Scan, m: re.Match[str]) -> bool | None:
+    if (any(c.field in ("method", "method_weak") for c in scan.claims) or _ADAPTER_CODE.search(scan.marked)
+            or not _TRL_CONFIG.search(scan.marked) or not re.search(r"model_name_or_path", scan.marked)):
+        return False
+    scan.claim("method", "full", m.start())
+    return None
+
+
+LATE_RULES = [(_FULL_SHORT, _full_short), (_AXOLOTL, _axolotl_full), (_HF_SCRIPT, _hf_full), (_ALL_LAYERS, _all_layers),
+              (_START, _trl_full)]

@@ -26,7 +26,7 @@ R = re.compile
 N, SC = q.N, q.SC
 _ITEMS = (r"(?:(?:training|instruction|chat|sft|preference|qa)\s+|de\s+entrenamiento\s+)?(?:examples?|samples?|ejemplos?|muestras?|rows?|filas?|conversations?"
           r"|conversaciones?|documents?|documentos?|pairs?|pares|instructions?|instrucciones|dialogues?|dialogos?"
-          r"|records?|registros?|sequences?|secuencias?|chats?|messages?|mensajes?|prompts?|transcripts?|turns?)")
+          r"|records?|registros?|sequences?|secuencias?|chats?|messages?|mensajes?|prompts?|transcripts?|turns?|docs?)")
 _TOK = r"(?:(?:de\s+)?(?:tokens?|toks?))"
 _ABOUT = r"(?:(?:about|around|roughly|approx\w*|~|unos|alrededor\s+de|aprox\w*|promedio\s+de|de\s+media)\s*)?"
 # Words between an example count and the length of each ("1.5M examples of ~300 tokens", "2M samples
@@ -34,12 +34,13 @@ _ABOUT = r"(?:(?:about|around|roughly|approx\w*|~|unos|alrededor\s+de|aprox\w*|p
 _EACH_FILL = (r"(?:[\s(,:;]*(?:of|de|x|\*|with|con|at|a|@|averaging|avg\.?|average|mean|media|promedio|promedian|promediando"
               r"|each|cada|uno|una|an?|length|len|longitud|about|around|roughly|approx\w*|~|unos|alrededor|of\s+about|that|are|son"
               r"|que|tienen|have|y|and)\b\.?|[\s(,:;]*~)")
-_EXAMPLES_X_LEN = R(r"\b" + N + SC + r"\s*(?:of\s+|de\s+)?" + _ITEMS + r"\b(?:" + _EACH_FILL + r"){0,6}\s*"
+# (the count and its items on one line: "un modelo de 2,7B\nsecuencias de 4096 tokens" is a size, then a length)
+_EXAMPLES_X_LEN = R(r"\b" + N + SC + r"[ \t]*(?:of\s+|de\s+)?" + _ITEMS + r"\b(?:" + _EACH_FILL + r"){0,6}\s*"
                     + N + SC + r"\s*" + _TOK + r"\b(?:\s*(?:each|cada\s+uno|per\s+\w+|por\s+\w+|on\s+average|de\s+media|en\s+promedio|avg))?")
 # The length of each example said apart from the count ("300 tokens per example", "avg length 300 tokens").
 _PER_ITEM = (r"(?:examples?|samples?|ejemplos?|muestras?|rows?|filas?|conversations?|conversaciones?|documents?|documentos?"
              r"|pairs?|pares|instructions?|instrucciones|dialogues?|dialogos?|records?|registros?|item|sequences?|secuencias?"
-             r"|chats?|messages?|mensajes?|prompts?|transcripts?|turns?)")
+             r"|chats?|messages?|mensajes?|prompts?|transcripts?|turns?|docs?)")
 _EXAMPLE_LEN = R(r"\b" + N + SC + r"\s*" + _TOK + r"\s*(?:per|por|each|cada|/|an?|every)\s*(?:una?\s+)?" + _PER_ITEM + r"\b"
                  r"|\b" + N + SC + r"\s*" + _TOK + r"\s*(?:on\s+average|de\s+media|en\s+promedio|avg|each|cada\s+uno|de\s+promedio)\b"
                  r"|\b(?:avg|average|mean|media|promedio|typical|tipica)\s*(?:example\s+|sample\s+|sequence\s+|de\s+)?(?:length|len|longitud|size)?"
@@ -100,9 +101,11 @@ _DATA_AFTER = R(r"^\s*(?:tokens?|toks?)?\s*(?:(?:of|de|in|en)\s+(?:\w+\s+){0,2}?
 def _tokens_field(scan: Scan, b: sl.Binding) -> tuple[str, float]:
     tok = b.tok
     as_count = sl.value_of(tok, "count", scan.lang)
-    before = " ".join(scan.text[max(0, tok.start - 24): tok.start].split()[-2:])
+    words_before = scan.text[max(0, tok.start - 24): tok.start].split()
+    before = " ".join(words_before[-2:])
+    at = bool(words_before) and words_before[-1] in ("at", "@", "con", "a", "with")  # "... dataset) at 8192 tokens": a length
     dataset = (tok.scale in ("m", "b", "t") or as_count > TOKENS_AS_SEQ_MAX
-               or _DATA_AFTER.match(scan.text, tok.end) is not None or re.search(_DATASET_WORDS, before) is not None)
+               or _DATA_AFTER.match(scan.text, tok.end) is not None or not at and re.search(_DATASET_WORDS, before) is not None)
     if dataset:
         return "dataset_tokens", as_count
     return "seq_len", sl.value_of(tok, "seq", scan.lang)

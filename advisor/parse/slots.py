@@ -55,7 +55,7 @@ _SPACED_SCALES = {"billion": "b", "billions": "b", "bn": "b", "b": "b", "million
                   "millones": "m", "millon": "m", "mn": "m", "m": "m", "thousand": "k", "k": "k", "mil": "k",
                   "miles": "k", "millardo": "b", "millardos": "b", "billones": "t", "billon": "t", "trillion": "t"}
 _GLUED_SCALES = {"k": "k", "m": "m", "mm": "m", "mn": "m", "b": "b", "bn": "b", "t": "t"}
-_BYTES = {"gb", "gib", "mb", "mib", "tb", "tib", "g"}
+_BYTES = {"gb", "gbs", "gib", "mb", "mib", "tb", "tib", "g"}
 _ORDINAL = {"st", "nd", "rd", "th", "o", "a"}
 WORD_NUMBERS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
@@ -163,6 +163,11 @@ def _tokenize(text: str) -> list[Tok]:
                     and last.kind == "num" and last.unit is None and last.scale is None and gap.strip() == "":
                 last.unit, last.end = "bytes", m.end()  # "20.6 GiB", "80 GB": memory, not a setting
                 continue
+            if (word in ("bit", "bits") and len(out) >= 2 and out[-1].kind == "punct" and out[-1].text == "-"
+                    and out[-2].kind == "num" and out[-2].unit is None and out[-1].gap == "" and gap == ""):
+                out.pop()  # "16-bit base", "4-bits": a width, never a setting
+                out[-1].unit, out[-1].end = "bit", m.end()
+                continue
             if word in WORD_NUMBERS:
                 out.append(Tok("num", word, m.start(), m.end(), gap, spoken=True))
                 continue
@@ -233,23 +238,31 @@ CUES: list[Cue] = [
            "micro batch size", "micro bs", "per device batch", "per device train batch size", "per device batch size",
            "per gpu batch", "per gpu batch size", "batch per device", "batch per gpu", "train micro batch size per gpu",
            "lote", "lotes", "micro lote", "microlote", "tamano de lote", "tamano del lote", "lote por gpu",
-           "lote por dispositivo", "micro lote de", "a micro batch of"),
-    *_cues("batch", 0, 9, "per gpu", "per device", "por gpu", "por dispositivo",
+           "lote por dispositivo", "micro lote de", "a micro batch of",
+           # the batch each device holds, said with "local" or "per ..." after it: "lote local 2", "batch size per gpu 4"
+           *(f"{what} {where}" for what in ("batch", "batch size", "bs", "micro batch", "micro batch size", "lote",
+                                            "micro lote", "tamano de lote", "tamano del lote")
+             for where in ("local", "per gpu", "per device", "por gpu", "por dispositivo")),
+           "local batch", "local batch size", "local bs"),
+    *_cues("batch", 0, 9, "per gpu", "per device", "por gpu", "por dispositivo", "/ gpu", "/ device",
            *(f"{what} {per} {where}" for what in ("sequences", "seqs", "samples", "examples", "secuencias", "muestras",
                                                   "ejemplos") for per, where in (("per", "gpu"), ("per", "device"),
-                                                                                 ("por", "gpu"), ("por", "dispositivo")))),
+                                                                                 ("por", "gpu"), ("por", "dispositivo"),
+                                                                                 ("/", "gpu"), ("/", "device"),
+                                                                                 ("/", "dispositivo")))),
     *_cues("rank", 10, 6, "rank", "lora rank", "lora r", "rango", "rango lora", "rango de lora", "adapter rank",
            "rank of", "lora rank of"),
     *_cues("rank", 7, 0, "r"),
     *_cues("epochs", 0, 7, "ep", "eps"),
     *_cues("epochs", 6, 10, "epochs", "epoch", "epocas", "epoca", "pasadas", "pasada", "passes", "pass",
            "num epochs", "num train epochs", "passes over the data", "pass over the data"),
+    *_cues("gpus", 10, 0, "world size", "world_size", "num gpus", "gpu count", "number of gpus", "numero de gpus"),
     *_cues("gpus", 5, 10, "gpus", "gpu", "cards", "card", "tarjetas", "tarjeta", "graficas", "grafica",
            "devices", "dispositivos", "accelerators", "aceleradores", "gpus de", "tarjetas de"),
     *_cues("nodes", 0, 10, "nodes", "node", "nodos", "nodo", "machines", "maquinas", "servers", "servidores"),
     *_cues("examples", 0, 10, "examples", "example", "samples", "sample", "rows", "conversations", "documents",
            "pairs", "instructions", "dialogues", "records", "chats", "messages", "prompts", "transcripts", "turns",
-           "mensajes", "ejemplos", "muestras", "filas", "conversaciones",
+           "mensajes", "docs", "doc", "ejemplos", "muestras", "filas", "conversaciones",
            "documentos", "pares", "instrucciones", "dialogos", "registros", "training examples",
            "ejemplos de entrenamiento"),
     *_cues("examples", 0, 5, "sequences", "secuencias"),
@@ -262,7 +275,8 @@ CUES: list[Cue] = [
            "grad accumulation", "accumulation steps", "acumulacion de gradientes", "acumulacion de gradiente",
            "gradient accumulation of", "grad acc"),
     *_cues("global_batch", 10, 0, "global batch", "effective batch", "total batch", "lote global", "lote efectivo",
-           "global batch size", "effective batch size", "batch global", "batch efectivo"),
+           "global batch size", "effective batch size", "batch global", "batch efectivo", "lote total", "total batch size",
+           "global batch size of", "tamano de lote global", "tamano de lote total"),
     # Numbers we read and leave alone: what they measure is not part of a memory, time or cost estimate.
     *_cues("ignore", 0, 10, "steps", "step", "pasos", "iterations", "iteraciones", "iters", "hours", "hour", "horas",
            "hora", "days", "day", "dias", "dia", "minutes", "minutos", "weeks", "semanas", "dollars", "dolares",
@@ -302,6 +316,7 @@ _LEFT_FILL_WORDS = {"of", "de", "del", "la", "el", "is", "es", "at", "to", "arou
 _QUALIFIERS = {"lora", "adapter", "adapters", "adaptador", "adaptadores"}
 _LEFT_FILL_PUNCT = {":", "=", "(", "~", "-", "*", "."}
 # Cue words people abbreviate with a period ("seq. 4096", "ctx. 8k", "num. epochs 3"): only after these is a "." filler.
+_SINGULAR_EPOCH = {"epoch", "epoca", "pass", "pasada"}
 _ABBREVIATIONS = {"seq", "ctx", "len", "max", "approx", "aprox", "num", "bs", "mbs", "lr", "eps", "ep", "r", "seqs"}
 _RIGHT_FILL_WORDS = {"of", "de", "training", "entrenamiento", "total", "in", "en", "each", "cada", "lora", "long",
                      "the", "la", "el", "our", "nuestro", "nuestra", "sized", "big", "tuned", "sft", "base", "full",
@@ -317,7 +332,7 @@ _ALLOWED = {
     "m": {"seq", "tokens", "dataset", "examples", "params", "ignore"},
     "b": {"tokens", "dataset", "examples", "params", "ignore"},
     "t": {"tokens", "dataset", "params", "ignore"},
-    "x": {"gpus"},
+    "x": {"gpus", "grad_accum"},  # "8x H100"; "grad accumulation x8"
     "%": {"ignore"},
     "bytes": {"ignore"},
     "bit": {"ignore"},
@@ -474,6 +489,8 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
                     continue
             if cue.slot == "epochs" and last < ti and fill > 1:
                 continue
+            if tok.article and (cue.words[-1] not in _SINGULAR_EPOCH or tok.text == "a" and lang == "es"):
+                continue  # "an epoch", "una época": an article counts one of a singular noun ("a épocas 4": a preposition)
             value = _value_ok(tok, "seq" if cue.slot == "seq_sized" else cue.slot, lang)
             if value is None:
                 continue
@@ -517,7 +534,7 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
 UNREADABLE_FIELDS = {"seq": "seq_len", "batch": "micro_batch", "rank": "lora_rank", "epochs": "epochs"}
 VAGUE = {"max", "maximum", "tbd", "unknown", "auto", "maximo", "larga", "largo", "long", "longer", "huge",
          "big", "full", "whatever", "any", "lo", "el"}
-_STOP = {",", ";", "\n", "|", ")", ".", "#"}
+_STOP = {",", ";", "\n", "|", ")", "(", ".", "#"}
 
 
 # "for context: ...", "para dar contexto: ...", "some background/context": the word as a common noun
@@ -525,6 +542,9 @@ _STOP = {",", ";", "\n", "|", ")", ".", "#"}
 _IDIOM_BEFORE = {"for", "some", "more", "as", "give", "dar", "para", "como", "poco", "algo", "mas"}
 # A value is a few words before a stop ("max", "as long as possible", "lo que quepa"); more is a sentence.
 MAX_VALUE_WORDS = 4
+# Words a vague value starts with ("as long as possible", "max that fits", "el máximo posible", "lo que quepa").
+_VAGUE_HEADS = {"as", "max", "maximum", "maximo", "maxima", "whatever", "lo", "el", "la", "largest", "biggest", "tbd",
+                "auto", "not", "aun", "todavia", "dunno", "unknown", "ni", "no", "por"}
 _POLITE = {"thanks", "thank", "thx", "ty", "pls", "please", "gracias", "muchas", "porfa", "cheers"}
 
 
@@ -548,6 +568,8 @@ def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None) 
                           and typed[-1] not in "?!"):
                 break  # "lote: lo que quepa ¡gracias!", "context: ??? thanks": the value ends there
             if len(typed) == MAX_VALUE_WORDS:
+                if typed[0] in _VAGUE_HEADS:
+                    break  # "as big as possible by tomorrow": the value is what it starts as
                 return None
             typed.append(tok.text)
             shown.append((tok.gap if len(shown) else "") + tok.text)

@@ -49,6 +49,9 @@ _COUNT_TIMES_NUMBER = re.compile(r"\b(\d{1,4})\s*x\s*(\d+(?:\.\d+)?)(\s*b\b)?")
 _NAME_TIMES_COUNT = re.compile(r"\b([a-z]{1,3}\d{1,4}[a-z]{0,3}?|\d{2,3}g(?:i?b)?|(?<=\d )g(?:i?b)?|\d{4}|sxm\d?|pcie|ada)"
                                r"x(\d{1,4})\b(?!\s*b\b)")
 # Spanish idioms with a number word that count nothing: "mil gracias" (thanks a lot) is not "x 1000".
+# ISO dates ("deadline 2025-03-01") and clock times ("by 5pm", "a las 17h", "17:30"): no setting in them.
+_DATE_TIME = re.compile(r"\b(?:19|20)\d{2}-\d{2}-\d{2}\b|(?<![\w.:])\d{1,2}:\d{2}(?![\w:])|\b\d{1,2}\s?(?:am|pm)\b"
+                        r"|\ba\s+las\s+\d{1,2}(?:h|:\d{2})?\b")
 _IDIOMS = re.compile(r"\bmil\s+(?=gracias|disculpas|perdones|besos)")
 
 
@@ -75,10 +78,11 @@ def normalize(text: str) -> str:
     text = _COMBINING.sub("", unicodedata.normalize("NFKD", text))
     text = _NON_ASCII.sub(" ", text).lower()
     text = _IDIOMS.sub("muchas ", text)
-    text = _GPU_MEMORY.sub(r"\1 \2gb ", text)
+    text = _DATE_TIME.sub(" ", text)
     text = _NAME_TIMES_COUNT.sub(r"\1 x\2", text)
     text = _COUNT_TIMES_NUMBER.sub(_split_count, text)
     text = _GLUED_COUNT.sub(r"\1 x ", text)
+    text = _GPU_MEMORY.sub(r"\1 \2gb ", text)  # after "8xA100" is "8 x a100", so "8xA100 (40GB)" is the 40 GB card
     split = text.split("\n")
     if len(split) != len(indents):  # never: every substitution above keeps line breaks
         indents = [0] * len(split)
