@@ -32,13 +32,19 @@ written together before the round-3 parser's rules, and round 4 added two more:
   line, axolotl with packing and target lists; noise: Title Case, a comma without a space,
   ellipses, ticket and PR numbers, quarters and wiki links, hashtags, ZWJ emoji. Measured once
   (83.4% fully right, 183 answers with an unsaid value), then diagnosed.
-- ``unseen`` is round 4's third fresh vocabulary, written after ``diagnosed3`` was read and
-  committed before the parser ran on it: other spellings of every slot again, models written as
-  the Hub name alone ("Meta-Llama-3-8B"), "<display> model", "llama 3.1-8b", "8B-param Llama 3.1";
-  new frames; a TRL YAML recipe, a PEFT adapter_config.json, LitGPT's command line; noise: library
-  versions, dates and times, a plain-text @name, smart quotes, "EDIT:", markdown headers and bold,
-  a word of the other language. Its failures are never printed (``benchmarks/parse_accuracy.py``
-  shows counts only) and no rule is tuned on it.
+- ``diagnosed4`` was round 4's third fresh vocabulary (committed as "unseen" in 4b61305 before the
+  parser ran on it): models written as the Hub name alone ("Meta-Llama-3-8B"), "<display> model",
+  "llama 3.1-8b", "8B-param Llama 3.1"; a TRL YAML recipe, a PEFT adapter_config.json, LitGPT's
+  command line; noise: library versions, dates and times, a plain-text @name, smart quotes,
+  "EDIT:", markdown headers and bold, a word of the other language. Measured once (64.9% fully
+  right, 317 answers with an unsaid value), then diagnosed.
+- ``unseen`` is round 4's last fresh vocabulary, written after ``diagnosed4`` was read and committed
+  before the parser ran on it: models as "LLAMA-3.1-8B", a lower-cased Hub id, "Llama 3.1-8B"; GPUs as
+  "a100-80", "40GB A100", "SXM H100", "PCIe H100", "L40-S", "MI-300X"; counts as "8-way", "qty 4",
+  "NPROC=4", "4 unidades de"; new frames; a short axolotl config on an 8-bit base, Transformers
+  TrainingArguments as JSON, ms-swift's command line; noise: Slack italics, tags ("[FYI]"), a word
+  typed twice, "≈", a trailing "any thoughts?". Its failures are never printed
+  (``benchmarks/parse_accuracy.py`` shows counts only) and no rule is tuned on it.
 
 A quarter of each later split's forms are still familiar ones (``_FAMILIAR``), as in real traffic.
 
@@ -69,15 +75,17 @@ from typing import Any
 from advisor.catalog import Catalog
 from advisor.spec import SpecRequest
 
-SPLITS = ("tune", "diagnosed", "diagnosed2", "diagnosed3", "unseen")
+SPLITS = ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "unseen")
 # The random stream of each split: "diagnosed" keeps round 3's "heldout" stream and "diagnosed2" the
 # stream it had when it was round 4's first "unseen" split ("diagnosed3" its second's), so their messages are
 # the ones measured then.
-_STREAM = {"diagnosed": "heldout", "diagnosed2": "unseen", "diagnosed3": "unseen-r4b", "unseen": "unseen-r4c"}
+_STREAM = {"diagnosed": "heldout", "diagnosed2": "unseen", "diagnosed3": "unseen-r4b", "diagnosed4": "unseen-r4c",
+           "unseen": "unseen-r4d"}
 # Familiar forms a quarter of each later split's messages still use.
 _FAMILIAR = {"diagnosed": ("tune",), "diagnosed2": ("tune", "diagnosed"), "diagnosed3": ("tune", "diagnosed", "diagnosed2"),
-             "unseen": ("tune", "diagnosed", "diagnosed2", "diagnosed3")}
-ROUND4 = ("diagnosed2", "diagnosed3", "unseen")
+             "diagnosed4": ("tune", "diagnosed", "diagnosed2", "diagnosed3"),
+             "unseen": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4")}
+ROUND4 = ("diagnosed2", "diagnosed3", "diagnosed4", "unseen")
 
 # --- vocabularies: slot -> lang -> split -> [(form, value)] ------------------------------------
 
@@ -542,90 +550,90 @@ REFERENCES = {"en": ("(ticket ML-{n})", "for the Q{q} roadmap", "see https://wik
 HASHTAGS = ("#finetuning", "#ml-infra", "#gpu")
 CUE_WORDS_R4B = ("tokens", "context", "epochs", "batch", "ventana", "contexto", "épocas")
 
-# --- the unseen vocabulary (round 4, third split) -------------------------------------------------
+# --- the third round-4 held-out vocabulary ("diagnosed4") -----------------------------------------
 #
-# Written in one go after "diagnosed3" was read, and committed before the parser ran on any of it.
-# Nothing below repeats a form of the tune, diagnosed, diagnosed2 or diagnosed3 vocabularies.
+# Written in one go after "diagnosed3" was read, committed (4b61305, as "unseen") before the parser ran on
+# any of it, measured once there (64.9% fully right, 317 answers with an unsaid value), then diagnosed.
 
-METHODS["en"]["qlora"]["unseen"] = ["QLoRA-tune", "LoRA with a 4-bit frozen base", "4bit-quantized LoRA adapters", "qlora peft"]
-METHODS["en"]["lora"]["unseen"] = ["a LoRA run", "LoRA-style PEFT", "LoRA finetuning (16-bit base)", "adapters (LoRA)",
+METHODS["en"]["qlora"]["diagnosed4"] = ["QLoRA-tune", "LoRA with a 4-bit frozen base", "4bit-quantized LoRA adapters", "qlora peft"]
+METHODS["en"]["lora"]["diagnosed4"] = ["a LoRA run", "LoRA-style PEFT", "LoRA finetuning (16-bit base)", "adapters (LoRA)",
                                    "PEFT/LoRA training"]
-METHODS["en"]["full"]["unseen"] = ["full SFT run", "full-model training", "complete parameter fine-tuning", "FT of all weights",
+METHODS["en"]["full"]["diagnosed4"] = ["full SFT run", "full-model training", "complete parameter fine-tuning", "FT of all weights",
                                    "a full-weights run"]
-METHODS["es"]["qlora"]["unseen"] = ["QLoRA (base de 4 bits)", "LoRA en cuatro bits", "ajuste QLoRA"]
-METHODS["es"]["lora"]["unseen"] = ["LoRA estándar", "un ajuste LoRA", "adaptadores de LoRA"]
-METHODS["es"]["full"]["unseen"] = ["ajuste fino de todo el modelo", "entrenamiento completo (sin LoRA)", "fine-tuning de todo el modelo"]
-WRAPS["en"]["full"]["unseen"] = ["train every parameter of {model}"]
-WRAPS["en"]["lora"]["unseen"] = ["add LoRA adapters to {model}"]
-WRAPS["en"]["qlora"]["unseen"] = ["quantize {model} to 4 bits and LoRA-tune it"]
-WRAPS["es"]["full"]["unseen"] = ["entrenar todo {model}"]
-WRAPS["es"]["lora"]["unseen"] = ["añadir adaptadores LoRA a {model}"]
-WRAPS["es"]["qlora"]["unseen"] = ["cuantizar {model} a 4 bits y ajustarlo con LoRA"]
+METHODS["es"]["qlora"]["diagnosed4"] = ["QLoRA (base de 4 bits)", "LoRA en cuatro bits", "ajuste QLoRA"]
+METHODS["es"]["lora"]["diagnosed4"] = ["LoRA estándar", "un ajuste LoRA", "adaptadores de LoRA"]
+METHODS["es"]["full"]["diagnosed4"] = ["ajuste fino de todo el modelo", "entrenamiento completo (sin LoRA)", "fine-tuning de todo el modelo"]
+WRAPS["en"]["full"]["diagnosed4"] = ["train every parameter of {model}"]
+WRAPS["en"]["lora"]["diagnosed4"] = ["add LoRA adapters to {model}"]
+WRAPS["en"]["qlora"]["diagnosed4"] = ["quantize {model} to 4 bits and LoRA-tune it"]
+WRAPS["es"]["full"]["diagnosed4"] = ["entrenar todo {model}"]
+WRAPS["es"]["lora"]["diagnosed4"] = ["añadir adaptadores LoRA a {model}"]
+WRAPS["es"]["qlora"]["diagnosed4"] = ["cuantizar {model} a 4 bits y ajustarlo con LoRA"]
 
-SEQ["en"]["unseen"] = ["sequence length = {n}", "context len: {n}", "{k}k token context window", "truncate to {n} tokens",
+SEQ["en"]["diagnosed4"] = ["sequence length = {n}", "context len: {n}", "{k}k token context window", "truncate to {n} tokens",
                        "{n} tokens per sample", "{k}k-ctx", "seq_length={n}", "contexts of {n} tokens", "at {n} tokens"]
-SEQ["es"]["unseen"] = ["longitud de secuencia = {n}", "truncar a {n} tokens", "contextos de {n} tokens", "{k}k de ventana",
+SEQ["es"]["diagnosed4"] = ["longitud de secuencia = {n}", "truncar a {n} tokens", "contextos de {n} tokens", "{k}k de ventana",
                        "max_seq_len={n}"]
 for _ident, _forms in {"rtx-4090": ["Nvidia GeForce RTX 4090"], "l40s": ["NVIDIA L40S 48 GB"],
                        "a100-80gb": ["A100 80 GB", "A100 SXM4 80GB"], "h100-sxm": ["H100 (SXM)", "H100 SXM 80GB"],
                        "h200": ["NVIDIA H200 SXM"], "a100-40gb": ["A100 (40GB)"], "l4": ["L4-24GB"], "b200": ["NVIDIA B200"],
                        "mi300x": ["AMD MI300"]}.items():
-    GPU_FORMS[_ident]["unseen"] = _forms
-GPU_FORMS_R4["h100-pcie"]["unseen"] = ["H100 PCIe (80GB)"]
-GPU_FORMS_R4["rtx-6000-ada"]["unseen"] = ["RTX 6000 Ada 48GB"]
-GPU_FORMS_R4["a10g"]["unseen"] = ["NVIDIA A10G"]
-GPU_SLOT["en"]["unseen"] = [("with {c} {g}'s", 1, 1), ("{g} × {c}", 1, 1), ("a {c}x{g} node", 1, 1), ("{c} {g} in one node", 1, 1),
+    GPU_FORMS[_ident]["diagnosed4"] = _forms
+GPU_FORMS_R4["h100-pcie"]["diagnosed4"] = ["H100 PCIe (80GB)"]
+GPU_FORMS_R4["rtx-6000-ada"]["diagnosed4"] = ["RTX 6000 Ada 48GB"]
+GPU_FORMS_R4["a10g"]["diagnosed4"] = ["NVIDIA A10G"]
+GPU_SLOT["en"]["diagnosed4"] = [("with {c} {g}'s", 1, 1), ("{g} × {c}", 1, 1), ("a {c}x{g} node", 1, 1), ("{c} {g} in one node", 1, 1),
                             ("only one {g}", "one", 1), ("our {g}", 0, 1), ("world size {c}", 1, 0), ("--num-gpus {c}", 1, 0)]
-GPU_SLOT["es"]["unseen"] = [("{c} x {g} en un nodo", 1, 1), ("únicamente una {g}", "one", 1), ("nuestra {g}", 0, 1),
+GPU_SLOT["es"]["diagnosed4"] = [("{c} x {g} en un nodo", 1, 1), ("únicamente una {g}", "one", 1), ("nuestra {g}", 0, 1),
                             ("{cw} {g}s", "word", 1), ("world size {c}", 1, 0)]
-BATCH["en"]["unseen"] = ["{b} samples/GPU", "micro-batch: {b}", "batch_size per gpu {b}", "per-device bs {b}", "local batch {b}"]
-BATCH["es"]["unseen"] = ["lote local {b}", "{b} muestras/GPU", "micro-lote: {b}"]
-GLOBAL_NOTE["en"]["unseen"] = [", global batch size of {gb}", " + grad accumulation x{ga}"]
-GLOBAL_NOTE["es"]["unseen"] = [", lote total {gb}"]
-RANK["en"]["unseen"] = ["LoRA r: {r}", "adapters of rank {r}", "a rank {r} LoRA", "rank r={r}"]
-RANK["es"]["unseen"] = ["rango r={r}", "adaptadores de rango {r}", "rango {r} para LoRA"]
-EPOCHS["en"]["unseen"] = ["{e} epochs of training", "a {e}-epoch run", "n_epochs={e}"]
-EPOCHS["es"]["unseen"] = ["{e} épocas en total", "n_epochs={e}", "{ew} épocas en total"]
-ONE_EPOCH["en"]["unseen"] = ["one epoch only", "a 1-epoch run"]
-ONE_EPOCH["es"]["unseen"] = ["1 época en total", "una sola época de entrenamiento"]
-DATASET["en"]["unseen"] = ["{D} tokens (dataset)", "a dataset with {D} tokens", "total of {D} tokens", "{Dwords} tokens total"]
-DATASET["es"]["unseen"] = ["dataset con {D} tokens", "un total de {D} tokens", "{Dwords} tokens en total"]
-EXAMPLES["en"]["unseen"] = ["{X} prompts of ~{L} tokens", "{X} samples x {L} tokens", "{X} docs averaging {L} tokens"]
-EXAMPLES["es"]["unseen"] = ["{X} documentos de {L} tokens de media", "{X} prompts de ~{L} tokens"]
-GC["en"]["unseen"] = [("gradient checkpointing enabled", True), ("gc: on", True), ("no grad checkpointing", False)]
-GC["es"]["unseen"] = [("con checkpointing", True), ("checkpointing de gradiente desactivado", False)]
-OPTIMIZER["en"]["unseen"] = [("adamw8bit", "adamw-8bit"), ("torch AdamW", "adamw"), ("paged 8-bit AdamW", "paged-adamw-8bit")]
-OPTIMIZER["es"]["unseen"] = [("AdamW 8 bits", "adamw-8bit"), ("AdamW paginado 8-bit", "paged-adamw-8bit")]
-PRECISION["en"]["unseen"] = [("bf16-mixed", "bf16-mixed"), ("AMP fp16", "fp16-mixed"), ("fp32 everywhere", "fp32"),
+BATCH["en"]["diagnosed4"] = ["{b} samples/GPU", "micro-batch: {b}", "batch_size per gpu {b}", "per-device bs {b}", "local batch {b}"]
+BATCH["es"]["diagnosed4"] = ["lote local {b}", "{b} muestras/GPU", "micro-lote: {b}"]
+GLOBAL_NOTE["en"]["diagnosed4"] = [", global batch size of {gb}", " + grad accumulation x{ga}"]
+GLOBAL_NOTE["es"]["diagnosed4"] = [", lote total {gb}"]
+RANK["en"]["diagnosed4"] = ["LoRA r: {r}", "adapters of rank {r}", "a rank {r} LoRA", "rank r={r}"]
+RANK["es"]["diagnosed4"] = ["rango r={r}", "adaptadores de rango {r}", "rango {r} para LoRA"]
+EPOCHS["en"]["diagnosed4"] = ["{e} epochs of training", "a {e}-epoch run", "n_epochs={e}"]
+EPOCHS["es"]["diagnosed4"] = ["{e} épocas en total", "n_epochs={e}", "{ew} épocas en total"]
+ONE_EPOCH["en"]["diagnosed4"] = ["one epoch only", "a 1-epoch run"]
+ONE_EPOCH["es"]["diagnosed4"] = ["1 época en total", "una sola época de entrenamiento"]
+DATASET["en"]["diagnosed4"] = ["{D} tokens (dataset)", "a dataset with {D} tokens", "total of {D} tokens", "{Dwords} tokens total"]
+DATASET["es"]["diagnosed4"] = ["dataset con {D} tokens", "un total de {D} tokens", "{Dwords} tokens en total"]
+EXAMPLES["en"]["diagnosed4"] = ["{X} prompts of ~{L} tokens", "{X} samples x {L} tokens", "{X} docs averaging {L} tokens"]
+EXAMPLES["es"]["diagnosed4"] = ["{X} documentos de {L} tokens de media", "{X} prompts de ~{L} tokens"]
+GC["en"]["diagnosed4"] = [("gradient checkpointing enabled", True), ("gc: on", True), ("no grad checkpointing", False)]
+GC["es"]["diagnosed4"] = [("con checkpointing", True), ("checkpointing de gradiente desactivado", False)]
+OPTIMIZER["en"]["diagnosed4"] = [("adamw8bit", "adamw-8bit"), ("torch AdamW", "adamw"), ("paged 8-bit AdamW", "paged-adamw-8bit")]
+OPTIMIZER["es"]["diagnosed4"] = [("AdamW 8 bits", "adamw-8bit"), ("AdamW paginado 8-bit", "paged-adamw-8bit")]
+PRECISION["en"]["diagnosed4"] = [("bf16-mixed", "bf16-mixed"), ("AMP fp16", "fp16-mixed"), ("fp32 everywhere", "fp32"),
                              ("bf16 weights only", "bf16")]
-PRECISION["es"]["unseen"] = [("bf16 mixto", "bf16-mixed"), ("todo en fp32", "fp32")]
-REGION["en"]["unseen"] = [("Frankfurt region", "eu-central"), ("in Paris (EU West)", "eu-west")]
-REGION["es"]["unseen"] = [("región Fráncfort", "eu-central"), ("en París (EU West)", "eu-west")]
-FAILED["en"]["unseen"] = ["expect {p}% failures", "{p}% failure rate"]
-FAILED["es"]["unseen"] = ["esperamos un {p}% de fallos", "{p}% de tasa de fallo"]
-UNREADABLE["en"]["unseen"] = [("seq len = ?", "seq_len"), ("micro batch: as big as possible", "micro_batch"),
+PRECISION["es"]["diagnosed4"] = [("bf16 mixto", "bf16-mixed"), ("todo en fp32", "fp32")]
+REGION["en"]["diagnosed4"] = [("Frankfurt region", "eu-central"), ("in Paris (EU West)", "eu-west")]
+REGION["es"]["diagnosed4"] = [("región Fráncfort", "eu-central"), ("en París (EU West)", "eu-west")]
+FAILED["en"]["diagnosed4"] = ["expect {p}% failures", "{p}% failure rate"]
+FAILED["es"]["diagnosed4"] = ["esperamos un {p}% de fallos", "{p}% de tasa de fallo"]
+UNREADABLE["en"]["diagnosed4"] = [("seq len = ?", "seq_len"), ("micro batch: as big as possible", "micro_batch"),
                               ("lora rank: tbc", "lora_rank")]
-UNREADABLE["es"]["unseen"] = [("longitud: por ver", "seq_len"), ("lote: el máximo posible", "micro_batch")]
-FAMILY_SIZES["unseen"] = [("qwen 0.6b", "qwen3-0.6b"), ("gemma 1b", "gemma-3-1b"), ("llama 3b", "llama-3.2-3b"),
+UNREADABLE["es"]["diagnosed4"] = [("longitud: por ver", "seq_len"), ("lote: el máximo posible", "micro_batch")]
+FAMILY_SIZES["diagnosed4"] = [("qwen 0.6b", "qwen3-0.6b"), ("gemma 1b", "gemma-3-1b"), ("llama 3b", "llama-3.2-3b"),
                           ("falcon 7b", "falcon-7b"), ("yi 6b", "yi-6b"), ("smollm 360m", "smollm2-360m"), ("qwen 4b", "qwen3-4b")]
 SIZES_R4C = (0.27, 2.7, 4.5, 10, 15, 27, 46, 130)
-SIZE_FORMS["en"]["unseen"] = ["{s}B params model", "an unnamed {s}B model", "{s}-billion model", "custom {s}B LLM"]
-SIZE_FORMS["es"]["unseen"] = ["modelo propio de {s}B", "un LLM de {s} mil millones", "modelo de {s}B (propio)"]
-TEMPLATES["en"]["unseen"] = ["hi all — {core}, {rest}. what do we need?", "{core}\n{rest}\ncheapest option?", "cost for {core}? {rest}",
+SIZE_FORMS["en"]["diagnosed4"] = ["{s}B params model", "an unnamed {s}B model", "{s}-billion model", "custom {s}B LLM"]
+SIZE_FORMS["es"]["diagnosed4"] = ["modelo propio de {s}B", "un LLM de {s} mil millones", "modelo de {s}B (propio)"]
+TEMPLATES["en"]["diagnosed4"] = ["hi all — {core}, {rest}. what do we need?", "{core}\n{rest}\ncheapest option?", "cost for {core}? {rest}",
                              "sanity check: {core} ({rest})", "{core} — {rest} — ETA?", "pls estimate: {core}; {rest}",
                              "need numbers for {core} w/ {rest}", ">>> {core}, {rest}"]
-TEMPLATES["es"]["unseen"] = ["hola a todos — {core}, {rest}. ¿qué necesitamos?", "{core}\n{rest}\n¿opción más barata?",
+TEMPLATES["es"]["diagnosed4"] = ["hola a todos — {core}, {rest}. ¿qué necesitamos?", "{core}\n{rest}\n¿opción más barata?",
                              "¿coste de {core}? {rest}", "revisión rápida: {core} ({rest})", "porfa estima: {core}; {rest}",
                              "necesito números para {core} con {rest}"]
-CORES["en"]["unseen"] = ["{method} for the {model} model", "{model}, using {method}", "{method}@{model}"]
-CORES["es"]["unseen"] = ["{method} sobre el modelo {model}", "{model}, usando {method}", "{method} para el modelo {model}"]
-FOLLOWUPS["en"]["unseen"] = ["now try {slot}", "alright, {slot}", "{slot} then?"]
-FOLLOWUPS["es"]["unseen"] = ["vale, ¿y {slot}?", "entonces {slot}", "{slot} entonces"]
-SWITCH_METHOD["en"]["unseen"] = ["go with {m}", "try {m} instead"]
-SWITCH_METHOD["es"]["unseen"] = ["prueba {m} mejor", "vamos con {m}"]
-CONFIG_FORMATS["unseen"] = ["trl_yaml", "peft_json", "litgpt_cli"]
-CONFIG_QUESTION["en"]["unseen"] = ["which gpu for this?", "does this fit in {c} {g}s?"]
-CONFIG_QUESTION["es"]["unseen"] = ["¿qué GPU para esto?", "¿cabe en {c} {g}?"]
+CORES["en"]["diagnosed4"] = ["{method} for the {model} model", "{model}, using {method}", "{method}@{model}"]
+CORES["es"]["diagnosed4"] = ["{method} sobre el modelo {model}", "{model}, usando {method}", "{method} para el modelo {model}"]
+FOLLOWUPS["en"]["diagnosed4"] = ["now try {slot}", "alright, {slot}", "{slot} then?"]
+FOLLOWUPS["es"]["diagnosed4"] = ["vale, ¿y {slot}?", "entonces {slot}", "{slot} entonces"]
+SWITCH_METHOD["en"]["diagnosed4"] = ["go with {m}", "try {m} instead"]
+SWITCH_METHOD["es"]["diagnosed4"] = ["prueba {m} mejor", "vamos con {m}"]
+CONFIG_FORMATS["diagnosed4"] = ["trl_yaml", "peft_json", "litgpt_cli"]
+CONFIG_QUESTION["en"]["diagnosed4"] = ["which gpu for this?", "does this fit in {c} {g}s?"]
+CONFIG_QUESTION["es"]["diagnosed4"] = ["¿qué GPU para esto?", "¿cabe en {c} {g}?"]
 # Noise of this split (``_Gen._noise_r4c``): library versions, dates and times, a plain-text @name, smart
 # quotes, "EDIT:", markdown headers, a word of the other language.
 ASIDES = {"en": ("(we're on transformers 4.46 / peft 0.13)", "by 5pm tomorrow", "(deadline 2025-03-01)", "cc @maria",
@@ -633,6 +641,92 @@ ASIDES = {"en": ("(we're on transformers 4.46 / peft 0.13)", "by 5pm tomorrow", 
           "es": ("(usamos transformers 4.46 y peft 0.13)", "para mañana a las 17h", "(fecha límite 2025-03-01)", "cc @maria",
                  "EDIT:", "## petición")}
 OTHER_LANGUAGE = {"en": (" gracias", " porfa"), "es": (" thanks", " pls")}
+
+# --- the unseen vocabulary (round 4, last split) --------------------------------------------------
+#
+# Written in one go after "diagnosed4" was read, and committed before the parser ran on any of it.
+# Nothing below repeats a form of the earlier vocabularies.
+
+METHODS["en"]["qlora"]["unseen"] = ["Quantized LoRA", "QLoRA (bitsandbytes 4-bit)", "LoRA over 4-bit weights", "4 bit QLoRA run"]
+METHODS["en"]["lora"]["unseen"] = ["plain LoRA", "LoRA w/o quantization", "standard LoRA", "LoRA adapter training"]
+METHODS["en"]["full"]["unseen"] = ["full fine-tuning run", "full training of all params", "non-PEFT full fine-tune",
+                                   "full finetune, no LoRA"]
+METHODS["es"]["qlora"]["unseen"] = ["LoRA cuantizada", "QLoRA con bitsandbytes", "QLoRA a 4 bits"]
+METHODS["es"]["lora"]["unseen"] = ["LoRA normal", "LoRA sin cuantización", "solo adaptadores LoRA"]
+METHODS["es"]["full"]["unseen"] = ["fine-tuning completo de parámetros", "ajuste total de pesos", "entrenamiento full"]
+WRAPS["en"]["full"]["unseen"] = ["full fine-tune {model} (every layer)"]
+WRAPS["en"]["lora"]["unseen"] = ["put a LoRA on {model}"]
+WRAPS["en"]["qlora"]["unseen"] = ["run QLoRA over {model}"]
+WRAPS["es"]["full"]["unseen"] = ["reentrenar {model} por completo"]
+WRAPS["es"]["lora"]["unseen"] = ["entrenar {model} con adaptadores LoRA"]
+WRAPS["es"]["qlora"]["unseen"] = ["hacer QLoRA sobre {model}"]
+
+SEQ["en"]["unseen"] = ["seq={n}", "ctx_len={n}", "{k}k tok context", "a max length of {n}", "{n} tok/sample", "cut at {n} tokens",
+                       "{k}k context len"]
+SEQ["es"]["unseen"] = ["longitud máx. {n}", "corte a {n} tokens", "{k}k tokens por muestra", "contexto de hasta {n}"]
+for _ident, _forms in {"rtx-4090": ["NV RTX 4090", "4090 GPU"], "l40s": ["L40-S"], "a100-80gb": ["a100-80", "A100/80GB"],
+                       "h100-sxm": ["H100-SXM5-80GB", "SXM H100"], "h200": ["H200 GPU"], "a100-40gb": ["40GB A100"],
+                       "l4": ["Nvidia-L4"], "b200": ["B200 GPU"], "mi300x": ["MI-300X"]}.items():
+    GPU_FORMS[_ident]["unseen"] = _forms
+GPU_FORMS_R4["h100-pcie"]["unseen"] = ["PCIe H100"]
+GPU_FORMS_R4["rtx-6000-ada"]["unseen"] = ["RTX 6000 Ada Generation"]
+GPU_FORMS_R4["a10g"]["unseen"] = ["A10G GPU"]
+GPU_SLOT["en"]["unseen"] = [("on {c} of the {g}s", 1, 1), ("{g} ×{c}", 1, 1), ("{c}-way {g}", 1, 1),
+                            ("using {cw} {g} GPUs", "word", 1), ("{g}, qty {c}", 1, 1), ("NPROC={c}", 1, 0),
+                            ("on a lone {g}", "one", 1), ("any {g}", 0, 1)]
+GPU_SLOT["es"]["unseen"] = [("en {c} de las {g}", 1, 1), ("{c} unidades de {g}", 1, 1), ("con una única {g}", "one", 1),
+                            ("en alguna {g}", 0, 1)]
+BATCH["en"]["unseen"] = ["micro_bsz {b}", "{b} examples per GPU", "per-GPU micro batch {b}", "train_batch_size_per_device={b}"]
+BATCH["es"]["unseen"] = ["micro-batch {b}", "{b} secuencias/GPU", "tamaño de micro-lote de {b}"]
+GLOBAL_NOTE["en"]["unseen"] = [" (eff. batch {gb})", ", gradient_accumulation_steps={ga}"]
+GLOBAL_NOTE["es"]["unseen"] = [" (acumulación {ga})"]
+RANK["en"]["unseen"] = ["lora rank={r}", "r{r} adapters", "LoRA with r={r}", "rank {r} (LoRA)"]
+RANK["es"]["unseen"] = ["rango {r} (LoRA)", "LoRA con r={r}", "rango de adaptador {r}"]
+EPOCHS["en"]["unseen"] = ["{e} ep", "{e} passes", "{ew} epochs over the data", "train_epochs={e}"]
+EPOCHS["es"]["unseen"] = ["{e} épocas de datos", "{ew} pasadas completas", "épocas={e}"]
+ONE_EPOCH["en"]["unseen"] = ["1 ep", "a single training epoch"]
+ONE_EPOCH["es"]["unseen"] = ["1 sola época", "una pasada completa"]
+DATASET["en"]["unseen"] = ["corpus: {D} tokens", "{D} tokens in the dataset", "{Dwords} tokens of data", "~{D} tok"]
+DATASET["es"]["unseen"] = ["corpus: {D} tokens", "{D} tokens en el dataset", "{Dwords} tokens de datos"]
+EXAMPLES["en"]["unseen"] = ["{X} rows, ~{L} tok each", "{X} instructions of {L} tokens", "{X} QA pairs averaging {L} tokens"]
+EXAMPLES["es"]["unseen"] = ["{X} filas, ~{L} tokens cada una", "{X} pares pregunta-respuesta de {L} tokens"]
+GC["en"]["unseen"] = [("with grad checkpointing", True), ("activation checkpointing: disabled", False),
+                      ("gradient_checkpointing=False", False)]
+GC["es"]["unseen"] = [("sin checkpointing de gradientes", False), ("activando gradient checkpointing", True)]
+OPTIMIZER["en"]["unseen"] = [("bnb AdamW8bit", "adamw-8bit"), ("AdamW (torch)", "adamw"), ("paged_adamw_8bit", "paged-adamw-8bit")]
+OPTIMIZER["es"]["unseen"] = [("AdamW 8-bit", "adamw-8bit"), ("AdamW normal", "adamw")]
+PRECISION["en"]["unseen"] = [("mixed bf16", "bf16-mixed"), ("fp16 mixed", "fp16-mixed"), ("float32 training", "fp32"),
+                             ("bf16 (no AMP)", "bf16")]
+PRECISION["es"]["unseen"] = [("precisión mixta fp16", "fp16-mixed"), ("bf16 sin AMP", "bf16")]
+REGION["en"]["unseen"] = [("in EU Central", "eu-central"), ("Paris DC", "eu-west")]
+REGION["es"]["unseen"] = [("en el DC de Fráncfort", "eu-central"), ("en EU Central", "eu-central")]
+FAILED["en"]["unseen"] = ["about {p}% of runs will fail", "{p}% retries"]
+FAILED["es"]["unseen"] = ["un {p}% de reintentos"]
+UNREADABLE["en"]["unseen"] = [("seq len: TBD", "seq_len"), ("rank = ?", "lora_rank"), ("batch: depends", "micro_batch")]
+UNREADABLE["es"]["unseen"] = [("longitud: depende", "seq_len"), ("rango: ?", "lora_rank")]
+FAMILY_SIZES["unseen"] = [("gemma 2b", "gemma-2-2b"), ("qwen 3b", "qwen2.5-3b"), ("llama 7b", "llama-2-7b"),
+                          ("qwen 1.7b", "qwen3-1.7b"), ("smollm 135m", "smollm2-135m")]
+SIZES_R4D = (0.5, 1.3, 5, 11, 16, 22, 50, 90)
+SIZE_FORMS["en"]["unseen"] = ["{s}B model (ours)", "a {s}b-param dense LLM", "{s}-billion-parameter LLM", "a model of {s}B"]
+SIZE_FORMS["es"]["unseen"] = ["un LLM propio de {s}B", "modelo de {s} mil millones", "{s}B de parámetros (denso)"]
+TEMPLATES["en"]["unseen"] = ["{core}\n\n{rest}\n\nthanks!", "Ask: {core}. Constraints: {rest}.", "{core}, and {rest} — numbers?",
+                             "quick estimate? {core} / {rest}", "{rest} :: {core}", "gpu advice for {core} ({rest})",
+                             "{core}!! {rest}"]
+TEMPLATES["es"]["unseen"] = ["{core}\n\n{rest}\n\n¡gracias!", "Petición: {core}. Restricciones: {rest}.",
+                             "{core}, y {rest} — ¿números?", "¿estimación rápida? {core} / {rest}",
+                             "consejo de GPU para {core} ({rest})"]
+CORES["en"]["unseen"] = ["{method} — target model {model}", "{method} (model: {model})", "{model} => {method}"]
+CORES["es"]["unseen"] = ["{method} (modelo: {model})", "{model} => {method}", "{method}, modelo {model}"]
+FOLLOWUPS["en"]["unseen"] = ["how about {slot} then", "switch to {slot}", "and {slot} too?"]
+FOLLOWUPS["es"]["unseen"] = ["¿y con {slot} entonces?", "pasa a {slot}", "rehazlo con {slot}"]
+SWITCH_METHOD["en"]["unseen"] = ["let's do {m}", "switch it to {m}"]
+SWITCH_METHOD["es"]["unseen"] = ["hagamos {m}", "pásalo a {m}"]
+CONFIG_FORMATS["unseen"] = ["axolotl_minimal", "hf_trainer_json", "swift_cli"]
+CONFIG_QUESTION["en"]["unseen"] = ["what's the cheapest gpu for this?", "would {c} {g}s be enough?"]
+CONFIG_QUESTION["es"]["unseen"] = ["¿cuál es la GPU más barata para esto?", "¿bastan {c} {g}?"]
+# Noise of this split (``_Gen._noise_r4d``).
+TAGS = ("[FYI]", "[question]", "(urgent)")
+TRAILERS = {"en": (" any thoughts?", " ideas?"), "es": (" ¿ideas?", " ¿qué pensáis?")}
 
 # Words a typo must not turn into (another real word of the vocabulary is not a typo we can see).
 _PROTECTED = {"lora", "qlora", "full", "llama", "mistral", "mixtral", "qwen", "gemma", "falcon", "deepseek", "phi",
@@ -741,7 +835,8 @@ class _Gen:
         rng = self.rng
         roll = rng.random()
         if roll < 0.18:
-            s = rng.choice({"diagnosed2": SIZES_R4A, "diagnosed3": SIZES_R4B, "unseen": SIZES_R4C}.get(self.split, SIZES))
+            s = rng.choice({"diagnosed2": SIZES_R4A, "diagnosed3": SIZES_R4B, "diagnosed4": SIZES_R4C,
+                            "unseen": SIZES_R4D}.get(self.split, SIZES))
             shown = f"{s:g}".replace(".", ",") if lang == "es" and rng.random() < 0.5 else f"{s:g}"
             return self.pick(SIZE_FORMS[lang]).format(s=shown), {"params_b": float(s)}, None
         if roll < 0.26:
@@ -767,7 +862,8 @@ class _Gen:
         if size and m.family in ("llama", "qwen", "gemma", "mistral", "yi", "falcon"):
             held.append(f"{size.group(1)} {m.id[: -len(size.group(1)) - 1].replace('-', ' ')}")  # "70b llama 3.1"
         return {"tune": tune, "diagnosed": held, "diagnosed2": _r4a_model_forms(m, display),
-                "diagnosed3": _r4b_model_forms(m, display), "unseen": _r4c_model_forms(m, display)}
+                "diagnosed3": _r4b_model_forms(m, display), "diagnosed4": _r4c_model_forms(m, display),
+                "unseen": _r4d_model_forms(m, display)}
 
     def method_phrase(self, lang: str, method: str) -> str:
         return self.pick(METHODS[lang][method])
@@ -956,8 +1052,10 @@ class _Gen:
             text = self._noise_r4(text, lang, noise, prose)
         elif self.split == "diagnosed3":
             text = self._noise_r4b(text, lang, noise, prose)
-        elif self.split == "unseen":
+        elif self.split == "diagnosed4":
             text = self._noise_r4c(text, lang, noise, prose)
+        elif self.split == "unseen":
+            text = self._noise_r4d(text, lang, noise, prose)
         entry = {"text": text, "lang": lang, "split": self.split, "expected": expected, "noise": noise}
         if previous is not None:
             entry["previous"] = previous
@@ -1071,7 +1169,7 @@ class _Gen:
         return text
 
     def _noise_r4c(self, text: str, lang: str, noise: list[str], prose: bool) -> str:
-        """The unseen split's own noise (new kinds): nothing here changes what a careful reader takes."""
+        """The diagnosed4 split's own noise: nothing here changes what a careful reader takes."""
         rng = self.rng
         if rng.random() < 0.08:
             aside = rng.choice(ASIDES[lang])
@@ -1092,12 +1190,40 @@ class _Gen:
             noise.append("other language")
         return text
 
+    def _noise_r4d(self, text: str, lang: str, noise: list[str], prose: bool) -> str:
+        """The unseen split's own noise (new kinds): nothing here changes what a careful reader takes."""
+        rng = self.rng
+        if prose and rng.random() < 0.05 and ", " in text:  # Slack italics around one part
+            parts = text.split(", ")
+            i = rng.randrange(len(parts))
+            parts[i] = "_" + parts[i] + "_"
+            text = ", ".join(parts)
+            noise.append("italics")
+        if rng.random() < 0.05:
+            text = rng.choice(TAGS) + " " + text
+            noise.append("tag")
+        if prose and rng.random() < 0.04:  # a word typed twice
+            words = text.split(" ")
+            if len(words) > 3:
+                i = rng.randrange(len(words))
+                if re.fullmatch(r"[a-z]{3,}", words[i]):
+                    words.insert(i, words[i])
+                    text = " ".join(words)
+                    noise.append("repeated word")
+        if prose and "~" in text and rng.random() < 0.5:
+            text = text.replace("~", "≈", 1)
+            noise.append("approx sign")
+        if rng.random() < 0.06:
+            text += rng.choice(TRAILERS[lang])
+            noise.append("trailer")
+        return text
+
     def _r4_config(self, fmt: str, lang: str) -> dict[str, Any]:
         rng = self.rng
         models = [m for m in self.models if _R4_MODELS[fmt](m) is not None]
         m = rng.choice(models)
         methods = ("lora", "qlora") if fmt in ("torchtune_yaml", "unsloth_python", "train_py_cli") else ("lora",) if \
-            fmt == "peft_json" else ("lora", "qlora", "full")
+            fmt == "peft_json" else ("lora", "full") if fmt == "swift_cli" else ("lora", "qlora", "full")
         method = rng.choice(methods)
         if fmt == "torchtune_yaml" and method == "qlora" and not _R4_MODELS[fmt](m)[2]:
             method = "lora"  # torchtune 0.6.1 has no QLoRA builder for this model
@@ -1337,6 +1463,16 @@ def _r4c_model_forms(m, display: str) -> list[str]:
     return forms
 
 
+def _r4d_model_forms(m, display: str) -> list[str]:
+    """The unseen split's spellings: the id in capitals ("LLAMA-3.1-8B"), the Hub id lower-cased, the
+    display name without spaces before its size ("Llama 3.1-8B")."""
+    forms = [m.id.upper(), m.hub_id.lower()]
+    sized = re.fullmatch(r"(.+) (\d+(?:\.\d+)?[BM])", display)
+    if sized:
+        forms.append(f"{sized.group(1)}-{sized.group(2)}")
+    return forms
+
+
 # torchtune 0.6.1 LoRA builders (torchtune/models/<family>/_model_builders.py; the list in
 # tests/data/launch_schemas/torchtune-0.6.1.json): catalog id -> (module, builder name after "lora_",
 # whether a "qlora_" builder exists too).
@@ -1554,15 +1690,62 @@ def _litgpt_cli(m, method, seq, b, e, r, expected, rng, lang) -> str:
     return " ".join(args)
 
 
+def _axolotl_minimal(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    """A short axolotl config; the QLoRA here is LoRA on an 8-bit base (load_in_8bit: the advisor's qlora
+    with quant int8, as LLaMA-Factory's quantization_bit: 8)."""
+    lines = [f"base_model: {m.hub_id}"]
+    if method == "qlora":
+        lines += ["load_in_8bit: true", "adapter: lora"]
+        expected["quant"] = "int8"
+    elif method == "lora":
+        lines.append("adapter: lora")
+    if method != "full":
+        lines.append(f"lora_r: {r}")
+    lines += [f"sequence_len: {seq}", f"micro_batch_size: {b}", f"num_epochs: {e}"]
+    expected["epochs"] = float(e)
+    return "\n".join(lines)
+
+
+def _hf_trainer_json(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    """TrainingArguments.to_json_string() output under a line naming the run (transformers
+    training_args.py: per_device_train_batch_size, num_train_epochs, bf16, gradient_checkpointing, optim)."""
+    import json
+
+    word = {"en": {"lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tune"},
+            "es": {"lora": "LoRA", "qlora": "QLoRA", "full": "ajuste fino completo"}}[lang][method]
+    head = f"{word} of {m.hub_id} at seq {seq}" + (f", r={r}" if method != "full" else "") + ", training args:"
+    args = {"output_dir": "out", "per_device_train_batch_size": b, "gradient_accumulation_steps": 4,
+            "num_train_epochs": float(e), "learning_rate": 2e-05, "bf16": True, "gradient_checkpointing": True,
+            "optim": "adamw_torch", "logging_steps": 10, "save_steps": 500}
+    _label_accum(expected, 4)
+    expected.update(epochs=float(e), precision="bf16-mixed", gradient_checkpointing=True, optimizer="adamw")
+    return head + "\n" + json.dumps(args, indent=2)
+
+
+def _swift_cli(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    """ms-swift's ``swift sft`` command line (swift/llm/argument: --train_type lora|full, --lora_rank,
+    --max_length, --per_device_train_batch_size, --num_train_epochs)."""
+    args = ["swift sft", f"--model {m.hub_id}", f"--train_type {method}"]
+    if method != "full":
+        args.append(f"--lora_rank {r}")
+    args += [f"--max_length {seq}", f"--per_device_train_batch_size {b}", f"--num_train_epochs {e}",
+             "--dataset AI-ModelScope/alpaca-gpt4-data-en"]
+    expected["epochs"] = float(e)
+    return " ".join(args)
+
+
 _R4_MODELS = {"torchtune_yaml": lambda m: _TORCHTUNE.get(m.id), "hf_python": lambda m: m.hub_id,
                   "unsloth_python": _unsloth_name, "deepspeed_json": lambda m: m.hub_id,
                   "llamafactory_json": lambda m: m.hub_id, "accelerate_yaml": lambda m: m.hub_id,
                   "train_py_cli": lambda m: m.hub_id, "axolotl_v2": lambda m: m.hub_id,
-                  "trl_yaml": lambda m: m.hub_id, "peft_json": lambda m: m.hub_id, "litgpt_cli": lambda m: m.hub_id}
+                  "trl_yaml": lambda m: m.hub_id, "peft_json": lambda m: m.hub_id, "litgpt_cli": lambda m: m.hub_id,
+                  "axolotl_minimal": lambda m: m.hub_id, "hf_trainer_json": lambda m: m.hub_id,
+                  "swift_cli": lambda m: m.hub_id}
 _R4_WRITERS = {"torchtune_yaml": _torchtune_yaml, "hf_python": _hf_python, "unsloth_python": _unsloth_python,
                "deepspeed_json": _deepspeed_json, "llamafactory_json": _llamafactory_json,
                "accelerate_yaml": _accelerate_yaml, "train_py_cli": _train_py_cli, "axolotl_v2": _axolotl_v2,
-               "trl_yaml": _trl_yaml, "peft_json": _peft_json, "litgpt_cli": _litgpt_cli}
+               "trl_yaml": _trl_yaml, "peft_json": _peft_json, "litgpt_cli": _litgpt_cli,
+               "axolotl_minimal": _axolotl_minimal, "hf_trainer_json": _hf_trainer_json, "swift_cli": _swift_cli}
 
 _CONFIG_WRITERS = {"axolotl": _axolotl, "axolotl_json": _axolotl_json, "llamafactory": _llamafactory,
                    "llamafactory_cli": _llamafactory_cli, "trl_python": _trl_python, "trl_cli": _trl_cli}
