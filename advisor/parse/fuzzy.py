@@ -13,6 +13,7 @@ neighbours ("lroa" is "lora"; "tone" is not "tune"), and anything inside a URL o
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from dataclasses import dataclass
@@ -179,6 +180,7 @@ def correct(text: str, vocabulary: frozenset[str] = METHOD_WORDS, known: frozens
             extra_known: frozenset[str] | set[str] = frozenset()) -> tuple[str, list[Correction]]:
     """``text`` (normalized) with every sure typo of a vocabulary word replaced, and the corrections."""
     protected = [m.span() for m in _PROTECTED_SPANS.finditer(text)]
+    starts = [a for a, _ in protected]
     out: list[str] = []
     corrections: list[Correction] = []
     prev = 0
@@ -186,7 +188,8 @@ def correct(text: str, vocabulary: frozenset[str] = METHOD_WORDS, known: frozens
         word = m.group()
         if word in vocabulary or word in known or word in extra_known or _inflected(word, vocabulary):
             continue
-        if any(a <= m.start() < b for a, b in protected):
+        k = bisect.bisect_right(starts, m.start()) - 1  # spans do not overlap: the one starting last before
+        if k >= 0 and m.start() < protected[k][1]:
             continue
         found = closest(word, vocabulary, max_distance=1)
         if found is None or found.distance != 1 or not _one_meaning(found.words):

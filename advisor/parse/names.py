@@ -142,6 +142,7 @@ class Matcher:
                     self._by_first.setdefault(alias.toks[0], []).append(alias)
         for aliases in self._by_first.values():
             aliases.sort(key=lambda a: -len(a.toks))
+        self._longest = max((len(a.toks) for aliases in self._by_first.values() for a in aliases), default=1)
         self._families = self._build_families(catalog)
         self._known_tokens = frozenset(self._by_first) | frozenset(
             t for aliases in self._by_first.values() for a in aliases for t in a.toks)
@@ -188,7 +189,13 @@ class Matcher:
         toks = tokenize(text)
         out: list[NameMatch] = []
         i = 0
+        by_first, families = self._by_first, self._families
         while i < len(toks):
+            t = toks[i].text
+            if (t not in by_first and t not in families and not (t[-1] == "s" and t[:-1] in by_first)
+                    and not _SIZE.fullmatch(t) and not self._may_be_typo(t, known)):
+                i += 1  # most words of a message start no name: one look, not four
+                continue
             hit = self._alias_at(toks, i) or self._family_at(toks, i) or self._size_first(toks, i)
             if hit is None:
                 hit = self._typo_at(toks, i, known, capitalized)
@@ -232,7 +239,7 @@ class Matcher:
         used = 0
         while j + used < len(toks):
             tok = toks[j + used]
-            mem = re.fullmatch(r"(\d{2,3})(?:gb|g|gib)s?", tok.text)
+            mem = _MEMORY.fullmatch(tok.text)
             if mem and float(mem.group(1)) == self._gpu_memory.get(match.ident) and tok.gap.strip(" ()") == "":
                 used += 1
                 continue
@@ -271,12 +278,15 @@ class Matcher:
         return NameMatch(match.kind, match.ident, toks[i].start, match.end, match.candidates, match.family,
                          match.size_b, True, typed=typed, word=toks[i + 1].text if typed else None), used + 1
 
+    def _may_be_typo(self, word: str, known: frozenset[str]) -> bool:
+        return not (not word.isalpha() or len(word) < 4 or word in self._known_tokens or word in fuzzy.KNOWN
+                    or word in known or word in fuzzy.METHOD_WORDS)
+
     def _typo_at(self, toks: list[Token], i: int, known: frozenset[str],
                  capitalized: frozenset[str] = frozenset()) -> tuple[NameMatch, int] | None:
         """A model word typed with one edit ("mistrl 7b") is read as the name; two edits ask."""
         word = toks[i].text
-        if (not word.isalpha() or len(word) < 4 or word in self._known_tokens or word in fuzzy.KNOWN
-                or word in known or word in fuzzy.METHOD_WORDS):
+        if not self._may_be_typo(word, known):
             return None
         found = fuzzy.closest(word, self._model_words, max_distance=2)
         if found is None and len(word) == 4 and i + 1 < len(toks) and _SIZE.fullmatch(toks[i + 1].text):
@@ -351,13 +361,18 @@ class Matcher:
 
     def _alias_at(self, toks: list[Token], i: int) -> tuple[NameMatch, int] | None:
         first = toks[i].text
-        candidates = self._by_first.get(first, [])
+        candidates = self._by_first.get(first, ())
+        if not candidates and not (first.endswith("s") and first[:-1] in self._by_first):
+            return None
         if len(first) > 1 and first.endswith("s"):
-            candidates = candidates + [a for a in self._by_first.get(first[:-1], []) if first[-2].isdigit() or a.kind == "gpu"]
+            candidates = [*candidates, *(a for a in self._by_first.get(first[:-1], []) if first[-2].isdigit() or a.kind == "gpu")]
+        texts = [t.text for t in toks[i:i + self._longest]]
         for alias in candidates:
             n = len(alias.toks)
-            if i + n > len(toks):
+            if n > len(texts):
                 continue
+            if n > 1 and (texts[1] != alias.toks[1] and n > 2 or tuple(texts[2:n - 1]) != alias.toks[2:n - 1]):
+                continue  # a cheap look at the middle words before the full check
             if all(self._token_ok(toks[i + k], alias, k) for k in range(n)):
                 return NameMatch(alias.kind, alias.ident, toks[i].start, toks[i + n - 1].end), n
         return None
@@ -442,6 +457,7 @@ _NOT_GPU_SHAPE = re.compile(r"r\d+|x\d+|v\d+|zero\d|z\d|gpt\d+|qwen\d+|llama\d+|
                             r"|olmo\d+|sm\d+|cuda\d+|py\d+|e\d+|ep\d+|bs\d+|mbs\d+|lr\d+|top\d+|rtx\d{4}|q\d+[a-z]*")
 
 _CONTEXT_TOKEN = re.compile(r"\d+k")
+_MEMORY = re.compile(r"(\d{2,3})(?:gb|g|gib)s?")
 _SEQ_WORD_AFTER = re.compile(r"[\s-]*(?:context|ctx|seq|sequence|tokens?|contexto|secuencias?|longitud)\b")
 
 

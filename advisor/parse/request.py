@@ -56,6 +56,10 @@ _EXAMPLE_VALUES = {"seq_len": 4096, "micro_batch": 4, "lora_rank": 16, "epochs":
                    "num_gpus": 2}
 
 
+_EARLY = [*WORD_RULES, *NUMBER_RULES]
+_LATE = [*LATE_NUMBER_RULES, *LATE_RULES]
+
+
 def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None = None,
                   lang_hint: str | None = None) -> ParseResult:
     """Understand one message. ``previous``: the thread's request, for follow-ups; ``lang_hint``:
@@ -78,11 +82,9 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
     scan = Scan.of(normalized, names, short=len(normalized.split()) <= SHORT_MESSAGE_WORDS, lang=lang)
     for field_name, value, pos in components:  # pasted torchtune components, read before the rules
         scan.claim(field_name, value, pos)
-    for pattern, handler in (*WORD_RULES, *NUMBER_RULES):
-        scan.run(pattern, handler)
+    scan.run_all(_EARLY)
     read_slots(scan)
-    for pattern, handler in (*LATE_NUMBER_RULES, *LATE_RULES):
-        scan.run(pattern, handler)
+    scan.run_all(_LATE)
     for c in corrections:
         scan.warn("parse.warn.typo", typed=c.typed, word=c.word)
     for e in outside:
@@ -96,10 +98,15 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
 def _capitalized(text: str) -> frozenset[str]:
     """Words typed with a capital inside lower-case text ("qlora Pythia 12b"): names, by how people
     write them (nothing when the whole message is in capitals)."""
-    letters = [c for c in text if c.isalpha()]
-    if not letters or sum(c.isupper() for c in letters) > 0.6 * len(letters):
+    letters = len(_LETTER.findall(text))
+    if not letters or len(_UPPER.findall(text)) > 0.6 * letters:
         return frozenset()
-    return frozenset(w.lower() for w in re.findall(r"(?<![\w.])[A-Z][A-Za-z]{2,}", text))
+    return frozenset(w.lower() for w in _CAPITALIZED.findall(text))
+
+
+_LETTER = re.compile(r"[^\W\d_]")
+_UPPER = re.compile(r"[A-ZÁÉÍÓÚÑÜ]")
+_CAPITALIZED = re.compile(r"(?<![\w.])[A-Z][A-Za-z]{2,}")
 
 
 class _Assembler:

@@ -10,6 +10,7 @@ fino completo", "sin gradient checkpointing", "8-bit adam", "paged_adamw_8bit", 
 
 from __future__ import annotations
 
+import functools
 import re
 
 from advisor.parse.scan import Scan
@@ -82,8 +83,10 @@ _CONFIG_KEYS = {
     "fsdp_strategy": "fsdp_sharding_strategy|sharding_strategy",
     "apply_lora_to_mlp": "apply_lora_to_mlp",
 }
-_CONFIG = R(r"(?<![\w.])\"?(" + "|".join(_CONFIG_KEYS.values())
-            + r")[\"']?[ \t]*[:=][ \t]*[\"']?(\d+(?:[.,]\d{3})*(?:\.\d+)?k?|\d+(?:[.,]\d+)?k?|[a-z0-9_./\-]+?)[\"']?(?=[\s,;)}\]?!]|\.(?:\s|$)|$)")
+# Any key, then its value; the handler reads the keys above (``_KEY_FIELD``) and leaves the rest to
+# ``_OTHER_KEY``. One key pattern, not an alternation of every key: Python's re tries each alternative at
+# every position, which made this the slowest rule on a pasted config.
+_CONFIG = R(r"(?<![\w.])\"?([a-z_][a-z0-9_]*(?:\.[a-z0-9_]+)*)[\"']?[ \t]*[:=][ \t]*[\"']?(\d+(?:[.,]\d{3})*(?:\.\d+)?k?|\d+(?:[.,]\d+)?k?|[a-z0-9_./\-]+?)[\"']?(?=[\s,;)}\]?!]|\.(?:\s|$)|$)")
 _KEY_FIELD = {k.replace("\\.", "."): f for f, keys in _CONFIG_KEYS.items() for k in keys.split("|")}
 # A key: value pair of a pasted config whose key we do not model ("warmup_ratio: 0.1",
 # "save_steps=500"): read and left alone, so its number is not asked about.
@@ -131,7 +134,9 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
     from advisor.parse.quantities import claim_int, claim_number
 
     key, value = m.group(1), m.group(2).strip(".,")
-    name = _KEY_FIELD[key]
+    name = _KEY_FIELD.get(key)
+    if name is None:
+        return False
     flag = _bool(value)
     if name in ("gpus_per_node", "num_nodes"):
         if re.fullmatch(r"\d{1,4}", value):
@@ -278,7 +283,10 @@ _OPTIONAL_NAMES = {"compile": ("compile", "torch_compile"), "packing": ("packing
                    "liger": ("liger", "liger_kernel", "use_liger")}
 
 
+@functools.lru_cache(maxsize=256)
 def _spec_accepts(field_name: str, value: object) -> bool:
+    """Whether ``advisor.spec.SpecRequest`` has ``field_name`` and accepts ``value`` (remembered: the spec's
+    fields do not change while the process runs)."""
     from pydantic import ValidationError
 
     from advisor.spec import SpecRequest
@@ -419,7 +427,7 @@ _NO_LORA = R(r"\b(?:without|no|sin)\s+(?:lora|adapters?|adaptadores|peft)\b")
 _SETTING_WORDS = r"(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango)"
 _LORA_SETTING = R(r"\blora(?=[\s_-]*(?:(?:de|del|of|with|con)\s+)?" + _SETTING_WORDS + r")"
                   r"|\b(?:adapters?|adaptador(?:es)?)(?=[\s_-]*(?:(?:de|del|of)\s+)?(?:rank|r\b|r\s*[=:]|alpha|dropout|rango))"
-                  r"|(?:(?<=rank)|(?<=rango))[\s_-]*\d+[\s_-]*(?:(?:for|of|para|de|del)\s+(?:the\s+|el\s+|la\s+|los\s+)?)?"
+                  r"|\b(?:rank|rango)[\s_-]*\d+[\s_-]*(?:(?:for|of|para|de|del)\s+(?:the\s+|el\s+|la\s+|los\s+)?)?"
                   r"(?=(?:adapters?|adaptador(?:es)?|lora)\b)"
                   # the setting first, the adapter word qualifying it: "rango LoRA de 32", "rank of the LoRA 16"
                   r"|\b(?:rank|rango|alpha|alfa|dropout)(?:\s+(?:de|del|of|the|la|el|los))*[\s_-]+"

@@ -13,6 +13,7 @@ of §G1§") says so in ``excluded_gpus`` / ``excluded_models``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,6 +24,22 @@ from advisor.parse.prefilter import needs
 
 BLANK = "\x01"
 # Upper case: rules read lower-case text, so no rule can take a placeholder for a word.
+def _blank_keeping_names(span: str) -> str:
+    out = []
+    prev = 0
+    for m in _NAME.finditer(span):
+        out += [BLANK * (m.start() - prev), m.group()]
+        prev = m.end()
+    out.append(BLANK * (len(span) - prev))
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=8)
+def _literals(patterns: tuple[re.Pattern[str], ...]) -> tuple[str, ...]:
+    """Every literal some rule of ``patterns`` requires (``prefilter.needs``), once."""
+    return tuple(sorted({w for p in patterns for w in (needs(p) or ())}))
+
+
 _NAME = re.compile(r"§[MGRFU]\d+§")
 _PLACEHOLDER = {"model": "M", "gpu": "G", "region": "R", "family": "F", "unsure": "U"}
 
@@ -82,20 +99,42 @@ class Scan:
         if (key, fields) not in self.warnings:
             self.warnings.append((key, fields))
 
-    def run(self, pattern: re.Pattern[str], handler: Callable[["Scan", re.Match[str]], bool | None]) -> None:
+    def run(self, pattern: re.Pattern[str], handler: Callable[["Scan", re.Match[str]], bool | None],
+            present: frozenset[str] | None = None) -> None:
         """Apply ``handler`` to each match; blank the spans it accepts (returns anything but False).
-        A pattern whose required words are all absent is skipped without running (``prefilter``)."""
+        A pattern whose required words are all absent is skipped without running (``prefilter``).
+        ``present``: the literals of ``needs`` found in the text when the rules started (``run_all``):
+        blanking only removes text, so a literal absent then is absent now."""
         need = needs(pattern)
-        if need is not None and not any(word in self.text for word in need):
-            return
+        if need is not None:
+            if present is not None:
+                if present.isdisjoint(need):
+                    return
+            elif not any(word in self.text for word in need):
+                return
         accepted = [m.span() for m in list(pattern.finditer(self.text)) if handler(self, m) is not False]
         if accepted:
-            chars = list(self.text)
+            text = self.text
+            parts = []
+            prev = 0
             for start, end in accepted:
-                chars[start:end] = BLANK * (end - start)
-                for name in _NAME.finditer(self.text, start, end):  # names inside a span stay names
-                    chars[name.start():name.end()] = name.group()
-            self.text = "".join(chars)
+                if start < prev:  # never: finditer's matches do not overlap
+                    continue
+                parts.append(text[prev:start])
+                span = text[start:end]
+                # names inside a span stay names
+                parts.append(_blank_keeping_names(span) if "§" in span else BLANK * (end - start))
+                prev = end
+            parts.append(text[prev:])
+            self.text = "".join(parts)
+
+    def run_all(self, rules: list[tuple[re.Pattern[str], Callable[["Scan", re.Match[str]], bool | None]]]) -> None:
+        """``run`` each rule in order, with one look for every rule's required literals first."""
+        literals = _literals(tuple(p for p, _ in rules))
+        text = self.text
+        present = frozenset(w for w in literals if w in text)
+        for pattern, handler in rules:
+            self.run(pattern, handler, present)
 
     def search(self, pattern: str) -> bool:
         return re.search(pattern, self.text) is not None

@@ -85,6 +85,13 @@ class Tok:
 _URL = re.compile(r"\b(?:https?://|www\.)\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)+\.(?:com|org|net|io|ai|dev|co)/\S*")
 
 
+_GLUED_X = re.compile(r"x(\d{1,4})")
+_GLUED_R = re.compile(r"r(\d{1,4})")
+_CUE_GAP = re.compile(r"[\s_\-.]{0,2}")
+_YEAR = re.compile(r"(?:19[89]\d|20[0-4]\d)")
+_DIGITS = re.compile(r"\d{3,7}")
+
+
 def tokenize(text: str) -> list[Tok]:
     out = _tokenize(text)
     if "/" in text:
@@ -128,11 +135,11 @@ def _tokenize(text: str) -> list[Tok]:
         if kind == "word":
             word = m.group("word")
             last = out[-1] if out else None
-            glued_count = re.fullmatch(r"x(\d{1,4})", word)
+            glued_count = _GLUED_X.fullmatch(word) if word[0] == "x" else None
             if glued_count:  # "H100 x8"
                 out.append(Tok("num", glued_count.group(1), m.start() + 1, m.end(), gap, unit="x"))
                 continue
-            glued_rank = re.fullmatch(r"r(\d{1,4})", word)
+            glued_rank = _GLUED_R.fullmatch(word) if word[0] == "r" else None
             if glued_rank:  # "LoRA r16"
                 out.append(Tok("word", "r", m.start(), m.start() + 1, gap))
                 out.append(Tok("num", glued_rank.group(1), m.start() + 1, m.end(), ""))
@@ -384,7 +391,7 @@ def _find_cues(toks: list[Tok]) -> list[tuple[int, int, Cue]]:
             if i + n > len(toks):
                 continue
             if all((toks[i + k].kind in ("word", "punct") or toks[i + k].spoken) and toks[i + k].text == cue.words[k]
-                   and (k == 0 or re.fullmatch(r"[\s_\-.]{0,2}", toks[i + k].gap)) for k in range(n)):
+                   and (k == 0 or _CUE_GAP.fullmatch(toks[i + k].gap)) for k in range(n)):
                 hit = (i, i + n - 1, cue)
                 break
         if hit is not None:
@@ -599,11 +606,11 @@ def _part_of_something(toks: list[Tok], ti: int) -> bool:
         return True
     if tok.text.count(".") >= 2:  # "0.6.1": a version
         return True
-    return bool(re.fullmatch(r"(?:19[89]\d|20[0-4]\d)", tok.text)) and tok.scale is None and tok.unit is None
+    return bool(_YEAR.fullmatch(tok.text)) and tok.scale is None and tok.unit is None
 
 
 def _pow2(tok: Tok) -> bool:
-    if tok.scale or tok.unit or tok.spoken or not re.fullmatch(r"\d{3,7}", tok.text):
+    if tok.scale or tok.unit or tok.spoken or not _DIGITS.fullmatch(tok.text):
         return False
     v = int(tok.text)
     return v >= 256 and v & (v - 1) == 0

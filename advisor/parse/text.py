@@ -57,32 +57,43 @@ _IDIOMS = re.compile(r"\bmil\s+(?=gracias|disculpas|perdones|besos)")
 
 def clean(text: str) -> str:
     """Slack markup removed; letters, accents and line breaks kept."""
-    text = html.unescape(text)
-    text = _SLACK_SPECIAL.sub(" ", text)
-    text = _SLACK_LINK.sub(lambda m: f" {m.group(1)} {m.group(2) or ''} ", text)
-    text = _FENCE.sub("\n", text)
-    text = _BACKTICK.sub(" ", text)
-    text = _EMOJI_CODE.sub(" ", text)
-    text = _MARKS.sub(" ", text)
+    if "&" in text:
+        text = html.unescape(text)
+    if "<" in text:
+        text = _SLACK_SPECIAL.sub(" ", text)
+        text = _SLACK_LINK.sub(lambda m: f" {m.group(1)} {m.group(2) or ''} ", text)
+    if "`" in text:
+        text = _FENCE.sub("\n", text)
+        text = _BACKTICK.sub(" ", text)
+    if ":" in text:
+        text = _EMOJI_CODE.sub(" ", text)
+    if "*" in text or "~" in text or "_" in text:
+        text = _MARKS.sub(" ", text)
     return text.strip()
 
 
 def normalize(text: str) -> str:
     """Lower-case ASCII with unified punctuation; one space between words, lines and their
-    indentation kept."""
+    indentation kept. (Each substitution runs only where the characters it needs are present: a
+    long pasted config is the slowest message the parser sees.)"""
     # a pasted YAML config keeps each line's indentation (what is nested under "fsdp_config:"), as
     # typed: spaces and tabs only, before anything else becomes a space
     indents = [len(line) - len(line.lstrip(" \t")) for line in text.split("\n")]
-    text = _SPACE_GROUPED.sub(lambda m: m.group(1) + re.sub(r"\D", "", m.group(2)), text)
-    text = text.translate(_SUPERSCRIPTS).translate(_PUNCT)
-    text = _COMBINING.sub("", unicodedata.normalize("NFKD", text))
-    text = _NON_ASCII.sub(" ", text).lower()
-    text = _IDIOMS.sub("muchas ", text)
+    if not text.isascii():
+        text = _SPACE_GROUPED.sub(lambda m: m.group(1) + re.sub(r"\D", "", m.group(2)), text)
+        text = text.translate(_SUPERSCRIPTS).translate(_PUNCT)
+        text = _COMBINING.sub("", unicodedata.normalize("NFKD", text))
+        text = _NON_ASCII.sub(" ", text)
+    text = text.lower()
+    if "mil " in text:
+        text = _IDIOMS.sub("muchas ", text)
     text = _DATE_TIME.sub(" ", text)
-    text = _NAME_TIMES_COUNT.sub(r"\1 x\2", text)
-    text = _COUNT_TIMES_NUMBER.sub(_split_count, text)
-    text = _GLUED_COUNT.sub(r"\1 x ", text)
-    text = _GPU_MEMORY.sub(r"\1 \2gb ", text)  # after "8xA100" is "8 x a100", so "8xA100 (40GB)" is the 40 GB card
+    if "x" in text:
+        text = _NAME_TIMES_COUNT.sub(r"\1 x\2", text)
+        text = _COUNT_TIMES_NUMBER.sub(_split_count, text)
+        text = _GLUED_COUNT.sub(r"\1 x ", text)
+    if "g" in text:
+        text = _GPU_MEMORY.sub(r"\1 \2gb ", text)  # after "8xA100" is "8 x a100", so "8xA100 (40GB)" is the 40 GB card
     split = text.split("\n")
     if len(split) != len(indents):  # never: every substitution above keeps line breaks
         indents = [0] * len(split)
