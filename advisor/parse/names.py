@@ -471,21 +471,15 @@ def _context_variant(tok: Token, text: str) -> bool:
     return " " in tok.gap or _SEQ_WORD_AFTER.match(text, tok.end) is not None
 
 
-_CACHE: "weakref.WeakKeyDictionary[Catalog, tuple[tuple, Matcher]]" = weakref.WeakKeyDictionary()
-
-
-def _fingerprint(catalog: Catalog) -> tuple:
-    # The catalog replaces its lists whenever it reloads (an admin added a GPU): the lists
-    # themselves, compared by identity, say whether the names may have changed.
-    return (catalog._gpus, catalog._models, catalog._regions)  # noqa: SLF001 - the loaded tables, by identity
+_CACHE: "weakref.WeakKeyDictionary[Catalog, tuple[int, Matcher]]" = weakref.WeakKeyDictionary()
 
 
 def matcher_for(catalog: Catalog) -> Matcher:
-    """The matcher for ``catalog``, rebuilt only when it reloads its tables (an admin adds a GPU)."""
-    fp = _fingerprint(catalog)
+    """The matcher for ``catalog``, rebuilt only when it reloads its tables (an admin adds a GPU):
+    ``Catalog.version`` counts the loads."""
     cached = _CACHE.get(catalog)
-    if cached is not None and all(a is b for a, b in zip(cached[0], fp)):
+    if cached is not None and cached[0] == catalog.version:
         return cached[1]
     matcher = Matcher(catalog)
-    _CACHE[catalog] = (fp, matcher)
+    _CACHE[catalog] = (catalog.version, matcher)
     return matcher
