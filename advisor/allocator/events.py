@@ -123,6 +123,8 @@ def _carried(step_events: list[int], persistent: frozenset[int], keep_alive: boo
 def _fit(lengths: list[int], sizes: np.ndarray) -> np.ndarray:
     """Exact polynomial through the (length, size) points of every storage: rows of (a, b, c)
     with size = a + b L + c L^2 (c = 0 with two lengths)."""
+    if len(lengths) == 1:
+        return np.hstack([sizes.T.astype(np.float64), np.zeros((sizes.shape[1], 2))])
     L = np.asarray(lengths, dtype=np.float64)
     degree = len(lengths) - 1
     vander = np.vander(L, degree + 1, increasing=True)  # columns 1, L, L^2
@@ -155,9 +157,10 @@ class StepProgram:
 
     @classmethod
     def from_logs(cls, logs: dict[int, EventLog], micro_batch: int = 1) -> "StepProgram":
-        """Fit a program to logs of the same spec traced at 2 or 3 lengths ({length: log})."""
-        if not 2 <= len(logs) <= 3:
-            raise ValueError("give the logs of two or three traced lengths")
+        """Fit a program to logs of the same spec traced at 1 to 3 lengths ({length: log}). With
+        one length the program only runs at that length (a fixed-length run)."""
+        if not 1 <= len(logs) <= 3:
+            raise ValueError("give the logs of one to three traced lengths")
         lengths = sorted(logs)
         ref = logs[lengths[0]]
         for L in lengths[1:]:
@@ -205,6 +208,9 @@ class StepProgram:
 
     def sizes(self, length: int) -> list[int]:
         """Every storage's bytes for a batch padded to ``length`` tokens."""
+        if len(self.lengths) == 1 and length != self.lengths[0]:
+            raise ValueError(f"this program was traced at {self.lengths[0]} tokens only; trace two or "
+                             "three lengths to replay others")
         a, b, c = self.coef[:, 0], self.coef[:, 1], self.coef[:, 2]
         L = float(length)
         out = np.rint(a + L * (b + L * c))

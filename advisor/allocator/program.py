@@ -12,7 +12,7 @@ from __future__ import annotations
 from advisor.allocator.events import EventLog, StepProgram
 from advisor.arch import Architecture
 from advisor.spec import FinetuneSpec
-from advisor.stacks import profile
+from advisor.stacks import StackProfile, profile
 
 SMALL_TRACE_TOKENS = 128
 """The short lengths traced besides the spec's own: 128 and 256 tokens (multiples of every
@@ -34,9 +34,10 @@ def trace_lengths(seq_len: int, stack: str = "hf") -> tuple[int, ...]:
 
 
 def trace_program(spec: FinetuneSpec, arch: Architecture, *, lengths: tuple[int, ...] | None = None,
-                  traced: dict[int, object] | None = None) -> StepProgram:
+                  traced: dict[int, object] | None = None, stack: StackProfile | None = None) -> StepProgram:
     """The spec's step as a program over lengths. ``traced``: {length: TraceResult} already
-    made (with their tracker), reused instead of tracing again."""
+    made (with their tracker), reused instead of tracing again. ``stack`` overrides the profile
+    ``spec.stack`` names (``advisor.trace.trace_step``'s own override)."""
     from advisor.trace import trace_step
 
     lengths = lengths or trace_lengths(spec.seq_len, spec.stack)
@@ -44,6 +45,6 @@ def trace_program(spec: FinetuneSpec, arch: Architecture, *, lengths: tuple[int,
     for length in lengths:
         result = (traced or {}).get(length)
         if result is None or getattr(result, "tracker", None) is None or getattr(result, "steps", 2) < 2:
-            result = trace_step(spec.model_copy(update={"seq_len": length}), arch, steps=2)
+            result = trace_step(spec.model_copy(update={"seq_len": length}), arch, steps=2, stack=stack)
         logs[length] = EventLog.from_tracker(result.tracker)
     return StepProgram.from_logs(logs, micro_batch=spec.micro_batch)
