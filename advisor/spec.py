@@ -200,6 +200,7 @@ class _SpecFields(BaseModel):
     gpu: str | None = Field(default=None, min_length=1, max_length=100)
     region: str | None = Field(default=None, min_length=1, max_length=100)
     length_distribution: LengthDistribution | None = None
+    expandable_segments: bool | None = None
 
 
 class Default(BaseModel):
@@ -245,6 +246,8 @@ DEFAULTS: dict[str, Default] = {
     "sharding": Default(value="ddp", mention=False, reason="HF Trainer replicates the model "
                         "(DDP) unless FSDP or DeepSpeed is configured."),
     "epochs": Default(value=3, reason="HF TrainingArguments' num_train_epochs default."),
+    "expandable_segments": Default(value=False, mention=False, reason="PyTorch's caching allocator "
+                                   "default (PYTORCH_CUDA_ALLOC_CONF unset: expandable_segments:False)."),
 }
 
 METHODS: tuple[str, ...] = get_args(Method)
@@ -274,6 +277,7 @@ class FinetuneSpec(_SpecFields):
     num_gpus: int = Field(default=DEFAULTS["num_gpus"].value, ge=1, le=MAX_GPUS)
     sharding: Sharding = DEFAULTS["sharding"].value
     epochs: float = Field(default=DEFAULTS["epochs"].value, gt=0, le=MAX_EPOCHS)
+    expandable_segments: bool = DEFAULTS["expandable_segments"].value
     costs: CostAssumptions = CostAssumptions()
 
     @model_validator(mode="after")

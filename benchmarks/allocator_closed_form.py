@@ -4,9 +4,9 @@ The chat answer cannot trace and replay (seconds to minutes); it needs reserved 
 microseconds from the analytic model's terms. This script
 
 1. traces a grid of step programs (``advisor.allocator.program``): realistic widths and
-   vocabularies (the allocator's thresholds are absolute: 2 MiB, 10 MiB, 20 MiB), fewer layers
-   than real models to keep tracing fast, LoRA / QLoRA / full, with and without gradient
-   checkpointing, micro-batches 1 and 4;
+   vocabularies (the allocator's thresholds are absolute: 2 MiB, 10 MiB, 20 MiB) at 4-8 layers,
+   and four models at their real depth (16-32 layers), LoRA / QLoRA / full, with and without
+   gradient checkpointing, micro-batches 1 and 4;
 2. replays each over 200 micro-batches at several maximum lengths and length distributions
    (every batch at the maximum, and maximum-entropy distributions with means of 20%, 40% and
    70% of it), with the default allocator and with expandable segments;
@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from advisor.allocator import AllocatorConfig
-from advisor.allocator.closed_form import FEATURES, features, fit, predict_slack
+from advisor.allocator.closed_form import FEATURES, features, fit, slack_from
 from advisor.allocator.lengths import batch_lengths
 from advisor.allocator.program import trace_program
 from advisor.allocator.replay import replay_run
@@ -58,6 +58,14 @@ ARCHS = [
 SETTINGS = [  # (method, gradient checkpointing, micro-batch)
     ("lora", True, 1), ("lora", False, 1), ("qlora", True, 1), ("full", True, 1), ("lora", True, 4),
 ]
+# at their real depth (slower to trace): Llama-3.2-1B, Llama-3.2-3B, Qwen2.5-7B, Llama-3.1-8B
+DEEP_ARCHS = [
+    ("llama-3.2-1b", 16, 2048, 8192, 32, 8, 128256),
+    ("llama-3.2-3b", 28, 3072, 8192, 24, 8, 128256),
+    ("qwen2.5-7b", 28, 3584, 18944, 28, 4, 152064),
+    ("llama-3.1-8b", 32, 4096, 14336, 32, 8, 128256),
+]
+DEEP_SETTINGS = [("lora", True, 1), ("lora", False, 1), ("qlora", True, 1), ("full", True, 1)]
 MAX_LENGTHS = (512, 1024, 2048, 4096)
 MEAN_SHARES = (None, 0.2, 0.4, 0.7)  # None: every batch at the maximum
 STEPS = 200
@@ -70,10 +78,10 @@ def arch_of(entry) -> Architecture:
 
 
 def simulate(quick: bool = False, log=print) -> list[dict]:
-    archs = ARCHS[:2] if quick else ARCHS
-    settings = SETTINGS[:2] if quick else SETTINGS
+    grid = [(a, SETTINGS[:2]) for a in ARCHS[:2]] if quick else (
+        [(a, SETTINGS) for a in ARCHS] + [(a, DEEP_SETTINGS) for a in DEEP_ARCHS])
     rows = []
-    for entry in archs:
+    for entry, settings in grid:
         arch = arch_of(entry)
         for method, ckpt, mb in settings:
             spec0 = FinetuneSpec(model="tiny-test", method=method, gradient_checkpointing=ckpt, micro_batch=mb,
@@ -116,10 +124,10 @@ def oof(rows: list[dict]) -> dict:
             coef = fit([_x(r) for r in train], [r["reserved"] / r["allocated"] - 1 for r in train])
             ratio = statistics.median(r["reserved"] / r["allocated"] for r in train)
             for r in test:
-                pred = r["allocated"] * (1 + predict_slack(coef, _x(r)))
+                pred = r["allocated"] * (1 + slack_from(coef, r["terms"], r["mean_batch"], r["max_batch"]))
                 errs.append(abs(pred - r["reserved"]) / r["reserved"] * 100)
                 errs_const.append(abs(r["allocated"] * ratio - r["reserved"]) / r["reserved"] * 100)
-                e2e = r["analytic_allocated"] * (1 + predict_slack(coef, _x(r)))
+                e2e = r["analytic_allocated"] * (1 + slack_from(coef, r["terms"], r["mean_batch"], r["max_batch"]))
                 errs_e2e.append(abs(e2e - r["reserved"]) / r["reserved"] * 100)
         out[expandable] = {"rows": len(sub), "median": statistics.median(errs), "p90": float(np.percentile(errs, 90)),
                            "max": max(errs), "median_const": statistics.median(errs_const),

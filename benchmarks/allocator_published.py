@@ -63,17 +63,15 @@ def row_distribution(row: dict, datasets: dict) -> LengthDistribution:
 
 def run_steps(row: dict, dist: LengthDistribution, seed: int) -> list[int]:
     """The run's micro-batch lengths: the samples it drew, after its overflow policy."""
-    import numpy as np
+    import random
 
     from advisor.allocator.lengths import sample_lengths
 
-    drawn = row["lengths"]["samples"]
-    rng = np.random.default_rng(seed)
-    pool = sample_lengths(dist.model_copy(update={"overflow": "truncate"}), drawn, 10**7, rng)
+    drawn = sample_lengths(dist.model_copy(update={"overflow": "truncate"}), row["lengths"]["samples"],
+                           10**7, random.Random(seed))
     if dist.overflow == "drop":
-        pool = pool[pool <= row["seq_len"]]
-    pool = np.minimum(pool, row["seq_len"])
-    return [int(x) for x in pool] or [row["seq_len"]]
+        drawn = [x for x in drawn if x <= row["seq_len"]]
+    return [min(x, row["seq_len"]) for x in drawn] or [row["seq_len"]]
 
 
 def evaluate(rows: list[dict] | None = None, datasets: dict | None = None, seeds: int = 1,

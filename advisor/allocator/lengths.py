@@ -20,8 +20,7 @@ seeded, so a replay is reproducible.
 from __future__ import annotations
 
 import math
-
-import numpy as np
+import random
 
 from advisor.spec import LengthDistribution
 
@@ -50,42 +49,54 @@ def _maxent_lambda(lo: float, hi: float, mean: float) -> float:
     return (lo_l + hi_l) / 2 / width
 
 
-def sample_lengths(dist: LengthDistribution, n: int, seq_len: int, rng: np.random.Generator) -> np.ndarray:
+def sample_lengths(dist: LengthDistribution, n: int, seq_len: int, rng: random.Random) -> list[int]:
     """``n`` tokenized sample lengths after the overflow policy (all <= seq_len)."""
     if dist.lengths is not None:
-        pool = np.asarray(dist.lengths, dtype=np.int64)
+        pool = list(dist.lengths)
         if dist.overflow == "drop":
-            pool = pool[pool <= seq_len]
-            if pool.size == 0:
+            pool = [x for x in pool if x <= seq_len]
+            if not pool:
                 raise ValueError(f"every sample is longer than seq_len {seq_len} and would be dropped")
-        return np.minimum(rng.choice(pool, size=n, replace=True), seq_len)
+        return [min(rng.choice(pool), seq_len) for _ in range(n)]
     lo = float(dist.min or 1)
     hi = float(dist.max if dist.max is not None else max(seq_len, math.ceil(dist.mean)))
-    out = np.empty(0, dtype=np.int64)
-    while out.size < n:
-        draw = _draw(dist, lo, hi, max(n, 1024), rng)
-        if dist.overflow == "drop":
-            draw = draw[draw <= seq_len]
-            if draw.size == 0 and lo > seq_len:
-                raise ValueError(f"every sample is longer than seq_len {seq_len} and would be dropped")
-        out = np.concatenate([out, draw])
-    return np.minimum(out[:n], seq_len)
+    if dist.overflow == "drop" and lo > seq_len:
+        raise ValueError(f"every sample is longer than seq_len {seq_len} and would be dropped")
+    draw = _drawer(dist, lo, hi)
+    out: list[int] = []
+    tries = 0
+    while len(out) < n:
+        x = draw(rng)
+        tries += 1
+        if x is None or (dist.overflow == "drop" and x > seq_len):
+            if tries > 1000 * (n + 10):
+                raise ValueError(f"almost no sample of {dist.summary} is at most seq_len {seq_len} tokens")
+            continue
+        out.append(min(x, seq_len))
+    return out
 
 
-def _draw(dist: LengthDistribution, lo: float, hi: float, n: int, rng: np.random.Generator) -> np.ndarray:
+def _drawer(dist: LengthDistribution, lo: float, hi: float):
+    """One draw (a whole number of tokens in [lo, hi], or None to draw again)."""
     if dist.std:
-        sigma2 = math.log1p((dist.std / dist.mean) ** 2)
-        mu = math.log(dist.mean) - sigma2 / 2
-        x = rng.lognormal(mu, math.sqrt(sigma2), size=n)
-        x = x[(x >= lo) & (x <= hi)]
-    else:
-        lam = _maxent_lambda(lo, hi, dist.mean)
-        u = rng.random(n)
-        if abs(lam * (hi - lo)) < 1e-9:
-            x = lo + u * (hi - lo)
+        sigma = math.sqrt(math.log1p((dist.std / dist.mean) ** 2))
+        mu = math.log(dist.mean) - sigma * sigma / 2
+
+        def lognormal(rng: random.Random) -> int | None:
+            x = rng.lognormvariate(mu, sigma)
+            return int(round(x)) if lo <= x <= hi else None
+        return lognormal
+    lam = _maxent_lambda(lo, hi, dist.mean)
+    width = hi - lo
+
+    def maxent(rng: random.Random) -> int:
+        u = rng.random()
+        if abs(lam * width) < 1e-9:
+            x = lo + u * width
         else:  # inverse CDF of exp(lam x) on [lo, hi]
-            x = lo + np.log1p(u * np.expm1(lam * (hi - lo))) / lam
-    return np.clip(np.rint(x), lo, hi).astype(np.int64)
+            x = lo + math.log1p(u * math.expm1(lam * width)) / lam
+        return int(min(hi, max(lo, round(x))))
+    return maxent
 
 
 def batch_lengths(dist: LengthDistribution | None, seq_len: int, micro_batch: int, steps: int,
@@ -95,10 +106,11 @@ def batch_lengths(dist: LengthDistribution | None, seq_len: int, micro_batch: in
         raise ValueError("steps must be at least 1")
     if dist is None:
         return [seq_len] * steps
-    rng = np.random.default_rng(seed)
-    samples = sample_lengths(dist, steps * micro_batch, seq_len, rng).reshape(steps, micro_batch)
-    longest = samples.max(axis=1)
-    if dist.pad_to_multiple_of:
-        m = dist.pad_to_multiple_of
-        longest = -(-longest // m) * m
-    return [int(x) for x in longest]
+    rng = random.Random(seed)
+    samples = sample_lengths(dist, steps * micro_batch, seq_len, rng)
+    out = []
+    m = dist.pad_to_multiple_of or 1
+    for i in range(steps):
+        longest = max(samples[i * micro_batch:(i + 1) * micro_batch])
+        out.append(-(-longest // m) * m)
+    return out

@@ -1,6 +1,10 @@
 """Words of the caching-allocator simulation (``advisor.allocator``) in `advisor trace`."""
 
 MESSAGES = {
+    "notes.lever.expandable_segments": {
+        "en": "set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (less caching-allocator slack)",
+        "es": "usar PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (menos holgura del asignador)",
+    },
     "alloc.reserved": {
         "en": "Reserved by the caching allocator over {steps} micro-batches ({lengths}): {size} in "
               "{segments} segments; allocator slack {slack:.0f}% over allocated ({allocated}); "
