@@ -53,3 +53,16 @@ def test_estimate_uses_the_closed_form_for_variable_lengths(cli):
                          "--json").output)["memory"]
     assert var["allocated_bytes"] == fixed["allocated_bytes"]
     assert var["reserved_bytes"] > fixed["reserved_bytes"] > fixed["allocated_bytes"]
+
+
+def test_verify_exactly_shows_the_simulated_reserved_memory():
+    from bot.render.verify import render_verify
+    from bot.verify import Comparison
+    from tests.test_bot_render import message_text
+
+    c = Comparison(model="Llama 3.1 8B", num_gpus=1, estimate_terms={"weights": 16 * 2**30},
+                   estimate_allocated=16 * 2**30, trace_terms={"weights": 16 * 2**30}, trace_allocated=16 * 2**30,
+                   trace_phase="backward", seconds=3.0, estimate_reserved=18 * 2**30, trace_reserved=17 * 2**30,
+                   trace_segments=412)
+    text = message_text(render_verify(c, "es"))
+    assert "17.0 GiB" in text and "412 segmentos" in text and "18.0 GiB" in text

@@ -17,6 +17,12 @@ MESSAGES = {
         "en": "With PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: {size} reserved (slack {slack:.0f}%)",
         "es": "Con PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: {size} reservados (holgura {slack:.0f}%)",
     },
+    "bot.verify.reserved": {
+        "en": "Reserved by PyTorch's caching allocator over the run (simulated): *{traced}* in {segments} "
+              "segments; the estimate says {estimated}.",
+        "es": "Reservado por el asignador con caché de PyTorch en la ejecución (simulado): *{traced}* en "
+              "{segments} segmentos; la estimación dice {estimated}.",
+    },
     "alloc.lengths.fixed": {
         "en": "every batch {seq_len} tokens",
         "es": "todos los lotes de {seq_len} tokens",
