@@ -14,7 +14,13 @@ backward run, and the batch is freed; the optimizer phase follows the last micro
 Speed: a step that makes no new segment leaves the allocator exactly as it found it (every
 tensor the step allocates is freed, and freed blocks merge back; ``CachingAllocator`` has no
 other state), so each (allocator state, template, length) is simulated once and later repeats
-are skipped. ``RunResult.simulated_steps`` says how many were run.
+are skipped: exact. With ``exact=False`` (the default) a step is also skipped when it is no
+longer than one already replayed from the same state without changing it. That is an
+approximation (best fit is not monotone in the request sizes): on Llama-3.1-8B and Qwen-1.8B
+LoRA runs of 200 steps, default and expandable allocators, it read at most 0.12% below the
+exact replay, never above, and it replays an 8B run in well under a second instead of 20-40 s
+(benchmarks/allocator_replay.py --exact). ``RunResult.simulated_steps`` says how many steps
+were run.
 """
 
 from __future__ import annotations
