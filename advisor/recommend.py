@@ -377,7 +377,10 @@ def _option(ctx: _Ctx, gpu: Gpu, storage_price: float, lang: str, with_levers: b
         if time is not None:
             cost = estimate_cost(fit_spec, arch, time, price_per_hour=gpu.price_usd_per_hour, num_gpus=n,
                                  storage_usd_per_gb_month=storage_price, checkpoint=checkpoint)
-    return GpuOption(**base, fits=True, num_gpus=n, sharding=fit_spec.sharding, memory_bytes=mem.device_bytes,
+    # on variable-length batches the allocator's cache grows until the GPU is full, then torch
+    # frees it and retries: nvidia-smi shows at most the whole GPU (advisor.allocator.closed_form)
+    shown = min(mem.device_bytes, gpu.usable_memory_bytes)
+    return GpuOption(**base, fits=True, num_gpus=n, sharding=fit_spec.sharding, memory_bytes=shown,
                      breakdown=mem, tokens_per_s=tp.tokens_per_s, mfu=tp.mfu,
                      efficiency_source=tp.efficiency.source, pilots=tp.efficiency.pilots,
                      hours=time.hours if time else None, time=time,
