@@ -7,7 +7,7 @@ import importlib
 import click
 
 from advisor.catalog import Catalog
-from advisor.cli.common import catalog_path, db_option, emit_json, json_option
+from advisor.cli.common import catalog_path, db_option, emit_json, hub_reader, json_option
 from advisor.cli.spec_flags import spec_options
 from advisor.format import gib
 from advisor.i18n import t
@@ -55,7 +55,7 @@ def trace(request: SpecRequest, steps: int, lang: str, replay_steps: int, alloc_
         config = AllocatorConfig.parse(alloc_conf)
     except AllocatorConfigError as exc:
         raise click.BadParameter(str(exc), param_hint="--alloc-conf") from None
-    resolved = resolve_request(request, Catalog.open(catalog_path(db)))
+    resolved = resolve_request(request, Catalog.open(catalog_path(db)), hub_reader())
     spec, arch = resolved.spec, resolved.arch
     result = trace_step(spec, arch, steps=max(steps, 2))
     reserved = simulate_reserved(spec, arch, trace=result, steps=replay_steps, config=config)
