@@ -109,7 +109,7 @@ def simulate(quick: bool = False, log=print) -> list[dict]:
 
 
 def _x(row: dict) -> list[float]:
-    return features(row["terms"], row["mean_batch"], row["max_batch"])
+    return features(row["terms"], row["mean_batch"], row["max_batch"], row["checkpointing"])
 
 
 def oof(rows: list[dict]) -> dict:
@@ -124,10 +124,11 @@ def oof(rows: list[dict]) -> dict:
             coef = fit([_x(r) for r in train], [r["reserved"] / r["allocated"] - 1 for r in train])
             ratio = statistics.median(r["reserved"] / r["allocated"] for r in train)
             for r in test:
-                pred = r["allocated"] * (1 + slack_from(coef, r["terms"], r["mean_batch"], r["max_batch"]))
+                slack = slack_from(coef, r["terms"], r["mean_batch"], r["max_batch"], r["checkpointing"])
+                pred = r["allocated"] * (1 + slack)
                 errs.append(abs(pred - r["reserved"]) / r["reserved"] * 100)
                 errs_const.append(abs(r["allocated"] * ratio - r["reserved"]) / r["reserved"] * 100)
-                e2e = r["analytic_allocated"] * (1 + slack_from(coef, r["terms"], r["mean_batch"], r["max_batch"]))
+                e2e = r["analytic_allocated"] * (1 + slack)
                 errs_e2e.append(abs(e2e - r["reserved"]) / r["reserved"] * 100)
         out[expandable] = {"rows": len(sub), "median": statistics.median(errs), "p90": float(np.percentile(errs, 90)),
                            "max": max(errs), "median_const": statistics.median(errs_const),

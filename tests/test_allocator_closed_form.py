@@ -17,7 +17,7 @@ SIMS = json.loads((DATA / "allocator_simulations.json").read_text())["rows"]
 
 
 def _x(r):
-    return features(r["terms"], r["mean_batch"], r["max_batch"])
+    return features(r["terms"], r["mean_batch"], r["max_batch"], r["checkpointing"])
 
 
 @pytest.mark.parametrize("expandable", [False, True])
@@ -29,7 +29,7 @@ def test_closed_form_predicts_simulations_of_architectures_it_was_not_fitted_on(
         coef = fit([_x(r) for r in train], [r["reserved"] / r["allocated"] - 1 for r in train])
         ratio = statistics.median(r["reserved"] / r["allocated"] for r in train)
         for r in (r for r in rows if r["arch"] == held):
-            errs.append(abs(r["allocated"] * (1 + slack_from(coef, r["terms"], r["mean_batch"], r["max_batch"]))
+            errs.append(abs(r["allocated"] * (1 + slack_from(coef, r["terms"], r["mean_batch"], r["max_batch"], r["checkpointing"]))
                             - r["reserved"]) / r["reserved"] * 100)
             const.append(abs(r["allocated"] * ratio - r["reserved"]) / r["reserved"] * 100)
     assert statistics.median(errs) <= OOF_MEDIAN_BAR

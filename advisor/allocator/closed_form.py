@@ -11,19 +11,24 @@ allocator adds on top of allocated memory has two sources, and the form has a te
   every cached one, so new segments are made while the old, smaller ones stay cached; how much
   depends on that same share and on how much the lengths vary.
 
-    slack = reserved / allocated - 1 = c0 + c1 a + c2 g + c3 a v + c4 g v + c5 g v^2
-    a = activations / allocated, g = (logits and loss) / allocated    at the longest batch
+    slack = reserved / allocated - 1 = c0 + c1 g + c2 a_n + v (c3 g + c4 g v + c5 a_n)
+    g = (logits and loss) / allocated                                 at the longest batch
+    a_n = activations / allocated without gradient checkpointing, 0 with it
     v = 1 - mean batch length / longest batch length                   0 when all are equally long
 
 The logits and the loss are few, very large tensors (seq x vocab), so a longer batch needs new
 segments for each; activations are many tensors of a few sizes, which reuse each other's
-blocks. Leaving each architecture out in turn, this form's median error on reserved is 6.0%
-(p90 28%) on the default allocator, against 37% for a constant ratio; with expandable
-segments 0.7% (benchmarks/allocator_closed_form.py prints the current figures).
+blocks. With gradient checkpointing the activations term is mostly the layer inputs kept for
+the recompute, one tensor of one size per layer, which reuse their blocks exactly: it is left
+out (a term for it fitted the shallow grid but gave 70B QLoRA at 8k a 49% slack). Leaving each
+architecture out in turn, this form's median error on reserved is 4.8% (p90 19%; 3.9% and p90
+6.4% at equal lengths) on the default allocator, against 32% for a constant ratio; with
+expandable segments under 1% (benchmarks/allocator_closed_form.py prints the current figures).
 
 What is needed to fit is less than what nvidia-smi shows on a roomy GPU: the growth on
 variable lengths is cached free segments, which torch frees when cudaMalloc fails and then
-retries (CCA:1253-1255). ``fixed_slack`` (v = 0: rounding and packing within a step) is what a
+retries (CCA:1253-1255). The equal-length slack (v = 0: rounding and packing within a step; the
+second figure of ``reserved_for``) is what a
 run needs; the replay with a capacity (``replay_run(capacity=...)``) checks it exactly (on
 Llama-3.1-8B LoRA with lengths 200-2048, mean 600: 26.7 GiB reserved when memory is plentiful,
 no OOM down to a 19.5 GiB device for 18.7 GiB allocated).
@@ -40,17 +45,19 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-FEATURES = ("1", "a", "g", "a*v", "g*v", "g*v^2")
+FEATURES = ("1", "g", "a_n", "g*v", "g*v^2", "a_n*v")
 COEF_PATH = Path(__file__).with_name("closed_form.json")
 
 
-def features(terms: dict[str, float], mean_batch: float, max_batch: float) -> list[float]:
+def features(terms: dict[str, float], mean_batch: float, max_batch: float,
+             checkpointing: bool = True) -> list[float]:
     """The form's features from the analytic terms at the longest batch and the batch lengths."""
     allocated = sum(terms.values())
     a = terms.get("activations", 0) / allocated if allocated else 0.0
     g = terms.get("logits_loss", 0) / allocated if allocated else 0.0
     v = max(0.0, 1.0 - mean_batch / max_batch) if max_batch else 0.0
-    return [1.0, a, g, a * v, g * v, g * v * v]
+    a_n = 0.0 if checkpointing else a
+    return [1.0, g, a_n, g * v, g * v * v, a_n * v]
 
 
 def fit(xs: list[list[float]], slacks: list[float]) -> list[float]:
@@ -74,17 +81,18 @@ def _stored() -> dict:
 
 
 def reserved_slack(terms: dict[str, float], mean_batch: float, max_batch: float, *,
-                   expandable: bool = False) -> float:
+                   expandable: bool = False, checkpointing: bool = True) -> float:
     """reserved / allocated - 1 for a run with these analytic terms and batch lengths."""
     return slack_from(_stored()["coefficients"]["expandable" if expandable else "default"],
-                      terms, mean_batch, max_batch)
+                      terms, mean_batch, max_batch, checkpointing)
 
 
-def slack_from(coef: list[float], terms: dict[str, float], mean_batch: float, max_batch: float) -> float:
+def slack_from(coef: list[float], terms: dict[str, float], mean_batch: float, max_batch: float,
+               checkpointing: bool = True) -> float:
     """The form with coefficients ``coef``, never below its equal-length value (the longest
     batch is rounded and packed the same way whatever came before it)."""
-    fixed = predict_slack(coef, features(terms, max_batch, max_batch))
-    return max(fixed, predict_slack(coef, features(terms, mean_batch, max_batch)))
+    fixed = predict_slack(coef, features(terms, max_batch, max_batch, checkpointing))
+    return max(fixed, predict_slack(coef, features(terms, mean_batch, max_batch, checkpointing)))
 
 
 def batch_stats(spec) -> tuple[float, int]:
@@ -106,6 +114,7 @@ def reserved_for(terms: dict[str, float], spec) -> tuple[int, int]:
     allocated = sum(terms.values())
     mean_batch, max_batch = batch_stats(spec)
     expandable = bool(getattr(spec, "expandable_segments", False))
-    slack = reserved_slack(terms, mean_batch, max_batch, expandable=expandable)
-    fixed = reserved_slack(terms, max_batch, max_batch, expandable=expandable)
+    ckpt = bool(spec.gradient_checkpointing)
+    slack = reserved_slack(terms, mean_batch, max_batch, expandable=expandable, checkpointing=ckpt)
+    fixed = reserved_slack(terms, max_batch, max_batch, expandable=expandable, checkpointing=ckpt)
     return int(round(allocated * (1.0 + slack))), int(round(allocated * (1.0 + fixed)))
