@@ -51,18 +51,23 @@ def trace(request: SpecRequest, steps: int, lang: str, replay_steps: int, alloc_
     from advisor.allocator.simulate import simulate_reserved
     from advisor.trace import trace_step
 
+    from advisor.steptime.traced import text_lines, traced_step_time
+
     try:
         config = AllocatorConfig.parse(alloc_conf)
     except AllocatorConfigError as exc:
         raise click.BadParameter(str(exc), param_hint="--alloc-conf") from None
-    resolved = resolve_request(request, Catalog.open(catalog_path(db)), hub_reader())
+    catalog = Catalog.open(catalog_path(db))
+    resolved = resolve_request(request, catalog, hub_reader())
     spec, arch = resolved.spec, resolved.arch
     result = trace_step(spec, arch, steps=max(steps, 2))
     reserved = simulate_reserved(spec, arch, trace=result, steps=replay_steps, config=config)
     estimate = _estimate(spec, arch, result.allocated_bytes)
+    gpus = [catalog.gpu(spec.gpu)] if spec.gpu else catalog.gpus(offered_only=True)
+    step_time = traced_step_time(spec, arch, gpus, steps=steps)  # the step's operators, priced per GPU
     if as_json:
         out = {"spec": spec.model_dump(mode="json"), "memory": {**result.to_json(), **reserved.to_json()},
-               "trace_seconds": round(result.seconds, 3), "notes": result.notes}
+               "trace_seconds": round(result.seconds, 3), "notes": result.notes, "step_time": step_time}
         if estimate is not None:
             out["estimate"] = estimate
         emit_json(out)
@@ -101,3 +106,5 @@ def trace(request: SpecRequest, steps: int, lang: str, replay_steps: int, alloc_
     for note in result.notes:
         click.echo(note)
     click.echo(t("trace.seconds", lang, steps=result.steps, seconds=result.seconds))
+    click.echo("")
+    click.echo("\n".join(text_lines(step_time, lang)))
