@@ -41,6 +41,8 @@ _ES = _ES_STRONG | {
     "opcion", "barata", "barato", "rapida", "rapido", "cual", "conviene", "sale", "detiene", "apaga",
     "guardo", "pierde", "persistente", "necesito", "filas", "conversaciones", "promedio", "media",
     "millones", "parametros", "mil", "tarda", "cuesta",
+    # replies in a thread ("vale, entiendo", "bueno, pues sí"): no English word is spelled so
+    "vale", "entiendo", "bueno", "claro", "pues", "muy", "bien", "vamos", "entonces",
 }
 _EN = _EN_STRONG | {
     "for", "in", "at", "an", "do", "does", "it", "i", "you", "our", "my", "me", "using", "use",

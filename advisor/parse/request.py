@@ -51,9 +51,32 @@ _VOCABULARY = frozenset(w for cue in slots.CUES for w in cue.words) | fuzzy.METH
 # its own, not a typo of "params").
 _NOT_TYPOS = fuzzy.KNOWN | _VOCABULARY
 
-# A value that shows what to type when a stated value could not be read.
-_EXAMPLE_VALUES = {"seq_len": 4096, "micro_batch": 4, "lora_rank": 16, "epochs": 3, "dataset_tokens": 50_000_000,
-                   "num_gpus": 2}
+# A value that shows what to type when a stated value could not be read: one for every field a rule
+# can find unreadable (``scan.unreadable``: the typed slots' UNREADABLE_FIELDS, the config keys in
+# rules._config, the length distribution in sizes._len_range). tests/test_parse_clarify.py renders the
+# question for each, in both languages.
+_EXAMPLE_VALUES: dict[str, Any] = {
+    "seq_len": 4096, "micro_batch": 4, "lora_rank": 16, "lora_alpha": 32, "lora_dropout": 0.05, "epochs": 3,
+    "dataset_tokens": 50_000_000, "num_gpus": 2, "length_distribution": {"min": 200, "max": 2048, "mean": 600}}
+UNREADABLE_FIELDS = frozenset(_EXAMPLE_VALUES)
+
+
+def _example_setting(name: str) -> Any:
+    """The value an example message gives ``name`` (a length distribution is a model, not a number)."""
+    value = _EXAMPLE_VALUES[name]
+    if name == "length_distribution":
+        from advisor.spec import LengthDistribution
+
+        return LengthDistribution(**value)
+    return value
+
+
+def unreadable_question(name: str, typed: str, lang: str) -> str:
+    """The question back for a value of ``name`` the user typed (``typed``) and the parser could not
+    read, with an example of the setting phrased as ``describe`` phrases it (each field has its own
+    template arguments: "on 2 GPUs" takes a count, a length range three numbers)."""
+    example = describe.setting_phrase(name, _example_setting(name), lang, display=True)
+    return t("parse.clarify.unreadable", lang, field=t(f"parse.field.{name}", lang), typed=typed.strip(), example=example)
 
 
 _EARLY = [*WORD_RULES, *NUMBER_RULES]
@@ -396,11 +419,10 @@ class _Assembler:
 
     def _clarify_unreadable(self) -> ParseResult:
         name, typed, _ = self.scan.unreadable[0]
-        question = t("parse.clarify.unreadable", self.lang, field=t(f"parse.field.{name}", self.lang),
-                     typed=typed.strip(), example=t(f"parse.say.{name}", self.lang, value=_EXAMPLE_VALUES[name]))
+        question = unreadable_question(name, typed, self.lang)
         request = merge(self.previous, self.delta) if self.previous is not None else self.delta
         return self._clarify("unreadable", request, question,
-                             example=self._example(request.model_copy(update={name: _EXAMPLE_VALUES[name]})))
+                             example=self._example(request.model_copy(update={name: _example_setting(name)})))
 
     def _clarify_number(self, request: SpecRequest) -> ParseResult:
         value = self._stray_number() or ""

@@ -65,6 +65,7 @@ _CONFIG_KEYS = {
     "packing": "packing|sample_packing|packed",
     "liger": "use_liger_kernel|use_liger|liger_kernel",
     "deepspeed": "deepspeed",
+    "expandable_segments": "expandable_segments",  # PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
     # a DeepSpeed config pasted as JSON, flattened by ``pasted.flatten_json``; accelerate's deepspeed_config
     "zero_stage": r"zero_optimization\.stage|zero_stage",
     "bf16_enabled": r"bf16\.enabled",
@@ -159,7 +160,7 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
             return claim_int(scan, "gradient_accumulation_steps", value, m.start())
         scan.warn("parse.warn.global_batch")
         return None
-    if name in ("compile", "packing", "liger") and flag is not None:
+    if name in ("compile", "packing", "liger", "expandable_segments") and flag is not None:
         return _optional_field(scan, name, flag, m.start())
     if name == "zero_stage" and value in ("0", "1", "2", "3"):
         if value == "3":
@@ -308,11 +309,31 @@ def _optional_field(scan: Scan, name: str, value: object, pos: int) -> bool | No
     return None  # read: a setting this advisor does not model yet, never asked about
 
 
-_COMPILE_OFF = R(r"\b(?:no|without|sin|disable\w*)\s+(?:torch[\s._-]*)?compile\b|\btorch[\s._-]*compile\s*(?:[:=]\s*)?(?:off|false)\b")
+# An on/off setting said off: negated before its name ("no packing", "sin empaquetado", "disable
+# torch.compile", "desactiva los segmentos expandibles") or given an off value after it ("packing off",
+# "torch.compile: false", "expandable_segments:False" as in PYTORCH_CUDA_ALLOC_CONF). Every toggle gets
+# both forms from one builder, so "X off" is never read as "X" alone (on).
+_NEGATED = r"\b(?:no|without|w/o|sin|disabl\w*|desactiv\w*|turn(?:ing|ed)?\s+off|apag\w*)\s+(?:the\s+|el\s+|la\s+|los\s+|las\s+)?"
+_OFF_VALUE = (r"(?:\s*[:=]\s*(?:off|false|0|no|disabled?|desactivad[oa]s?)"
+              r"|\s+(?:off|disabled|desactivad[oa]s?|apagad[oa]s?))\b")
+
+
+def _toggle_off(term: str) -> re.Pattern[str]:
+    return R(_NEGATED + r"(?:" + term + r")\b|\b(?:" + term + r")" + _OFF_VALUE)
+
+
+_COMPILE_TERM = r"(?:torch[\s._-]*)?compile|compilar|compilacion"
+_PACKING_TERM = r"(?:sample[\s_-]*)?packing|empaquetad[oa]s?(?:\s+de\s+(?:secuencias|muestras))?"
+_EXPANDABLE_TERM = r"expandable[\s_-]*segments?|segmentos\s+expandibles"
+_COMPILE_OFF = _toggle_off(_COMPILE_TERM)
 _COMPILE_ON = R(r"\btorch[\s._-]*compile\b|\b(?:with|con)\s+compile\b")
-_PACKING_OFF = R(r"\b(?:no|without|sin)\s+(?:sample[\s_-]*)?packing\b")
+_PACKING_OFF = _toggle_off(_PACKING_TERM)
 _PACKING_ON = R(r"\b(?:sample[\s_-]*)?packing\b|\bpacked\s+(?:sequences|samples|dataset)\b|\bempaquetad[oa]s?\b")
 _LIGER = R(r"\bliger(?:[\s_-]*kernels?)?\b")
+# PyTorch's allocator option (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True; c10/cuda/CUDAAllocatorConfig.cpp),
+# in #17's spec field ``expandable_segments``; said as the option, the env setting, or in Spanish.
+_EXPANDABLE_OFF = _toggle_off(_EXPANDABLE_TERM)
+_EXPANDABLE_ON = R(r"\bexpandable[\s_-]*segments?(?:\s*[:=]\s*(?:true|on|1|yes))?\b|\bsegmentos\s+expandibles\b")
 _UNSLOTH = R(r"\bunsloth\b")
 
 
@@ -724,6 +745,7 @@ WORD_RULES = [
     (_COMPILE_OFF, _optional("compile", False)), (_COMPILE_ON, _optional("compile", True)),
     (_PACKING_OFF, _optional("packing", False)), (_PACKING_ON, _optional("packing", True)),
     (_LIGER, _optional("liger", True)), (_UNSLOTH, _optional("stack", "unsloth")),
+    (_EXPANDABLE_OFF, _optional("expandable_segments", False)), (_EXPANDABLE_ON, _optional("expandable_segments", True)),
     *[(pattern, _stack(value)) for pattern, value in _STACKS],
 ]
 # An axolotl config (base_model with axolotl's own training keys) without ``adapter`` trains every

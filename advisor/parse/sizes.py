@@ -43,7 +43,7 @@ _PER_ITEM = (r"(?:examples?|samples?|ejemplos?|muestras?|rows?|filas?|conversati
              r"|chats?|messages?|mensajes?|prompts?|transcripts?|turns?|docs?)")
 _EXAMPLE_LEN = R(r"\b" + N + SC + r"\s*" + _TOK + r"\s*(?:per|por|each|cada|/|an?|every)\s*(?:una?\s+)?" + _PER_ITEM + r"\b"
                  r"|\b" + N + SC + r"\s*" + _TOK + r"\s*(?:on\s+average|de\s+media|en\s+promedio|avg|each|cada\s+uno|de\s+promedio)\b"
-                 r"|\b(?:avg|average|mean|media|promedio|typical|tipica)\s*(?:example\s+|sample\s+|sequence\s+|de\s+)?(?:length|len|longitud|size)?"
+                 r"|\b(?:avg|average|averaging|mean|media|promedio|promediando|typical|tipica)\s*(?:example\s+|sample\s+|sequence\s+|de\s+)?(?:length|len|longitud|size)?"
                  r"\s*(?:of|de|:|=|is|es|around|about|~)?\s*" + _ABOUT + N + SC + r"\s*" + _TOK + r"\b")
 _DATASET_WORDS = (r"\b(?:dataset|data\s*set|corpus|data|datos|conjunto\s+de\s+datos|in\s+total|en\s+total|total"
                   r"|train(?:ing)?\s+on|entrenar\s+(?:con|sobre))\b")
@@ -74,12 +74,58 @@ def _examples_x_len(scan: Scan, m: re.Match[str]) -> bool | None:
     examples = num.count(m.group(1), m.group(2), scan.lang)
     each = num.count(m.group(3), m.group(4), scan.lang)
     q.accept(scan, "dataset_tokens", examples * each, m.start(), integer=True)
+    if _MEAN_WORDS.search(m.group(0)):  # "200k examples averaging 512 tokens": their mean length, too
+        _length_distribution(scan, {"mean": num.seq_tokens(m.group(3), m.group(4), scan.lang)}, m)
 
 
 def _example_len(scan: Scan, m: re.Match[str]) -> None:
     raw, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4)) if m.group(3) else (m.group(5), m.group(6))
     scan.example_lens.append((num.count(raw, unit, scan.lang), m.start()))
-    scan.example_seq.append(num.seq_tokens(raw, unit, scan.lang))  # the same length, read as a sequence length
+    if _MEAN_WORDS.search(m.group(0)):  # "avg length 300 tokens": the samples' mean length, not each one's
+        _length_distribution(scan, {"mean": num.seq_tokens(raw, unit, scan.lang)}, m)
+    else:
+        scan.example_seq.append(num.seq_tokens(raw, unit, scan.lang))  # the same length, read as a sequence length
+
+
+# How long the samples are, when batches are padded to their longest sample (``advisor.spec.LengthDistribution``,
+# #17): "samples between 200 and 2048 tokens, mean 600", "muestras de 200 a 2048 tokens, media 600",
+# "sequences of 128-4096 tokens (avg 900)". A range without a mean is asked about (the spec needs the mean).
+_MEAN_WORDS = R(r"\b(?:averag\w*|avg|mean|media|promedi\w*)\b")
+_LEN_ITEMS = r"(?:" + _PER_ITEM + r"|lengths?|longitudes?|largos?)"
+_MEAN_PART = (r"(?:\s*[,;(]?\s*(?:with\s+|con\s+|y\s+|and\s+)?(?:an?\s+|una\s+)?(?:mean|average|averaging|avg|media|promedio|promediando)"
+              r"(?:\s+(?:length|len|longitud))?(?:\s+(?:of|de))?\s*[:=]?\s*~?" + N + SC + r"(?:\s*" + _TOK + r")?\s*\)?)?")
+_LEN_RANGE = R(r"\b" + _LEN_ITEMS + r"\s+(?:(?:are|son|of|de|with|con|que|van|ranging|range|range\s+from|lengths?|longitudes?)\s+)*"
+               r"(?:between|from|entre|desde|de)\s+" + N + SC + r"\s*(?:tokens?\s+)?(?:and|to|y|a|hasta|-)\s*" + N + SC
+               + r"\s*" + _TOK + r"\b" + _MEAN_PART
+               + r"|\b" + _LEN_ITEMS + r"\s+(?:of\s+|de\s+)?" + N + SC + r"\s*-\s*" + N + SC + r"\s*" + _TOK + r"\b" + _MEAN_PART)
+
+
+def _len_range(scan: Scan, m: re.Match[str]) -> None:
+    g = m.groups()
+    lo, lo_u, hi, hi_u, mean, mean_u = g[0:6] if g[0] is not None else g[6:12]
+    fields: dict = {"min": int(num.seq_tokens(lo, lo_u, scan.lang)), "max": int(num.seq_tokens(hi, hi_u, scan.lang))}
+    if mean is None:
+        scan.unreadable.append(("length_distribution", m.group(0).strip(), m.start()))  # no mean: ask for it
+        return
+    fields["mean"] = num.seq_tokens(mean, mean_u, scan.lang)
+    _length_distribution(scan, fields, m)
+
+
+def _length_distribution(scan: Scan, fields: dict, m: re.Match[str]) -> None:
+    """Claim the lengths where the spec models them (read and left alone before #17 landed); lengths that
+    contradict each other (a mean outside the range) are a question, never a guess."""
+    from pydantic import ValidationError
+
+    from advisor.spec import SpecRequest
+
+    if "length_distribution" not in SpecRequest.model_fields:
+        return
+    from advisor.spec import LengthDistribution
+
+    try:
+        scan.claim("length_distribution", LengthDistribution(**fields), m.start())
+    except ValidationError:
+        scan.unreadable.append(("length_distribution", m.group(0).strip(), m.start()))
 
 
 def _bytes(scan: Scan, m: re.Match[str]) -> None:
@@ -207,7 +253,7 @@ _HALF_EPOCH = R(r"\b(?:half\s+an?|media|medio)\s+(?:epochs?|epocas?|pasadas?)\b"
 # assumptions (percentages and months), then every other number through the typed slots, and
 # the catalog names last (a GPU a count did not already claim).
 NUMBER_RULES = [
-    (_EXAMPLES_X_LEN, _examples_x_len), (_EXAMPLE_LEN, _example_len),
+    (_LEN_RANGE, _len_range), (_EXAMPLES_X_LEN, _examples_x_len), (_EXAMPLE_LEN, _example_len),
     (q._NODES, q._nodes), (q._SINGLE, q._single),
     (q._FAILED, q._failed), (q._NO_FAILED, q._set_cost("failed_run_fraction", 0.0)), (q._EVAL, q._eval),
     (q._EVALS_PER, q._cost_value("evals_per_epoch", integer=True)),

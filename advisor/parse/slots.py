@@ -539,8 +539,9 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
 # A slot word followed by a value nobody can read ("seq len: max", "batch: tbd", "rank ??"): the
 # parser asks about that field instead of assuming its default.
 UNREADABLE_FIELDS = {"seq": "seq_len", "batch": "micro_batch", "rank": "lora_rank", "epochs": "epochs"}
-VAGUE = {"max", "maximum", "tbd", "unknown", "auto", "maximo", "larga", "largo", "long", "longer", "huge",
-         "big", "full", "whatever", "any", "lo", "el"}
+# Spanish adjectives agree with their noun ("secuencia máxima", "lotes máximos"): every gender and number.
+VAGUE = {"max", "maximum", "tbd", "unknown", "auto", "maximo", "maxima", "maximos", "maximas", "larga", "largo",
+         "largas", "largos", "long", "longer", "huge", "big", "full", "whatever", "any", "lo", "el"}
 _STOP = {",", ";", "\n", "|", ")", "(", ".", "#"}
 
 
