@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 from collections import Counter
 from pathlib import Path
 
@@ -44,11 +45,21 @@ def run(entries: list[dict], catalog: Catalog) -> list[tuple[dict, dict, object]
         try:
             result = parse_message(entry["text"], catalog, previous=previous)
         except ParseError as exc:
-            out.append((entry, {"ok": False, "unsaid": False, "error": exc.code, "invented": [], "misread": [],
-                                "missing": [], "intent_ok": False, "assumed_over_stated": False}, None))
+            out.append((entry, _failed(exc.code), None))
+            continue
+        except Exception as exc:  # a bug in the parser: counted as a failure and reported by where it was raised
+            frames = traceback.extract_tb(exc.__traceback__)[-2:]
+            where = f"{type(exc).__name__}: {exc} at " + " -> ".join(
+                f"{Path(f.filename).name}:{f.lineno} ({f.name})" for f in frames)
+            out.append((entry, {**_failed(f"crash {type(exc).__name__}"), "crash": where}, None))
             continue
         out.append((entry, phrasegen.judge(entry, result), result))
     return out
+
+
+def _failed(error: str) -> dict:
+    return {"ok": False, "unsaid": False, "error": error, "invented": [], "misread": [], "missing": [],
+            "intent_ok": False, "assumed_over_stated": False}
 
 
 def report(name: str, rows: list[tuple[dict, dict, object]], show: int) -> None:
@@ -63,6 +74,9 @@ def report(name: str, rows: list[tuple[dict, dict, object]], show: int) -> None:
     by_lang = ", ".join(f"{lang} {ok_lang[lang] / langs[lang]:.1%} of {langs[lang]}" for lang in sorted(langs))
     print(f"{name:<18} {ok}/{n} fully right = {ok / n:.1%} ({by_lang}); answered with a value the user did not say: "
           f"{len(unsaid)} (invented {invented}, misread {misread}, default over a stated value {over})")
+    crashes = Counter(v["crash"] for _, v, _ in rows if "crash" in v)
+    for where, count in sorted(crashes.items()):  # where the parser raised, never the message (held-out sets too)
+        print(f"    raised an unexpected error on {count} message(s): {where}")
     if show and name in SHOWABLE:
         shown = 0
         for entry, verdict, result in rows:
