@@ -91,6 +91,7 @@ def test_entry_labels_are_valid(entry, catalog):
         assert expected["faq"] in FAQS
     if "params" in expected:
         assert intent == "faq" and catalog.find_gpu(expected["params"]["gpu"]).id == expected["params"]["gpu"]
+        assert said.get("gpu", expected["params"]["gpu"]) == expected["params"]["gpu"]
     assert ("gpus" in expected) == (intent == "compare")
     if intent == "compare":
         gpus = expected["gpus"]
