@@ -89,6 +89,8 @@ class GpuOption(BaseModel):
     reason: str | None = None  # why it does not fit on one GPU (advisor.report.reason_text)
     reason_detail: dict[str, Any] | None = None  # what the reason is rendered from
     levers: list[Lever] = []
+    step_s: float | None = None  # one optimizer step on each GPU (advisor.steptime)
+    time_shares: dict[str, float] | None = None  # share of the step per operator class, largest first
 
     @property
     def money(self) -> float | None:
@@ -116,6 +118,8 @@ class GpuOption(BaseModel):
             "time_s": _time_json(self.time),
             "levers": [lv.to_json() for lv in self.levers],
             "breakdown": self.breakdown.to_json() if self.breakdown is not None else None,
+            "step_time": ({"seconds": self.step_s, "shares": dict(self.time_shares or {})}
+                          if self.step_s is not None else None),
         })
         return out
 
@@ -178,6 +182,8 @@ class _Ctx:
         self._variants: dict[tuple, FinetuneSpec] = {}
         self._memory: dict[tuple, MemoryBreakdown] = {}
         self._flops: dict[int, FlopsPerToken] = {}
+        self._groups: dict[int, Any] = {}
+        self._tp: dict[tuple, Throughput] = {}
         self._checkpoint: dict[int, int] = {}
 
     def variant(self, key: tuple, **update: Any) -> FinetuneSpec:
@@ -195,10 +201,21 @@ class _Ctx:
         return hit
 
     def throughput(self, spec: FinetuneSpec, gpu: Gpu, n: int) -> Throughput:
+        key = (id(spec), gpu.id, n)
+        hit = self._tp.get(key)
+        if hit is not None:
+            return hit
         flops = self._flops.get(id(spec))
         if flops is None:
             flops = self._flops[id(spec)] = flops_per_token(spec, self.arch)
-        return estimate_throughput(spec, self.arch, gpu, num_gpus=n, calibration=self.calibration, flops=flops)
+        groups = self._groups.get(id(spec))
+        if groups is None:  # the step's operators do not depend on the GPU: price them once
+            from advisor.steptime.model import step_groups
+
+            groups = self._groups[id(spec)] = step_groups(spec, self.arch)
+        hit = self._tp[key] = estimate_throughput(spec, self.arch, gpu, num_gpus=n, calibration=self.calibration,
+                                                  flops=flops, groups=groups)
+        return hit
 
     def checkpoint(self, spec: FinetuneSpec) -> int:
         size = self._checkpoint.get(id(spec))
@@ -375,7 +392,8 @@ def _option(ctx: _Ctx, gpu: Gpu, storage_price: float, lang: str, with_levers: b
                      efficiency_source=tp.efficiency.source, pilots=tp.efficiency.pilots,
                      hours=time.hours if time else None, time=time,
                      cost_usd=cost.total_usd if cost else None, cost=cost,
-                     price_per_million_tokens=per_million, reason=reason, reason_detail=reason_detail)
+                     price_per_million_tokens=per_million, reason=reason, reason_detail=reason_detail,
+                     step_s=tp.step_s, time_shares=tp.breakdown())
 
 
 def _nodes(o: GpuOption) -> int:

@@ -101,6 +101,8 @@ class _SpecFields(BaseModel):
     optimizer_impl: OptimizerImpl | None = None
     precision: Precision | None = None
     attention: Attention | None = None
+    compile: bool | None = None
+    packing: bool | None = None
     num_gpus: int | None = Field(default=None, ge=1, le=MAX_GPUS)
     sharding: Sharding | None = None
     dataset_tokens: int | None = Field(default=None, ge=1, le=MAX_DATASET_TOKENS)
@@ -147,6 +149,14 @@ DEFAULTS: dict[str, Default] = {
                          "fp32 trainable weights (fp32 master copy)."),
     "attention": Default(value="flash", mention=False, reason="transformers uses PyTorch SDPA "
                          "(flash / memory-efficient kernels) by default."),
+    "compile": Default(value=False, mention=False, reason="HF Trainer's torch_compile and the "
+                       "torchtune recipes' compile both default to False; compiling fuses the "
+                       "memory-bound kernels (10-30% faster for small and medium models) at the "
+                       "cost of minutes of compilation per run."),
+    "packing": Default(value=False, mention=False, reason="TRL SFTConfig packing=False: each "
+                       "sample is its own sequence, so tokens/s holds for samples as long as "
+                       "seq_len; with packing every micro-batch is full (torchtune PackedDataset, "
+                       "TRL packing=True)."),
     "num_gpus": Default(value=1, mention=False, reason="one GPU unless asked; the ranking "
                         "finds the smallest count that fits."),
     "sharding": Default(value="ddp", mention=False, reason="HF Trainer replicates the model "
@@ -178,6 +188,8 @@ class FinetuneSpec(_SpecFields):
     optimizer_impl: OptimizerImpl = DEFAULTS["optimizer_impl"].value
     precision: Precision = DEFAULTS["precision"].value
     attention: Attention = DEFAULTS["attention"].value
+    compile: bool = DEFAULTS["compile"].value
+    packing: bool = DEFAULTS["packing"].value
     num_gpus: int = Field(default=DEFAULTS["num_gpus"].value, ge=1, le=MAX_GPUS)
     sharding: Sharding = DEFAULTS["sharding"].value
     epochs: float = Field(default=DEFAULTS["epochs"].value, gt=0, le=MAX_EPOCHS)
@@ -204,6 +216,11 @@ class FinetuneSpec(_SpecFields):
     @property
     def trains_adapters(self) -> bool:
         return self.method in ("lora", "qlora")
+
+    @property
+    def torch_compile(self) -> bool:
+        """``compile`` under the name TrainingArguments and axolotl give it (advisor.launch reads it)."""
+        return self.compile
 
     @property
     def tokens_per_step(self) -> int:

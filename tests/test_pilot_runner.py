@@ -38,6 +38,18 @@ def test_result_has_measured_figures_on_cpu(lora_run):
     assert r["mfu"] == pytest.approx(r["achieved_tflops"] / 19.5)  # A100 dense fp32 peak in the catalog
 
 
+def test_each_measured_step_is_timed_by_phase(lora_run):
+    """forward, backward, optimizer seconds per measured step (perf_counter on the CPU, CUDA
+    events on a GPU: advisor.pilot.measure.PhaseTimer); together they are the step."""
+    r = lora_run[2][-1].data["result"]
+    assert r["phase_source"] == "perf_counter"
+    assert set(r["phase_s"]) == {"forward", "backward", "optimizer"}
+    assert all(len(v) == 3 and min(v) > 0 for v in r["phase_s"].values())
+    for i, step in enumerate(r["step_s"]):
+        assert sum(r["phase_s"][p][i] for p in r["phase_s"]) <= step * 1.0001
+    assert r["phase_mean_s"]["backward"] == pytest.approx(sum(r["phase_s"]["backward"]) / 3)
+
+
 def test_cpu_memory_says_where_it_comes_from(lora_run):
     mem = lora_run[2][-1].data["result"]["memory"]
     assert mem["source"].startswith("process-rss") and mem["peak_allocated_bytes"] is None

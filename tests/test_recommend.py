@@ -15,11 +15,11 @@ CONTRACT_OPTION_KEYS = {"gpu", "fits", "num_gpus", "memory", "tokens_per_s", "ho
 class Pilots:
     """A calibration store (the real protocol, in memory)."""
 
-    def __init__(self, mfu=None, reserved=None):
-        self._mfu, self._reserved = mfu or {}, reserved or {}
+    def __init__(self, factors=None, reserved=None):
+        self._factors, self._reserved = factors or {}, reserved or {}
 
-    def mfu(self, gpu_id, method):
-        return self._mfu.get((gpu_id, method))
+    def step_factors(self, gpu, stack):
+        return self._factors.get(gpu.id)
 
     def reserved_ratio(self, gpu_id, stack):
         return self._reserved.get(gpu_id)
@@ -130,14 +130,13 @@ def test_without_dataset_size_answers_per_million_tokens(catalog):
 
 
 def test_calibration_changes_throughput_and_is_noted(catalog):
+    from advisor.steptime.classes import FITTED_CLASSES
+    from advisor.throughput import MeasuredFactors
+
     prior = _rec(catalog, **LORA_8B)
     gpu = prior.recommended
-    measured = 1.5 * prior.option(gpu).tokens_per_s
-    from advisor.throughput import measured_mfu
-
-    spec = prior.spec.model_copy(update={"num_gpus": prior.option(gpu).num_gpus})
-    mfu = measured_mfu(measured, spec, catalog.model("llama-3.1-8b").arch, catalog.gpu(gpu), spec.num_gpus)
-    rec = _rec(catalog, calibration=Pilots(mfu={(gpu, "lora"): (mfu, 3)}), **LORA_8B)
+    faster = MeasuredFactors(gpu_id=gpu, factors={c: 1.5 for c in FITTED_CLASSES}, pilots=3)  # every class 1.5x
+    rec = _rec(catalog, calibration=Pilots(factors={gpu: faster}), **LORA_8B)
     assert rec.option(gpu).tokens_per_s > prior.option(gpu).tokens_per_s * 1.3
     assert any("calibrated from 3 pilots" in n for n in rec.notes)
 

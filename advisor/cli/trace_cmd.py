@@ -43,13 +43,18 @@ def trace(request: SpecRequest, steps: int, lang: str, db: str | None, as_json: 
     """Exact peak memory of one training step, traced with fake tensors (needs the pilot extra)."""
     from advisor.trace import trace_step
 
-    resolved = resolve_request(request, Catalog.open(catalog_path(db)), hub_reader())
+    from advisor.steptime.traced import text_lines, traced_step_time
+
+    catalog = Catalog.open(catalog_path(db))
+    resolved = resolve_request(request, catalog, hub_reader())
     spec, arch = resolved.spec, resolved.arch
     result = trace_step(spec, arch, steps=steps)
     estimate = _estimate(spec, arch, result.allocated_bytes)
+    gpus = [catalog.gpu(spec.gpu)] if spec.gpu else catalog.gpus(offered_only=True)
+    step_time = traced_step_time(spec, arch, gpus, steps=steps)  # the step's operators, priced per GPU
     if as_json:
         out = {"spec": spec.model_dump(mode="json"), "memory": result.to_json(),
-               "trace_seconds": round(result.seconds, 3), "notes": result.notes}
+               "trace_seconds": round(result.seconds, 3), "notes": result.notes, "step_time": step_time}
         if estimate is not None:
             out["estimate"] = estimate
         emit_json(out)
@@ -74,3 +79,5 @@ def trace(request: SpecRequest, steps: int, lang: str, db: str | None, as_json: 
     for note in result.notes:
         click.echo(note)
     click.echo(t("trace.seconds", lang, steps=result.steps, seconds=result.seconds))
+    click.echo("")
+    click.echo("\n".join(text_lines(step_time, lang)))

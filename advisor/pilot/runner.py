@@ -19,7 +19,7 @@ from typing import Any
 from advisor.errors import AdvisorError, MissingExtra, PilotError
 from advisor.pilot.checkpoint import save_checkpoint
 from advisor.pilot.events import EventWriter
-from advisor.pilot.measure import MemoryMonitor, environment, flops_per_token
+from advisor.pilot.measure import TIMED_PHASES, MemoryMonitor, PhaseTimer, environment, flops_per_token
 from advisor.pilot.spec import PilotSpec, matches_gpu
 
 RESULT_FORMAT = "advisor-pilot-result/1"
@@ -156,6 +156,8 @@ class Runner:
         self.tracker = PhaseTracker()
         self.step_times: list[float] = []
         self.warmup_times: list[float] = []
+        self.phase_times: dict[str, list[float]] = {p: [] for p in TIMED_PHASES}
+        self.phase_source: str | None = None
         self.warmup_memory: dict[str, Any] = {}
         self.last_progress = 0.0
         self.limit: AddressSpaceLimit | None = None
@@ -199,6 +201,13 @@ class Runner:
             # after the build: torch loads code lazily while building (address space, not data)
             self.limit = AddressSpaceLimit(pspec.cpu_memory_limit_bytes)
         self.describe = describe
+        timer = PhaseTimer(torch, device)
+        self.phase_source = timer.source
+
+        def mark(phase: str) -> None:
+            self.tracker.mark(phase)
+            timer.mark(phase)
+
         losses = []
         for i in range(pspec.total_steps):
             self.tracker.step = i + 1
@@ -208,10 +217,15 @@ class Runner:
                     torch.cuda.reset_peak_memory_stats(device)
             _sync(torch, device)
             t = time.perf_counter()
-            loss = step(self.tracker.mark)
+            loss = step(mark)
             _sync(torch, device)
             elapsed = time.perf_counter() - t
+            phases = timer.durations()
             (self.warmup_times if i < pspec.warmup_steps else self.step_times).append(elapsed)
+            if i >= pspec.warmup_steps:
+                for p in TIMED_PHASES:
+                    if p in phases:
+                        self.phase_times[p].append(phases[p])
             losses.append(float(loss.detach()) if hasattr(loss, "detach") else (float(loss) if loss is not None else None))
             self.tracker.completed = i + 1
             self.tracker.phase = "between steps"
@@ -284,6 +298,11 @@ class Runner:
             "warmup_step_s": self.warmup_times,
             "step_s": self.step_times,
             "step_time_s": times,
+            # per-phase seconds of each measured step (forward, backward, optimizer): what
+            # calibration fits the operator classes' efficiency on (advisor.pilot.calibration)
+            "phase_s": {p: list(v) for p, v in self.phase_times.items()},
+            "phase_mean_s": {p: statistics.fmean(v) if v else None for p, v in self.phase_times.items()},
+            "phase_source": self.phase_source,
             "tokens_per_step": tokens_per_step,
             "tokens_per_s": tokens_per_s,
             "flops_per_token": {"model": model_flops, "executed": hw_flops,
