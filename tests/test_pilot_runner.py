@@ -107,3 +107,18 @@ def test_on_cuda_the_allocator_and_nvml_are_measured(tmp_path):
     assert code == 0 and mem["source"] == "torch.cuda" and mem["peak_allocated_bytes"] > 0
     assert mem["peak_reserved_bytes"] >= mem["peak_allocated_bytes"]
     assert mem["nvml_device_peak_bytes"] >= mem["peak_reserved_bytes"] and mem["nvml_reason"] is None
+
+
+def test_a_length_distribution_gives_the_pilot_variable_length_batches(tmp_path):
+    from advisor.allocator.lengths import batch_lengths
+    from advisor.spec import LengthDistribution
+
+    dist = LengthDistribution(mean=12, min=4, max=32)
+    pspec = tiny_pilot(tmp_path, steps=3, length_distribution=dist)
+    code, events = run_runner(pspec, tmp_path)
+    r = events[-1].data["result"]
+    lengths = r["stack_ran"]["batch_lengths"]
+    # the same draw the allocator replay makes for this spec (advisor.allocator.lengths)
+    assert code == 0 and lengths == batch_lengths(dist, 32, 1, pspec.total_steps, seed=pspec.seed)
+    steady = lengths[pspec.warmup_steps:]
+    assert r["tokens_per_s"] == pytest.approx(sum(steady) / len(steady) / r["step_time_s"]["mean"], rel=1e-9)

@@ -55,7 +55,8 @@ def test_qlora_70b_with_a_dataset_has_hours_and_cost_consistent_with_price(catal
         expected = gpu_usd * o.price_usd_per_hour * o.num_gpus + o.cost.storage_gb * 0.07 * 1.0
         assert o.cost_usd == pytest.approx(expected, rel=1e-9)
         assert o.hours == pytest.approx(t.run_s / 3600, rel=1e-12)
-        assert o.hours == pytest.approx(20e6 * 2 / o.tokens_per_s / 3600, rel=0.1)  # training dominates
+        # training is the dataset over the throughput; the rest (startup, evaluation) comes on top
+        assert t.training_s == pytest.approx(20e6 * 2 / o.tokens_per_s, rel=1e-9) and o.hours > t.training_s / 3600
 
 
 def test_offered_first_ranked_by_cost_then_time(catalog):
@@ -112,7 +113,9 @@ def test_full_70b_needs_fsdp_and_the_reason_names_the_largest_term(catalog):
 
 
 def test_when_no_offered_gpu_fits_the_notes_say_so_and_what_would(catalog):
-    rec = _rec(catalog, model="llama-3.1-405b", method="full", seq_len=8192)
+    # seq 4096: at 8192 not even LoRA over 64 A100s fits once the allocator's slack on the
+    # unsharded activations and logits is counted (advisor.allocator.closed_form)
+    rec = _rec(catalog, model="llama-3.1-405b", method="full", seq_len=4096)
     assert rec.recommended is None
     assert rec.notes[0] == "No GPU we rent fits this run, even 64 of them with FSDP."
     lever = next(n for n in rec.notes if "it would fit with" in n)

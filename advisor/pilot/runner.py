@@ -105,6 +105,14 @@ def _stack(pspec: PilotSpec, device):
     model = build_model(spec, arch, device)
     optimizer = make_optimizer(model, spec)
     batch = synthetic_batch(spec, arch, device, pspec.seed)
+    lengths = None
+    if spec.length_distribution is not None:
+        # variable-length batches drawn as the replay draws them (advisor.allocator.lengths), so a
+        # GPU pilot measures the reserved memory the allocator simulation predicts
+        from advisor.allocator.lengths import batch_lengths
+
+        lengths = batch_lengths(spec.length_distribution, spec.seq_len, spec.micro_batch, pspec.total_steps,
+                                seed=pspec.seed)
     quant = None
     if spec.method == "qlora":
         from advisor import model as model_pkg
@@ -113,7 +121,16 @@ def _stack(pspec: PilotSpec, device):
         quant = backend(model) if callable(backend) else f"advisor.model {spec.quant} stand-in (pure torch, byte-faithful)"
     describe = {"runtime": "reference", "implementation": "advisor.model reference decoder",
                 "stack_profile": spec.stack, "quant_impl": quant}
-    return model, lambda mark: train_step(model, optimizer, batch, spec, on_phase=mark), describe
+    if lengths is None:
+        return model, lambda mark: train_step(model, optimizer, batch, spec, on_phase=mark), describe
+    describe["batch_lengths"] = lengths
+    todo = iter(lengths)
+
+    def step(mark):
+        length = next(todo, spec.seq_len)
+        b = synthetic_batch(spec.model_copy(update={"seq_len": length}), arch, device, pspec.seed)
+        return train_step(model, optimizer, b, spec, on_phase=mark)
+    return model, step, describe
 
 
 class AddressSpaceLimit:
@@ -272,6 +289,10 @@ class Runner:
         pspec, spec, arch = self.pspec, self.pspec.spec, self.pspec.arch
         times = _spread(self.step_times)
         tokens_per_step = spec.seq_len * spec.micro_batch
+        measured_lengths = (self.describe or {}).get("batch_lengths")
+        if measured_lengths:  # padded tokens of the measured (post-warmup) steps
+            steady = measured_lengths[pspec.warmup_steps:] or measured_lengths
+            tokens_per_step = sum(steady) / len(steady) * spec.micro_batch
         tokens_per_s = tokens_per_step / times["mean"] if times["mean"] else None
         model_flops, hw_flops = flops_per_token(spec, arch)
         achieved = model_flops * tokens_per_s / 1e12 if tokens_per_s else None
