@@ -19,18 +19,22 @@ message does not mention are listed as assumed in the answer and are not counted
   7e626c0; measured once: 83.4% fully right, 183 answers with an unsaid value), then diagnosed;
 - ``generated/diagnosed4``: the generator's third round-4 vocabulary (committed as "unseen" in
   4b61305; measured once: 64.9% fully right, 317 answers with an unsaid value), then diagnosed;
+- ``table/fresh``: an independent hand-written set (tests/phrasings_fresh.py) by someone who never
+  read the parser, its tests, the table or the generator's vocabularies (counts only; never read by
+  whoever tunes the parser);
 - ``generated/unseen``: the generator's last round-4 vocabulary, templates, config shapes and
   noise, committed before the parser ran on it and never tuned on: counts only, failures never printed.
 
     python benchmarks/parse_accuracy.py [--n 3000] [--seed 13] [--show 20]
 
-``--show N`` prints up to N failing messages of the tune and diagnosed sets (never of held-out ones).
+``--show N`` prints up to N failing messages of the tune and diagnosed sets (never of the unseen or fresh ones).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 from collections import Counter
 from pathlib import Path
 
@@ -41,8 +45,7 @@ from advisor.catalog import Catalog  # noqa: E402
 from advisor.errors import ParseError  # noqa: E402
 from advisor.parse import parse_message  # noqa: E402
 from advisor.spec import SpecRequest  # noqa: E402
-from tests import phrasegen, phrasings  # noqa: E402
-
+from tests import phrasegen, phrasings, phrasings_fresh  # noqa: E402
 
 # Sets whose failures may be read; every other set (unseen, fresh) prints counts only.
 SHOWN = ("/tune", "/diagnosed", "/diagnosed2", "/diagnosed3", "/diagnosed4")
@@ -55,11 +58,21 @@ def run(entries: list[dict], catalog: Catalog) -> list[tuple[dict, dict, object]
         try:
             result = parse_message(entry["text"], catalog, previous=previous)
         except ParseError as exc:
-            out.append((entry, {"ok": False, "unsaid": False, "error": exc.code, "invented": [], "misread": [],
-                                "missing": [], "intent_ok": False, "assumed_over_stated": False}, None))
+            out.append((entry, _failed(exc.code), None))
+            continue
+        except Exception as exc:  # a bug in the parser: counted as a failure and reported by where it was raised
+            frames = traceback.extract_tb(exc.__traceback__)[-2:]
+            where = f"{type(exc).__name__}: {exc} at " + " -> ".join(
+                f"{Path(f.filename).name}:{f.lineno} ({f.name})" for f in frames)
+            out.append((entry, {**_failed(f"crash {type(exc).__name__}"), "crash": where}, None))
             continue
         out.append((entry, phrasegen.judge(entry, result), result))
     return out
+
+
+def _failed(error: str) -> dict:
+    return {"ok": False, "unsaid": False, "error": error, "invented": [], "misread": [], "missing": [],
+            "intent_ok": False, "assumed_over_stated": False}
 
 
 def report(name: str, rows: list[tuple[dict, dict, object]], show: int) -> None:
@@ -74,6 +87,9 @@ def report(name: str, rows: list[tuple[dict, dict, object]], show: int) -> None:
     by_lang = ", ".join(f"{lang} {ok_lang[lang] / langs[lang]:.1%} of {langs[lang]}" for lang in sorted(langs))
     print(f"{name:<20} {ok}/{n} fully right = {ok / n:.1%} ({by_lang}); answered with a value the user did not say: "
           f"{len(unsaid)} (invented {invented}, misread {misread}, default over a stated value {over})")
+    crashes = Counter(v["crash"] for _, v, _ in rows if "crash" in v)
+    for where, count in sorted(crashes.items()):  # where the parser raised, never the message (held-out sets too)
+        print(f"    raised an unexpected error on {count} message(s): {where}")
     if show and name.endswith(SHOWN):
         shown = 0
         for entry, verdict, result in rows:
@@ -98,7 +114,8 @@ def main() -> None:
             ("generated/diagnosed2", phrasegen.generate(args.n, split="diagnosed2", catalog=catalog, seed=args.seed)),
             ("generated/diagnosed3", phrasegen.generate(args.n, split="diagnosed3", catalog=catalog, seed=args.seed)),
             ("generated/diagnosed4", phrasegen.generate(args.n, split="diagnosed4", catalog=catalog, seed=args.seed)),
-            ("generated/unseen", phrasegen.generate(args.n, split="unseen", catalog=catalog, seed=args.seed))]
+            ("generated/unseen", phrasegen.generate(args.n, split="unseen", catalog=catalog, seed=args.seed)),
+            ("table/fresh", phrasings_fresh.load())]
     for name, entries in sets:
         report(name, run(entries, catalog), args.show)
 
