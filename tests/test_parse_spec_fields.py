@@ -78,9 +78,21 @@ def test_sample_lengths_are_the_length_distribution(text, dist, catalog):
     assert said == BASE and "seq_len" not in said  # the samples' lengths are not the sequence length
 
 
-def test_a_mean_with_the_dataset_size_sets_both(catalog):
-    said = _said("lora llama 3 8b, 200k examples averaging 512 tokens", catalog)
-    assert said["dataset_tokens"] == 200_000 * 512 and said["length_distribution"]["mean"] == 512
+@pytest.mark.parametrize("text", ["lora llama 3 8b, 200k examples averaging 512 tokens",
+                                  "lora llama 3 8b, 200.000 conversaciones con una media de 512 tokens",
+                                  "lora llama 3 8b; we have 200,000 rows, avg length 512 tokens",
+                                  "lora llama 3 8b: 200 mil filas, longitud media 512 tokens"])
+def test_a_count_times_a_mean_is_the_dataset_size_only(text, catalog):
+    """The sentence states how big the dataset is; how the lengths spread (and so how batches pad)
+    is read only where the message speaks of the lengths themselves."""
+    assert _said(text, catalog) == {**BASE, "dataset_tokens": 200_000 * 512}
+
+
+@pytest.mark.parametrize("text", ["qlora llama 3 8b, secuencia de 2048 y 20.000.000 tokens de datos",
+                                  "qlora llama 3 8b, sequences of 4096 and 2 GPUs"])
+def test_two_settings_joined_by_and_are_not_a_range(text, catalog):
+    said = _said(text, catalog)
+    assert "length_distribution" not in said and said["seq_len"] in (2048, 4096)
 
 
 @pytest.mark.parametrize("text", ["lora llama 3 8b, samples between 200 and 2048 tokens",

@@ -35,7 +35,7 @@ from advisor.parse.rules import LATE_RULES, WORD_RULES, flags_to_pairs
 from advisor.parse.scan import Scan
 from advisor.parse.sizes import LATE_NUMBER_RULES, NUMBER_RULES, read_slots
 from advisor.parse.text import MAX_MESSAGE_CHARS, clean, normalize
-from advisor.spec import ARCH_OVERRIDES, DEFAULTS, SpecRequest
+from advisor.spec import ARCH_OVERRIDES, DEFAULTS, MAX_SEQ_LEN, SpecRequest
 
 # Words in a message up to which a bare "full" / "completo" is read as the method ("and full?").
 SHORT_MESSAGE_WORDS = 6
@@ -250,6 +250,12 @@ class _Assembler:
     def _examples(self, fields: dict[str, Any]) -> None:
         lens = self.scan.example_lens
         seq = self.scan.example_seq
+        means = self.scan.sample_means
+        if means and not self.scan.examples and "length_distribution" not in fields \
+                and "length_distribution" in SpecRequest.model_fields and 0 < means[0] <= MAX_SEQ_LEN:
+            # "avg sample length 700 tokens" with no count of samples: how long they are (advisor.spec.LengthDistribution);
+            # with a count ("50,000 samples, avg 700 tokens each") the pair is the dataset's size instead
+            fields["length_distribution"] = {"mean": means[0]}
         if lens and not self.scan.examples and "seq_len" not in fields and seq and float(seq[0]).is_integer():
             fields["seq_len"] = int(seq[0])  # "4096 tokens per example" without a count: the length (k = 1024)
         if not self.scan.examples or "dataset_tokens" in fields:

@@ -69,6 +69,7 @@ class Scan:
     examples: list[tuple[float, int]] = field(default_factory=list)  # example counts without a length
     example_lens: list[tuple[float, int]] = field(default_factory=list)  # "300 tokens per example", apart from a count
     example_seq: list[float] = field(default_factory=list)  # those lengths with k = 1024 ("4k tokens per sample")
+    sample_means: list[float] = field(default_factory=list)  # "avg length 300 tokens": a mean, not each one's
     lora_settings: list[int] = field(default_factory=list)  # where "lora rank"/"lora_alpha" were read
     stray: list[Any] = field(default_factory=list)  # numbers nothing explains (slots.Tok): ask about them
     weak_sizes: list[Any] = field(default_factory=list)  # "350M" with no cue: a model size unless a model is named

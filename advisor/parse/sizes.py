@@ -73,17 +73,17 @@ def _examples_x_len(scan: Scan, m: re.Match[str]) -> bool | None:
         return False
     examples = num.count(m.group(1), m.group(2), scan.lang)
     each = num.count(m.group(3), m.group(4), scan.lang)
+    # "200k examples averaging 512 tokens" states the dataset's size; the samples' length distribution
+    # (how batches pad) is read where the message speaks of the lengths themselves (_LEN_RANGE, _EXAMPLE_LEN)
     q.accept(scan, "dataset_tokens", examples * each, m.start(), integer=True)
-    if _MEAN_WORDS.search(m.group(0)):  # "200k examples averaging 512 tokens": their mean length, too
-        _length_distribution(scan, {"mean": num.seq_tokens(m.group(3), m.group(4), scan.lang)}, m)
 
 
 def _example_len(scan: Scan, m: re.Match[str]) -> None:
     raw, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4)) if m.group(3) else (m.group(5), m.group(6))
     scan.example_lens.append((num.count(raw, unit, scan.lang), m.start()))
-    if _MEAN_WORDS.search(m.group(0)):  # "avg length 300 tokens": the samples' mean length, not each one's
-        _length_distribution(scan, {"mean": num.seq_tokens(raw, unit, scan.lang)}, m)
-    else:
+    if _MEAN_WORDS.search(m.group(0)):  # "avg length 300 tokens": the samples' mean length, not each one's;
+        scan.sample_means.append(num.seq_tokens(raw, unit, scan.lang))  # the length distribution unless a count
+    else:                                                                # makes it the dataset's size (request)
         scan.example_seq.append(num.seq_tokens(raw, unit, scan.lang))  # the same length, read as a sequence length
 
 
@@ -94,16 +94,25 @@ _MEAN_WORDS = R(r"\b(?:averag\w*|avg|mean|media|promedi\w*)\b")
 _LEN_ITEMS = r"(?:" + _PER_ITEM + r"|lengths?|longitudes?|largos?)"
 _MEAN_PART = (r"(?:\s*[,;(]?\s*(?:with\s+|con\s+|y\s+|and\s+)?(?:an?\s+|una\s+)?(?:mean|average|averaging|avg|media|promedio|promediando)"
               r"(?:\s+(?:length|len|longitud))?(?:\s+(?:of|de))?\s*[:=]?\s*~?" + N + SC + r"(?:\s*" + _TOK + r")?\s*\)?)?")
-_LEN_RANGE = R(r"\b" + _LEN_ITEMS + r"\s+(?:(?:are|son|of|de|with|con|que|van|ranging|range|range\s+from|lengths?|longitudes?)\s+)*"
-               r"(?:between|from|entre|desde|de)\s+" + N + SC + r"\s*(?:tokens?\s+)?(?:and|to|y|a|hasta|-)\s*" + N + SC
+# A range's words come in pairs: between/entre X and/y Y, from/de/desde X to/a/hasta Y ("secuencia de
+# 2048 y 20.000.000 tokens" is two settings, not a range).
+_RANGE_HEAD = r"(?:(?:are|son|of|de|with|con|que|van|ranging|range|range\s+from|lengths?|longitudes?)\s+)*"
+_LEN_RANGE = R(r"\b" + _LEN_ITEMS + r"\s+" + _RANGE_HEAD
+               + r"(?:(?:between|entre)\s+" + N + SC + r"\s*(?:tokens?\s+)?(?:and|y)\s*" + N + SC
+               + r"|(?:from|desde|de)\s+" + N + SC + r"\s*(?:to|a|hasta|-)\s*" + N + SC + r")"
                + r"\s*" + _TOK + r"\b" + _MEAN_PART
                + r"|\b" + _LEN_ITEMS + r"\s+(?:of\s+|de\s+)?" + N + SC + r"\s*-\s*" + N + SC + r"\s*" + _TOK + r"\b" + _MEAN_PART)
 
 
-def _len_range(scan: Scan, m: re.Match[str]) -> None:
-    g = m.groups()
-    lo, lo_u, hi, hi_u, mean, mean_u = g[0:6] if g[0] is not None else g[6:12]
+def _len_range(scan: Scan, m: re.Match[str]) -> bool | None:
+    g = [x for x in m.groups()]
+    # the groups: (between lo, hi | from lo, hi), mean; then the hyphenated form's lo, hi, mean
+    first = next(i for i in (0, 4, 10) if g[i] is not None)
+    lo, lo_u, hi, hi_u = g[first:first + 4]
+    mean, mean_u = g[8:10] if first < 10 else g[14:16]
     fields: dict = {"min": int(num.seq_tokens(lo, lo_u, scan.lang)), "max": int(num.seq_tokens(hi, hi_u, scan.lang))}
+    if not fields["min"] < fields["max"]:
+        return False  # not a range of lengths ("sequences of 4096 - 2 per GPU"): other rules read the numbers
     if mean is None:
         scan.unreadable.append(("length_distribution", m.group(0).strip(), m.start()))  # no mean: ask for it
         return
