@@ -41,6 +41,7 @@ _SEP_GAP = re.compile(r"[ \-_/.:(]{0,3}")  # ":" for Ollama tags ("llama3.1:8b",
 # Aliases that are ordinary words in a sentence ("a tiny model"): matched only as part of a longer alias.
 _COMMON_WORD_ALIASES = {"tiny", "test"}
 # Vendor and product-line words typed before a GPU name (``advisor.catalog.names`` treats them as noise).
+_FORM_WORDS = {"pcie", "sxm", "sxm4", "sxm5", "nvl"}  # the datasheets' form factors, as typed before a name
 _VENDOR_WORDS = {"nvidia", "amd", "geforce", "instinct", "hgx", "dgx", "tesla", "radeon"}
 # Families never matched by their word alone (the toy test model).
 _NO_FAMILY_MATCH = {"tiny", "test"}
@@ -207,7 +208,9 @@ class Matcher:
                 used -= 1  # "phi3 mini 128k": the model, then a sequence length (see _context_variant)
                 match = NameMatch(match.kind, match.ident, match.start, toks[i + used - 1].end)
             if match.kind == "gpu":
-                match = self._with_vendor(toks, i, match, out)
+                match = self._form_before(toks, i, used, match, out)
+                first = next(k for k in range(i, -1, -1) if toks[k].start == match.start)
+                match = self._with_vendor(toks, first, match, out)
                 used += self._own_memory(toks, i + used, match)
                 if used and toks[i + used - 1].end > match.end:
                     match = NameMatch(match.kind, match.ident, match.start, toks[i + used - 1].end)
@@ -217,6 +220,32 @@ class Matcher:
             out.append(match)
             i += used
         return out + self._gpu_typos(text, out, known)
+
+    def _form_before(self, toks: list[Token], i: int, used: int, match: NameMatch, found: list[NameMatch]) -> NameMatch:
+        """"PCIe H100", "SXM H100s", "40GB A100": a form factor or a memory size typed before the GPU's
+        name names the same variant as after it ("H100 PCIe", "A100 40GB"): the name is looked up with the
+        word moved after it, and
+        the word is part of the match (so a count before it, "2 SXM H100s", is next to the name)."""
+        j, word = i - 1, toks[i - 1].text if i else ""
+        if i >= 2 and word.isdigit() and toks[i - 1].gap == "" and toks[i - 2].text == "sxm":
+            j, word = i - 2, "sxm" + word  # "SXM5 H100": the tokens split letters from digits
+        if i == 0 or not (word in _FORM_WORDS or _MEMORY.fullmatch(word)) or toks[i].gap.strip(" -") != "" \
+                or any(m.start <= toks[j].start < m.end for m in found):
+            return match
+        last = toks[i + used - 1]
+        moved = [*toks[i:i + used], Token(word, last.end, last.end, " ")]
+        hit = self._alias_at(moved, 0)
+        if (hit is None or hit[1] != used + 1) and last.text.endswith("s"):  # "2 of the 40GB A100s"
+            moved[used - 1] = Token(last.text[:-1], last.start, last.end, last.gap)
+            hit = self._alias_at(moved, 0)
+        if hit is not None and hit[0].kind == "gpu" and hit[1] == used + 1:
+            ident = hit[0].ident
+        elif word.startswith("sxm") and match.ident in self._sxm:
+            ident = match.ident
+        else:
+            return match
+        return NameMatch(match.kind, ident, toks[j].start, match.end, match.candidates, match.family,
+                         match.size_b, match.sized, match.typed, match.word)
 
     @staticmethod
     def _with_vendor(toks: list[Token], i: int, match: NameMatch, found: list[NameMatch]) -> NameMatch:
@@ -240,8 +269,14 @@ class Matcher:
         while j + used < len(toks):
             tok = toks[j + used]
             mem = _MEMORY.fullmatch(tok.text)
-            if mem and float(mem.group(1)) == self._gpu_memory.get(match.ident) and tok.gap.strip(" ()") == "":
+            if mem and float(mem.group(1)) == self._gpu_memory.get(match.ident) and tok.gap.strip(" ()/-") == "":
                 used += 1
+                continue
+            if tok.text.isdigit() and tok.gap == "-" and float(tok.text) == self._gpu_memory.get(match.ident):
+                used += 1  # "a100-80": the 80 GB A100
+                continue
+            if tok.text in ("generation", "gen") and tok.gap == " ":
+                used += 1  # "RTX 6000 Ada Generation": NVIDIA's full product name
                 continue
             if tok.text in ("sxm", "sxm4", "sxm5") and match.ident in self._sxm and tok.gap.strip(" ()-") == "":
                 used += 1

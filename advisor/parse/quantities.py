@@ -97,7 +97,7 @@ _G = r"§G(\d+)§"
 _UNITS = r"(?:gpus?|cards?|tarjetas?|graficas?|devices?|dispositivos?|accelerators?|aceleradores?)"
 _NODES = R(r"\b" + COUNT + r"\s*(?:nodes?|nodos?|machines?|maquinas?|servers?|servidores?)\s*(?:of|with|de|con|x|,)?\s*"
            + COUNT + r"\s*(?:x\s*)?(?:" + _G + r"|" + _UNITS + r")")
-_SINGLE = R(r"\b(?:a\s+single|one\s+single|single|one|only\s+one|just\s+one|un\s+sol[oa]|una\s+sola|una\s+unica|un\s+unico"
+_SINGLE = R(r"\b(?:a\s+single|one\s+single|single|a\s+lone|one|only\s+one|just\s+one|un\s+sol[oa]|una\s+sola|una\s+unica|un\s+unico"
             r"|sol[oa]\s+una?|solamente\s+una?|unicamente\s+una?)\s+(?:" + _G + r"|" + _UNITS + r")"
             # "en una H100 nada más", "a single... only": an article, then a word that says there is no second
             r"|\b(?:una?|an?)\s+(?:" + _G + r"|" + _UNITS + r")\s+(?:nada\s+mas|solamente|unicamente|y\s+ya|only|alone)\b")
@@ -147,10 +147,11 @@ def _count_units(scan: Scan, m: re.Match[str]) -> None:
 _EPOCH = r"(?:epochs?|epocas?|pasadas?|passes)"
 _EPOCHS = R(r"\b" + COUNT + r"\s*" + _EPOCH + r"\b|\b" + _EPOCH + r"\s*(?:=|:|of|de)?\s*" + N + r"(?![\w%])"
             r"|\b(half\s+an?|media|medio)\s+" + _EPOCH + r"\b")
-_FAILED_WORDS = (r"(?:failed|failing|fail(?:ure)?s?|wasted|reruns?|re-runs?|retries|extra\s+runs|fallid[oa]s|fallos?"
+_FAILED_WORDS = (r"(?:failed|failing|fail(?:ure)?s?|fallar|wasted|reruns?|re-runs?|retries|extra\s+runs|fallid[oa]s|fallos?"
                  r"|reintentos|repeticiones|fallan|falla|fallaron|fracasan)")  # nouns, adjectives and the verb
 _FAILED = R(r"\b" + N + r"\s*%\s*(?:of\s+|de\s+)?(?:(?:tasa|rate)\s+(?:de\s+|of\s+)?)?"
             r"(?:(?:the\s+|las\s+|los\s+)?(?:runs?|ejecuciones|corridas|entrenamientos)\s+)?"
+            r"(?:(?:will|would|may|might|could|usually|typically|tend\s+to|van\s+a|suelen|pueden|podrian)\s+)?"
             + _FAILED_WORDS + r"|\b(?:failed[\s_-]*runs?|failure[\s_-]*rate|fail[\s_-]*rate|reruns?|retries|"
             r"failed[\s_-]*run[\s_-]*fraction|ejecuciones\s+fallidas|tasa\s+de\s+fallos?|fallos|reintentos)\s*"
             r"(?:(?:of|=|:|de|del|is|es)\s*" + N + r"\s*(%)?|(?:at|a|al|en)\s*" + N + r"\s*(%)|" + N + r"\s*(%)?)")

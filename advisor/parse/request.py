@@ -256,13 +256,20 @@ class _Assembler:
             # "avg sample length 700 tokens" with no count of samples: how long they are (advisor.spec.LengthDistribution);
             # with a count ("50,000 samples, avg 700 tokens each") the pair is the dataset's size instead
             fields["length_distribution"] = {"mean": means[0]}
-        if lens and not self.scan.examples and "seq_len" not in fields and seq and float(seq[0]).is_integer():
-            fields["seq_len"] = int(seq[0])  # "4096 tokens per example" without a count: the length (k = 1024)
+        if lens and not self.scan.examples and "seq_len" not in fields and seq and float(seq[0][0]).is_integer():
+            fields["seq_len"] = int(seq[0][0])  # "4096 tokens per example" without a count: the length (k = 1024)
         if not self.scan.examples or "dataset_tokens" in fields:
             return
-        examples = self.scan.examples[0][0]
-        if self.scan.example_lens and float(examples).is_integer():  # "1.5M examples; 300 tokens each"
-            fields["dataset_tokens"] = int(min(examples * self.scan.example_lens[0][0], HUGE))
+        examples, at = self.scan.examples[0]
+        if lens and float(examples).is_integer():  # "1.5M examples; 300 tokens each"
+            # the length said right after the count is its length ("10k rows, ~2000 tokens each"); another
+            # per-sample length ("16k tokens per sample") is then the sequence length
+            after = [x for x in lens if x[1] > at]
+            length, where = min(after, key=lambda x: x[1]) if after else lens[-1]
+            fields["dataset_tokens"] = int(min(examples * length, HUGE))
+            other = [v for v, p in seq if p != where]
+            if other and "seq_len" not in fields and float(other[0]).is_integer():
+                fields["seq_len"] = int(other[0])
             return
         seq = fields.get("seq_len") or (self.previous.seq_len if self.previous else None)
         shown = describe.number(examples, self.lang)

@@ -35,7 +35,7 @@ _CONFIG_KEYS = {
     "seq_len": "max_seq_length|max_seq_len|seq_len|seq_length|sequence_len|sequence_length|seqlen|"
                "max_length|cutoff_len|block_size|context_length|model_max_length|max_tokens_per_sample",
     "micro_batch": "per_device_train_batch_size|micro_batch_size|train_micro_batch_size_per_gpu|"
-                   "micro_batch|batch_size|mbs|bs|per_gpu_train_batch_size",
+                   "micro_batch|batch_size|mbs|bs|per_gpu_train_batch_size|train_batch_size_per_device",
     "lora_rank": "lora_r|lora_rank|rank|r",
     "lora_alpha": "lora_alpha|alpha",
     "lora_dropout": "lora_dropout",
@@ -52,7 +52,7 @@ _CONFIG_KEYS = {
     "load_in_8bit": "load_in_8bit",
     "quantization_bit": "quantization_bit",
     "use_peft": "use_peft",
-    "adapter": "adapter|finetuning_type|method|peft_type|training_type",
+    "adapter": "adapter|finetuning_type|method|peft_type|training_type|train_type",  # ms-swift: --train_type full|lora
     "flash": "flash_attention|use_flash_attention_2|use_flash_attention",
     "attn_implementation": "attn_implementation",
     "double_quant": "bnb_4bit_use_double_quant",
@@ -439,16 +439,19 @@ _INT8 = R(r"\bload[\s_-]*in[\s_-]*8[\s_-]*bits?\b|\b(?:8[\s_-]*bits?|int8|llm\.i
 _QLORA = R(r"\bq[\s_-]?lora\b|\bnf4\b|\bload[\s_-]*in[\s_-]*4[\s_-]*bits?\b"
            r"|\b(?:4|four|cuatro)[\s_-]*bits?(?:[\s_-]*(?:nf4|quanti[sz]ed|quant|cuantizad[oa]|base))?(?:[\s_-]*(?:lora|adapters?))?\b"
            r"|\b(?:lora|adapters?)\s+(?:in\s+|en\s+|a\s+|with\s+|con\s+|on\s+|sobre\s+)?(?:(?:an?|un|una)\s+)?(?:4|four|cuatro)[\s_-]*bits?\b"
-           r"|\bcuantiza\w*\s+(?:a|en)\s+4\s+bits?\b|\bquanti[sz]ed\s+(?:to\s+)?4[\s_-]*bits?\b")
-_NO_QUANT = R(r"\b(?:without|no|sin|drop(?:\s+the)?|quita\w*(?:\s+la)?)\s+(?:the\s+|la\s+)?"
+           r"|\bcuantiza\w*\s+(?:a|en)\s+4\s+bits?\b|\bquanti[sz]ed\s+(?:to\s+)?4[\s_-]*bits?\b"
+           # "quantized LoRA", "LoRA cuantizada": the adapters on a quantized base (QLoRA's paper title, Dettmers et al. 2023)
+           r"|\b(?:quanti[sz]ed|cuantizad[oa]s?)\s+(?:lora|adapters?)\b|\b(?:lora|adaptadores?)\s+(?:cuantizad[oa]s?|quanti[sz]ed)\b")
+_NO_QUANT = R(r"\b(?:without|w/o|no|sin|drop(?:\s+the)?|quita\w*(?:\s+la)?)\s+(?:the\s+|la\s+)?"
               r"(?:quanti[sz]ation|quant|cuantizacion|cuantizar|4[\s_-]*bits?|qlora)\b")
-_NO_LORA = R(r"\b(?:without|no|sin)\s+(?:lora|adapters?|adaptadores|peft)\b")
+_NO_LORA = R(r"\b(?:without|w/o|no|sin)\s+(?:lora|adapters?|adaptadores|peft)\b|\bnon[\s_-]*(?:lora|adapters?|peft)\b")
 # "lora rank 16", "lora_alpha", "LoRA dropout": a setting of the adapters, which says LoRA only when
 # nothing else names a method (in a thread, "lora rank 64" changes the rank of a QLoRA, not its method).
 _SETTING_WORDS = r"(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango)"
 _LORA_SETTING = R(r"\blora(?=[\s_-]*(?:(?:de|del|of|with|con)\s+)?" + _SETTING_WORDS + r")"
                   r"|\b(?:adapters?|adaptador(?:es)?)(?=[\s_-]*(?:(?:de|del|of)\s+)?(?:rank|r\b|r\s*[=:]|alpha|dropout|rango))"
-                  r"|\b(?:rank|rango)[\s_-]*\d+[\s_-]*(?:(?:for|of|para|de|del)\s+(?:the\s+|el\s+|la\s+|los\s+)?)?"
+                  r"|\br\d+[\s_-]*(?=(?:adapters?|adaptador(?:es)?|lora)\b)"  # "r8 adapters"
+                  r"|\b(?:rank|rango)[\s_-]*\d+[\s_-]*(?:\(\s*)?(?:(?:for|of|para|de|del)\s+(?:the\s+|el\s+|la\s+|los\s+)?)?"
                   r"(?=(?:adapters?|adaptador(?:es)?|lora)\b)"
                   # the setting first, the adapter word qualifying it: "rango LoRA de 32", "rank of the LoRA 16"
                   r"|\b(?:rank|rango|alpha|alfa|dropout)(?:\s+(?:de|del|of|the|la|el|los))*[\s_-]+"
@@ -462,7 +465,8 @@ _FULL_ALL = R(r"\ball\s+(?:of\s+)?(?:" + _OWNER + r"\s*){1,6}?(?:parameters|weig
               # "unfreeze all of X and fine-tune it": nothing stays frozen
               r"|\bunfreez\w*\s+(?:all|every\w*|the\s+whole|the\s+entire|the\s+full)\b"
               r"|\ball[\s_-]*weights?[\s_-]*" + _FT + r"\b")
-_FULL_SHORT = R(r"\b(?:full|fully|completo|completa|entero)\b(?![\s_-]*(?:precision|context|contexto|shard\w*|dataset|data"
+_FULL_SHORT = R(r"(?<!pasada\s)(?<!pasadas\s)(?<!epoca\s)(?<!epocas\s)(?<!vuelta\s)"
+                r"\b(?:full|fully|completo|completa|entero)\b(?![\s_-]*(?:precision|context|contexto|shard\w*|dataset|data"
                 r"|attention|batch|run|epoch|node|gpu|card|stack|config|set|checkpoint\w*|log|list|name|id|path|text"
                 # "3 full passes", "dos épocas completas": full qualifies the count's noun
                 r"|pass|passes|pasadas?|epocas?|sweeps?|cycles?|days?|weeks?|hours?|fp32|bf16|fp16|float\w*))")
@@ -543,7 +547,9 @@ _OTHER_OPT = R(r"\b(adafactor|lion|muon|sophia|lamb|galore|shampoo|soap|lomo)\b"
 
 _BF16 = r"(?:bf16|bfloat16|bfloat[\s_-]16)"
 _PURE_BF16 = R(r"\b(?:pure|full|only|solo|puro|all)[\s_-]*" + _BF16 + r"\b|\b" + _BF16
-               + r"[\s_-]*(?:pure|only|puro|weights|everywhere|puros)\b")
+               + r"[\s_-]*(?:pure|only|puro|weights|everywhere|puros)\b"
+               # "bf16 (no AMP)", "bf16 sin AMP": bf16 without autocast (HF's bf16=True is autocast, i.e. mixed)
+               r"|\b" + _BF16 + r"[\s_-]*[(,]?\s*(?:no|sin|without|w/o)\s+(?:amp|autocast|mixed(?:\s+precision)?|precision\s+mixta)\b")
 _BF16_MIXED = R(r"\b" + _BF16 + r"[\s_-]*(?:mixed|amp|mixta)\b|\bmixed[\s_-]*(?:precision[\s_-]*)?\(?\s*" + _BF16
                 + r"\b|\b" + _BF16 + r"\b")
 _MIXED = R(r"\bmixed[\s_-]*precision\b|\bprecision\s+mixta\b|\bamp\b")

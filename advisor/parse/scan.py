@@ -68,7 +68,7 @@ class Scan:
     gpu_counts: dict[int, int] = field(default_factory=dict)
     examples: list[tuple[float, int]] = field(default_factory=list)  # example counts without a length
     example_lens: list[tuple[float, int]] = field(default_factory=list)  # "300 tokens per example", apart from a count
-    example_seq: list[float] = field(default_factory=list)  # those lengths with k = 1024 ("4k tokens per sample")
+    example_seq: list[tuple[float, int]] = field(default_factory=list)  # those lengths with k = 1024 ("4k tokens per sample")
     sample_means: list[float] = field(default_factory=list)  # "avg length 300 tokens": a mean, not each one's
     lora_settings: list[int] = field(default_factory=list)  # where "lora rank"/"lora_alpha" were read
     stray: list[Any] = field(default_factory=list)  # numbers nothing explains (slots.Tok): ask about them

@@ -25,7 +25,7 @@ from advisor.spec import MAX_PARAMS_B, MAX_SEQ_LEN
 R = re.compile
 N, SC = q.N, q.SC
 _ITEMS = (r"(?:(?:training|instruction|chat|sft|preference|qa)\s+|de\s+entrenamiento\s+)?(?:examples?|samples?|ejemplos?|muestras?|rows?|filas?|conversations?"
-          r"|conversaciones?|documents?|documentos?|pairs?|pares|instructions?|instrucciones|dialogues?|dialogos?"
+          r"|conversaciones?|documents?|documentos?|(?:question[\s-]*answer\s+|qa\s+)?pairs?|pares(?:\s+(?:de\s+)?pregunta[\s-]*respuesta)?|instructions?|instrucciones|dialogues?|dialogos?"
           r"|records?|registros?|sequences?|secuencias?|chats?|messages?|mensajes?|prompts?|transcripts?|turns?|docs?)")
 _TOK = r"(?:(?:de\s+)?(?:tokens?|toks?))"
 _ABOUT = r"(?:(?:about|around|roughly|approx\w*|~|unos|alrededor\s+de|aprox\w*|promedio\s+de|de\s+media)\s*)?"
@@ -36,13 +36,13 @@ _EACH_FILL = (r"(?:[\s(,:;]*(?:of|de|x|\*|with|con|at|a|@|averaging|avg\.?|avera
               r"|que|tienen|have|y|and)\b\.?|[\s(,:;]*~)")
 # (the count and its items on one line: "un modelo de 2,7B\nsecuencias de 4096 tokens" is a size, then a length)
 _EXAMPLES_X_LEN = R(r"\b" + N + SC + r"[ \t]*(?:of\s+|de\s+)?" + _ITEMS + r"\b(?:" + _EACH_FILL + r"){0,6}\s*"
-                    + N + SC + r"\s*" + _TOK + r"\b(?:\s*(?:each|cada\s+uno|per\s+\w+|por\s+\w+|on\s+average|de\s+media|en\s+promedio|avg))?")
+                    + N + SC + r"\s*" + _TOK + r"\b(?:\s*(?:each|cada\s+un[oa]|per\s+\w+|por\s+\w+|on\s+average|de\s+media|en\s+promedio|avg))?")
 # The length of each example said apart from the count ("300 tokens per example", "avg length 300 tokens").
 _PER_ITEM = (r"(?:examples?|samples?|ejemplos?|muestras?|rows?|filas?|conversations?|conversaciones?|documents?|documentos?"
              r"|pairs?|pares|instructions?|instrucciones|dialogues?|dialogos?|records?|registros?|item|sequences?|secuencias?"
              r"|chats?|messages?|mensajes?|prompts?|transcripts?|turns?|docs?)")
 _EXAMPLE_LEN = R(r"\b" + N + SC + r"\s*" + _TOK + r"\s*(?:per|por|each|cada|/|an?|every)\s*(?:una?\s+)?" + _PER_ITEM + r"\b"
-                 r"|\b" + N + SC + r"\s*" + _TOK + r"\s*(?:on\s+average|de\s+media|en\s+promedio|avg|each|cada\s+uno|de\s+promedio)\b"
+                 r"|\b" + N + SC + r"\s*" + _TOK + r"\s*(?:on\s+average|de\s+media|en\s+promedio|avg|each|cada\s+un[oa]|de\s+promedio)\b"
                  r"|\b(?:avg|average|averaging|mean|media|promedio|promediando|typical|tipica)\s*(?:example\s+|sample\s+|sequence\s+|de\s+)?(?:length|len|longitud|size)?"
                  r"\s*(?:of|de|:|=|is|es|around|about|~)?\s*" + _ABOUT + N + SC + r"\s*" + _TOK + r"\b")
 _DATASET_WORDS = (r"\b(?:dataset|data\s*set|corpus|data|datos|conjunto\s+de\s+datos|in\s+total|en\s+total|total"
@@ -84,7 +84,7 @@ def _example_len(scan: Scan, m: re.Match[str]) -> None:
     if _MEAN_WORDS.search(m.group(0)):  # "avg length 300 tokens": the samples' mean length, not each one's;
         scan.sample_means.append(num.seq_tokens(raw, unit, scan.lang))  # the length distribution unless a count
     else:                                                                # makes it the dataset's size (request)
-        scan.example_seq.append(num.seq_tokens(raw, unit, scan.lang))  # the same length, read as a sequence length
+        scan.example_seq.append((num.seq_tokens(raw, unit, scan.lang), m.start()))  # the same length, as a sequence length
 
 
 # How long the samples are, when batches are padded to their longest sample (``advisor.spec.LengthDistribution``,

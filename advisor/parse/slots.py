@@ -176,6 +176,10 @@ def _tokenize(text: str) -> list[Tok]:
                 out[-1].unit, out[-1].end = "bit", m.end()
                 continue
             if word in WORD_NUMBERS:
+                if last is not None and last.kind == "num" and not last.spoken and last.unit is None \
+                        and last.scale is None and gap.strip() == "" and last.text == str(WORD_NUMBERS[word]):
+                    last.end = m.end()  # "1 sola época", "1 single pass": the digit and its word are one number
+                    continue
                 out.append(Tok("num", word, m.start(), m.end(), gap, spoken=True))
                 continue
             if word in ARTICLES:
@@ -266,6 +270,10 @@ CUES: list[Cue] = [
     *_cues("gpus", 10, 0, "world size", "world_size", "num gpus", "gpu count", "number of gpus", "numero de gpus"),
     *_cues("gpus", 5, 10, "gpus", "gpu", "cards", "card", "tarjetas", "tarjeta", "graficas", "grafica",
            "devices", "dispositivos", "accelerators", "aceleradores", "gpus de", "tarjetas de"),
+    # a count in an order form: "A10G GPU, qty 2", "pcie h100, quantity 4", "2 unidades de MI300X"
+    *_cues("gpus", 8, 0, "qty", "quantity", "cantidad"),
+    *_cues("gpus", 0, 7, "way"),  # "4-way B200", "an 8-way node": that many devices
+    *_cues("gpus", 0, 6, "units", "unidades"),
     *_cues("nodes", 0, 10, "nodes", "node", "nodos", "nodo", "machines", "maquinas", "servers", "servidores"),
     *_cues("examples", 0, 10, "examples", "example", "samples", "sample", "rows", "conversations", "documents",
            "pairs", "instructions", "dialogues", "records", "chats", "messages", "prompts", "transcripts", "turns",
@@ -281,9 +289,12 @@ CUES: list[Cue] = [
     *_cues("grad_accum", 10, 4, "gradient accumulation", "gradient accumulation steps", "grad accum",
            "grad accumulation", "accumulation steps", "acumulacion de gradientes", "acumulacion de gradiente",
            "gradient accumulation of", "grad acc"),
+    # the word alone beside a batch ("micro-lote de 4 (acumulación 8)", "bs 2, accum 16")
+    *_cues("grad_accum", 8, 0, "acumulacion", "accumulation", "accum", "grad accum of"),
     *_cues("global_batch", 10, 0, "global batch", "effective batch", "total batch", "lote global", "lote efectivo",
            "global batch size", "effective batch size", "batch global", "batch efectivo", "lote total", "total batch size",
-           "global batch size of", "tamano de lote global", "tamano de lote total"),
+           "global batch size of", "tamano de lote global", "tamano de lote total", "eff batch", "eff. batch",
+           "effective bs", "eff bs"),
     # Numbers we read and leave alone: what they measure is not part of a memory, time or cost estimate.
     *_cues("ignore", 0, 10, "steps", "step", "pasos", "iterations", "iteraciones", "iters", "hours", "hour", "horas",
            "hora", "days", "day", "dias", "dia", "minutes", "minutos", "weeks", "semanas", "dollars", "dolares",
@@ -327,7 +338,7 @@ _SINGULAR_EPOCH = {"epoch", "epoca", "pass", "pasada"}
 _ABBREVIATIONS = {"seq", "ctx", "len", "max", "approx", "aprox", "num", "bs", "mbs", "lr", "eps", "ep", "r", "seqs"}
 _RIGHT_FILL_WORDS = {"of", "de", "training", "entrenamiento", "total", "in", "en", "each", "cada", "lora", "long",
                      "the", "la", "el", "our", "nuestro", "nuestra", "sized", "big", "tuned", "sft", "base", "full",
-                     "complete", "completas", "completos", "whole"}
+                     "complete", "completas", "completos", "whole", "sola", "solo", "single", "unica", "unico"}
 _RIGHT_FILL_PUNCT = {"-", "(", ")", "*"}
 MAX_FILL = 3
 
@@ -485,8 +496,8 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
                 continue
             if cue.slot == "ignore" and last < ti and (tok.spoken or any(toks[k].kind == "word" for k in range(last + 1, ti))):
                 continue  # "top 5", "lr: 2e-4" bind what touches them; "on top of 33B" is an idiom, "steps one pass" two phrases
-            if last < ti and cue.words[-1] not in _ABBREVIATIONS and any(
-                    toks[k].kind == "punct" and toks[k].text == "." for k in range(last + 1, ti)):
+            if last < ti and any(toks[k].kind == "punct" and toks[k].text == "." and toks[k - 1].text not in _ABBREVIATIONS
+                                 for k in range(last + 1, ti)):  # the period of an abbreviation: "longitud máx. 32.768"
                 continue  # "seq. 4096" is an abbreviation; "... token dataset. 0.36B-parameter LLM" a new sentence
             if cue.words in _WEAK_SEQ_LEFT and not (tok.scale == "k" or _pow2(tok)):
                 continue
@@ -634,7 +645,7 @@ def _alone(tok: Tok, lang: str) -> tuple[str, float] | None:
 
 # Words between a count and the GPU it counts: "8 x H100", "8 of our H100s", "ocho de nuestras A100".
 _COUNT_TO_GPU = {"x", "nvidia", "of", "de", "our", "the", "my", "these", "those", "nuestras", "nuestros", "las", "los",
-                 "mis", "sus"}
+                 "mis", "sus", "units", "unidades"}
 # A GPU name is a cue of its own: one count binds to it ("r of 8 l40s x8": x8 is the count, 8 the rank).
 GPU_CUE = 1_000_000
 
