@@ -2,7 +2,7 @@
 x noise, with a fixed seed, so the parser is measured on thousands of messages nobody tuned it on.
 
     from tests.phrasegen import generate, judge
-    entries = generate(3000, split="unseen", catalog=catalog, seed=13)   # SPLITS: tune, diagnosed, diagnosed2, unseen
+    entries = generate(3000, split="unseen", catalog=catalog, seed=13)   # SPLITS: tune, diagnosed..diagnosed5, unseen
     verdict = judge(entry, parse_message(entry["text"], catalog, previous=...))
 
 Each entry is shaped like a row of tests/data/phrasings.json: ``text``, ``lang``, ``expected``
@@ -38,13 +38,20 @@ written together before the round-3 parser's rules, and round 4 added two more:
   command line; noise: library versions, dates and times, a plain-text @name, smart quotes,
   "EDIT:", markdown headers and bold, a word of the other language. Measured once (64.9% fully
   right, 317 answers with an unsaid value), then diagnosed.
-- ``unseen`` is round 4's last fresh vocabulary, written after ``diagnosed4`` was read and committed
-  before the parser ran on it: models as "LLAMA-3.1-8B", a lower-cased Hub id, "Llama 3.1-8B"; GPUs as
+- ``diagnosed5`` was round 4's last fresh vocabulary (committed as "unseen" in 1d19e12 before the
+  parser ran on it; measured once at aed0e24: 67.8% fully right, 342 answers with an unsaid value),
+  then diagnosed (tests/test_parse_diagnosed5.py): models as "LLAMA-3.1-8B", a lower-cased Hub id, "Llama 3.1-8B"; GPUs as
   "a100-80", "40GB A100", "SXM H100", "PCIe H100", "L40-S", "MI-300X"; counts as "8-way", "qty 4",
   "NPROC=4", "4 unidades de"; new frames; a short axolotl config on an 8-bit base, Transformers
   TrainingArguments as JSON, ms-swift's command line; noise: Slack italics, tags ("[FYI]"), a word
-  typed twice, "≈", a trailing "any thoughts?". Its failures are never printed
-  (``benchmarks/parse_accuracy.py`` shows counts only) and no rule is tuned on it.
+  typed twice, "≈", a trailing "any thoughts?".
+- ``unseen`` is round 5's fresh vocabulary, written after ``diagnosed5`` was read and committed before
+  the parser ran on it: models as "Llama 3.1–8B" (an en dash), "the <display> checkpoint", the Hub id in
+  backticks; GPUs as "A100-SXM4-80GB", "H100 80GB HBM3", "AMD Instinct MI300X", "RTX4090"; counts as
+  "across N X cards", "N× X", "X — N of them"; new frames; a Markdown settings table and an
+  environment-variable launch line; noise: a "(1/2)" part counter, "btw"/"por cierto", a phone
+  signature, a bullet for a comma. Its failures are never printed (``benchmarks/parse_accuracy.py``
+  shows counts only) and no rule is tuned on it.
 
 A quarter of each later split's forms are still familiar ones (``_FAMILIAR``), as in real traffic.
 
@@ -75,17 +82,18 @@ from typing import Any
 from advisor.catalog import Catalog
 from advisor.spec import SpecRequest
 
-SPLITS = ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "unseen")
+SPLITS = ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "unseen")
 # The random stream of each split: "diagnosed" keeps round 3's "heldout" stream and "diagnosed2" the
 # stream it had when it was round 4's first "unseen" split ("diagnosed3" its second's), so their messages are
 # the ones measured then.
 _STREAM = {"diagnosed": "heldout", "diagnosed2": "unseen", "diagnosed3": "unseen-r4b", "diagnosed4": "unseen-r4c",
-           "unseen": "unseen-r4d"}
+           "diagnosed5": "unseen-r4d", "unseen": "unseen-r5"}
 # Familiar forms a quarter of each later split's messages still use.
 _FAMILIAR = {"diagnosed": ("tune",), "diagnosed2": ("tune", "diagnosed"), "diagnosed3": ("tune", "diagnosed", "diagnosed2"),
              "diagnosed4": ("tune", "diagnosed", "diagnosed2", "diagnosed3"),
-             "unseen": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4")}
-ROUND4 = ("diagnosed2", "diagnosed3", "diagnosed4", "unseen")
+             "diagnosed5": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4"),
+             "unseen": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5")}
+ROUND4 = ("diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "unseen")  # and round 5's "unseen"
 
 # --- vocabularies: slot -> lang -> split -> [(form, value)] ------------------------------------
 
@@ -642,91 +650,171 @@ ASIDES = {"en": ("(we're on transformers 4.46 / peft 0.13)", "by 5pm tomorrow", 
                  "EDIT:", "## petición")}
 OTHER_LANGUAGE = {"en": (" gracias", " porfa"), "es": (" thanks", " pls")}
 
-# --- the unseen vocabulary (round 4, last split) --------------------------------------------------
+# --- the fifth round-4 vocabulary ("diagnosed5") --------------------------------------------------
 #
-# Written in one go after "diagnosed4" was read, and committed before the parser ran on any of it.
-# Nothing below repeats a form of the earlier vocabularies.
+# Written in one go after "diagnosed4" was read, committed (1d19e12, as "unseen") before the parser ran
+# on any of it; measured once at aed0e24 (67.8% fully right, 342 answers with an unsaid value), then
+# diagnosed (tests/test_parse_diagnosed5.py). Nothing below repeats a form of the earlier vocabularies.
 
-METHODS["en"]["qlora"]["unseen"] = ["Quantized LoRA", "QLoRA (bitsandbytes 4-bit)", "LoRA over 4-bit weights", "4 bit QLoRA run"]
-METHODS["en"]["lora"]["unseen"] = ["plain LoRA", "LoRA w/o quantization", "standard LoRA", "LoRA adapter training"]
-METHODS["en"]["full"]["unseen"] = ["full fine-tuning run", "full training of all params", "non-PEFT full fine-tune",
+METHODS["en"]["qlora"]["diagnosed5"] = ["Quantized LoRA", "QLoRA (bitsandbytes 4-bit)", "LoRA over 4-bit weights", "4 bit QLoRA run"]
+METHODS["en"]["lora"]["diagnosed5"] = ["plain LoRA", "LoRA w/o quantization", "standard LoRA", "LoRA adapter training"]
+METHODS["en"]["full"]["diagnosed5"] = ["full fine-tuning run", "full training of all params", "non-PEFT full fine-tune",
                                    "full finetune, no LoRA"]
-METHODS["es"]["qlora"]["unseen"] = ["LoRA cuantizada", "QLoRA con bitsandbytes", "QLoRA a 4 bits"]
-METHODS["es"]["lora"]["unseen"] = ["LoRA normal", "LoRA sin cuantización", "solo adaptadores LoRA"]
-METHODS["es"]["full"]["unseen"] = ["fine-tuning completo de parámetros", "ajuste total de pesos", "entrenamiento full"]
-WRAPS["en"]["full"]["unseen"] = ["full fine-tune {model} (every layer)"]
-WRAPS["en"]["lora"]["unseen"] = ["put a LoRA on {model}"]
-WRAPS["en"]["qlora"]["unseen"] = ["run QLoRA over {model}"]
-WRAPS["es"]["full"]["unseen"] = ["reentrenar {model} por completo"]
-WRAPS["es"]["lora"]["unseen"] = ["entrenar {model} con adaptadores LoRA"]
-WRAPS["es"]["qlora"]["unseen"] = ["hacer QLoRA sobre {model}"]
+METHODS["es"]["qlora"]["diagnosed5"] = ["LoRA cuantizada", "QLoRA con bitsandbytes", "QLoRA a 4 bits"]
+METHODS["es"]["lora"]["diagnosed5"] = ["LoRA normal", "LoRA sin cuantización", "solo adaptadores LoRA"]
+METHODS["es"]["full"]["diagnosed5"] = ["fine-tuning completo de parámetros", "ajuste total de pesos", "entrenamiento full"]
+WRAPS["en"]["full"]["diagnosed5"] = ["full fine-tune {model} (every layer)"]
+WRAPS["en"]["lora"]["diagnosed5"] = ["put a LoRA on {model}"]
+WRAPS["en"]["qlora"]["diagnosed5"] = ["run QLoRA over {model}"]
+WRAPS["es"]["full"]["diagnosed5"] = ["reentrenar {model} por completo"]
+WRAPS["es"]["lora"]["diagnosed5"] = ["entrenar {model} con adaptadores LoRA"]
+WRAPS["es"]["qlora"]["diagnosed5"] = ["hacer QLoRA sobre {model}"]
 
-SEQ["en"]["unseen"] = ["seq={n}", "ctx_len={n}", "{k}k tok context", "a max length of {n}", "{n} tok/sample", "cut at {n} tokens",
+SEQ["en"]["diagnosed5"] = ["seq={n}", "ctx_len={n}", "{k}k tok context", "a max length of {n}", "{n} tok/sample", "cut at {n} tokens",
                        "{k}k context len"]
-SEQ["es"]["unseen"] = ["longitud máx. {n}", "corte a {n} tokens", "{k}k tokens por muestra", "contexto de hasta {n}"]
+SEQ["es"]["diagnosed5"] = ["longitud máx. {n}", "corte a {n} tokens", "{k}k tokens por muestra", "contexto de hasta {n}"]
 for _ident, _forms in {"rtx-4090": ["NV RTX 4090", "4090 GPU"], "l40s": ["L40-S"], "a100-80gb": ["a100-80", "A100/80GB"],
                        "h100-sxm": ["H100-SXM5-80GB", "SXM H100"], "h200": ["H200 GPU"], "a100-40gb": ["40GB A100"],
                        "l4": ["Nvidia-L4"], "b200": ["B200 GPU"], "mi300x": ["MI-300X"]}.items():
-    GPU_FORMS[_ident]["unseen"] = _forms
-GPU_FORMS_R4["h100-pcie"]["unseen"] = ["PCIe H100"]
-GPU_FORMS_R4["rtx-6000-ada"]["unseen"] = ["RTX 6000 Ada Generation"]
-GPU_FORMS_R4["a10g"]["unseen"] = ["A10G GPU"]
-GPU_SLOT["en"]["unseen"] = [("on {c} of the {g}s", 1, 1), ("{g} ×{c}", 1, 1), ("{c}-way {g}", 1, 1),
+    GPU_FORMS[_ident]["diagnosed5"] = _forms
+GPU_FORMS_R4["h100-pcie"]["diagnosed5"] = ["PCIe H100"]
+GPU_FORMS_R4["rtx-6000-ada"]["diagnosed5"] = ["RTX 6000 Ada Generation"]
+GPU_FORMS_R4["a10g"]["diagnosed5"] = ["A10G GPU"]
+GPU_SLOT["en"]["diagnosed5"] = [("on {c} of the {g}s", 1, 1), ("{g} ×{c}", 1, 1), ("{c}-way {g}", 1, 1),
                             ("using {cw} {g} GPUs", "word", 1), ("{g}, qty {c}", 1, 1), ("NPROC={c}", 1, 0),
                             ("on a lone {g}", "one", 1), ("any {g}", 0, 1)]
-GPU_SLOT["es"]["unseen"] = [("en {c} de las {g}", 1, 1), ("{c} unidades de {g}", 1, 1), ("con una única {g}", "one", 1),
+GPU_SLOT["es"]["diagnosed5"] = [("en {c} de las {g}", 1, 1), ("{c} unidades de {g}", 1, 1), ("con una única {g}", "one", 1),
                             ("en alguna {g}", 0, 1)]
-BATCH["en"]["unseen"] = ["micro_bsz {b}", "{b} examples per GPU", "per-GPU micro batch {b}", "train_batch_size_per_device={b}"]
-BATCH["es"]["unseen"] = ["micro-batch {b}", "{b} secuencias/GPU", "tamaño de micro-lote de {b}"]
-GLOBAL_NOTE["en"]["unseen"] = [" (eff. batch {gb})", ", gradient_accumulation_steps={ga}"]
-GLOBAL_NOTE["es"]["unseen"] = [" (acumulación {ga})"]
-RANK["en"]["unseen"] = ["lora rank={r}", "r{r} adapters", "LoRA with r={r}", "rank {r} (LoRA)"]
-RANK["es"]["unseen"] = ["rango {r} (LoRA)", "LoRA con r={r}", "rango de adaptador {r}"]
-EPOCHS["en"]["unseen"] = ["{e} ep", "{e} passes", "{ew} epochs over the data", "train_epochs={e}"]
-EPOCHS["es"]["unseen"] = ["{e} épocas de datos", "{ew} pasadas completas", "épocas={e}"]
-ONE_EPOCH["en"]["unseen"] = ["1 ep", "a single training epoch"]
-ONE_EPOCH["es"]["unseen"] = ["1 sola época", "una pasada completa"]
-DATASET["en"]["unseen"] = ["corpus: {D} tokens", "{D} tokens in the dataset", "{Dwords} tokens of data", "~{D} tok"]
-DATASET["es"]["unseen"] = ["corpus: {D} tokens", "{D} tokens en el dataset", "{Dwords} tokens de datos"]
-EXAMPLES["en"]["unseen"] = ["{X} rows, ~{L} tok each", "{X} instructions of {L} tokens", "{X} QA pairs averaging {L} tokens"]
-EXAMPLES["es"]["unseen"] = ["{X} filas, ~{L} tokens cada una", "{X} pares pregunta-respuesta de {L} tokens"]
-GC["en"]["unseen"] = [("with grad checkpointing", True), ("activation checkpointing: disabled", False),
+BATCH["en"]["diagnosed5"] = ["micro_bsz {b}", "{b} examples per GPU", "per-GPU micro batch {b}", "train_batch_size_per_device={b}"]
+BATCH["es"]["diagnosed5"] = ["micro-batch {b}", "{b} secuencias/GPU", "tamaño de micro-lote de {b}"]
+GLOBAL_NOTE["en"]["diagnosed5"] = [" (eff. batch {gb})", ", gradient_accumulation_steps={ga}"]
+GLOBAL_NOTE["es"]["diagnosed5"] = [" (acumulación {ga})"]
+RANK["en"]["diagnosed5"] = ["lora rank={r}", "r{r} adapters", "LoRA with r={r}", "rank {r} (LoRA)"]
+RANK["es"]["diagnosed5"] = ["rango {r} (LoRA)", "LoRA con r={r}", "rango de adaptador {r}"]
+EPOCHS["en"]["diagnosed5"] = ["{e} ep", "{e} passes", "{ew} epochs over the data", "train_epochs={e}"]
+EPOCHS["es"]["diagnosed5"] = ["{e} épocas de datos", "{ew} pasadas completas", "épocas={e}"]
+ONE_EPOCH["en"]["diagnosed5"] = ["1 ep", "a single training epoch"]
+ONE_EPOCH["es"]["diagnosed5"] = ["1 sola época", "una pasada completa"]
+DATASET["en"]["diagnosed5"] = ["corpus: {D} tokens", "{D} tokens in the dataset", "{Dwords} tokens of data", "~{D} tok"]
+DATASET["es"]["diagnosed5"] = ["corpus: {D} tokens", "{D} tokens en el dataset", "{Dwords} tokens de datos"]
+EXAMPLES["en"]["diagnosed5"] = ["{X} rows, ~{L} tok each", "{X} instructions of {L} tokens", "{X} QA pairs averaging {L} tokens"]
+EXAMPLES["es"]["diagnosed5"] = ["{X} filas, ~{L} tokens cada una", "{X} pares pregunta-respuesta de {L} tokens"]
+GC["en"]["diagnosed5"] = [("with grad checkpointing", True), ("activation checkpointing: disabled", False),
                       ("gradient_checkpointing=False", False)]
-GC["es"]["unseen"] = [("sin checkpointing de gradientes", False), ("activando gradient checkpointing", True)]
-OPTIMIZER["en"]["unseen"] = [("bnb AdamW8bit", "adamw-8bit"), ("AdamW (torch)", "adamw"), ("paged_adamw_8bit", "paged-adamw-8bit")]
-OPTIMIZER["es"]["unseen"] = [("AdamW 8-bit", "adamw-8bit"), ("AdamW normal", "adamw")]
-PRECISION["en"]["unseen"] = [("mixed bf16", "bf16-mixed"), ("fp16 mixed", "fp16-mixed"), ("float32 training", "fp32"),
+GC["es"]["diagnosed5"] = [("sin checkpointing de gradientes", False), ("activando gradient checkpointing", True)]
+OPTIMIZER["en"]["diagnosed5"] = [("bnb AdamW8bit", "adamw-8bit"), ("AdamW (torch)", "adamw"), ("paged_adamw_8bit", "paged-adamw-8bit")]
+OPTIMIZER["es"]["diagnosed5"] = [("AdamW 8-bit", "adamw-8bit"), ("AdamW normal", "adamw")]
+PRECISION["en"]["diagnosed5"] = [("mixed bf16", "bf16-mixed"), ("fp16 mixed", "fp16-mixed"), ("float32 training", "fp32"),
                              ("bf16 (no AMP)", "bf16")]
-PRECISION["es"]["unseen"] = [("precisión mixta fp16", "fp16-mixed"), ("bf16 sin AMP", "bf16")]
-REGION["en"]["unseen"] = [("in EU Central", "eu-central"), ("Paris DC", "eu-west")]
-REGION["es"]["unseen"] = [("en el DC de Fráncfort", "eu-central"), ("en EU Central", "eu-central")]
-FAILED["en"]["unseen"] = ["about {p}% of runs will fail", "{p}% retries"]
-FAILED["es"]["unseen"] = ["un {p}% de reintentos"]
-UNREADABLE["en"]["unseen"] = [("seq len: TBD", "seq_len"), ("rank = ?", "lora_rank"), ("batch: depends", "micro_batch")]
-UNREADABLE["es"]["unseen"] = [("longitud: depende", "seq_len"), ("rango: ?", "lora_rank")]
-FAMILY_SIZES["unseen"] = [("gemma 2b", "gemma-2-2b"), ("qwen 3b", "qwen2.5-3b"), ("llama 7b", "llama-2-7b"),
+PRECISION["es"]["diagnosed5"] = [("precisión mixta fp16", "fp16-mixed"), ("bf16 sin AMP", "bf16")]
+REGION["en"]["diagnosed5"] = [("in EU Central", "eu-central"), ("Paris DC", "eu-west")]
+REGION["es"]["diagnosed5"] = [("en el DC de Fráncfort", "eu-central"), ("en EU Central", "eu-central")]
+FAILED["en"]["diagnosed5"] = ["about {p}% of runs will fail", "{p}% retries"]
+FAILED["es"]["diagnosed5"] = ["un {p}% de reintentos"]
+UNREADABLE["en"]["diagnosed5"] = [("seq len: TBD", "seq_len"), ("rank = ?", "lora_rank"), ("batch: depends", "micro_batch")]
+UNREADABLE["es"]["diagnosed5"] = [("longitud: depende", "seq_len"), ("rango: ?", "lora_rank")]
+FAMILY_SIZES["diagnosed5"] = [("gemma 2b", "gemma-2-2b"), ("qwen 3b", "qwen2.5-3b"), ("llama 7b", "llama-2-7b"),
                           ("qwen 1.7b", "qwen3-1.7b"), ("smollm 135m", "smollm2-135m")]
 SIZES_R4D = (0.5, 1.3, 5, 11, 16, 22, 50, 90)
-SIZE_FORMS["en"]["unseen"] = ["{s}B model (ours)", "a {s}b-param dense LLM", "{s}-billion-parameter LLM", "a model of {s}B"]
-SIZE_FORMS["es"]["unseen"] = ["un LLM propio de {s}B", "modelo de {s} mil millones", "{s}B de parámetros (denso)"]
-TEMPLATES["en"]["unseen"] = ["{core}\n\n{rest}\n\nthanks!", "Ask: {core}. Constraints: {rest}.", "{core}, and {rest} — numbers?",
+SIZE_FORMS["en"]["diagnosed5"] = ["{s}B model (ours)", "a {s}b-param dense LLM", "{s}-billion-parameter LLM", "a model of {s}B"]
+SIZE_FORMS["es"]["diagnosed5"] = ["un LLM propio de {s}B", "modelo de {s} mil millones", "{s}B de parámetros (denso)"]
+TEMPLATES["en"]["diagnosed5"] = ["{core}\n\n{rest}\n\nthanks!", "Ask: {core}. Constraints: {rest}.", "{core}, and {rest} — numbers?",
                              "quick estimate? {core} / {rest}", "{rest} :: {core}", "gpu advice for {core} ({rest})",
                              "{core}!! {rest}"]
-TEMPLATES["es"]["unseen"] = ["{core}\n\n{rest}\n\n¡gracias!", "Petición: {core}. Restricciones: {rest}.",
+TEMPLATES["es"]["diagnosed5"] = ["{core}\n\n{rest}\n\n¡gracias!", "Petición: {core}. Restricciones: {rest}.",
                              "{core}, y {rest} — ¿números?", "¿estimación rápida? {core} / {rest}",
                              "consejo de GPU para {core} ({rest})"]
-CORES["en"]["unseen"] = ["{method} — target model {model}", "{method} (model: {model})", "{model} => {method}"]
-CORES["es"]["unseen"] = ["{method} (modelo: {model})", "{model} => {method}", "{method}, modelo {model}"]
-FOLLOWUPS["en"]["unseen"] = ["how about {slot} then", "switch to {slot}", "and {slot} too?"]
-FOLLOWUPS["es"]["unseen"] = ["¿y con {slot} entonces?", "pasa a {slot}", "rehazlo con {slot}"]
-SWITCH_METHOD["en"]["unseen"] = ["let's do {m}", "switch it to {m}"]
-SWITCH_METHOD["es"]["unseen"] = ["hagamos {m}", "pásalo a {m}"]
-CONFIG_FORMATS["unseen"] = ["axolotl_minimal", "hf_trainer_json", "swift_cli"]
-CONFIG_QUESTION["en"]["unseen"] = ["what's the cheapest gpu for this?", "would {c} {g}s be enough?"]
-CONFIG_QUESTION["es"]["unseen"] = ["¿cuál es la GPU más barata para esto?", "¿bastan {c} {g}?"]
+CORES["en"]["diagnosed5"] = ["{method} — target model {model}", "{method} (model: {model})", "{model} => {method}"]
+CORES["es"]["diagnosed5"] = ["{method} (modelo: {model})", "{model} => {method}", "{method}, modelo {model}"]
+FOLLOWUPS["en"]["diagnosed5"] = ["how about {slot} then", "switch to {slot}", "and {slot} too?"]
+FOLLOWUPS["es"]["diagnosed5"] = ["¿y con {slot} entonces?", "pasa a {slot}", "rehazlo con {slot}"]
+SWITCH_METHOD["en"]["diagnosed5"] = ["let's do {m}", "switch it to {m}"]
+SWITCH_METHOD["es"]["diagnosed5"] = ["hagamos {m}", "pásalo a {m}"]
+CONFIG_FORMATS["diagnosed5"] = ["axolotl_minimal", "hf_trainer_json", "swift_cli"]
+CONFIG_QUESTION["en"]["diagnosed5"] = ["what's the cheapest gpu for this?", "would {c} {g}s be enough?"]
+CONFIG_QUESTION["es"]["diagnosed5"] = ["¿cuál es la GPU más barata para esto?", "¿bastan {c} {g}?"]
 # Noise of this split (``_Gen._noise_r4d``).
 TAGS = ("[FYI]", "[question]", "(urgent)")
 TRAILERS = {"en": (" any thoughts?", " ideas?"), "es": (" ¿ideas?", " ¿qué pensáis?")}
+
+# --- the unseen vocabulary (round 5) --------------------------------------------------------------
+#
+# Written in one go after "diagnosed5" was read, and committed before the parser ran on any of it.
+# Nothing below repeats a form of the earlier vocabularies.
+
+METHODS["en"]["qlora"]["unseen"] = ["QLoRA (NF4)", "LoRA + 4-bit NF4 base", "bnb-4bit LoRA"]
+METHODS["en"]["lora"]["unseen"] = ["unquantized LoRA", "vanilla LoRA", "a PEFT LoRA run"]
+METHODS["en"]["full"]["unseen"] = ["full-parameter run", "dense full fine-tune", "fine-tune of every weight"]
+METHODS["es"]["qlora"]["unseen"] = ["QLoRA en NF4", "LoRA sobre base NF4"]
+METHODS["es"]["lora"]["unseen"] = ["LoRA clásico", "LoRA con PEFT"]
+METHODS["es"]["full"]["unseen"] = ["ajuste de parámetros completo", "entrenamiento de todos los parámetros"]
+WRAPS["en"]["full"]["unseen"] = ["train {model} fully"]
+WRAPS["en"]["lora"]["unseen"] = ["attach LoRA to {model}"]
+WRAPS["en"]["qlora"]["unseen"] = ["QLoRA-train {model}"]
+WRAPS["es"]["full"]["unseen"] = ["afinar {model} al completo"]
+WRAPS["es"]["lora"]["unseen"] = ["meterle LoRA a {model}"]
+WRAPS["es"]["qlora"]["unseen"] = ["pasar {model} por QLoRA"]
+
+SEQ["en"]["unseen"] = ["max_seq_length {n}", "{n}-token sequences", "ctx window {k}K", "sequences capped at {n}"]
+SEQ["es"]["unseen"] = ["secuencias de {n} tokens como máximo", "ventana de {k}K", "max_seq_length {n}"]
+for _ident, _forms in {"rtx-4090": ["GeForce RTX 4090 (24 GB)", "RTX4090"], "l40s": ["NVIDIA L40S 48G"],
+                       "a100-80gb": ["A100-SXM4-80GB", "A100 80G"], "h100-sxm": ["H100 80GB HBM3"], "h200": ["H200 141GB"],
+                       "a100-40gb": ["A100-SXM4-40GB"], "l4": ["L4 24GB"], "b200": ["NVIDIA B200"],
+                       "mi300x": ["AMD Instinct MI300X"]}.items():
+    GPU_FORMS[_ident]["unseen"] = _forms
+GPU_FORMS_R4["h100-pcie"]["unseen"] = ["H100-PCIe"]
+GPU_FORMS_R4["rtx-6000-ada"]["unseen"] = ["RTX 6000 Ada 48G"]
+GPU_FORMS_R4["a10g"]["unseen"] = ["A10G (24GB)"]
+GPU_SLOT["en"]["unseen"] = [("across {c} {g} cards", 1, 1), ("a box with {c}× {g}", 1, 1), ("{g} — {c} of them", 1, 1),
+                            ("just one {g}", "one", 1), ("on whatever {g} is free", 0, 1)]
+GPU_SLOT["es"]["unseen"] = [("repartido en {c} {g}", 1, 1), ("una máquina con {c}× {g}", 1, 1), ("{g} — {c} en total", 1, 1),
+                            ("solo una {g}", "one", 1)]
+BATCH["en"]["unseen"] = ["batch of {b} per card", "micro-batch={b}", "{b} seqs per device step"]
+BATCH["es"]["unseen"] = ["lote por tarjeta de {b}", "{b} ejemplos por GPU y paso"]
+GLOBAL_NOTE["en"]["unseen"] = [", accumulating {ga} steps", " (global {gb})"]
+GLOBAL_NOTE["es"]["unseen"] = [", acumulando {ga} pasos"]
+RANK["en"]["unseen"] = ["LoRA dim {r}", "r = {r} adapters", "adapter rank of {r}"]
+RANK["es"]["unseen"] = ["dimensión LoRA {r}", "adaptadores r = {r}"]
+EPOCHS["en"]["unseen"] = ["{e} full epochs", "for {e} epochs", "epochs: {e}"]
+EPOCHS["es"]["unseen"] = ["durante {ew} épocas", "épocas: {e}"]
+ONE_EPOCH["en"]["unseen"] = ["just one epoch", "one pass through the data"]
+ONE_EPOCH["es"]["unseen"] = ["una única época", "un solo pase por los datos"]
+DATASET["en"]["unseen"] = ["dataset ≈ {D} tokens", "a {D} tok corpus", "~{Dwords} tokens worth of data"]
+DATASET["es"]["unseen"] = ["{Dwords} tokens para entrenar", "datos: {D} tokens"]
+EXAMPLES["en"]["unseen"] = ["{X} samples @ {L} tokens", "{X} convos, {L} tokens on average"]
+EXAMPLES["es"]["unseen"] = ["{X} conversaciones de unos {L} tokens", "{X} ejemplos (≈{L} tokens)"]
+GC["en"]["unseen"] = [("grad ckpt: yes", True), ("no activation checkpointing", False)]
+GC["es"]["unseen"] = [("gradient checkpointing: sí", True), ("checkpointing: no", False)]
+OPTIMIZER["en"]["unseen"] = [("AdamW, 8-bit states", "adamw-8bit"), ("vanilla AdamW", "adamw"), ("paged AdamW 8bit", "paged-adamw-8bit")]
+OPTIMIZER["es"]["unseen"] = [("AdamW estándar", "adamw"), ("AdamW con estados de 8 bits", "adamw-8bit")]
+PRECISION["en"]["unseen"] = [("bf16 autocast", "bf16-mixed"), ("fp16 AMP", "fp16-mixed"), ("full fp32", "fp32")]
+PRECISION["es"]["unseen"] = [("bf16 con autocast", "bf16-mixed"), ("fp32 puro", "fp32")]
+REGION["en"]["unseen"] = [("Frankfurt (eu-central)", "eu-central"), ("our Paris region", "eu-west")]
+REGION["es"]["unseen"] = [("zona de París", "eu-west"), ("en Frankfurt", "eu-central")]
+FAILED["en"]["unseen"] = ["plan for {p}% failed attempts", "assume {p}% of jobs crash"]
+FAILED["es"]["unseen"] = ["contando un {p}% de intentos fallidos"]
+UNREADABLE["en"]["unseen"] = [("seq: not sure yet", "seq_len"), ("batch size = ??", "micro_batch")]
+UNREADABLE["es"]["unseen"] = [("lote: ni idea", "micro_batch")]
+FAMILY_SIZES["unseen"] = [("llama 13b", "llama-2-13b"), ("qwen 0.6b", "qwen3-0.6b"), ("smollm 360m", "smollm2-360m"),
+                          ("tinyllama 1.1b", "tinyllama-1.1b")]
+SIZES_R5 = (0.8, 2.5, 6, 13.5, 27, 34, 65, 120)
+SIZE_FORMS["en"]["unseen"] = ["a {s}B-sized model", "an in-house {s}B", "some {s}B LLM"]
+SIZE_FORMS["es"]["unseen"] = ["nuestro checkpoint de {s}B", "un modelo interno de {s}B"]
+TEMPLATES["en"]["unseen"] = ["re: sizing — {core}; {rest}", "{core}\n• {rest}", "Q for the advisor: {core}, {rest}?",
+                             "{rest}. Setup: {core}"]
+TEMPLATES["es"]["unseen"] = ["pregunta para el bot: {core}, {rest}", "{core}\n• {rest}", "{rest}. Configuración: {core}"]
+CORES["en"]["unseen"] = ["{method} for {model}", "{method} — base: {model}"]
+CORES["es"]["unseen"] = ["{method} para {model}", "{method} — base: {model}"]
+FOLLOWUPS["en"]["unseen"] = ["what if {slot}?", "redo it with {slot}", "ok, now {slot}"]
+FOLLOWUPS["es"]["unseen"] = ["¿y si {slot}?", "vuelve a calcular con {slot}", "vale, ahora {slot}"]
+SWITCH_METHOD["en"]["unseen"] = ["try {m} instead", "what about {m}"]
+SWITCH_METHOD["es"]["unseen"] = ["prueba con {m}", "¿y con {m}?"]
+CONFIG_FORMATS["unseen"] = ["md_table", "env_script"]
+CONFIG_QUESTION["en"]["unseen"] = ["cost to a checkpoint on {c} {g}s?", "fits on {c} {g}s?"]
+CONFIG_QUESTION["es"]["unseen"] = ["¿cabe en {c} {g}?", "¿cuánto cuesta en {c} {g}?"]
+# Noise of this split (``_Gen._noise_r5``).
+SIGNATURES = ("\n-- sent from mobile", "\n(typed on my phone, sorry)")
+INTERJECTIONS = {"en": ("btw ", "fwiw "), "es": ("por cierto, ", "ojo: ")}
 
 # Words a typo must not turn into (another real word of the vocabulary is not a typo we can see).
 _PROTECTED = {"lora", "qlora", "full", "llama", "mistral", "mixtral", "qwen", "gemma", "falcon", "deepseek", "phi",
@@ -836,7 +924,7 @@ class _Gen:
         roll = rng.random()
         if roll < 0.18:
             s = rng.choice({"diagnosed2": SIZES_R4A, "diagnosed3": SIZES_R4B, "diagnosed4": SIZES_R4C,
-                            "unseen": SIZES_R4D}.get(self.split, SIZES))
+                            "diagnosed5": SIZES_R4D, "unseen": SIZES_R5}.get(self.split, SIZES))
             shown = f"{s:g}".replace(".", ",") if lang == "es" and rng.random() < 0.5 else f"{s:g}"
             return self.pick(SIZE_FORMS[lang]).format(s=shown), {"params_b": float(s)}, None
         if roll < 0.26:
@@ -863,7 +951,7 @@ class _Gen:
             held.append(f"{size.group(1)} {m.id[: -len(size.group(1)) - 1].replace('-', ' ')}")  # "70b llama 3.1"
         return {"tune": tune, "diagnosed": held, "diagnosed2": _r4a_model_forms(m, display),
                 "diagnosed3": _r4b_model_forms(m, display), "diagnosed4": _r4c_model_forms(m, display),
-                "unseen": _r4d_model_forms(m, display)}
+                "diagnosed5": _r4d_model_forms(m, display), "unseen": _r5_model_forms(m, display)}
 
     def method_phrase(self, lang: str, method: str) -> str:
         return self.pick(METHODS[lang][method])
@@ -1054,8 +1142,10 @@ class _Gen:
             text = self._noise_r4b(text, lang, noise, prose)
         elif self.split == "diagnosed4":
             text = self._noise_r4c(text, lang, noise, prose)
-        elif self.split == "unseen":
+        elif self.split == "diagnosed5":
             text = self._noise_r4d(text, lang, noise, prose)
+        elif self.split == "unseen":
+            text = self._noise_r5(text, lang, noise, prose)
         entry = {"text": text, "lang": lang, "split": self.split, "expected": expected, "noise": noise}
         if previous is not None:
             entry["previous"] = previous
@@ -1216,6 +1306,23 @@ class _Gen:
         if rng.random() < 0.06:
             text += rng.choice(TRAILERS[lang])
             noise.append("trailer")
+        return text
+
+    def _noise_r5(self, text: str, lang: str, noise: list[str], prose: bool) -> str:
+        """Round 5's unseen noise: a part counter, an interjection, a signature, bullets for commas."""
+        rng = self.rng
+        if rng.random() < 0.04:
+            text = "(1/2) " + text
+            noise.append("part counter")
+        if prose and rng.random() < 0.05:
+            text = rng.choice(INTERJECTIONS[lang]) + text
+            noise.append("interjection")
+        if prose and rng.random() < 0.04 and ", " in text:
+            text = text.replace(", ", "\n• ", 1)
+            noise.append("bullet")
+        if rng.random() < 0.04:
+            text += rng.choice(SIGNATURES)
+            noise.append("signature")
         return text
 
     def _r4_config(self, fmt: str, lang: str) -> dict[str, Any]:
@@ -1461,6 +1568,38 @@ def _r4c_model_forms(m, display: str) -> list[str]:
     if sized and re.search(r"\d", sized.group(1)):
         forms.append(f"{sized.group(2)}-param {sized.group(1)}")
     return forms
+
+
+def _r5_model_forms(m, display: str) -> list[str]:
+    """Round 5's unseen spellings: an en dash before the size ("Llama 3.1–8B"), "the <display> checkpoint",
+    the Hub id in backticks."""
+    forms = [f"the {display} checkpoint", f"`{m.hub_id}`"]
+    sized = re.fullmatch(r"(.+) (\d+(?:\.\d+)?[BM])", display)
+    if sized:
+        forms.append(f"{sized.group(1)}–{sized.group(2)}")
+    return forms
+
+
+def _md_table(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    """A Markdown table of the run's settings, as pasted from a wiki page or a PR description."""
+    names = {"en": {"lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tune"},
+             "es": {"lora": "LoRA", "qlora": "QLoRA", "full": "ajuste completo"}}[lang]
+    keys = {"en": ("setting", "value", "model", "method", "max seq len", "micro batch", "epochs", "lora r"),
+            "es": ("ajuste", "valor", "modelo", "método", "longitud máx.", "micro-lote", "épocas", "rango lora")}[lang]
+    rows = [(keys[2], m.hub_id), (keys[3], names[method]), (keys[4], seq), (keys[5], b), (keys[6], e)]
+    if method != "full":
+        rows.append((keys[7], r))
+    expected["epochs"] = float(e)
+    return "\n".join([f"| {keys[0]} | {keys[1]} |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows)])
+
+
+def _env_script(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    """A launch through environment variables and a wrapper script (a common team convention)."""
+    env = [f"MODEL={m.hub_id}", f"METHOD={method}", f"MAX_SEQ_LEN={seq}", f"PER_DEVICE_BATCH={b}", f"EPOCHS={e}"]
+    if method != "full":
+        env.append(f"LORA_R={r}")
+    expected["epochs"] = float(e)
+    return "```\n" + " ".join(env) + " bash scripts/train.sh\n```"
 
 
 def _r4d_model_forms(m, display: str) -> list[str]:
@@ -1740,12 +1879,13 @@ _R4_MODELS = {"torchtune_yaml": lambda m: _TORCHTUNE.get(m.id), "hf_python": lam
                   "train_py_cli": lambda m: m.hub_id, "axolotl_v2": lambda m: m.hub_id,
                   "trl_yaml": lambda m: m.hub_id, "peft_json": lambda m: m.hub_id, "litgpt_cli": lambda m: m.hub_id,
                   "axolotl_minimal": lambda m: m.hub_id, "hf_trainer_json": lambda m: m.hub_id,
-                  "swift_cli": lambda m: m.hub_id}
+                  "swift_cli": lambda m: m.hub_id, "md_table": lambda m: m.hub_id, "env_script": lambda m: m.hub_id}
 _R4_WRITERS = {"torchtune_yaml": _torchtune_yaml, "hf_python": _hf_python, "unsloth_python": _unsloth_python,
                "deepspeed_json": _deepspeed_json, "llamafactory_json": _llamafactory_json,
                "accelerate_yaml": _accelerate_yaml, "train_py_cli": _train_py_cli, "axolotl_v2": _axolotl_v2,
                "trl_yaml": _trl_yaml, "peft_json": _peft_json, "litgpt_cli": _litgpt_cli,
-               "axolotl_minimal": _axolotl_minimal, "hf_trainer_json": _hf_trainer_json, "swift_cli": _swift_cli}
+               "axolotl_minimal": _axolotl_minimal, "hf_trainer_json": _hf_trainer_json, "swift_cli": _swift_cli,
+               "md_table": _md_table, "env_script": _env_script}
 
 _CONFIG_WRITERS = {"axolotl": _axolotl, "axolotl_json": _axolotl_json, "llamafactory": _llamafactory,
                    "llamafactory_cli": _llamafactory_cli, "trl_python": _trl_python, "trl_cli": _trl_cli}
