@@ -51,7 +51,7 @@ _COUNTRY_ES = {"France": "francia", "Germany": "alemania", "Spain": "espana", "N
                "United Kingdom": "reino unido", "United States": "estados unidos", "Poland": "polonia"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Token:
     text: str
     start: int
