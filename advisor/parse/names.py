@@ -280,6 +280,9 @@ class Matcher:
                 continue
             if tok.text in ("sxm", "sxm4", "sxm5") and match.ident in self._sxm and tok.gap.strip(" ()-") == "":
                 used += 1
+                nxt = toks[j + used] if j + used < len(toks) else None
+                if nxt is not None and nxt.text in ("4", "5") and nxt.gap == "":
+                    used += 1  # "A100-SXM4-80GB": the tokens split "sxm4"
                 continue
             break
         return used

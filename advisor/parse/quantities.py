@@ -148,10 +148,10 @@ _EPOCH = r"(?:epochs?|epocas?|pasadas?|passes)"
 _EPOCHS = R(r"\b" + COUNT + r"\s*" + _EPOCH + r"\b|\b" + _EPOCH + r"\s*(?:=|:|of|de)?\s*" + N + r"(?![\w%])"
             r"|\b(half\s+an?|media|medio)\s+" + _EPOCH + r"\b")
 _FAILED_WORDS = (r"(?:failed|failing|fail(?:ure)?s?|fallar|wasted|reruns?|re-runs?|retries|extra\s+runs|fallid[oa]s|fallos?"
-                 r"|reintentos|repeticiones|fallan|falla|fallaron|fracasan)")  # nouns, adjectives and the verb
+                 r"|reintentos|repeticiones|fallan|falla|fallaron|fracasan|crash(?:es|ed)?)")  # nouns, adjectives and the verb
 _FAILED = R(r"\b" + N + r"\s*%\s*(?:of\s+|de\s+)?(?:(?:tasa|rate)\s+(?:de\s+|of\s+)?)?"
-            r"(?:(?:the\s+|las\s+|los\s+)?(?:runs?|ejecuciones|corridas|entrenamientos)\s+)?"
-            r"(?:(?:will|would|may|might|could|usually|typically|tend\s+to|van\s+a|suelen|pueden|podrian)\s+)?"
+            r"(?:(?:the\s+|las\s+|los\s+)?(?:runs?|jobs?|attempts?|ejecuciones|corridas|entrenamientos|intentos|trabajos)\s+)?"
+            r"(?:(?:will|would|may|might|could|usually|typically|tend\s+to|to|van\s+a|suelen|pueden|podrian)\s+)?"
             + _FAILED_WORDS + r"|\b(?:failed[\s_-]*runs?|failure[\s_-]*rate|fail[\s_-]*rate|reruns?|retries|"
             r"failed[\s_-]*run[\s_-]*fraction|ejecuciones\s+fallidas|tasa\s+de\s+fallos?|fallos|reintentos)\s*"
             r"(?:(?:of|=|:|de|del|is|es)\s*" + N + r"\s*(%)?|(?:at|a|al|en)\s*" + N + r"\s*(%)|" + N + r"\s*(%)?)")

@@ -108,9 +108,22 @@ _BOOL_FLAGS = {"use_peft", "load_in_4bit", "load_in_8bit", "gradient_checkpointi
 _FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9_.-]*)(?:=([^\s?!,;]+)|[ \t]+(?!--)([^\s\\?!,;]+))?")
 
 
+# A Markdown table of settings (a wiki page, a PR description): "| max seq len | 4096 |" is the pair
+# "max seq len: 4096"; the rule line under the header ("|---|---|") says nothing.
+_MD_ROW = re.compile(r"^[ \t]*\|[ \t]*([^|\n]+?)[ \t]*\|[ \t]*([^|\n]+?)[ \t]*\|[ \t]*$", re.M)
+_MD_RULE = re.compile(r"^[ \t]*\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*$", re.M)
+
+
+def table_to_pairs(text: str) -> str:
+    if "|" not in text or "\n" not in text:
+        return text
+    return _MD_ROW.sub(lambda m: f"{m.group(1)}: {m.group(2)}", _MD_RULE.sub("", text))
+
+
 def flags_to_pairs(text: str) -> str:
     """Command-line flags as key=value pairs: "--nproc-per-node 8" -> "nproc_per_node=8",
-    "--use_peft --lora_r 16" -> "use_peft=true lora_r=16" (normalized text)."""
+    "--use_peft --lora_r 16" -> "use_peft=true lora_r=16" (normalized text); a Markdown table's rows too."""
+    text = table_to_pairs(text)
     if "--" not in text:
         return text
 
@@ -447,14 +460,14 @@ _NO_QUANT = R(r"\b(?:without|w/o|no|sin|drop(?:\s+the)?|quita\w*(?:\s+la)?)\s+(?
 _NO_LORA = R(r"\b(?:without|w/o|no|sin)\s+(?:lora|adapters?|adaptadores|peft)\b|\bnon[\s_-]*(?:lora|adapters?|peft)\b")
 # "lora rank 16", "lora_alpha", "LoRA dropout": a setting of the adapters, which says LoRA only when
 # nothing else names a method (in a thread, "lora rank 64" changes the rank of a QLoRA, not its method).
-_SETTING_WORDS = r"(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango)"
+_SETTING_WORDS = r"(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango|dim\b|dimension)"
 _LORA_SETTING = R(r"\blora(?=[\s_-]*(?:(?:de|del|of|with|con)\s+)?" + _SETTING_WORDS + r")"
-                  r"|\b(?:adapters?|adaptador(?:es)?)(?=[\s_-]*(?:(?:de|del|of)\s+)?(?:rank|r\b|r\s*[=:]|alpha|dropout|rango))"
-                  r"|\br\d+[\s_-]*(?=(?:adapters?|adaptador(?:es)?|lora)\b)"  # "r8 adapters"
+                  r"|\b(?:adapters?|adaptador(?:es)?)(?=[\s_-]*(?:(?:de|del|of)\s+)?(?:rank|r\b|r\s*[=:]|alpha|dropout|rango|dim\b|dimension))"
+                  r"|\br\s*=?\s*\d+[\s_-]*(?=(?:adapters?|adaptador(?:es)?|lora)\b)"  # "r8 adapters", "r = 64 adapters"
                   r"|\b(?:rank|rango)[\s_-]*\d+[\s_-]*(?:\(\s*)?(?:(?:for|of|para|de|del)\s+(?:the\s+|el\s+|la\s+|los\s+)?)?"
                   r"(?=(?:adapters?|adaptador(?:es)?|lora)\b)"
                   # the setting first, the adapter word qualifying it: "rango LoRA de 32", "rank of the LoRA 16"
-                  r"|\b(?:rank|rango|alpha|alfa|dropout)(?:\s+(?:de|del|of|the|la|el|los))*[\s_-]+"
+                  r"|\b(?:rank|rango|alpha|alfa|dropout|dim|dimension)(?:\s+(?:de|del|of|the|la|el|los))*[\s_-]+"
                   r"(?=(?:lora|adapters?|adaptador(?:es)?|peft)\b)")
 _LORA = R(r"\blora\b(?![\s_-]*(?:(?:de|del|of|with|con)\s+)?" + _SETTING_WORDS + r")|\b(?:lora|peft)[\s_-]*config\b|\bget_peft_model\b|\badapters?\b|\badaptadores?\b|\bpeft\b|\blow[\s_-]*rank\s+adapt\w*|\bdora\b")
 _FULL = R(_FULL_WORDS)
@@ -540,7 +553,9 @@ _ADAM = r"adam(?:[\s_-]?w)?"
 _PAGED = R(r"\b(?:paged|paginad[oa])[\s_-]*(?:(?:8|32)[\s_-]*bits?[\s_-]*)?" + _ADAM + r"(?:[\s_-]*\(?(?:8|32)[\s_-]*bits?\)?)?"
            r"|\b" + _ADAM + r"\s+paginad[oa](?:\s+(?:de|en|a)?\s*(?:8|32)[\s_-]*bits?)?\b")
 _ADAM8 = R(r"\b(?:8[\s_-]*bits?|bnb|bitsandbytes)[\s_-]*" + _ADAM + r"\b|\b" + _ADAM
-           + r"[\s_-]*(?:bnb[\s_-]*)?(?:8[\s_-]*bits?|bnb)\b|\b" + _ADAM + r"\s+(?:en|in|de|a)\s+8[\s_-]*bits?\b")
+           + r"[\s_-]*(?:bnb[\s_-]*)?(?:8[\s_-]*bits?|bnb)\b|\b" + _ADAM + r"\s+(?:en|in|de|a)\s+8[\s_-]*bits?\b"
+           # the optimizer's states in 8 bits (bitsandbytes' 8-bit optimizers quantize the states): "AdamW, 8-bit states"
+           r"|\b" + _ADAM + r"\s*[,(]?\s*(?:with\s+|con\s+)?(?:8[\s_-]*bits?\s+(?:optimizer\s+)?states?|estados?\s+(?:de\s+|en\s+)?8[\s_-]*bits?)\b")
 _ADAMW = R(r"\b(?:(fused|foreach)\s+)?" + _ADAM + r"(?:[\s_-]*torch)?(?:[\s_-]*(fused|foreach))?\b")
 _SGD = R(r"\bsgd\b")
 _OTHER_OPT = R(r"\b(adafactor|lion|muon|sophia|lamb|galore|shampoo|soap|lomo)\b")

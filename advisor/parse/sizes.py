@@ -26,19 +26,19 @@ R = re.compile
 N, SC = q.N, q.SC
 _ITEMS = (r"(?:(?:training|instruction|chat|sft|preference|qa)\s+|de\s+entrenamiento\s+)?(?:examples?|samples?|ejemplos?|muestras?|rows?|filas?|conversations?"
           r"|conversaciones?|documents?|documentos?|(?:question[\s-]*answer\s+|qa\s+)?pairs?|pares(?:\s+(?:de\s+)?pregunta[\s-]*respuesta)?|instructions?|instrucciones|dialogues?|dialogos?"
-          r"|records?|registros?|sequences?|secuencias?|chats?|messages?|mensajes?|prompts?|transcripts?|turns?|docs?)")
+          r"|records?|registros?|sequences?|secuencias?|chats?|convos?|messages?|mensajes?|prompts?|transcripts?|turns?|docs?)")
 _TOK = r"(?:(?:de\s+)?(?:tokens?|toks?))"
 _ABOUT = r"(?:(?:about|around|roughly|approx\w*|~|unos|alrededor\s+de|aprox\w*|promedio\s+de|de\s+media)\s*)?"
 # Words between an example count and the length of each ("1.5M examples of ~300 tokens", "2M samples
 # averaging 512 tokens", "40k rows x 2k tokens", "1,5 millones de ejemplos con una media de 300 tokens").
-_EACH_FILL = (r"(?:[\s(,:;]*(?:of|de|x|\*|with|con|at|a|@|averaging|avg\.?|average|mean|media|promedio|promedian|promediando"
+_EACH_FILL = (r"(?:[\s(,:;]*(?:of|de|x|\*|with|con|at|a|averaging|avg\.?|average|mean|media|promedio|promedian|promediando"
               r"|each|cada|uno|una|an?|length|len|longitud|about|around|roughly|approx\w*|~|unos|alrededor|of\s+about|that|are|son"
-              r"|que|tienen|have|y|and)\b\.?|[\s(,:;]*~)")
+              r"|que|tienen|have|y|and)\b\.?|[\s(,:;]*[~@≈]|[ \t]*\()")  # "50k ejemplos (300 tokens)"  # "@" and "≈" are no word: no \b after them
 # (the count and its items on one line: "un modelo de 2,7B\nsecuencias de 4096 tokens" is a size, then a length)
 _EXAMPLES_X_LEN = R(r"\b" + N + SC + r"[ \t]*(?:of\s+|de\s+)?" + _ITEMS + r"\b(?:" + _EACH_FILL + r"){0,6}\s*"
                     + N + SC + r"\s*" + _TOK + r"\b(?:\s*(?:each|cada\s+un[oa]|per\s+\w+|por\s+\w+|on\s+average|de\s+media|en\s+promedio|avg))?")
 # The length of each example said apart from the count ("300 tokens per example", "avg length 300 tokens").
-_PER_ITEM = (r"(?:examples?|samples?|ejemplos?|muestras?|rows?|filas?|conversations?|conversaciones?|documents?|documentos?"
+_PER_ITEM = (r"(?:examples?|samples?|ejemplos?|muestras?|rows?|filas?|conversations?|convos?|conversaciones?|documents?|documentos?"
              r"|pairs?|pares|instructions?|instrucciones|dialogues?|dialogos?|records?|registros?|item|sequences?|secuencias?"
              r"|chats?|messages?|mensajes?|prompts?|transcripts?|turns?|docs?)")
 _EXAMPLE_LEN = R(r"\b" + N + SC + r"\s*" + _TOK + r"\s*(?:per|por|each|cada|/|an?|every)\s*(?:una?\s+)?" + _PER_ITEM + r"\b"

@@ -231,7 +231,9 @@ CUES: list[Cue] = [
                             for measure in ("len", "length", "lens", "lengths", "size", "window")),
            "seq", "seqlen", "max seq", "max len", "max length", "maxlen", "block size", "cutoff len", "cutoff",
            "longitud de secuencia", "longitud de la secuencia", "longitud de contexto", "longitud del contexto",
-           "largo de secuencia", "longitud", "secuencia", "sequence"),
+           "largo de secuencia", "longitud", "secuencia", "sequence", "sequences capped at", "seqs capped at",
+           "ventana", "ventana de contexto",
+           "capped at", "max seq length"),
     *_cues("seq", 9, 10, "context", "ctx", "context window", "contexto", "ventana de contexto", "ventana",
            "tokens de contexto", "de contexto", "tokens of context", "of context", "token context"),
     *_cues("seq", 7, 0, "sequences", "secuencias", "sequences of", "secuencias de"),
@@ -253,9 +255,10 @@ CUES: list[Cue] = [
            # the batch each device holds, said with "local" or "per ..." after it: "lote local 2", "batch size per gpu 4"
            *(f"{what} {where}" for what in ("batch", "batch size", "bs", "micro batch", "micro batch size", "lote",
                                             "micro lote", "tamano de lote", "tamano del lote")
-             for where in ("local", "per gpu", "per device", "por gpu", "por dispositivo")),
+             for where in ("local", "per gpu", "per device", "por gpu", "por dispositivo", "per card", "por tarjeta")),
            "local batch", "local batch size", "local bs"),
-    *_cues("batch", 0, 9, "per gpu", "per device", "por gpu", "por dispositivo", "/ gpu", "/ device",
+    *_cues("batch", 0, 9, "per gpu", "per device", "por gpu", "por dispositivo", "/ gpu", "/ device", "per card",
+           "por tarjeta",
            *(f"{what} {per} {where}" for what in ("sequences", "seqs", "samples", "examples", "secuencias", "muestras",
                                                   "ejemplos") for per, where in (("per", "gpu"), ("per", "device"),
                                                                                  ("por", "gpu"), ("por", "dispositivo"),
@@ -264,19 +267,25 @@ CUES: list[Cue] = [
     *_cues("rank", 10, 6, "rank", "lora rank", "lora r", "rango", "rango lora", "rango de lora", "adapter rank",
            "rank of", "lora rank of"),
     *_cues("rank", 7, 0, "r"),
+    # the adapters' dimension is their rank (PEFT LoraConfig.r: "Lora attention dimension (the 'rank')")
+    *_cues("rank", 10, 0, "lora dim", "lora dimension", "adapter dim", "dimension lora", "dimension de lora",
+           "dimension del adaptador"),
     *_cues("epochs", 0, 7, "ep", "eps"),
     *_cues("epochs", 6, 10, "epochs", "epoch", "epocas", "epoca", "pasadas", "pasada", "passes", "pass",
-           "num epochs", "num train epochs", "passes over the data", "pass over the data"),
+           "num epochs", "num train epochs", "passes over the data", "pass over the data", "pass through the data",
+           "passes through the data", "pase", "pases", "pase por los datos", "pases por los datos"),
     *_cues("gpus", 10, 0, "world size", "world_size", "num gpus", "gpu count", "number of gpus", "numero de gpus"),
     *_cues("gpus", 5, 10, "gpus", "gpu", "cards", "card", "tarjetas", "tarjeta", "graficas", "grafica",
            "devices", "dispositivos", "accelerators", "aceleradores", "gpus de", "tarjetas de"),
     # a count in an order form: "A10G GPU, qty 2", "pcie h100, quantity 4", "2 unidades de MI300X"
     *_cues("gpus", 8, 0, "qty", "quantity", "cantidad"),
-    *_cues("gpus", 0, 7, "way"),  # "4-way B200", "an 8-way node": that many devices
+    *_cues("gpus", 0, 7, "way"),
+    *_cues("gpus", 0, 8, "of them", "de ellas", "de ellos"),  # "L4 24GB — 4 of them"  # "4-way B200", "an 8-way node": that many devices
     *_cues("gpus", 0, 6, "units", "unidades"),
     *_cues("nodes", 0, 10, "nodes", "node", "nodos", "nodo", "machines", "maquinas", "servers", "servidores"),
     *_cues("examples", 0, 10, "examples", "example", "samples", "sample", "rows", "conversations", "documents",
            "pairs", "instructions", "dialogues", "records", "chats", "messages", "prompts", "transcripts", "turns",
+           "convos", "convo",
            "mensajes", "docs", "doc", "ejemplos", "muestras", "filas", "conversaciones",
            "documentos", "pares", "instrucciones", "dialogos", "registros", "training examples",
            "ejemplos de entrenamiento"),
@@ -293,13 +302,17 @@ CUES: list[Cue] = [
     *_cues("grad_accum", 8, 0, "acumulacion", "accumulation", "accum", "grad accum of"),
     *_cues("global_batch", 10, 0, "global batch", "effective batch", "total batch", "lote global", "lote efectivo",
            "global batch size", "effective batch size", "batch global", "batch efectivo", "lote total", "total batch size",
-           "global batch size of", "tamano de lote global", "tamano de lote total", "eff batch", "eff. batch",
+           "global batch size of", "tamano de lote global", "tamano de lote total", "eff batch", "eff. batch", "global",
            "effective bs", "eff bs"),
     # Numbers we read and leave alone: what they measure is not part of a memory, time or cost estimate.
     *_cues("ignore", 0, 10, "steps", "step", "pasos", "iterations", "iteraciones", "iters", "hours", "hour", "horas",
            "hora", "days", "day", "dias", "dia", "minutes", "minutos", "weeks", "semanas", "dollars", "dolares",
            "euros", "usd", "eur", "mins", "h", "people", "personas", "users", "usuarios", "teams", "equipos",
            "languages", "idiomas", "experiments", "experimentos", "per epoch", "por epoca", "checkpoints kept"),
+    # the model's own widths are no adapter dimension: "hidden dim 4096", "head dim 128"
+    *_cues("ignore", 11, 0, "hidden dim", "hidden size", "model dim", "head dim", "embedding dim", "intermediate size",
+           "ffn dim", "d model"),
+    *_cues("rank", 8, 0, "dim", "dimension"),  # "LoRA dim 128", "dimensión LoRA 8" once the method word was read
     *_cues("ignore", 10, 0, "lr", "learning rate", "warmup", "warmup steps", "seed", "$", "usd", "eur", "budget",
            "budget of", "presupuesto", "presupuesto de", "spend", "top", "step", "steps", "save steps",
            "logging steps", "eval steps", "max steps", "version", "v", "weight decay", "gastar", "pay", "pagar",
@@ -666,6 +679,12 @@ def _gpu_edges(toks: list[Tok], ni: int, ti: int, lang: str) -> list[_Edge]:
         strength = 11 if tok.unit == "x" else 10
         out.append(_Edge(ni, GPU_CUE + gpu, "gpus", strength - 0.5 * (nxt - ti - 1) + _plausible("gpus", value), gpu=gpu))
     prev = ti - 1
+    after = tuple(t.text for t in toks[ti + 1:ti + 3])
+    if prev >= 1 and toks[prev].kind == "punct" and toks[prev].text == "-" and toks[prev - 1].kind == "name" \
+            and toks[prev - 1].text.startswith("§G") and after in (("of", "them"), ("en", "total"), ("in", "total")):
+        gpu = int(toks[prev - 1].text[2:-1])  # "H200 141GB — 4 of them", "L4 24GB — 4 en total"
+        out.append(_Edge(ni, GPU_CUE + gpu, "gpus", 11 + _plausible("gpus", value), gpu=gpu))
+        return out
     if prev >= 0 and (toks[prev].kind == "punct" and toks[prev].text in ("*", "(") or toks[prev].kind == "word"
                       and toks[prev].text == "x"):
         prev -= 1  # "H100 * 8", "H100 x 8", "NVIDIA L40S (x2)"

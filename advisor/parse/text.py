@@ -69,7 +69,13 @@ def clean(text: str) -> str:
         text = _EMOJI_CODE.sub(" ", text)
     if "*" in text or "~" in text or "_" in text:
         text = _MARKS.sub(" ", text)
+    if "/" in text and "(" in text:
+        text = _PART_COUNTER.sub(" ", text)
     return text.strip()
+
+
+# "(1/2) ...", "(2/3)": which part of a long message this is, no setting
+_PART_COUNTER = re.compile(r"(?<![\w/])\(\s*\d{1,2}\s*/\s*\d{1,2}\s*\)")
 
 
 def normalize(text: str) -> str:
