@@ -45,13 +45,18 @@ written together before the round-3 parser's rules, and round 4 added two more:
   "NPROC=4", "4 unidades de"; new frames; a short axolotl config on an 8-bit base, Transformers
   TrainingArguments as JSON, ms-swift's command line; noise: Slack italics, tags ("[FYI]"), a word
   typed twice, "≈", a trailing "any thoughts?".
-- ``unseen`` is round 5's fresh vocabulary, written after ``diagnosed5`` was read and committed before
-  the parser ran on it: models as "Llama 3.1–8B" (an en dash), "the <display> checkpoint", the Hub id in
+- ``diagnosed6`` was round 5's fresh vocabulary (committed as "unseen" in 6f61962 before the parser
+  ran on it; measured once there: 61.0% fully right, 448 answers with an unsaid value), then diagnosed: models as "Llama 3.1–8B" (an en dash), "the <display> checkpoint", the Hub id in
   backticks; GPUs as "A100-SXM4-80GB", "H100 80GB HBM3", "AMD Instinct MI300X", "RTX4090"; counts as
   "across N X cards", "N× X", "X — N of them"; new frames; a Markdown settings table and an
   environment-variable launch line; noise: a "(1/2)" part counter, "btw"/"por cierto", a phone
-  signature, a bullet for a comma. Its failures are never printed (``benchmarks/parse_accuracy.py``
-  shows counts only) and no rule is tuned on it.
+  signature, a bullet for a comma.
+- ``unseen`` is round 6's fresh vocabulary, written after ``diagnosed6`` was read and committed before
+  the parser ran on it: models as "<hub id>@main", "Llama_3.1_8B", "<display> (base)"; GPUs as "A100 (80 GB)",
+  "H100 SXM5", "Blackwell B200", "Instinct MI300X", "L40S card"; counts as "over Nx X", "N X GPUs in total",
+  "a pool of N X"; new frames; a TOML config and a Python dict of settings; noise: Slack's "(edited)",
+  "+1", a dashboard link, doubled question marks. Its failures are never printed
+  (``benchmarks/parse_accuracy.py`` shows counts only) and no rule is tuned on it.
 
 A quarter of each later split's forms are still familiar ones (``_FAMILIAR``), as in real traffic.
 
@@ -82,18 +87,19 @@ from typing import Any
 from advisor.catalog import Catalog
 from advisor.spec import SpecRequest
 
-SPLITS = ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "unseen")
+SPLITS = ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6", "unseen")
 # The random stream of each split: "diagnosed" keeps round 3's "heldout" stream and "diagnosed2" the
 # stream it had when it was round 4's first "unseen" split ("diagnosed3" its second's), so their messages are
 # the ones measured then.
 _STREAM = {"diagnosed": "heldout", "diagnosed2": "unseen", "diagnosed3": "unseen-r4b", "diagnosed4": "unseen-r4c",
-           "diagnosed5": "unseen-r4d", "unseen": "unseen-r5"}
+           "diagnosed5": "unseen-r4d", "diagnosed6": "unseen-r5", "unseen": "unseen-r6"}
 # Familiar forms a quarter of each later split's messages still use.
 _FAMILIAR = {"diagnosed": ("tune",), "diagnosed2": ("tune", "diagnosed"), "diagnosed3": ("tune", "diagnosed", "diagnosed2"),
              "diagnosed4": ("tune", "diagnosed", "diagnosed2", "diagnosed3"),
              "diagnosed5": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4"),
-             "unseen": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5")}
-ROUND4 = ("diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "unseen")  # and round 5's "unseen"
+             "diagnosed6": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5"),
+             "unseen": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6")}
+ROUND4 = ("diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6", "unseen")  # and round 5's "unseen"
 
 # --- vocabularies: slot -> lang -> split -> [(form, value)] ------------------------------------
 
@@ -737,84 +743,161 @@ CONFIG_QUESTION["es"]["diagnosed5"] = ["¿cuál es la GPU más barata para esto?
 TAGS = ("[FYI]", "[question]", "(urgent)")
 TRAILERS = {"en": (" any thoughts?", " ideas?"), "es": (" ¿ideas?", " ¿qué pensáis?")}
 
-# --- the unseen vocabulary (round 5) --------------------------------------------------------------
+# --- the round-5 vocabulary ("diagnosed6") -----------------------------------------------------------
 #
-# Written in one go after "diagnosed5" was read, and committed before the parser ran on any of it.
-# Nothing below repeats a form of the earlier vocabularies.
+# Written in one go after "diagnosed5" was read, committed (6f61962, as "unseen") before the parser ran on
+# any of it; measured once there (61.0% fully right, 448 answers with an unsaid value), then diagnosed
+# (tests/test_parse_diagnosed5.py, its second part). Nothing below repeats a form of the earlier vocabularies.
 
-METHODS["en"]["qlora"]["unseen"] = ["QLoRA (NF4)", "LoRA + 4-bit NF4 base", "bnb-4bit LoRA"]
-METHODS["en"]["lora"]["unseen"] = ["unquantized LoRA", "vanilla LoRA", "a PEFT LoRA run"]
-METHODS["en"]["full"]["unseen"] = ["full-parameter run", "dense full fine-tune", "fine-tune of every weight"]
-METHODS["es"]["qlora"]["unseen"] = ["QLoRA en NF4", "LoRA sobre base NF4"]
-METHODS["es"]["lora"]["unseen"] = ["LoRA clásico", "LoRA con PEFT"]
-METHODS["es"]["full"]["unseen"] = ["ajuste de parámetros completo", "entrenamiento de todos los parámetros"]
-WRAPS["en"]["full"]["unseen"] = ["train {model} fully"]
-WRAPS["en"]["lora"]["unseen"] = ["attach LoRA to {model}"]
-WRAPS["en"]["qlora"]["unseen"] = ["QLoRA-train {model}"]
-WRAPS["es"]["full"]["unseen"] = ["afinar {model} al completo"]
-WRAPS["es"]["lora"]["unseen"] = ["meterle LoRA a {model}"]
-WRAPS["es"]["qlora"]["unseen"] = ["pasar {model} por QLoRA"]
+METHODS["en"]["qlora"]["diagnosed6"] = ["QLoRA (NF4)", "LoRA + 4-bit NF4 base", "bnb-4bit LoRA"]
+METHODS["en"]["lora"]["diagnosed6"] = ["unquantized LoRA", "vanilla LoRA", "a PEFT LoRA run"]
+METHODS["en"]["full"]["diagnosed6"] = ["full-parameter run", "dense full fine-tune", "fine-tune of every weight"]
+METHODS["es"]["qlora"]["diagnosed6"] = ["QLoRA en NF4", "LoRA sobre base NF4"]
+METHODS["es"]["lora"]["diagnosed6"] = ["LoRA clásico", "LoRA con PEFT"]
+METHODS["es"]["full"]["diagnosed6"] = ["ajuste de parámetros completo", "entrenamiento de todos los parámetros"]
+WRAPS["en"]["full"]["diagnosed6"] = ["train {model} fully"]
+WRAPS["en"]["lora"]["diagnosed6"] = ["attach LoRA to {model}"]
+WRAPS["en"]["qlora"]["diagnosed6"] = ["QLoRA-train {model}"]
+WRAPS["es"]["full"]["diagnosed6"] = ["afinar {model} al completo"]
+WRAPS["es"]["lora"]["diagnosed6"] = ["meterle LoRA a {model}"]
+WRAPS["es"]["qlora"]["diagnosed6"] = ["pasar {model} por QLoRA"]
 
-SEQ["en"]["unseen"] = ["max_seq_length {n}", "{n}-token sequences", "ctx window {k}K", "sequences capped at {n}"]
-SEQ["es"]["unseen"] = ["secuencias de {n} tokens como máximo", "ventana de {k}K", "max_seq_length {n}"]
+SEQ["en"]["diagnosed6"] = ["max_seq_length {n}", "{n}-token sequences", "ctx window {k}K", "sequences capped at {n}"]
+SEQ["es"]["diagnosed6"] = ["secuencias de {n} tokens como máximo", "ventana de {k}K", "max_seq_length {n}"]
 for _ident, _forms in {"rtx-4090": ["GeForce RTX 4090 (24 GB)", "RTX4090"], "l40s": ["NVIDIA L40S 48G"],
                        "a100-80gb": ["A100-SXM4-80GB", "A100 80G"], "h100-sxm": ["H100 80GB HBM3"], "h200": ["H200 141GB"],
                        "a100-40gb": ["A100-SXM4-40GB"], "l4": ["L4 24GB"], "b200": ["NVIDIA B200"],
                        "mi300x": ["AMD Instinct MI300X"]}.items():
-    GPU_FORMS[_ident]["unseen"] = _forms
-GPU_FORMS_R4["h100-pcie"]["unseen"] = ["H100-PCIe"]
-GPU_FORMS_R4["rtx-6000-ada"]["unseen"] = ["RTX 6000 Ada 48G"]
-GPU_FORMS_R4["a10g"]["unseen"] = ["A10G (24GB)"]
-GPU_SLOT["en"]["unseen"] = [("across {c} {g} cards", 1, 1), ("a box with {c}× {g}", 1, 1), ("{g} — {c} of them", 1, 1),
+    GPU_FORMS[_ident]["diagnosed6"] = _forms
+GPU_FORMS_R4["h100-pcie"]["diagnosed6"] = ["H100-PCIe"]
+GPU_FORMS_R4["rtx-6000-ada"]["diagnosed6"] = ["RTX 6000 Ada 48G"]
+GPU_FORMS_R4["a10g"]["diagnosed6"] = ["A10G (24GB)"]
+GPU_SLOT["en"]["diagnosed6"] = [("across {c} {g} cards", 1, 1), ("a box with {c}× {g}", 1, 1), ("{g} — {c} of them", 1, 1),
                             ("just one {g}", "one", 1), ("on whatever {g} is free", 0, 1)]
-GPU_SLOT["es"]["unseen"] = [("repartido en {c} {g}", 1, 1), ("una máquina con {c}× {g}", 1, 1), ("{g} — {c} en total", 1, 1),
+GPU_SLOT["es"]["diagnosed6"] = [("repartido en {c} {g}", 1, 1), ("una máquina con {c}× {g}", 1, 1), ("{g} — {c} en total", 1, 1),
                             ("solo una {g}", "one", 1)]
-BATCH["en"]["unseen"] = ["batch of {b} per card", "micro-batch={b}", "{b} seqs per device step"]
-BATCH["es"]["unseen"] = ["lote por tarjeta de {b}", "{b} ejemplos por GPU y paso"]
-GLOBAL_NOTE["en"]["unseen"] = [", accumulating {ga} steps", " (global {gb})"]
-GLOBAL_NOTE["es"]["unseen"] = [", acumulando {ga} pasos"]
-RANK["en"]["unseen"] = ["LoRA dim {r}", "r = {r} adapters", "adapter rank of {r}"]
-RANK["es"]["unseen"] = ["dimensión LoRA {r}", "adaptadores r = {r}"]
-EPOCHS["en"]["unseen"] = ["{e} full epochs", "for {e} epochs", "epochs: {e}"]
-EPOCHS["es"]["unseen"] = ["durante {ew} épocas", "épocas: {e}"]
-ONE_EPOCH["en"]["unseen"] = ["just one epoch", "one pass through the data"]
-ONE_EPOCH["es"]["unseen"] = ["una única época", "un solo pase por los datos"]
-DATASET["en"]["unseen"] = ["dataset ≈ {D} tokens", "a {D} tok corpus", "~{Dwords} tokens worth of data"]
-DATASET["es"]["unseen"] = ["{Dwords} tokens para entrenar", "datos: {D} tokens"]
-EXAMPLES["en"]["unseen"] = ["{X} samples @ {L} tokens", "{X} convos, {L} tokens on average"]
-EXAMPLES["es"]["unseen"] = ["{X} conversaciones de unos {L} tokens", "{X} ejemplos (≈{L} tokens)"]
-GC["en"]["unseen"] = [("grad ckpt: yes", True), ("no activation checkpointing", False)]
-GC["es"]["unseen"] = [("gradient checkpointing: sí", True), ("checkpointing: no", False)]
-OPTIMIZER["en"]["unseen"] = [("AdamW, 8-bit states", "adamw-8bit"), ("vanilla AdamW", "adamw"), ("paged AdamW 8bit", "paged-adamw-8bit")]
-OPTIMIZER["es"]["unseen"] = [("AdamW estándar", "adamw"), ("AdamW con estados de 8 bits", "adamw-8bit")]
-PRECISION["en"]["unseen"] = [("bf16 autocast", "bf16-mixed"), ("fp16 AMP", "fp16-mixed"), ("full fp32", "fp32")]
-PRECISION["es"]["unseen"] = [("bf16 con autocast", "bf16-mixed"), ("fp32 puro", "fp32")]
-REGION["en"]["unseen"] = [("Frankfurt (eu-central)", "eu-central"), ("our Paris region", "eu-west")]
-REGION["es"]["unseen"] = [("zona de París", "eu-west"), ("en Frankfurt", "eu-central")]
-FAILED["en"]["unseen"] = ["plan for {p}% failed attempts", "assume {p}% of jobs crash"]
-FAILED["es"]["unseen"] = ["contando un {p}% de intentos fallidos"]
-UNREADABLE["en"]["unseen"] = [("seq: not sure yet", "seq_len"), ("batch size = ??", "micro_batch")]
-UNREADABLE["es"]["unseen"] = [("lote: ni idea", "micro_batch")]
-FAMILY_SIZES["unseen"] = [("llama 13b", "llama-2-13b"), ("qwen 0.6b", "qwen3-0.6b"), ("smollm 360m", "smollm2-360m"),
+BATCH["en"]["diagnosed6"] = ["batch of {b} per card", "micro-batch={b}", "{b} seqs per device step"]
+BATCH["es"]["diagnosed6"] = ["lote por tarjeta de {b}", "{b} ejemplos por GPU y paso"]
+GLOBAL_NOTE["en"]["diagnosed6"] = [", accumulating {ga} steps", " (global {gb})"]
+GLOBAL_NOTE["es"]["diagnosed6"] = [", acumulando {ga} pasos"]
+RANK["en"]["diagnosed6"] = ["LoRA dim {r}", "r = {r} adapters", "adapter rank of {r}"]
+RANK["es"]["diagnosed6"] = ["dimensión LoRA {r}", "adaptadores r = {r}"]
+EPOCHS["en"]["diagnosed6"] = ["{e} full epochs", "for {e} epochs", "epochs: {e}"]
+EPOCHS["es"]["diagnosed6"] = ["durante {ew} épocas", "épocas: {e}"]
+ONE_EPOCH["en"]["diagnosed6"] = ["just one epoch", "one pass through the data"]
+ONE_EPOCH["es"]["diagnosed6"] = ["una única época", "un solo pase por los datos"]
+DATASET["en"]["diagnosed6"] = ["dataset ≈ {D} tokens", "a {D} tok corpus", "~{Dwords} tokens worth of data"]
+DATASET["es"]["diagnosed6"] = ["{Dwords} tokens para entrenar", "datos: {D} tokens"]
+EXAMPLES["en"]["diagnosed6"] = ["{X} samples @ {L} tokens", "{X} convos, {L} tokens on average"]
+EXAMPLES["es"]["diagnosed6"] = ["{X} conversaciones de unos {L} tokens", "{X} ejemplos (≈{L} tokens)"]
+GC["en"]["diagnosed6"] = [("grad ckpt: yes", True), ("no activation checkpointing", False)]
+GC["es"]["diagnosed6"] = [("gradient checkpointing: sí", True), ("checkpointing: no", False)]
+OPTIMIZER["en"]["diagnosed6"] = [("AdamW, 8-bit states", "adamw-8bit"), ("vanilla AdamW", "adamw"), ("paged AdamW 8bit", "paged-adamw-8bit")]
+OPTIMIZER["es"]["diagnosed6"] = [("AdamW estándar", "adamw"), ("AdamW con estados de 8 bits", "adamw-8bit")]
+PRECISION["en"]["diagnosed6"] = [("bf16 autocast", "bf16-mixed"), ("fp16 AMP", "fp16-mixed"), ("full fp32", "fp32")]
+PRECISION["es"]["diagnosed6"] = [("bf16 con autocast", "bf16-mixed"), ("fp32 puro", "fp32")]
+REGION["en"]["diagnosed6"] = [("Frankfurt (eu-central)", "eu-central"), ("our Paris region", "eu-west")]
+REGION["es"]["diagnosed6"] = [("zona de París", "eu-west"), ("en Frankfurt", "eu-central")]
+FAILED["en"]["diagnosed6"] = ["plan for {p}% failed attempts", "assume {p}% of jobs crash"]
+FAILED["es"]["diagnosed6"] = ["contando un {p}% de intentos fallidos"]
+UNREADABLE["en"]["diagnosed6"] = [("seq: not sure yet", "seq_len"), ("batch size = ??", "micro_batch")]
+UNREADABLE["es"]["diagnosed6"] = [("lote: ni idea", "micro_batch")]
+FAMILY_SIZES["diagnosed6"] = [("llama 13b", "llama-2-13b"), ("qwen 0.6b", "qwen3-0.6b"), ("smollm 360m", "smollm2-360m"),
                           ("tinyllama 1.1b", "tinyllama-1.1b")]
 SIZES_R5 = (0.8, 2.5, 6, 13.5, 27, 34, 65, 120)
-SIZE_FORMS["en"]["unseen"] = ["a {s}B-sized model", "an in-house {s}B", "some {s}B LLM"]
-SIZE_FORMS["es"]["unseen"] = ["nuestro checkpoint de {s}B", "un modelo interno de {s}B"]
-TEMPLATES["en"]["unseen"] = ["re: sizing — {core}; {rest}", "{core}\n• {rest}", "Q for the advisor: {core}, {rest}?",
+SIZE_FORMS["en"]["diagnosed6"] = ["a {s}B-sized model", "an in-house {s}B", "some {s}B LLM"]
+SIZE_FORMS["es"]["diagnosed6"] = ["nuestro checkpoint de {s}B", "un modelo interno de {s}B"]
+TEMPLATES["en"]["diagnosed6"] = ["re: sizing — {core}; {rest}", "{core}\n• {rest}", "Q for the advisor: {core}, {rest}?",
                              "{rest}. Setup: {core}"]
-TEMPLATES["es"]["unseen"] = ["pregunta para el bot: {core}, {rest}", "{core}\n• {rest}", "{rest}. Configuración: {core}"]
-CORES["en"]["unseen"] = ["{method} for {model}", "{method} — base: {model}"]
-CORES["es"]["unseen"] = ["{method} para {model}", "{method} — base: {model}"]
-FOLLOWUPS["en"]["unseen"] = ["what if {slot}?", "redo it with {slot}", "ok, now {slot}"]
-FOLLOWUPS["es"]["unseen"] = ["¿y si {slot}?", "vuelve a calcular con {slot}", "vale, ahora {slot}"]
-SWITCH_METHOD["en"]["unseen"] = ["try {m} instead", "what about {m}"]
-SWITCH_METHOD["es"]["unseen"] = ["prueba con {m}", "¿y con {m}?"]
-CONFIG_FORMATS["unseen"] = ["md_table", "env_script"]
-CONFIG_QUESTION["en"]["unseen"] = ["cost to a checkpoint on {c} {g}s?", "fits on {c} {g}s?"]
-CONFIG_QUESTION["es"]["unseen"] = ["¿cabe en {c} {g}?", "¿cuánto cuesta en {c} {g}?"]
+TEMPLATES["es"]["diagnosed6"] = ["pregunta para el bot: {core}, {rest}", "{core}\n• {rest}", "{rest}. Configuración: {core}"]
+CORES["en"]["diagnosed6"] = ["{method} for {model}", "{method} — base: {model}"]
+CORES["es"]["diagnosed6"] = ["{method} para {model}", "{method} — base: {model}"]
+FOLLOWUPS["en"]["diagnosed6"] = ["what if {slot}?", "redo it with {slot}", "ok, now {slot}"]
+FOLLOWUPS["es"]["diagnosed6"] = ["¿y si {slot}?", "vuelve a calcular con {slot}", "vale, ahora {slot}"]
+SWITCH_METHOD["en"]["diagnosed6"] = ["try {m} instead", "what about {m}"]
+SWITCH_METHOD["es"]["diagnosed6"] = ["prueba con {m}", "¿y con {m}?"]
+CONFIG_FORMATS["diagnosed6"] = ["md_table", "env_script"]
+CONFIG_QUESTION["en"]["diagnosed6"] = ["cost to a checkpoint on {c} {g}s?", "fits on {c} {g}s?"]
+CONFIG_QUESTION["es"]["diagnosed6"] = ["¿cabe en {c} {g}?", "¿cuánto cuesta en {c} {g}?"]
 # Noise of this split (``_Gen._noise_r5``).
 SIGNATURES = ("\n-- sent from mobile", "\n(typed on my phone, sorry)")
 INTERJECTIONS = {"en": ("btw ", "fwiw "), "es": ("por cierto, ", "ojo: ")}
+
+# --- the unseen vocabulary (round 6) --------------------------------------------------------------
+#
+# Written in one go after "diagnosed6" was read, and committed before the parser ran on any of it.
+# Nothing below repeats a form of the earlier vocabularies.
+
+METHODS["en"]["qlora"]["unseen"] = ["Q-LoRA-style tuning", "LoRA atop a 4-bit-quantized model", "QLoRA SFT"]
+METHODS["en"]["lora"]["unseen"] = ["LoRA-only SFT", "low-rank adaptation (LoRA)", "LoRA, no quantization"]
+METHODS["en"]["full"]["unseen"] = ["FT of the whole network", "full SFT of all layers", "end-to-end full fine-tuning"]
+METHODS["es"]["qlora"]["unseen"] = ["QLoRA (modelo base en 4 bits)", "LoRA con el modelo cuantizado a 4 bits"]
+METHODS["es"]["lora"]["unseen"] = ["adaptación de bajo rango (LoRA)", "LoRA sin cuantizar"]
+METHODS["es"]["full"]["unseen"] = ["ajuste completo de la red", "entrenamiento completo de todas las capas"]
+WRAPS["en"]["full"]["unseen"] = ["update all weights of {model}"]
+WRAPS["en"]["lora"]["unseen"] = ["train LoRA adapters on {model}"]
+WRAPS["en"]["qlora"]["unseen"] = ["quantize {model} and train QLoRA adapters"]
+WRAPS["es"]["full"]["unseen"] = ["actualizar todos los pesos de {model}"]
+WRAPS["es"]["lora"]["unseen"] = ["entrenar adaptadores LoRA sobre {model}"]
+WRAPS["es"]["qlora"]["unseen"] = ["usar QLoRA con {model}"]
+
+SEQ["en"]["unseen"] = ["context of {n} tokens", "sequence length {k}K", "{n} tokens max per sequence"]
+SEQ["es"]["unseen"] = ["contexto de {n} tokens", "secuencias de {k}K", "máximo {n} tokens por secuencia"]
+for _ident, _forms in {"rtx-4090": ["RTX 4090 24G"], "l40s": ["L40S card"], "a100-80gb": ["A100 (80 GB)", "A100 80-GB"],
+                       "h100-sxm": ["H100 SXM5"], "h200": ["H200 SXM"], "a100-40gb": ["A100 (40 GB)"],
+                       "l4": ["NVIDIA L4 GPU"], "b200": ["Blackwell B200"], "mi300x": ["Instinct MI300X"]}.items():
+    GPU_FORMS[_ident]["unseen"] = _forms
+GPU_FORMS_R4["h100-pcie"]["unseen"] = ["H100 PCIe card"]
+GPU_FORMS_R4["rtx-6000-ada"]["unseen"] = ["RTX 6000 Ada (48GB)"]
+GPU_FORMS_R4["a10g"]["unseen"] = ["A10G 24GB"]
+GPU_SLOT["en"]["unseen"] = [("over {c}x {g}", 1, 1), ("{c} {g} GPUs in total", 1, 1), ("a pool of {c} {g}", 1, 1),
+                            ("a single {g} only", "one", 1), ("some {g}", 0, 1)]
+GPU_SLOT["es"]["unseen"] = [("{c} {g} en total", 1, 1), ("un pool de {c} {g}", 1, 1), ("una sola {g}", "one", 1)]
+BATCH["en"]["unseen"] = ["{b} samples per step per GPU", "device batch {b}", "batch/GPU: {b}"]
+BATCH["es"]["unseen"] = ["{b} muestras por paso y GPU", "lote por dispositivo: {b}"]
+GLOBAL_NOTE["en"]["unseen"] = [" with {ga}x grad accumulation", "; total batch {gb}"]
+GLOBAL_NOTE["es"]["unseen"] = [" con acumulación x{ga}"]
+RANK["en"]["unseen"] = ["rank-{r} LoRA", "LoRA(r={r})", "adapters at rank {r}"]
+RANK["es"]["unseen"] = ["LoRA de rango {r}", "adaptadores con rango {r}"]
+EPOCHS["en"]["unseen"] = ["{e} training epochs", "epoch count {e}", "run {e} epochs"]
+EPOCHS["es"]["unseen"] = ["{e} épocas de entrenamiento", "número de épocas {e}"]
+ONE_EPOCH["en"]["unseen"] = ["1 epoch only", "exactly one epoch"]
+ONE_EPOCH["es"]["unseen"] = ["exactamente una época", "solo 1 época"]
+DATASET["en"]["unseen"] = ["{D} tokens to train on", "corpus size {D} tokens"]
+DATASET["es"]["unseen"] = ["tamaño del corpus {D} tokens", "{D} tokens de entrenamiento"]
+EXAMPLES["en"]["unseen"] = ["{X} examples at ~{L} tokens apiece", "{X} records, {L} tokens each"]
+EXAMPLES["es"]["unseen"] = ["{X} registros de {L} tokens cada uno", "{X} ejemplos, unos {L} tokens por ejemplo"]
+GC["en"]["unseen"] = [("checkpointing on", True), ("w/o gradient checkpointing", False)]
+GC["es"]["unseen"] = [("gradient checkpointing apagado", False), ("con recomputación (gradient checkpointing)", True)]
+OPTIMIZER["en"]["unseen"] = [("Adam-W", "adamw"), ("8bit AdamW", "adamw-8bit")]
+OPTIMIZER["es"]["unseen"] = [("AdamW de 8 bits", "adamw-8bit"), ("el AdamW de siempre", "adamw")]
+PRECISION["en"]["unseen"] = [("mixed precision (bf16)", "bf16-mixed"), ("fp16 w/ AMP", "fp16-mixed"), ("pure fp32", "fp32")]
+PRECISION["es"]["unseen"] = [("precisión mixta en bf16", "bf16-mixed"), ("fp32 completo", "fp32")]
+REGION["en"]["unseen"] = [("EU-West / Paris", "eu-west"), ("in Frankfurt, Germany", "eu-central")]
+REGION["es"]["unseen"] = [("en Francia (París)", "eu-west"), ("en la región de Frankfurt", "eu-central")]
+FAILED["en"]["unseen"] = ["{p}% of runs failing", "a {p}% failure budget"]
+FAILED["es"]["unseen"] = ["con un {p}% de ejecuciones fallidas"]
+UNREADABLE["en"]["unseen"] = [("rank: whatever works", "lora_rank"), ("seq length: TBD later", "seq_len")]
+UNREADABLE["es"]["unseen"] = [("épocas: ya veremos", "epochs")]
+FAMILY_SIZES["unseen"] = [("gemma 9b", "gemma-2-9b"), ("smollm 1.7b", "smollm2-1.7b"), ("qwen 72b", "qwen2.5-72b"),
+                          ("yi 34b", "yi-34b")]
+SIZES_R6 = (1.1, 3.5, 9, 18, 40, 72, 140)
+SIZE_FORMS["en"]["unseen"] = ["a custom {s}B", "a {s}-billion param model"]
+SIZE_FORMS["es"]["unseen"] = ["nuestro modelo de {s}B", "un modelo a medida de {s}B"]
+TEMPLATES["en"]["unseen"] = ["{core}. {rest}. Thoughts?", "hi! {core} — {rest}", "{core}\n\nDetails: {rest}"]
+TEMPLATES["es"]["unseen"] = ["{core}. {rest}. ¿Opiniones?", "¡hola! {core} — {rest}", "{core}\n\nDetalles: {rest}"]
+CORES["en"]["unseen"] = ["{model} with {method}", "{method} targeting {model}"]
+CORES["es"]["unseen"] = ["{model} con {method}", "{method} apuntando a {model}"]
+FOLLOWUPS["en"]["unseen"] = ["same but {slot}", "now try {slot}"]
+FOLLOWUPS["es"]["unseen"] = ["lo mismo pero {slot}", "ahora prueba {slot}"]
+SWITCH_METHOD["en"]["unseen"] = ["make it {m}", "go with {m}"]
+SWITCH_METHOD["es"]["unseen"] = ["cámbialo a {m}", "mejor {m}"]
+CONFIG_FORMATS["unseen"] = ["toml_config", "python_dict"]
+CONFIG_QUESTION["en"]["unseen"] = ["is {c}x {g} enough for this?", "price on {c} {g}s?"]
+CONFIG_QUESTION["es"]["unseen"] = ["¿alcanza con {c} {g}?", "¿precio en {c} {g}?"]
+# Noise of this split (``_Gen._noise_r6``).
+DASHBOARDS = ("https://grafana.example.com/d/a1b2c3/gpu-util?from=now-6h&orgId=2",
+              "https://wandb.ai/team/ft-runs/runs/3k9x2p7q")
 
 # Words a typo must not turn into (another real word of the vocabulary is not a typo we can see).
 _PROTECTED = {"lora", "qlora", "full", "llama", "mistral", "mixtral", "qwen", "gemma", "falcon", "deepseek", "phi",
@@ -924,7 +1007,7 @@ class _Gen:
         roll = rng.random()
         if roll < 0.18:
             s = rng.choice({"diagnosed2": SIZES_R4A, "diagnosed3": SIZES_R4B, "diagnosed4": SIZES_R4C,
-                            "diagnosed5": SIZES_R4D, "unseen": SIZES_R5}.get(self.split, SIZES))
+                            "diagnosed5": SIZES_R4D, "diagnosed6": SIZES_R5, "unseen": SIZES_R6}.get(self.split, SIZES))
             shown = f"{s:g}".replace(".", ",") if lang == "es" and rng.random() < 0.5 else f"{s:g}"
             return self.pick(SIZE_FORMS[lang]).format(s=shown), {"params_b": float(s)}, None
         if roll < 0.26:
@@ -951,7 +1034,8 @@ class _Gen:
             held.append(f"{size.group(1)} {m.id[: -len(size.group(1)) - 1].replace('-', ' ')}")  # "70b llama 3.1"
         return {"tune": tune, "diagnosed": held, "diagnosed2": _r4a_model_forms(m, display),
                 "diagnosed3": _r4b_model_forms(m, display), "diagnosed4": _r4c_model_forms(m, display),
-                "diagnosed5": _r4d_model_forms(m, display), "unseen": _r5_model_forms(m, display)}
+                "diagnosed5": _r4d_model_forms(m, display), "diagnosed6": _r5_model_forms(m, display),
+                "unseen": _r6_model_forms(m, display)}
 
     def method_phrase(self, lang: str, method: str) -> str:
         return self.pick(METHODS[lang][method])
@@ -1144,8 +1228,12 @@ class _Gen:
             text = self._noise_r4c(text, lang, noise, prose)
         elif self.split == "diagnosed5":
             text = self._noise_r4d(text, lang, noise, prose)
-        elif self.split == "unseen":
+        elif self.split == "diagnosed6":
             text = self._noise_r5(text, lang, noise, prose)
+        elif self.split == "unseen":
+            text = self._noise_r6(text, lang, noise, prose)
+        if re.search(r"(?i)\bnf4\b", text) and expected.get("method", "qlora") == "qlora":
+            expected.setdefault("quant", "nf4")  # "QLoRA (NF4)" states the 4-bit type too (a label, not noise)
         entry = {"text": text, "lang": lang, "split": self.split, "expected": expected, "noise": noise}
         if previous is not None:
             entry["previous"] = previous
@@ -1323,6 +1411,23 @@ class _Gen:
         if rng.random() < 0.04:
             text += rng.choice(SIGNATURES)
             noise.append("signature")
+        return text
+
+    def _noise_r6(self, text: str, lang: str, noise: list[str], prose: bool) -> str:
+        """Round 6's unseen noise: Slack's "(edited)", a "+1", a dashboard link, doubled question marks."""
+        rng = self.rng
+        if rng.random() < 0.05:
+            text += " (edited)"
+            noise.append("edited")
+        if rng.random() < 0.04:
+            text = "+1 " + text
+            noise.append("plus one")
+        if prose and rng.random() < 0.05:
+            text += ("\nsee " if lang == "en" else "\nver ") + rng.choice(DASHBOARDS)
+            noise.append("dashboard link")
+        if text.endswith("?") and rng.random() < 0.3:
+            text += "??"
+            noise.append("question marks")
         return text
 
     def _r4_config(self, fmt: str, lang: str) -> dict[str, Any]:
@@ -1602,6 +1707,31 @@ def _env_script(m, method, seq, b, e, r, expected, rng, lang) -> str:
     return "```\n" + " ".join(env) + " bash scripts/train.sh\n```"
 
 
+def _r6_model_forms(m, display: str) -> list[str]:
+    """Round 6's unseen spellings: the Hub id pinned to a revision ("<id>@main"), the display name with
+    underscores ("Llama_3.1_8B"), "<display> (base)"."""
+    return [f"{m.hub_id}@main", display.replace(" ", "_"), f"{display} (base)"]
+
+
+def _toml_config(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    """A TOML training config (as torchtitan's train_configs/*.toml lay theirs out: [model], [training])."""
+    lines = ["[model]", f'hf_repo = "{m.hub_id}"', "", "[training]", f'method = "{method}"', f"seq_len = {seq}",
+             f"local_batch_size = {b}", f"epochs = {e}"]
+    if method != "full":
+        lines += ["", "[lora]", f"rank = {r}"]
+    expected["epochs"] = float(e)
+    return "\n".join(lines)
+
+
+def _python_dict(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    """A Python dict of settings pasted from a notebook cell."""
+    cfg = {"model_name": m.hub_id, "finetune": method, "max_len": seq, "batch_size": b, "epochs": e}
+    if method != "full":
+        cfg["lora_rank"] = r
+    expected["epochs"] = float(e)
+    return "cfg = {" + ", ".join(f"{k!r}: {v!r}" for k, v in cfg.items()) + "}"
+
+
 def _r4d_model_forms(m, display: str) -> list[str]:
     """The unseen split's spellings: the id in capitals ("LLAMA-3.1-8B"), the Hub id lower-cased, the
     display name without spaces before its size ("Llama 3.1-8B")."""
@@ -1879,13 +2009,15 @@ _R4_MODELS = {"torchtune_yaml": lambda m: _TORCHTUNE.get(m.id), "hf_python": lam
                   "train_py_cli": lambda m: m.hub_id, "axolotl_v2": lambda m: m.hub_id,
                   "trl_yaml": lambda m: m.hub_id, "peft_json": lambda m: m.hub_id, "litgpt_cli": lambda m: m.hub_id,
                   "axolotl_minimal": lambda m: m.hub_id, "hf_trainer_json": lambda m: m.hub_id,
-                  "swift_cli": lambda m: m.hub_id, "md_table": lambda m: m.hub_id, "env_script": lambda m: m.hub_id}
+                  "swift_cli": lambda m: m.hub_id, "md_table": lambda m: m.hub_id, "env_script": lambda m: m.hub_id,
+                  "toml_config": lambda m: m.hub_id, "python_dict": lambda m: m.hub_id}
 _R4_WRITERS = {"torchtune_yaml": _torchtune_yaml, "hf_python": _hf_python, "unsloth_python": _unsloth_python,
                "deepspeed_json": _deepspeed_json, "llamafactory_json": _llamafactory_json,
                "accelerate_yaml": _accelerate_yaml, "train_py_cli": _train_py_cli, "axolotl_v2": _axolotl_v2,
                "trl_yaml": _trl_yaml, "peft_json": _peft_json, "litgpt_cli": _litgpt_cli,
                "axolotl_minimal": _axolotl_minimal, "hf_trainer_json": _hf_trainer_json, "swift_cli": _swift_cli,
-               "md_table": _md_table, "env_script": _env_script}
+               "md_table": _md_table, "env_script": _env_script, "toml_config": _toml_config,
+               "python_dict": _python_dict}
 
 _CONFIG_WRITERS = {"axolotl": _axolotl, "axolotl_json": _axolotl_json, "llamafactory": _llamafactory,
                    "llamafactory_cli": _llamafactory_cli, "trl_python": _trl_python, "trl_cli": _trl_cli}
