@@ -87,19 +87,19 @@ from typing import Any
 from advisor.catalog import Catalog
 from advisor.spec import SpecRequest
 
-SPLITS = ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6", "unseen")
+SPLITS = ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6", "diagnosed7")
 # The random stream of each split: "diagnosed" keeps round 3's "heldout" stream and "diagnosed2" the
 # stream it had when it was round 4's first "unseen" split ("diagnosed3" its second's), so their messages are
 # the ones measured then.
 _STREAM = {"diagnosed": "heldout", "diagnosed2": "unseen", "diagnosed3": "unseen-r4b", "diagnosed4": "unseen-r4c",
-           "diagnosed5": "unseen-r4d", "diagnosed6": "unseen-r5", "unseen": "unseen-r6"}
+           "diagnosed5": "unseen-r4d", "diagnosed6": "unseen-r5", "diagnosed7": "unseen-r6"}
 # Familiar forms a quarter of each later split's messages still use.
 _FAMILIAR = {"diagnosed": ("tune",), "diagnosed2": ("tune", "diagnosed"), "diagnosed3": ("tune", "diagnosed", "diagnosed2"),
              "diagnosed4": ("tune", "diagnosed", "diagnosed2", "diagnosed3"),
              "diagnosed5": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4"),
              "diagnosed6": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5"),
-             "unseen": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6")}
-ROUND4 = ("diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6", "unseen")  # and round 5's "unseen"
+             "diagnosed7": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6")}
+ROUND4 = ("diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6", "diagnosed7")  # and round 5's "unseen"
 
 # --- vocabularies: slot -> lang -> split -> [(form, value)] ------------------------------------
 
@@ -823,78 +823,80 @@ CONFIG_QUESTION["es"]["diagnosed6"] = ["¿cabe en {c} {g}?", "¿cuánto cuesta e
 SIGNATURES = ("\n-- sent from mobile", "\n(typed on my phone, sorry)")
 INTERJECTIONS = {"en": ("btw ", "fwiw "), "es": ("por cierto, ", "ojo: ")}
 
-# --- the unseen vocabulary (round 6) --------------------------------------------------------------
+# --- the round-6 vocabulary ("diagnosed7") -----------------------------------------------------------
 #
-# Written in one go after "diagnosed6" was read, and committed before the parser ran on any of it.
+# Written in one go after "diagnosed6" was read, committed (885447e, as "unseen") before the parser ran on
+# any of it; measured once at fcadba0 (83.0% fully right, 116 answers with an unsaid value), then diagnosed
+# (tests/test_parse_diagnosed7.py).
 # Nothing below repeats a form of the earlier vocabularies.
 
-METHODS["en"]["qlora"]["unseen"] = ["Q-LoRA-style tuning", "LoRA atop a 4-bit-quantized model", "QLoRA SFT"]
-METHODS["en"]["lora"]["unseen"] = ["LoRA-only SFT", "low-rank adaptation (LoRA)", "LoRA, no quantization"]
-METHODS["en"]["full"]["unseen"] = ["FT of the whole network", "full SFT of all layers", "end-to-end full fine-tuning"]
-METHODS["es"]["qlora"]["unseen"] = ["QLoRA (modelo base en 4 bits)", "LoRA con el modelo cuantizado a 4 bits"]
-METHODS["es"]["lora"]["unseen"] = ["adaptación de bajo rango (LoRA)", "LoRA sin cuantizar"]
-METHODS["es"]["full"]["unseen"] = ["ajuste completo de la red", "entrenamiento completo de todas las capas"]
-WRAPS["en"]["full"]["unseen"] = ["update all weights of {model}"]
-WRAPS["en"]["lora"]["unseen"] = ["train LoRA adapters on {model}"]
-WRAPS["en"]["qlora"]["unseen"] = ["quantize {model} and train QLoRA adapters"]
-WRAPS["es"]["full"]["unseen"] = ["actualizar todos los pesos de {model}"]
-WRAPS["es"]["lora"]["unseen"] = ["entrenar adaptadores LoRA sobre {model}"]
-WRAPS["es"]["qlora"]["unseen"] = ["usar QLoRA con {model}"]
+METHODS["en"]["qlora"]["diagnosed7"] = ["Q-LoRA-style tuning", "LoRA atop a 4-bit-quantized model", "QLoRA SFT"]
+METHODS["en"]["lora"]["diagnosed7"] = ["LoRA-only SFT", "low-rank adaptation (LoRA)", "LoRA, no quantization"]
+METHODS["en"]["full"]["diagnosed7"] = ["FT of the whole network", "full SFT of all layers", "end-to-end full fine-tuning"]
+METHODS["es"]["qlora"]["diagnosed7"] = ["QLoRA (modelo base en 4 bits)", "LoRA con el modelo cuantizado a 4 bits"]
+METHODS["es"]["lora"]["diagnosed7"] = ["adaptación de bajo rango (LoRA)", "LoRA sin cuantizar"]
+METHODS["es"]["full"]["diagnosed7"] = ["ajuste completo de la red", "entrenamiento completo de todas las capas"]
+WRAPS["en"]["full"]["diagnosed7"] = ["update all weights of {model}"]
+WRAPS["en"]["lora"]["diagnosed7"] = ["train LoRA adapters on {model}"]
+WRAPS["en"]["qlora"]["diagnosed7"] = ["quantize {model} and train QLoRA adapters"]
+WRAPS["es"]["full"]["diagnosed7"] = ["actualizar todos los pesos de {model}"]
+WRAPS["es"]["lora"]["diagnosed7"] = ["entrenar adaptadores LoRA sobre {model}"]
+WRAPS["es"]["qlora"]["diagnosed7"] = ["usar QLoRA con {model}"]
 
-SEQ["en"]["unseen"] = ["context of {n} tokens", "sequence length {k}K", "{n} tokens max per sequence"]
-SEQ["es"]["unseen"] = ["contexto de {n} tokens", "secuencias de {k}K", "máximo {n} tokens por secuencia"]
+SEQ["en"]["diagnosed7"] = ["context of {n} tokens", "sequence length {k}K", "{n} tokens max per sequence"]
+SEQ["es"]["diagnosed7"] = ["contexto de {n} tokens", "secuencias de {k}K", "máximo {n} tokens por secuencia"]
 for _ident, _forms in {"rtx-4090": ["RTX 4090 24G"], "l40s": ["L40S card"], "a100-80gb": ["A100 (80 GB)", "A100 80-GB"],
                        "h100-sxm": ["H100 SXM5"], "h200": ["H200 SXM"], "a100-40gb": ["A100 (40 GB)"],
                        "l4": ["NVIDIA L4 GPU"], "b200": ["Blackwell B200"], "mi300x": ["Instinct MI300X"]}.items():
-    GPU_FORMS[_ident]["unseen"] = _forms
-GPU_FORMS_R4["h100-pcie"]["unseen"] = ["H100 PCIe card"]
-GPU_FORMS_R4["rtx-6000-ada"]["unseen"] = ["RTX 6000 Ada (48GB)"]
-GPU_FORMS_R4["a10g"]["unseen"] = ["A10G 24GB"]
-GPU_SLOT["en"]["unseen"] = [("over {c}x {g}", 1, 1), ("{c} {g} GPUs in total", 1, 1), ("a pool of {c} {g}", 1, 1),
+    GPU_FORMS[_ident]["diagnosed7"] = _forms
+GPU_FORMS_R4["h100-pcie"]["diagnosed7"] = ["H100 PCIe card"]
+GPU_FORMS_R4["rtx-6000-ada"]["diagnosed7"] = ["RTX 6000 Ada (48GB)"]
+GPU_FORMS_R4["a10g"]["diagnosed7"] = ["A10G 24GB"]
+GPU_SLOT["en"]["diagnosed7"] = [("over {c}x {g}", 1, 1), ("{c} {g} GPUs in total", 1, 1), ("a pool of {c} {g}", 1, 1),
                             ("a single {g} only", "one", 1), ("some {g}", 0, 1)]
-GPU_SLOT["es"]["unseen"] = [("{c} {g} en total", 1, 1), ("un pool de {c} {g}", 1, 1), ("una sola {g}", "one", 1)]
-BATCH["en"]["unseen"] = ["{b} samples per step per GPU", "device batch {b}", "batch/GPU: {b}"]
-BATCH["es"]["unseen"] = ["{b} muestras por paso y GPU", "lote por dispositivo: {b}"]
-GLOBAL_NOTE["en"]["unseen"] = [" with {ga}x grad accumulation", "; total batch {gb}"]
-GLOBAL_NOTE["es"]["unseen"] = [" con acumulación x{ga}"]
-RANK["en"]["unseen"] = ["rank-{r} LoRA", "LoRA(r={r})", "adapters at rank {r}"]
-RANK["es"]["unseen"] = ["LoRA de rango {r}", "adaptadores con rango {r}"]
-EPOCHS["en"]["unseen"] = ["{e} training epochs", "epoch count {e}", "run {e} epochs"]
-EPOCHS["es"]["unseen"] = ["{e} épocas de entrenamiento", "número de épocas {e}"]
-ONE_EPOCH["en"]["unseen"] = ["1 epoch only", "exactly one epoch"]
-ONE_EPOCH["es"]["unseen"] = ["exactamente una época", "solo 1 época"]
-DATASET["en"]["unseen"] = ["{D} tokens to train on", "corpus size {D} tokens"]
-DATASET["es"]["unseen"] = ["tamaño del corpus {D} tokens", "{D} tokens de entrenamiento"]
-EXAMPLES["en"]["unseen"] = ["{X} examples at ~{L} tokens apiece", "{X} records, {L} tokens each"]
-EXAMPLES["es"]["unseen"] = ["{X} registros de {L} tokens cada uno", "{X} ejemplos, unos {L} tokens por ejemplo"]
-GC["en"]["unseen"] = [("checkpointing on", True), ("w/o gradient checkpointing", False)]
-GC["es"]["unseen"] = [("gradient checkpointing apagado", False), ("con recomputación (gradient checkpointing)", True)]
-OPTIMIZER["en"]["unseen"] = [("Adam-W", "adamw"), ("8bit AdamW", "adamw-8bit")]
-OPTIMIZER["es"]["unseen"] = [("AdamW de 8 bits", "adamw-8bit"), ("el AdamW de siempre", "adamw")]
-PRECISION["en"]["unseen"] = [("mixed precision (bf16)", "bf16-mixed"), ("fp16 w/ AMP", "fp16-mixed"), ("pure fp32", "fp32")]
-PRECISION["es"]["unseen"] = [("precisión mixta en bf16", "bf16-mixed"), ("fp32 completo", "fp32")]
-REGION["en"]["unseen"] = [("EU-West / Paris", "eu-west"), ("in Frankfurt, Germany", "eu-central")]
-REGION["es"]["unseen"] = [("en Francia (París)", "eu-west"), ("en la región de Frankfurt", "eu-central")]
-FAILED["en"]["unseen"] = ["{p}% of runs failing", "a {p}% failure budget"]
-FAILED["es"]["unseen"] = ["con un {p}% de ejecuciones fallidas"]
-UNREADABLE["en"]["unseen"] = [("rank: whatever works", "lora_rank"), ("seq length: TBD later", "seq_len")]
-UNREADABLE["es"]["unseen"] = [("épocas: ya veremos", "epochs")]
-FAMILY_SIZES["unseen"] = [("gemma 9b", "gemma-2-9b"), ("smollm 1.7b", "smollm2-1.7b"), ("qwen 72b", "qwen2.5-72b"),
+GPU_SLOT["es"]["diagnosed7"] = [("{c} {g} en total", 1, 1), ("un pool de {c} {g}", 1, 1), ("una sola {g}", "one", 1)]
+BATCH["en"]["diagnosed7"] = ["{b} samples per step per GPU", "device batch {b}", "batch/GPU: {b}"]
+BATCH["es"]["diagnosed7"] = ["{b} muestras por paso y GPU", "lote por dispositivo: {b}"]
+GLOBAL_NOTE["en"]["diagnosed7"] = [" with {ga}x grad accumulation", "; total batch {gb}"]
+GLOBAL_NOTE["es"]["diagnosed7"] = [" con acumulación x{ga}"]
+RANK["en"]["diagnosed7"] = ["rank-{r} LoRA", "LoRA(r={r})", "adapters at rank {r}"]
+RANK["es"]["diagnosed7"] = ["LoRA de rango {r}", "adaptadores con rango {r}"]
+EPOCHS["en"]["diagnosed7"] = ["{e} training epochs", "epoch count {e}", "run {e} epochs"]
+EPOCHS["es"]["diagnosed7"] = ["{e} épocas de entrenamiento", "número de épocas {e}"]
+ONE_EPOCH["en"]["diagnosed7"] = ["1 epoch only", "exactly one epoch"]
+ONE_EPOCH["es"]["diagnosed7"] = ["exactamente una época", "solo 1 época"]
+DATASET["en"]["diagnosed7"] = ["{D} tokens to train on", "corpus size {D} tokens"]
+DATASET["es"]["diagnosed7"] = ["tamaño del corpus {D} tokens", "{D} tokens de entrenamiento"]
+EXAMPLES["en"]["diagnosed7"] = ["{X} examples at ~{L} tokens apiece", "{X} records, {L} tokens each"]
+EXAMPLES["es"]["diagnosed7"] = ["{X} registros de {L} tokens cada uno", "{X} ejemplos, unos {L} tokens por ejemplo"]
+GC["en"]["diagnosed7"] = [("checkpointing on", True), ("w/o gradient checkpointing", False)]
+GC["es"]["diagnosed7"] = [("gradient checkpointing apagado", False), ("con recomputación (gradient checkpointing)", True)]
+OPTIMIZER["en"]["diagnosed7"] = [("Adam-W", "adamw"), ("8bit AdamW", "adamw-8bit")]
+OPTIMIZER["es"]["diagnosed7"] = [("AdamW de 8 bits", "adamw-8bit"), ("el AdamW de siempre", "adamw")]
+PRECISION["en"]["diagnosed7"] = [("mixed precision (bf16)", "bf16-mixed"), ("fp16 w/ AMP", "fp16-mixed"), ("pure fp32", "fp32")]
+PRECISION["es"]["diagnosed7"] = [("precisión mixta en bf16", "bf16-mixed"), ("fp32 completo", "fp32")]
+REGION["en"]["diagnosed7"] = [("EU-West / Paris", "eu-west"), ("in Frankfurt, Germany", "eu-central")]
+REGION["es"]["diagnosed7"] = [("en Francia (París)", "eu-west"), ("en la región de Frankfurt", "eu-central")]
+FAILED["en"]["diagnosed7"] = ["{p}% of runs failing", "a {p}% failure budget"]
+FAILED["es"]["diagnosed7"] = ["con un {p}% de ejecuciones fallidas"]
+UNREADABLE["en"]["diagnosed7"] = [("rank: whatever works", "lora_rank"), ("seq length: TBD later", "seq_len")]
+UNREADABLE["es"]["diagnosed7"] = [("épocas: ya veremos", "epochs")]
+FAMILY_SIZES["diagnosed7"] = [("gemma 9b", "gemma-2-9b"), ("smollm 1.7b", "smollm2-1.7b"), ("qwen 72b", "qwen2.5-72b"),
                           ("yi 34b", "yi-34b")]
 SIZES_R6 = (1.1, 3.5, 9, 18, 40, 72, 140)
-SIZE_FORMS["en"]["unseen"] = ["a custom {s}B", "a {s}-billion param model"]
-SIZE_FORMS["es"]["unseen"] = ["nuestro modelo de {s}B", "un modelo a medida de {s}B"]
-TEMPLATES["en"]["unseen"] = ["{core}. {rest}. Thoughts?", "hi! {core} — {rest}", "{core}\n\nDetails: {rest}"]
-TEMPLATES["es"]["unseen"] = ["{core}. {rest}. ¿Opiniones?", "¡hola! {core} — {rest}", "{core}\n\nDetalles: {rest}"]
-CORES["en"]["unseen"] = ["{model} with {method}", "{method} targeting {model}"]
-CORES["es"]["unseen"] = ["{model} con {method}", "{method} apuntando a {model}"]
-FOLLOWUPS["en"]["unseen"] = ["same but {slot}", "now try {slot}"]
-FOLLOWUPS["es"]["unseen"] = ["lo mismo pero {slot}", "ahora prueba {slot}"]
-SWITCH_METHOD["en"]["unseen"] = ["make it {m}", "go with {m}"]
-SWITCH_METHOD["es"]["unseen"] = ["cámbialo a {m}", "mejor {m}"]
-CONFIG_FORMATS["unseen"] = ["toml_config", "python_dict"]
-CONFIG_QUESTION["en"]["unseen"] = ["is {c}x {g} enough for this?", "price on {c} {g}s?"]
-CONFIG_QUESTION["es"]["unseen"] = ["¿alcanza con {c} {g}?", "¿precio en {c} {g}?"]
+SIZE_FORMS["en"]["diagnosed7"] = ["a custom {s}B", "a {s}-billion param model"]
+SIZE_FORMS["es"]["diagnosed7"] = ["nuestro modelo de {s}B", "un modelo a medida de {s}B"]
+TEMPLATES["en"]["diagnosed7"] = ["{core}. {rest}. Thoughts?", "hi! {core} — {rest}", "{core}\n\nDetails: {rest}"]
+TEMPLATES["es"]["diagnosed7"] = ["{core}. {rest}. ¿Opiniones?", "¡hola! {core} — {rest}", "{core}\n\nDetalles: {rest}"]
+CORES["en"]["diagnosed7"] = ["{model} with {method}", "{method} targeting {model}"]
+CORES["es"]["diagnosed7"] = ["{model} con {method}", "{method} apuntando a {model}"]
+FOLLOWUPS["en"]["diagnosed7"] = ["same but {slot}", "now try {slot}"]
+FOLLOWUPS["es"]["diagnosed7"] = ["lo mismo pero {slot}", "ahora prueba {slot}"]
+SWITCH_METHOD["en"]["diagnosed7"] = ["make it {m}", "go with {m}"]
+SWITCH_METHOD["es"]["diagnosed7"] = ["cámbialo a {m}", "mejor {m}"]
+CONFIG_FORMATS["diagnosed7"] = ["toml_config", "python_dict"]
+CONFIG_QUESTION["en"]["diagnosed7"] = ["is {c}x {g} enough for this?", "price on {c} {g}s?"]
+CONFIG_QUESTION["es"]["diagnosed7"] = ["¿alcanza con {c} {g}?", "¿precio en {c} {g}?"]
 # Noise of this split (``_Gen._noise_r6``).
 DASHBOARDS = ("https://grafana.example.com/d/a1b2c3/gpu-util?from=now-6h&orgId=2",
               "https://wandb.ai/team/ft-runs/runs/3k9x2p7q")
@@ -1007,7 +1009,7 @@ class _Gen:
         roll = rng.random()
         if roll < 0.18:
             s = rng.choice({"diagnosed2": SIZES_R4A, "diagnosed3": SIZES_R4B, "diagnosed4": SIZES_R4C,
-                            "diagnosed5": SIZES_R4D, "diagnosed6": SIZES_R5, "unseen": SIZES_R6}.get(self.split, SIZES))
+                            "diagnosed5": SIZES_R4D, "diagnosed6": SIZES_R5, "diagnosed7": SIZES_R6}.get(self.split, SIZES))
             shown = f"{s:g}".replace(".", ",") if lang == "es" and rng.random() < 0.5 else f"{s:g}"
             return self.pick(SIZE_FORMS[lang]).format(s=shown), {"params_b": float(s)}, None
         if roll < 0.26:
@@ -1035,7 +1037,7 @@ class _Gen:
         return {"tune": tune, "diagnosed": held, "diagnosed2": _r4a_model_forms(m, display),
                 "diagnosed3": _r4b_model_forms(m, display), "diagnosed4": _r4c_model_forms(m, display),
                 "diagnosed5": _r4d_model_forms(m, display), "diagnosed6": _r5_model_forms(m, display),
-                "unseen": _r6_model_forms(m, display)}
+                "diagnosed7": _r6_model_forms(m, display)}
 
     def method_phrase(self, lang: str, method: str) -> str:
         return self.pick(METHODS[lang][method])
@@ -1230,7 +1232,7 @@ class _Gen:
             text = self._noise_r4d(text, lang, noise, prose)
         elif self.split == "diagnosed6":
             text = self._noise_r5(text, lang, noise, prose)
-        elif self.split == "unseen":
+        elif self.split == "diagnosed7":
             text = self._noise_r6(text, lang, noise, prose)
         if re.search(r"(?i)\bnf4\b", text) and expected.get("method", "qlora") == "qlora":
             expected.setdefault("quant", "nf4")  # "QLoRA (NF4)" states the 4-bit type too (a label, not noise)

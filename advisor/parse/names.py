@@ -42,7 +42,10 @@ _SEP_GAP = re.compile(r"[ \-_/.:(]{0,3}")  # ":" for Ollama tags ("llama3.1:8b",
 _COMMON_WORD_ALIASES = {"tiny", "test"}
 # Vendor and product-line words typed before a GPU name (``advisor.catalog.names`` treats them as noise).
 _FORM_WORDS = {"pcie", "sxm", "sxm4", "sxm5", "nvl"}  # the datasheets' form factors, as typed before a name
-_VENDOR_WORDS = {"nvidia", "amd", "geforce", "instinct", "hgx", "dgx", "tesla", "radeon"}
+# The architectures' names are product-line words too, as the vendors write them before a part ("NVIDIA
+# Blackwell B200", "Hopper H100", "Ampere A100", "Ada Lovelace L40S"; AMD's "CDNA 3 MI300X").
+_ARCH_WORDS = {"blackwell", "hopper", "ampere", "ada", "lovelace", "volta", "turing", "grace", "cdna"}
+_VENDOR_WORDS = {"nvidia", "nv", "amd", "geforce", "instinct", "hgx", "dgx", "tesla", "radeon", *_ARCH_WORDS}
 # Families never matched by their word alone (the toy test model).
 _NO_FAMILY_MATCH = {"tiny", "test"}
 # Country names in Spanish, so "en Francia" finds the region whose country is France.

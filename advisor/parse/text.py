@@ -43,6 +43,7 @@ _GLUED_COUNT = re.compile(r"\b(\d{1,4})\s*x\s*(?=[a-z])")
 # "4x4090" is four cards, "8x7b" / "8x22B" a Mixtral: a count unless the second number ends in b
 # "A100 de 40 GB", "A100 with 40GB", "A100 (40GB)" -> "a100 40gb", the way catalog aliases write it
 _GPU_MEMORY = re.compile(r"\b([a-z]{1,4}\d{2,4}[a-z]{0,2})\s*(?:\(\s*|,\s*|\s(?:de|with|con|w/)\s+)(\d{2,3})\s*gb?\b\s*\)?")
+_HYPHEN_MEMORY = re.compile(r"\b(\d{1,4})-(gb|gib|g)\b")
 _COUNT_TIMES_NUMBER = re.compile(r"\b(\d{1,4})\s*x\s*(\d+(?:\.\d+)?)(\s*b\b)?")
 # "H100x8", "l4x4", "4090x2", "A100 40GBx4": a GPU name, then its count ("h100 x8")
 # (a memory variant ends the name as "40gb", "40g" or "40gib": "A100-40Gx8")
@@ -71,7 +72,14 @@ def clean(text: str) -> str:
         text = _MARKS.sub(" ", text)
     if "/" in text and "(" in text:
         text = _PART_COUNTER.sub(" ", text)
+    if "+1" in text:
+        text = _PLUS_ONE.sub(" ", text)
     return text.strip()
+
+
+# "+1" opening a line (after any mention): the chat idiom for "I agree / me too", no count of anything.
+# Only "+1": another signed number ("+2 GPUs") is a change nobody here reads, left for the slots to ask about.
+_PLUS_ONE = re.compile(r"(?m)^([ \t]*)\+1(?![\d.,])")
 
 
 # "(1/2) ...", "(2/3)": which part of a long message this is, no setting
@@ -98,6 +106,8 @@ def normalize(text: str) -> str:
         text = _NAME_TIMES_COUNT.sub(r"\1 x\2", text)
         text = _COUNT_TIMES_NUMBER.sub(_split_count, text)
         text = _GLUED_COUNT.sub(r"\1 x ", text)
+    if "-g" in text:  # "A100 80-GB", "a 24-GiB card": a memory spelled as a compound adjective is the memory
+        text = _HYPHEN_MEMORY.sub(r"\1\2", text)
     if "g" in text:
         text = _GPU_MEMORY.sub(r"\1 \2gb ", text)  # after "8xA100" is "8 x a100", so "8xA100 (40GB)" is the 40 GB card
     split = text.split("\n")
