@@ -62,7 +62,7 @@ def clean(text: str) -> str:
         text = html.unescape(text)
     if "<" in text:
         text = _SLACK_SPECIAL.sub(" ", text)
-        text = _SLACK_LINK.sub(lambda m: f" {m.group(1)} {m.group(2) or ''} ", text)
+        text = _SLACK_LINK.sub(_link, text)
     if "`" in text:
         text = _FENCE.sub("\n", text)
         text = _BACKTICK.sub(" ", text)
@@ -80,6 +80,18 @@ def clean(text: str) -> str:
 # "+1" opening a line (after any mention): the chat idiom for "I agree / me too", no count of anything.
 # Only "+1": another signed number ("+2 GPUs") is a change nobody here reads, left for the slots to ask about.
 _PLUS_ONE = re.compile(r"(?m)^([ \t]*)\+1(?![\d.,])")
+
+
+# A bare number in a link's label ("<https://wandb.ai/...|run 42>", "<...|PR 1234>") names what the link points
+# to, no setting; a label on a Hub link ("<https://huggingface.co/...|Llama 3 8B>") is a model's name, kept whole.
+_LABEL_NUMBER = re.compile(r"(?<![\w.,])\d+(?![\w.,])")
+
+
+def _link(m: re.Match[str]) -> str:
+    label = m.group(2) or ""
+    if label and "huggingface.co" not in m.group(1) and "hf.co" not in m.group(1):
+        label = _LABEL_NUMBER.sub(" ", label)
+    return f" {m.group(1)} {label} "
 
 
 # "(1/2) ...", "(2/3)": which part of a long message this is, no setting
