@@ -143,3 +143,35 @@ def test_a_slot_word_with_an_unreadable_word_is_a_question(text, field, catalog)
 ])
 def test_prose_around_slot_words_is_no_question(text, catalog):
     assert parse_message(text, catalog).intent == "estimate"
+
+
+# --- an id we do not know is asked about, never sized as a generic model -----------------------------
+
+@pytest.mark.parametrize("text,near", [
+    ("qlora Qwen2.5-Math-7B, seq 2048", "qwen2.5-7b"),          # a family, a variant word, a size: one id
+    ("lora gemma-2-foo-9b", "gemma-2-9b"),
+    ("full Zephyr-LM-7B-beta, seq 4096", None),                 # hyphenated inner parts of an unknown id
+    ("lora on Nemotron-Mini-4B-Instruct", None),
+])
+def test_unknown_hyphenated_ids_are_a_question(text, near, catalog):
+    result = parse_message(text, catalog)
+    assert result.intent == "clarify" and result.clarify_code == "did_you_mean", result.delta.said()
+    assert "params_b" not in result.delta.said() and "model" not in result.delta.said()
+    if near:
+        assert catalog.find_model(near).display_name in result.question
+
+
+def test_known_ids_with_their_suffixes_still_read(catalog):
+    for text, model in (("lora gemma-2-9b-it", "gemma-2-9b"), ("lora qwen2.5-7b-instruct", "qwen2.5-7b")):
+        assert _said(text, catalog)[1].get("model") == model
+
+
+def test_an_unknown_name_with_nothing_near_says_what_would_work(catalog):
+    result = parse_message("lora on Zzyzx-8B", catalog)
+    assert result.intent == "clarify" and "?" not in result.question.split("Did you mean")[-1][:3]
+    assert "Did you mean ?" not in result.question
+
+
+def test_over_is_a_preposition_before_a_model_size(catalog):
+    assert _said("run qlora over 90b model", catalog)[1] == {"method": "qlora", "params_b": 90.0}
+    assert _said("qlora llama 3 8b over 50M tokens", catalog)[1].get("dataset_tokens") == 50_000_000

@@ -366,7 +366,10 @@ class Matcher:
         """A word we do not know right before a size ("pythia 12b", "mstrl 7b") names a model we
         do not have: ask, with the closest catalog models (by name when one is near, else by size)."""
         j = i + 1
-        while j < len(toks) and j <= i + 2 and _NUMERIC.fullmatch(toks[j].text) and toks[j].gap in ("", " ", "-", "_", "."):
+        while j < len(toks) and j <= i + 3 and not _SIZE.fullmatch(toks[j].text) and (
+                _NUMERIC.fullmatch(toks[j].text) and toks[j].gap in ("", " ", "-", "_", ".")
+                # a hyphenated id's inner parts ("Starling-LM-7B-alpha", "OpenHermes-2.5-Mistral-7B"): one name
+                or toks[j].gap in ("-", "_") and toks[j].text.isalnum() and len(toks[j].text) <= 12):
             j += 1  # a version between the name and its size ("smll2 135m", "lama 3.1 8b")
         if j >= len(toks) or toks[j].gap not in ("", " ", "-", "_") or not _SIZE.fullmatch(toks[j].text):
             return None
@@ -459,6 +462,18 @@ class Matcher:
         if preset is not None and j < len(toks) and _SIZE.fullmatch(toks[j].text) and _SEP_GAP.fullmatch(toks[j].gap) \
                 and "(" not in toks[j].gap:
             return None  # "70b llama 3 8b": two sizes; "8B Llama 3 (200M tokens": a parenthesis of its own
+        if size is None and preset is None:
+            # "Qwen2.5-Coder-7B", "llama-guard-8b": the family, a variant word we do not know, then a size, all one
+            # hyphenated id: a model the catalog lacks, asked about with the family's models near it (never sized
+            # as a generic model of that size without a word)
+            k = j
+            while k < len(toks) and k <= j + 2 and toks[k].gap in ("-", "_") and toks[k].text.isalpha():
+                k += 1
+            if j < k < len(toks) and toks[k].gap in ("-", "_") and _SIZE.fullmatch(toks[k].text):
+                near = self._versioned(fam, versions, toks[k].text) or self._versioned(fam, versions, None)
+                ids = tuple(dict.fromkeys(m[2] for m in near))[:6]
+                return NameMatch("unsure", None, toks[i].start, toks[k].end, ids, typed=toks[i].text,
+                                 word="unknown"), k - i + 1
         models = self._versioned(fam, versions, size)
         ids = tuple(m[2] for m in models)
         start, end = toks[i].start, toks[j - 1].end

@@ -259,7 +259,9 @@ CUES: list[Cue] = [
            "training tokens"),
     *_cues("dataset", 9, 0, "dataset", "data set", "dataset of", "corpus", "corpus of", "datos", "datos de",
            "conjunto de datos", "dataset de", "un dataset de", "data of", "datasets of", "training on", "train on",
-           "entrenar con", "over"),
+           "entrenar con"),
+    # "over" is a preposition first ("over 2 GPUs", "run qlora over 90b model"): a weak hint of a dataset
+    *_cues("dataset", 4, 0, "over"),
     *_cues("batch", 10, 3, "batch", "batch size", "batchsize", "bs", "bsz", "mbs", "micro batch", "microbatch",
            "micro batch size", "micro bs", "per device batch", "per device train batch size", "per device batch size",
            "per gpu batch", "per gpu batch size", "batch per device", "batch per gpu", "train micro batch size per gpu",
