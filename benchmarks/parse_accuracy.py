@@ -123,6 +123,7 @@ def main() -> None:
             ("generated/diagnosed5", phrasegen.generate(args.n, split="diagnosed5", catalog=catalog, seed=args.seed)),
             ("generated/diagnosed6", phrasegen.generate(args.n, split="diagnosed6", catalog=catalog, seed=args.seed)),
             ("generated/diagnosed7", phrasegen.generate(args.n, split="diagnosed7", catalog=catalog, seed=args.seed)),
+            ("generated/unseen", phrasegen.generate(args.n, split="unseen", catalog=catalog, seed=args.seed)),
             ("table/fresh", phrasings_fresh.load())]
     for name, entries in sets:
         report(name, run(entries, catalog), args.show)
