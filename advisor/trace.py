@@ -51,14 +51,24 @@ class TraceResult:
     allocated_bytes: int  # peak of live tensor bytes over the traced steps (torch "allocated")
     breakdown: dict[str, int]  # category -> bytes at the peak moment; sums to allocated_bytes
     by_phase: dict[str, int]  # phase -> peak bytes within it
-    baseline_bytes: int  # model + batch before the first step
+    baseline_bytes: int  # model + optimizer state + batch before the first phase
     seconds: float
     steps: int
     notes: list[str] = field(default_factory=list)
+    runtime: str = "reference"  # "reference" (advisor.model) or "hf" (advisor.hftrace)
+    versions: dict[str, str] = field(default_factory=dict)  # libraries the traced step ran on
+    tracker: object | None = field(default=None, repr=False, compare=False)
+    """The ``advisor.model.tracker.LiveBytes`` that recorded the run: its alloc/free event log
+    (``tracker.event_log()``: one event per allocation or free, with size, phase and category)
+    is what an allocator model replays."""
 
     def to_json(self) -> dict:
         return {"allocated_bytes": self.allocated_bytes, "breakdown": dict(self.breakdown),
-                "by_phase": dict(self.by_phase)}
+                "by_phase": dict(self.by_phase), "baseline_bytes": self.baseline_bytes}
+
+    def event_log(self) -> list:
+        """The tracker's events (``advisor.model.tracker.Event``), in order; empty without one."""
+        return self.tracker.event_log() if self.tracker is not None else []
 
 
 def _torch():
@@ -69,15 +79,37 @@ def _torch():
     return torch
 
 
-def trace_step(spec: FinetuneSpec, arch: Architecture, *, steps: int = 2, fake: bool = True,
-               device: str = "cpu", stack: StackProfile | None = None) -> TraceResult:
+def sharding_scale(spec: FinetuneSpec) -> tuple[dict[str, float] | None, list[str]]:
+    """Per-category byte scale of one GPU's share under sharding, and the note saying so."""
+    n = spec.num_gpus
+    if n <= 1 or spec.sharding == "ddp":
+        return None, []
+    if spec.sharding == "zero2":  # DeepSpeed ZeRO-2: gradients and optimizer states partitioned
+        shard = ("master_weights", "gradients", "optimizer_states")
+    else:  # FSDP full shard and ZeRO-3: parameters too
+        shard = SHARDED
+    note = (f"{spec.sharding.upper()} over {n} GPUs: {', '.join(c.replace('_', ' ') for c in shard)} divided by "
+            "the GPU count (all-gather and reduce-scatter buffers not included)")
+    return {c: 1.0 / n for c in shard}, [note]
+
+
+def trace_step(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1, fake: bool = True,
+               device: str = "cpu", stack: StackProfile | None = None, runtime: str = "reference",
+               progress=None) -> TraceResult:
     """Trace ``steps`` training steps of ``spec`` on ``arch``; see the module docstring.
 
-    ``fake=False`` runs the same thing on real tensors (small shapes only; the tests use it to
-    check that fake and real runs track the same bytes). ``stack`` overrides the profile named
-    by ``spec.stack`` (to study one switch at a time)."""
+    ``runtime="hf"`` traces the real stack instead (``advisor.hftrace.trace_hf``: transformers +
+    PEFT at the installed versions). ``fake=False`` runs the reference decoder on real tensors
+    (small shapes only; the tests use it to check that fake and real runs track the same bytes).
+    ``stack`` overrides the profile named by ``spec.stack`` (to study one switch at a time).
+    The optimizer state is made before measuring (one step over zero gradients, as a first step
+    makes it), so ``steps=1`` shows what every later step keeps alive."""
     if steps < 1:
         raise ValueError("steps must be at least 1")
+    if runtime == "hf":
+        from advisor.hftrace import trace_hf
+
+        return trace_hf(spec, arch, steps=steps, progress=progress)
     torch = _torch()
     from torch._subclasses.fake_tensor import FakeTensorMode
 
@@ -95,7 +127,9 @@ def trace_step(spec: FinetuneSpec, arch: Architecture, *, steps: int = 2, fake: 
             with tracker:
                 model = build_model(spec, arch, device, stack=stack)
                 optimizer = make_optimizer(model, spec)
+                warm_optimizer(torch, model, optimizer)
                 tracker.label_model(model)
+                tracker.label_optimizer(optimizer)
                 tracker.set_phase("batch")
                 batch = synthetic_batch(spec, arch, device, seed=0)
 
@@ -108,18 +142,24 @@ def trace_step(spec: FinetuneSpec, arch: Architecture, *, steps: int = 2, fake: 
                     tracker.set_phase(phase)
 
                 for _ in range(steps):
-                    train_step(model, optimizer, batch, spec, on_phase=on_phase)
+                    train_step(model, optimizer, batch, spec, on_phase=on_phase,
+                               micro_batches=min(spec.gradient_accumulation_steps, 2))
                 del model, optimizer, batch
         finally:
             if fake_mode is not None:
                 fake_mode.__exit__(None, None, None)
-    notes = []
-    scale = None
-    if spec.num_gpus > 1 and spec.sharding == "fsdp":
-        scale = {c: 1.0 / spec.num_gpus for c in SHARDED}
-        notes.append(f"FSDP over {spec.num_gpus} GPUs: parameters, gradients and optimizer states "
-                     "divided by the GPU count (all-gather buffers not included)")
+    scale, notes = sharding_scale(spec)
     replay = tracker.replay(scale, PHASES)
     return TraceResult(allocated_bytes=replay.peak_bytes, breakdown=replay.breakdown, by_phase=replay.by_phase,
                        baseline_bytes=replay.baseline_bytes, seconds=time.perf_counter() - started,
-                       steps=steps, notes=notes)
+                       steps=steps, notes=notes, runtime="reference", tracker=tracker)
+
+
+def warm_optimizer(torch, model, optimizer) -> None:
+    """Create the optimizer state as the first real step does: zero gradients, one step, then
+    ``zero_grad(set_to_none=True)`` (shared by both traces)."""
+    for p in model.parameters():
+        if p.requires_grad:
+            p.grad = torch.zeros_like(p)
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)

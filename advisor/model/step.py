@@ -73,21 +73,26 @@ def _autocast(model, device_type: str):
 
 
 def train_step(model, optimizer, batch: dict[str, torch.Tensor], spec: FinetuneSpec,
-               on_phase: Callable[[str], None] | None = None) -> torch.Tensor:
-    """Forward (with the loss), backward, optimizer step, zero_grad(set_to_none=True).
+               on_phase: Callable[[str], None] | None = None, micro_batches: int | None = None) -> torch.Tensor:
+    """Forward (with the loss) and backward for each of ``spec.gradient_accumulation_steps``
+    micro-batches (``micro_batches`` overrides the count: a trace runs two, since every one
+    after the first keeps the same tensors alive, the accumulated gradients among them), then the
+    optimizer step and zero_grad(set_to_none=True).
 
-    Returns the loss, detached. ``on_phase`` is called with "forward", "backward", "optimizer"
-    as each starts and "done" at the end.
+    Returns the last loss, detached. ``on_phase`` is called with "forward", "backward",
+    "optimizer" as each starts and "done" at the end.
     """
     mark = on_phase or (lambda _phase: None)
     model.train()
     ids = batch["input_ids"]
-    mark("forward")
-    with _autocast(model, ids.device.type):
-        loss = model(ids, batch["labels"])
-    mark("backward")
     fp16 = spec.precision == "fp16-mixed"
-    (loss * FP16_LOSS_SCALE if fp16 else loss).backward()
+    runs = spec.gradient_accumulation_steps if micro_batches is None else micro_batches
+    for _ in range(max(1, runs)):
+        mark("forward")
+        with _autocast(model, ids.device.type):
+            loss = model(ids, batch["labels"])
+        mark("backward")
+        (loss * FP16_LOSS_SCALE if fp16 else loss).backward()
     if fp16:
         grads = [p.grad for p in model.parameters() if p.grad is not None]
         if grads:

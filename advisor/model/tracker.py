@@ -31,6 +31,22 @@ class _Storage:
     label: str | None = None  # role learned later (weights, gradients, ...)
 
 
+@dataclass(frozen=True)
+class Event:
+    """One entry of the tracker's log: a storage allocated or freed.
+
+    ``storage`` is the storage's index (its alloc and its free share it), ``nbytes`` its size
+    (after any sharding ``scale``), ``phase`` the phase running when the event happened (build,
+    batch, forward, backward, optimizer, idle), ``category`` the storage's category at the end of
+    the run (advisor.trace's categories)."""
+
+    kind: str  # "alloc" or "free"
+    storage: int
+    nbytes: int
+    phase: str
+    category: str
+
+
 @dataclass
 class Replay:
     peak_bytes: int
@@ -116,14 +132,20 @@ class LiveBytes(TorchDispatchMode):
         if idx is not None:
             self.storages[idx].label = category
 
-    def label_model(self, model: torch.nn.Module) -> None:
-        """Parameters and buffers as stored: adapters, quantization constants, weights."""
+    def label_model(self, model: torch.nn.Module, constants=()) -> None:
+        """Parameters and buffers as stored: adapters, quantization constants, weights.
+        ``constants``: quantization-state tensors kept outside parameters and buffers
+        (bitsandbytes' ``weight.quant_state``), labelled as quant_constants."""
         from advisor.model.layers import QuantizedWeight
 
-        constants = set()
+        constants = {id(c.untyped_storage()) for c in constants}
         for mod in model.modules():
             if isinstance(mod, QuantizedWeight):
                 constants |= {id(c.untyped_storage()) for c in mod.constant_buffers()}
+        for key in constants:
+            idx = self._live.get(key)
+            if idx is not None:
+                self.storages[idx].label = "quant_constants"
         for name, p in list(model.named_parameters()) + list(model.named_buffers()):
             key = id(p.untyped_storage())
             self._param_ids.add(key)
@@ -153,6 +175,22 @@ class LiveBytes(TorchDispatchMode):
         if rec.phase == "build":
             return "weights"
         return "transient"
+
+    def event_log(self, scale: dict[str, float] | None = None) -> list[Event]:
+        """Every alloc and free in order, with size, phase and category (what an allocator
+        model replays; ``replay`` below is the same walk summed)."""
+        scale = scale or {}
+        marks = dict(self.phase_marks)
+        phase = "build"
+        out = []
+        for i, ev in enumerate(self.events):
+            phase = marks.get(i, phase)
+            idx = ev if ev >= 0 else ~ev
+            rec = self.storages[idx]
+            cat = self.category(rec)
+            out.append(Event("alloc" if ev >= 0 else "free", idx, int(-(-rec.nbytes * scale.get(cat, 1.0) // 1)),
+                             phase, cat))
+        return out
 
     def replay(self, scale: dict[str, float] | None = None, phases: tuple[str, ...] = ("forward", "backward", "optimizer")) -> Replay:
         """Walk the event log: the peak after the first phase mark, its composition, and the
