@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import importlib
+import sys
+import time
 
 import click
 
 from advisor.catalog import Catalog
 from advisor.cli.common import catalog_path, db_option, emit_json, json_option
 from advisor.cli.spec_flags import spec_options
+from advisor.errors import MissingExtra, SpecError
 from advisor.format import gib
 from advisor.i18n import t
 from advisor.resolve import resolve_request
@@ -32,30 +35,96 @@ def _estimate(spec, arch, traced: int) -> dict | None:
     return {"allocated_bytes": est, "error_pct": round(100.0 * (est - traced) / traced, 2)}
 
 
+def hf_unavailable(spec, arch) -> str | None:
+    """Why the real hf stack cannot trace this spec here (None when it can)."""
+    if spec.stack != "hf":
+        return f"the {spec.stack} stack is not transformers + PEFT (its behaviour is traced in the reference decoder)"
+    if spec.liger_kernel:
+        return ("Liger's kernels are Triton kernels, which do not run on fake CPU tensors "
+                "(the estimate models their memory from liger_kernel's source)")
+    if arch.mlp_kind != "gated" or arch.norm != "rmsnorm":
+        return "transformers' Llama-family classes cannot express this architecture"
+    if spec.method == "qlora" and spec.quant != "nf4":
+        return "only NF4 4-bit (bitsandbytes Linear4bit) has a fake-tensor stand-in"
+    try:
+        from advisor.pilot import hf_stack
+
+        hf_stack.imports(spec)
+    except MissingExtra as exc:
+        return str(exc)
+    return None
+
+
+def choose_runtime(runtime: str, spec, arch) -> tuple[str, str | None]:
+    """(runtime to trace with, why hf was not used) for ``--runtime auto|reference|hf``."""
+    if runtime == "reference":
+        return "reference", None
+    why = hf_unavailable(spec, arch)
+    if runtime == "hf":
+        if why:
+            raise SpecError(f"Cannot trace --runtime hf: {why}. Use --runtime reference.")
+        return "hf", None
+    return ("reference", why) if why else ("hf", None)
+
+
+class _Progress:
+    """One self-overwriting status line on stderr, only when stderr is a terminal."""
+
+    def __init__(self, enabled: bool):
+        self.enabled, self.started, self.last = enabled, time.perf_counter(), 0.0
+
+    def __call__(self, text: str) -> None:
+        now = time.perf_counter()
+        if not self.enabled or now - self.last < 0.1:
+            return
+        self.last = now
+        sys.stderr.write(f"\r  tracing ({now - self.started:4.1f} s): {text:<40}")
+        sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.enabled and self.last:
+            sys.stderr.write("\r" + " " * 70 + "\r")
+            sys.stderr.flush()
+
+
 @click.command()
 @spec_options
-@click.option("--steps", type=click.IntRange(1, 10), default=2, show_default=True,
-              help="Training steps to trace (the optimizer state appears in the first).")
+@click.option("--runtime", type=click.Choice(["auto", "reference", "hf"]), default="auto", show_default=True,
+              help="hf: the real transformers + PEFT step at the installed versions; reference: advisor's "
+                   "decoder with the stack's switches; auto: hf for --stack hf when the hf extra is installed.")
+@click.option("--steps", type=click.IntRange(1, 10), default=1, show_default=True,
+              help="Training steps to trace (the optimizer state is made before the first).")
 @click.option("--lang", type=click.Choice(["en", "es"]), default="en", show_default=True)
 @db_option
 @json_option
-def trace(request: SpecRequest, steps: int, lang: str, db: str | None, as_json: bool) -> None:
-    """Exact peak memory of one training step, traced with fake tensors (needs the pilot extra)."""
+def trace(request: SpecRequest, runtime: str, steps: int, lang: str, db: str | None, as_json: bool) -> None:
+    """Exact peak memory of one training step, traced with fake tensors (needs the pilot extra;
+    --runtime hf the hf extra)."""
     from advisor.trace import trace_step
 
     resolved = resolve_request(request, Catalog.open(catalog_path(db)))
     spec, arch = resolved.spec, resolved.arch
-    result = trace_step(spec, arch, steps=steps)
+    chosen, why = choose_runtime(runtime, spec, arch)
+    progress = _Progress(sys.stderr.isatty())
+    try:
+        result = trace_step(spec, arch, steps=steps, runtime=chosen, progress=progress)
+    finally:
+        progress.done()
     estimate = _estimate(spec, arch, result.allocated_bytes)
+    notes = list(result.notes)
+    if runtime == "auto" and why and spec.stack == "hf":
+        notes.append(f"traced with the reference decoder: {why}")
     if as_json:
-        out = {"spec": spec.model_dump(mode="json"), "memory": result.to_json(),
-               "trace_seconds": round(result.seconds, 3), "notes": result.notes}
+        out = {"spec": spec.model_dump(mode="json"), "memory": result.to_json(), "runtime": result.runtime,
+               "versions": result.versions, "trace_seconds": round(result.seconds, 3), "notes": notes}
         if estimate is not None:
             out["estimate"] = estimate
         emit_json(out)
         return
     click.echo(t("trace.title", lang, label=resolved.label, method=t(f"method.{spec.method}", lang),
                  seq_len=spec.seq_len, micro_batch=spec.micro_batch, stack=spec.stack))
+    click.echo(t("trace.runtime", lang, runtime=result.runtime,
+                 versions=", ".join(f"{k} {v}" for k, v in result.versions.items()) or "advisor.model"))
     if spec.num_gpus > 1:
         click.echo(t("trace.per_gpu", lang, num_gpus=spec.num_gpus, sharding=spec.sharding.upper()))
     peak = result.allocated_bytes
@@ -71,6 +140,6 @@ def trace(request: SpecRequest, steps: int, lang: str, db: str | None, as_json: 
         click.echo(f"  {t('trace.phase.' + phase, lang):<28} {gib(size, 2):>12}")
     if estimate is not None:
         click.echo(t("trace.estimate", lang, size=gib(estimate["allocated_bytes"], 2), error=estimate["error_pct"]))
-    for note in result.notes:
+    for note in notes:
         click.echo(note)
     click.echo(t("trace.seconds", lang, steps=result.steps, seconds=result.seconds))

@@ -67,7 +67,7 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
                 on_phase: Callable[[str], None] | None = None,
                 on_built: Callable[[HfStep], None] | None = None,
                 progress: Callable[[str], None] | None = None,
-                micro_batches: int | None = None) -> HfStep:
+                micro_batches: int | None = None, cuda_kernels: bool = True) -> HfStep:
     """Build the hf stack's model, optimizer and batch for ``spec`` under ``FakeTensorMode`` and
     run ``steps`` training steps (after creating the optimizer state).
 
@@ -78,6 +78,8 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
     once the model, optimizer (with its state) and batch exist, before the first "forward"; ``progress(text)`` with a short status (layer counts) for terminals.
     ``micro_batches`` caps the micro-batches per step under gradient accumulation (default: two
     when the spec accumulates, since every one after the first keeps the same tensors alive).
+    ``cuda_kernels=False`` leaves bitsandbytes' fake kernels as they are (allocating only their
+    outputs): the bare step, for timing the trace's own overhead.
     """
     import torch
     from torch._subclasses.fake_tensor import FakeTensorMode
@@ -97,7 +99,7 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
     say = progress or (lambda _text: None)
     if micro_batches is None:
         micro_batches = min(spec.gradient_accumulation_steps, 2)
-    kernels = bnb4bit.CudaKernelFootprint() if qlora else None
+    kernels = bnb4bit.CudaKernelFootprint() if (qlora and cuda_kernels) else None
     with contextlib.ExitStack() as stack:
         stack.enter_context(torch.random.fork_rng(devices=[]))
         torch.manual_seed(0)
@@ -106,6 +108,7 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
             stack.enter_context(mode)
         if kernels is not None:
             stack.enter_context(kernels)
+        if qlora:
             stack.enter_context(bnb4bit.fake_quant_maps())
         stack.enter_context(fake_module_moves())
         stack.enter_context(cuda_behaviour())

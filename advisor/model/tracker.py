@@ -21,9 +21,10 @@ CATEGORIES = ("weights", "quant_constants", "adapters", "master_weights", "gradi
               "optimizer_states", "activations", "logits_loss", "transient")
 
 _SKIP = {torch.ops.prim.device.default}
+_TO_COPY = torch.ops.aten._to_copy.default
 
 
-@dataclass
+@dataclass(slots=True)
 class _Storage:
     nbytes: int
     phase: str
@@ -70,6 +71,10 @@ class LiveBytes(TorchDispatchMode):
 
     def __post_init__(self):
         super().__init__()
+        # one weak reference per live storage, all with the same callback (cheaper than a
+        # weakref.finalize each): id(ref) -> (id(storage), index, ref)
+        self._refs: dict[int, tuple[int, int, weakref.ref]] = {}
+        self._on_dead = self._dead
         self.dequant_ops = set()
         if hasattr(torch.ops, "advisor"):
             for name in ("dequantize_nf4", "dequantize_int8"):
@@ -85,12 +90,15 @@ class LiveBytes(TorchDispatchMode):
         hint = None
         if func in self.dequant_ops:
             hint = "dequant"
-        elif func is torch.ops.aten._to_copy.default and args and isinstance(args[0], torch.Tensor) \
+        elif func is _TO_COPY and args and isinstance(args[0], torch.Tensor) \
                 and id(args[0].untyped_storage()) in self._param_ids:
             hint = "weight_copy"
-        for t in tree_leaves(out):
-            if isinstance(t, torch.Tensor):
-                self.track(t, hint)
+        if isinstance(out, torch.Tensor):  # the common case, without walking a pytree
+            self.track(out, hint)
+        else:
+            for t in tree_leaves(out):
+                if isinstance(t, torch.Tensor):
+                    self.track(t, hint)
         return out
 
     def track(self, t: torch.Tensor, hint: str | None = None) -> None:
@@ -113,7 +121,12 @@ class LiveBytes(TorchDispatchMode):
         self.storages.append(_Storage(nbytes, self.phase, hint))
         self._live[key] = idx
         self.events.append(idx)
-        weakref.finalize(st, self._free, key, idx)
+        ref = weakref.ref(st, self._on_dead)
+        self._refs[id(ref)] = (key, idx, ref)
+
+    def _dead(self, ref: weakref.ref) -> None:
+        key, idx, _ = self._refs.pop(id(ref))
+        self._free(key, idx)
 
     def _free(self, key: int, idx: int) -> None:
         if self._live.get(key) == idx:

@@ -203,7 +203,10 @@ def prepare(model, spec):
     trains fp32 weights (HF Trainer with bf16=True on a model loaded in fp32)."""
     _, peft, _ = imports(spec)
     if spec.gradient_checkpointing:
-        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        if hasattr(model, "activation_checkpointing_enable"):  # transformers >= 5 (the old name is deprecated)
+            model.activation_checkpointing_enable(activation_checkpointing_kwargs={"use_reentrant": False})
+        else:
+            model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     if spec.method == "qlora":
         model = peft.prepare_model_for_kbit_training(
             model, use_gradient_checkpointing=spec.gradient_checkpointing,
