@@ -340,6 +340,8 @@ class _Loss:
     head_backward: float  # the logits' gradient entering the LM head's backward
     head_grad: float  # the LM head's weight gradient (full fine-tune)
     input_grad: float  # fused losses: the hidden states' gradient, made in forward
+    chunked_head: float = 0.0  # chunked loss over a trainable head: the moment its per-chunk
+    # weight gradients are summed (see _loss)
 
 
 def _loss(s: _Setup) -> _Loss:
@@ -370,15 +372,25 @@ def _loss(s: _Setup) -> _Loss:
         return _Loss(forward=live, backward=grads, head_backward=0.0, head_grad=0.0, input_grad=0.0)
     chunks = max(1, prof.loss_chunks)
     loss_bytes = FP32 if (prof.loss_upcast_fp32 or spec.precision == "fp32") else act
-    logits16 = act * sv
+    logits16 = act * sv / (1 if prof.loss_keeps_logits else chunks)  # all chunks, or the one in flight
     upcast_copy = FP32 * sv / chunks if (prof.loss_upcast_fp32 and act != FP32) else 0.0
     logsm_saved = loss_bytes * sv  # every chunk's log-softmax output is saved for backward
     if chunks == 1:
         backward = LOSS_BWD_COPIES * loss_bytes * sv
     else:
         backward = logsm_saved + (LOSS_BWD_COPIES - 1) * loss_bytes * sv / chunks
+    # a chunked loss over a trainable LM head uses the head weight once per chunk, so backward
+    # sums a weight gradient per chunk (autograd's InputBuffer: the running sum, the new chunk's
+    # gradient and their sum alive at once) while the log-softmax of the chunks still to go stays
+    # saved; the chunk's input gradient and the logits' gradient feeding the matmul beside them
+    chunked_head = 0.0
+    if chunks > 1 and s.full:
+        head_weight = arch.vocab * arch.hidden * s.train_bytes * s.param_share
+        chunk_tokens = tokens / chunks
+        chunked_head = (logsm_saved * (chunks - 2) / chunks + 3 * head_weight
+                        + 2 * act * chunk_tokens * arch.hidden)
     return _Loss(forward=logits16 + upcast_copy + logsm_saved, backward=backward,
-                 head_backward=act * sv, head_grad=head_grad, input_grad=0.0)
+                 head_backward=act * sv, head_grad=head_grad, input_grad=0.0, chunked_head=chunked_head)
 
 
 @dataclass(frozen=True)
@@ -461,10 +473,13 @@ def _moments(s: _Setup, static: dict[str, float], a: _Acts, loss: _Loss, tr: _Tr
                logits_loss=loss.backward, transient=bwd_extra),
         moment("backward", gradients=grads(head_grad), activations=a.saved + a.grad_flow,
                logits_loss=loss.head_backward, transient=bwd_extra),
+        moment("backward", gradients=grads_fwd, activations=a.saved, logits_loss=loss.chunked_head,
+               transient=bwd_extra),
         # top layer's backward: every layer's saved activations (or checkpointed inputs) still
         # alive with the recomputed layer; the final norm's saved tensors were freed by its own
         # backward, and the LM head's gradient exists (traced: advisor.trace, tests/test_agreement)
-        moment("backward", gradients=grads(head_grad), activations=a.top_layer - a.final_norm,
+        # unless the optimizer stepped and freed it already in backward
+        moment("backward", gradients=0.0 if s.in_backward else grads(head_grad), activations=a.top_layer - a.final_norm,
                transient=layer_extra),
         # end of backward, inside the first layer: every gradient but that layer's and the
         # embedding's, that layer's activations (recomputed under checkpointing, beside the

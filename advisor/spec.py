@@ -275,6 +275,7 @@ STACKS: tuple[str, ...] = get_args(Stack)
 OPTIMIZERS: tuple[str, ...] = get_args(Optimizer)
 PRECISIONS: tuple[str, ...] = get_args(Precision)
 ARCH_OVERRIDES = ("layers", "hidden", "intermediate", "heads", "kv_heads", "vocab", "tied_embeddings")
+FULL_SHAPE = ("layers", "hidden", "intermediate", "heads", "kv_heads", "vocab")  # enough to build an Architecture
 
 
 class FinetuneSpec(_SpecFields):
@@ -323,8 +324,12 @@ class FinetuneSpec(_SpecFields):
     @model_validator(mode="after")
     def _coherent(self) -> "FinetuneSpec":
         problems: list[str] = []
-        if self.model is None and self.params_b is None:
-            problems.append("say which model (e.g. 'llama-3.1-8b') or its size (e.g. '8B')")
+        if self.model is None and self.params_b is None and not self.full_architecture:
+            missing = [n.replace("_", "-") for n in FULL_SHAPE if getattr(self, n) is None]
+            given = len(missing) < len(FULL_SHAPE)
+            problems.append("say which model (e.g. 'llama-3.1-8b'), its size (e.g. '8B'), or its whole shape "
+                            + (f"(still missing: {', '.join(missing)})" if given
+                               else "(layers, hidden, intermediate, heads, kv-heads, vocab)"))
         if self.method == "qlora" and self.quant is None:
             object.__setattr__(self, "quant", DEFAULTS["quant"].value)
         if self.method != "qlora" and self.quant is not None:
@@ -336,6 +341,9 @@ class FinetuneSpec(_SpecFields):
             problems.append("an optimizer step fused into backward applies each gradient at once, so it "
                             "cannot accumulate gradients: use gradient accumulation 1, or turn "
                             "optimizer-in-backward off")
+        if self.optimizer_in_backward and self.stack not in ("torchtune", "reference"):
+            problems.append("an optimizer step fused into backward is torchtune's optimizer_in_bwd; use "
+                            "--stack torchtune (or reference)")
         if self.liger_kernel and self.stack != "hf":
             problems.append("Liger kernels are an option of the hf stack (TrainingArguments."
                             "use_liger_kernel); use --stack hf")
@@ -345,6 +353,11 @@ class FinetuneSpec(_SpecFields):
         if problems:
             raise ValueError("; ".join(problems))
         return self
+
+    @property
+    def full_architecture(self) -> bool:
+        """Every shape field given: the architecture needs no catalog model nor size."""
+        return all(getattr(self, name) is not None for name in FULL_SHAPE)
 
     @property
     def trains_adapters(self) -> bool:

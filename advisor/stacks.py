@@ -39,6 +39,11 @@ class StackProfile:
     logits is alive at a time (torchtune LinearCrossEntropyLoss num_output_chunks=8; litgpt
     chunked_cross_entropy over lm_head_chunk_size=128, here as 16 chunks of a 2048 sequence).
     1 = the whole sequence at once."""
+    loss_keeps_logits: bool
+    """The 16-bit logits of every chunk stay alive until the loss is done: litgpt's model returns
+    the list of lm_head chunks (finetune/lora.py ``model(input_ids, lm_head_chunk_size=128)``)
+    and transformers its whole logits; torchtune's LinearCrossEntropyLoss projects each chunk
+    inside ``compute_cross_entropy`` and drops it once its fp32 copy is made."""
     kbit_prep_fp32: bool
     """PEFT prepare_model_for_kbit_training casts every non-quantized parameter (embeddings,
     norms, LM head) to fp32 under QLoRA (peft/utils/other.py: ``param.data.to(torch.float32)``)."""
@@ -84,28 +89,28 @@ class StackProfile:
 
 PROFILES: dict[str, StackProfile] = {
     "hf": StackProfile(
-        name="hf", loss_upcast_fp32=True, loss_chunks=1, kbit_prep_fp32=True,
+        name="hf", loss_keeps_logits=True, loss_upcast_fp32=True, loss_chunks=1, kbit_prep_fp32=True,
         keep_quant_input=False, lora_dropout_copy=True, lora_cast_input=True, autocast_weight_cache=True,
         quant_out_follows_input=True, input_grads_with_checkpointing=True,
     ),
     "torchtune": StackProfile(
-        name="torchtune", loss_upcast_fp32=True, loss_chunks=8, kbit_prep_fp32=False,
+        name="torchtune", loss_keeps_logits=False, loss_upcast_fp32=True, loss_chunks=8, kbit_prep_fp32=False,
         keep_quant_input=False, lora_dropout_copy=True, lora_cast_input=False, autocast_weight_cache=False,
         adapters_fp32=False,
     ),
     "litgpt": StackProfile(
-        name="litgpt", loss_upcast_fp32=True, loss_chunks=16, kbit_prep_fp32=False,
+        name="litgpt", loss_keeps_logits=True, loss_upcast_fp32=True, loss_chunks=16, kbit_prep_fp32=False,
         keep_quant_input=False, lora_dropout_copy=True, lora_cast_input=False, autocast_weight_cache=False,
         adapters_fp32=False, quant_out_follows_input=True,
     ),
     "unsloth": StackProfile(
-        name="unsloth", loss_upcast_fp32=True, loss_chunks=1, kbit_prep_fp32=False,
+        name="unsloth", loss_keeps_logits=True, loss_upcast_fp32=True, loss_chunks=1, kbit_prep_fp32=False,
         keep_quant_input=False, lora_dropout_copy=True, lora_cast_input=True, autocast_weight_cache=True,
         quant_out_follows_input=True, input_grads_with_checkpointing=True,
         offload_checkpoints=True, fused_loss="unsloth",
     ),
     "reference": StackProfile(
-        name="reference", loss_upcast_fp32=False, loss_chunks=1, kbit_prep_fp32=False,
+        name="reference", loss_keeps_logits=True, loss_upcast_fp32=False, loss_chunks=1, kbit_prep_fp32=False,
         keep_quant_input=False, lora_dropout_copy=False, lora_cast_input=False, autocast_weight_cache=False,
     ),
 }

@@ -40,7 +40,8 @@ from dataclasses import dataclass, field
 from advisor.arch import Architecture
 from advisor.errors import MissingExtra
 from advisor.spec import FinetuneSpec
-from advisor.stacks import StackProfile
+from advisor.errors import SpecError
+from advisor.stacks import StackProfile, for_spec
 
 SHARDED = ("weights", "quant_constants", "adapters", "master_weights", "gradients", "optimizer_states")
 PHASES = ("forward", "backward", "optimizer")
@@ -110,6 +111,10 @@ def trace_step(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1, fake: 
         from advisor.hftrace import trace_hf
 
         return trace_hf(spec, arch, steps=steps, progress=progress)
+    prof = stack or for_spec(spec)
+    if prof.offload_checkpoints or prof.fused_loss:
+        raise SpecError(f"The reference decoder does not run {'Liger' if prof.fused_loss == 'liger' else 'Unsloth'}'s "
+                        "kernels (fused loss, offloaded checkpoints); the estimate models them from their source.")
     torch = _torch()
     from torch._subclasses.fake_tensor import FakeTensorMode
 
@@ -149,17 +154,32 @@ def trace_step(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1, fake: 
             if fake_mode is not None:
                 fake_mode.__exit__(None, None, None)
     scale, notes = sharding_scale(spec)
-    replay = tracker.replay(scale, PHASES)
+    paged, paged_notes = outside_allocator(spec)
+    replay = tracker.replay({**(scale or {}), **paged}, PHASES)
     return TraceResult(allocated_bytes=replay.peak_bytes, breakdown=replay.breakdown, by_phase=replay.by_phase,
                        baseline_bytes=replay.baseline_bytes, seconds=time.perf_counter() - started,
-                       steps=steps, notes=notes, runtime="reference", tracker=tracker)
+                       steps=steps, notes=notes + paged_notes, runtime="reference", tracker=tracker)
 
 
 def warm_optimizer(torch, model, optimizer) -> None:
     """Create the optimizer state as the first real step does: zero gradients, one step, then
-    ``zero_grad(set_to_none=True)`` (shared by both traces)."""
+    ``zero_grad(set_to_none=True)`` (shared by both traces; an optimizer fused into backward
+    gets one step per parameter)."""
+    per_param = getattr(optimizer, "optimizers", None)
     for p in model.parameters():
         if p.requires_grad:
             p.grad = torch.zeros_like(p)
+            if per_param is not None:
+                per_param[p].step()
+                per_param[p].zero_grad(set_to_none=True)
     optimizer.step()
     optimizer.zero_grad(set_to_none=True)
+
+
+def outside_allocator(spec: FinetuneSpec) -> tuple[dict[str, float], list[str]]:
+    """Categories a GPU run keeps outside torch's caching allocator: paged optimizer states
+    live in CUDA unified memory (bitsandbytes paged optimizers, cudaMallocManaged)."""
+    if spec.optimizer == "paged-adamw-8bit":
+        return {"optimizer_states": 0.0}, ["paged 8-bit optimizer states live in CUDA unified memory, outside "
+                                           "torch's allocator: not in the allocated peak (they are in the device total)"]
+    return {}, []

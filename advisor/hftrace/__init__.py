@@ -168,7 +168,7 @@ def trace_hf(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1,
              progress: Callable[[str], None] | None = None):
     """Exact memory of the hf stack's training step (``advisor.trace.TraceResult``)."""
     from advisor.model.tracker import LiveBytes
-    from advisor.trace import TraceResult, sharding_scale
+    from advisor.trace import TraceResult, outside_allocator, sharding_scale
 
     started = time.perf_counter()
     tracker = LiveBytes(vocab=arch.vocab)
@@ -192,7 +192,9 @@ def trace_hf(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1,
                       progress=progress)
     del built["run"]
     scale, notes = sharding_scale(spec)
-    replay = tracker.replay(scale, PHASES)
+    paged, paged_notes = outside_allocator(spec)
+    notes += paged_notes
+    replay = tracker.replay({**(scale or {}), **paged}, PHASES)
     return TraceResult(allocated_bytes=replay.peak_bytes, breakdown=replay.breakdown, by_phase=replay.by_phase,
                        baseline_bytes=replay.baseline_bytes, seconds=time.perf_counter() - started,
                        steps=steps, notes=run.notes + notes, runtime="hf", versions=run.versions,

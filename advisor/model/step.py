@@ -29,9 +29,10 @@ PHASES = ("forward", "backward", "optimizer")
 def causal_lm_loss(stack: StackProfile) -> Callable:
     """Mean next-token cross-entropy from the final hidden states.
 
-    loss_chunks > 1 (torchtune CEWithChunkedOutputLoss, litgpt chunked_cross_entropy): the LM
-    head runs per sequence chunk and all 16-bit logit chunks are kept for the loss, but only one
-    chunk is upcast at a time. loss_upcast_fp32: logits.float() before cross-entropy
+    loss_chunks > 1 (torchtune LinearCrossEntropyLoss, litgpt chunked_cross_entropy): the LM head
+    runs per sequence chunk and only one chunk is upcast at a time; loss_keeps_logits: all 16-bit
+    logit chunks are made first and kept to the end of the loss (litgpt), or each is dropped
+    after its cross-entropy (torchtune). loss_upcast_fp32: logits.float() before cross-entropy
     (transformers ForCausalLMLoss). The loss runs outside autocast so its dtype does not depend
     on the device's autocast op lists.
     """
@@ -39,16 +40,24 @@ def causal_lm_loss(stack: StackProfile) -> Callable:
     def loss_fn(x: torch.Tensor, head_weight: torch.Tensor, labels: torch.Tensor, rt) -> torch.Tensor:
         w = rt.cast(head_weight)
         chunks = max(1, min(stack.loss_chunks, x.shape[1]))
+
+        def part(lg, lb):
+            if stack.loss_upcast_fp32:
+                lg = lg.float()
+            return F.cross_entropy(lg.reshape(-1, lg.shape[-1]), lb.reshape(-1),
+                                   ignore_index=IGNORE_INDEX, reduction="sum")
+
         with torch.autocast(x.device.type, enabled=False):
-            logits = [F.linear(rt.activation(xc), w) for xc in x.chunk(chunks, dim=1)]
-            total = None
-            for lg, lb in zip(logits, labels.chunk(chunks, dim=1)):
-                if stack.loss_upcast_fp32:
-                    lg = lg.float()
-                part = F.cross_entropy(lg.reshape(-1, lg.shape[-1]), lb.reshape(-1),
-                                       ignore_index=IGNORE_INDEX, reduction="sum")
-                total = part if total is None else total + part
-            del logits, lg
+            pairs = zip(x.chunk(chunks, dim=1), labels.chunk(chunks, dim=1))
+            if stack.loss_keeps_logits:  # every chunk's logits made first and kept (StackProfile)
+                logits = [F.linear(rt.activation(xc), w) for xc in x.chunk(chunks, dim=1)]
+                parts = [part(lg, lb) for lg, lb in zip(logits, labels.chunk(chunks, dim=1))]
+                del logits
+            else:  # each chunk projected, upcast and dropped in turn (torchtune)
+                parts = [part(F.linear(rt.activation(xc), w), lb) for xc, lb in pairs]
+            total = parts[0]
+            for p in parts[1:]:
+                total = total + p
             return total / (labels != IGNORE_INDEX).sum()
 
     return loss_fn
