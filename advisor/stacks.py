@@ -140,3 +140,16 @@ def for_spec(spec) -> StackProfile:
     if getattr(spec, "liger_kernel", False):
         prof = replace(prof, fused_loss="liger")
     return prof
+
+
+def unread_behaviours(spec) -> list[str]:
+    """Codes of behaviours the spec depends on that the stack decides at run time (not readable
+    from its source): the answer says what was assumed (advisor.i18n notes.stack.<code>)."""
+    codes = []
+    if spec.stack == "unsloth":
+        codes.append("unsloth_loss_chunks")
+    if spec.sharding in ("zero2", "zero3") and spec.num_gpus > 1:
+        codes.append("zero_buckets")
+    if getattr(spec, "liger_kernel", False):
+        codes.append("liger_trl")
+    return codes

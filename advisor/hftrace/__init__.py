@@ -67,7 +67,7 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
                 on_phase: Callable[[str], None] | None = None,
                 on_built: Callable[[HfStep], None] | None = None,
                 progress: Callable[[str], None] | None = None,
-                micro_batches: int | None = None, cuda_kernels: bool = True) -> HfStep:
+                micro_batches: int | None = None, cuda_kernels: bool = True, fake: bool = True) -> HfStep:
     """Build the hf stack's model, optimizer and batch for ``spec`` under ``FakeTensorMode`` and
     run ``steps`` training steps (after creating the optimizer state).
 
@@ -79,7 +79,9 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
     ``micro_batches`` caps the micro-batches per step under gradient accumulation (default: two
     when the spec accumulates, since every one after the first keeps the same tensors alive).
     ``cuda_kernels=False`` leaves bitsandbytes' fake kernels as they are (allocating only their
-    outputs): the bare step, for timing the trace's own overhead.
+    outputs): the bare step, for timing the trace's own overhead. ``fake=False`` runs the same
+    step on real CPU tensors (small shapes only, LoRA and full: the tests check that fake and
+    real runs track the same bytes).
     """
     import torch
     from torch._subclasses.fake_tensor import FakeTensorMode
@@ -103,14 +105,18 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
     with contextlib.ExitStack() as stack:
         stack.enter_context(torch.random.fork_rng(devices=[]))
         torch.manual_seed(0)
-        stack.enter_context(FakeTensorMode())
+        if fake:
+            stack.enter_context(FakeTensorMode())
+        elif qlora:
+            raise ValueError("a real-tensor run of the hf QLoRA step needs bitsandbytes on CUDA")
         for mode in modes:
             stack.enter_context(mode)
         if kernels is not None:
             stack.enter_context(kernels)
         if qlora:
             stack.enter_context(bnb4bit.fake_quant_maps())
-        stack.enter_context(fake_module_moves())
+        if fake:
+            stack.enter_context(fake_module_moves())
         stack.enter_context(cuda_behaviour())
         say("building the model")
         model = hf_stack.make_model(spec, arch, "cpu",
@@ -154,18 +160,21 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
 
 def quant_constants(model) -> list:
     """The quantization-state tensors of every 4-bit linear (absmax, second-level absmax and
-    code, offset, code table): they live in ``weight.quant_state``, not in parameters."""
-    out = []
+    code, offset, code table), each once: they live in ``weight.quant_state``, not in parameters."""
+    out, seen = [], set()
     for module in model.modules():
         state = getattr(getattr(module, "weight", None), "quant_state", None)
         while state is not None:
-            out += [t for t in (state.absmax, state.code, getattr(state, "offset", None)) if t is not None]
+            for t in (state.absmax, state.code, getattr(state, "offset", None)):
+                if t is not None and id(t.untyped_storage()) not in seen:  # the 8-bit code table is shared
+                    seen.add(id(t.untyped_storage()))
+                    out.append(t)
             state = getattr(state, "state2", None)
     return out
 
 
 def trace_hf(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1,
-             progress: Callable[[str], None] | None = None):
+             progress: Callable[[str], None] | None = None, fake: bool = True):
     """Exact memory of the hf stack's training step (``advisor.trace.TraceResult``)."""
     from advisor.model.tracker import LiveBytes
     from advisor.trace import TraceResult, outside_allocator, sharding_scale
@@ -189,7 +198,7 @@ def trace_hf(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1,
         tracker.set_phase(phase)
 
     run = run_hf_step(spec, arch, modes=(tracker,), steps=steps, on_phase=on_phase, on_built=on_built,
-                      progress=progress)
+                      progress=progress, fake=fake)
     del built["run"]
     scale, notes = sharding_scale(spec)
     paged, paged_notes = outside_allocator(spec)
