@@ -14,7 +14,8 @@ traceback.
     ├── ParseError           chat text we could not understand (carries an example that works)
     ├── MissingExtra         a feature needs an optional extra (torch, ray, matplotlib)
     ├── NotAvailableYet      a command whose engine has not landed
-    └── PilotError           a pilot could not be started, tracked or read back
+    ├── PilotError           a pilot could not be started, tracked or read back
+    └── LaunchError          no launch config for this plan and tool (says which would work)
 """
 
 from __future__ import annotations
@@ -83,3 +84,7 @@ class NotAvailableYet(AdvisorError):
 
 class PilotError(AdvisorError):
     """A pilot could not be started, tracked or read back."""
+
+
+class LaunchError(AdvisorError):
+    """A launch config cannot be written for this plan and tool; the message says what would work."""
