@@ -47,6 +47,10 @@ def hf_unavailable(spec, arch) -> str | None:
     if spec.method == "qlora" and spec.quant != "nf4":
         return "only NF4 4-bit (bitsandbytes Linear4bit) has a fake-tensor stand-in"
     try:
+        import torch  # noqa: F401 - transformers without torch only warns; ask torch first
+    except ImportError:
+        return "torch is not installed (the pilot extra)"
+    try:
         from advisor.pilot import hf_stack
 
         hf_stack.imports(spec)
