@@ -108,13 +108,19 @@ def cuda_behaviour():
     fake tensors on the CPU device: dropout as CUDA runs it, "is autocast on?" answered for the
     autocast that stands for CUDA's, and transformers' packed-sequence check answered for the
     (unpacked) batch traced."""
-    import transformers.masking_utils as masking
-
-    saved = torch.nn.functional.dropout, masking.find_packed_sequence_indices, torch.is_autocast_enabled
+    try:
+        import transformers.masking_utils as masking  # transformers >= 4.53
+    except ImportError:
+        masking = None
+    packed = getattr(masking, "find_packed_sequence_indices", None)
+    saved = torch.nn.functional.dropout, torch.is_autocast_enabled
     torch.nn.functional.dropout = _cuda_dropout
-    masking.find_packed_sequence_indices = _unpacked
     torch.is_autocast_enabled = _is_autocast_enabled
+    if packed is not None:
+        masking.find_packed_sequence_indices = _unpacked
     try:
         yield
     finally:
-        torch.nn.functional.dropout, masking.find_packed_sequence_indices, torch.is_autocast_enabled = saved
+        torch.nn.functional.dropout, torch.is_autocast_enabled = saved
+        if packed is not None:
+            masking.find_packed_sequence_indices = packed
