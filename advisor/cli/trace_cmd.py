@@ -44,6 +44,10 @@ def hf_unavailable(spec, arch) -> str | None:
                 "(the estimate models their memory from liger_kernel's source)")
     if arch.mlp_kind != "gated" or arch.norm != "rmsnorm":
         return "transformers' Llama-family classes cannot express this architecture"
+    if arch.experts:
+        return ("transformers 5 keeps a mixture of experts' weights as 3-D parameters (MixtralExperts), which "
+                "PEFT's target_modules do not adapt, and picks its experts kernel at run time: not traced as "
+                "the estimate models it (LoRA on every expert, balanced routing)")
     if spec.method == "qlora" and spec.quant != "nf4":
         return "only NF4 4-bit (bitsandbytes Linear4bit) has a fake-tensor stand-in"
     try:
