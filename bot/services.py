@@ -62,11 +62,15 @@ def build_services(settings: Settings, on_error: ErrorHandler, *, advisor: Asker
     catalog = Catalog.open(settings.catalog_path)
     if advisor is None:
         from advisor.answer import Advisor
+        from advisor.hub import HubReader
         from advisor.pilot.calibration import PilotCalibration
         from advisor.pilot.store import PilotStore
 
-        # measured pilots in the same state database calibrate every later answer
-        advisor = Advisor(catalog, calibration=PilotCalibration(PilotStore(settings.state_db)))
+        # measured pilots in the same state database calibrate every later answer; Hub configs
+        # read for model ids in chat are kept there too (advisor.hub)
+        models = HubReader(settings.state_db, endpoint=settings.hub_endpoint, cache_dir=settings.hub_cache,
+                           token=settings.hub_token)
+        advisor = Advisor(catalog, calibration=PilotCalibration(PilotStore(settings.state_db)), models=models)
     return Services(
         settings=settings,
         catalog=catalog,

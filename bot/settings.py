@@ -43,6 +43,9 @@ class Settings:
     heavy_workers: int = DEFAULT_HEAVY_WORKERS
     pilots: PilotSettings | None = None  # ADVISOR_PILOT_* (bot.pilots_policy); None: safe defaults
     catalog_admins: frozenset[str] = frozenset()  # ADVISOR_CATALOG_ADMINS; empty: nobody
+    hub_endpoint: str | None = None  # HF_ENDPOINT: the Hugging Face Hub (or mirror) for model ids in chat
+    hub_cache: str | None = None  # HF_HUB_CACHE (or HF_HOME/hub): huggingface_hub's file cache
+    hub_token: str | None = None  # HF_TOKEN: for gated models
 
     @property
     def socket_mode(self) -> bool:
@@ -77,6 +80,10 @@ class Settings:
             heavy_workers=_int(env, "ADVISOR_BOT_HEAVY_WORKERS", DEFAULT_HEAVY_WORKERS, 1, 16),
             pilots=_pilot_settings(env),
             catalog_admins=CatalogAdminSettings.from_env(env).admins,
+            hub_endpoint=env.get("HF_ENDPOINT", "").strip() or None,
+            hub_cache=env.get("HF_HUB_CACHE", "").strip() or (
+                str(Path(env["HF_HOME"]) / "hub") if env.get("HF_HOME", "").strip() else None),
+            hub_token=env.get("HF_TOKEN", "").strip() or None,
         )
 
 

@@ -9,7 +9,7 @@ import time
 import click
 
 from advisor.catalog import Catalog
-from advisor.cli.common import catalog_path, db_option, emit_json, json_option
+from advisor.cli.common import catalog_path, db_option, emit_json, hub_reader, json_option
 from advisor.cli.spec_flags import spec_options
 from advisor.errors import MissingExtra, SpecError
 from advisor.format import gib
@@ -110,7 +110,7 @@ def trace(request: SpecRequest, runtime: str, steps: int, lang: str, db: str | N
     --runtime hf the hf extra)."""
     from advisor.trace import trace_step
 
-    resolved = resolve_request(request, Catalog.open(catalog_path(db)))
+    resolved = resolve_request(request, Catalog.open(catalog_path(db)), hub_reader())
     spec, arch = resolved.spec, resolved.arch
     chosen, why = choose_runtime(runtime, spec, arch)
     progress = _Progress(sys.stderr.isatty())
