@@ -210,7 +210,7 @@ def source_of(row: dict) -> str:
     src = row["source"]
     name = src.get("repo") or src.get("url", "?")
     path = src.get("path", "")
-    return f"{name}:{path.rsplit('/', 1)[-1]}" if path else name
+    return f"{name}:{'/'.join(path.split('/')[-2:])}" if path else name
 
 
 def catalog_family(row: dict, catalog: Catalog) -> str:
@@ -279,7 +279,7 @@ def main(argv: list[str]) -> None:
           f"(advisor.memory keeps {RESERVED_RATIO:.3f}, {CUDA_CONTEXT_BYTES / 2**20:.0f} MiB)")
     _table("in sample (device fit on every row):", summarize(in_sample))
     _table(f"out of fold ({FOLDS}-fold, device fit on the other folds):", summarize(oof))
-    _table("out of fold, per source:", summarize(oof, "source"), width=44)
+    _table("out of fold, per source:", summarize(oof, "source"), width=52)
     stated = summarize([r for r in oof if not r["assumed"]])["all"]
     print(f"rows whose measured quantity is stated ({stated['rows']}): out-of-fold median {stated['median_ours']:.1f}%, "
           f"p90 {stated['p90_ours']:.1f}% (rule of thumb {stated['median_rule']:.1f}%)")

@@ -445,10 +445,14 @@ class _Gen:
     def batch(self, lang: str) -> tuple[str, dict[str, Any]]:
         b = self.rng.choice((1, 2, 4, 8, 16))
         text = self.pick(BATCH[lang]).format(b=b)
+        fields: dict[str, Any] = {"micro_batch": b}
         if self.rng.random() < 0.3:
             ga = self.rng.choice((4, 8, 16))
-            text += self.pick(GLOBAL_NOTE[lang]).format(gb=b * ga * 8, ga=ga)
-        return text, {"micro_batch": b}
+            note = self.pick(GLOBAL_NOTE[lang])
+            text += note.format(gb=b * ga * 8, ga=ga)
+            if "{ga}" in note:  # gradient accumulation said outright: a spec field since issue 11
+                fields["gradient_accumulation_steps"] = ga
+        return text, fields
 
     def rank(self, lang: str) -> tuple[str, dict[str, Any]]:
         r = self.rng.choice((4, 8, 16, 32, 64, 128))
@@ -700,9 +704,10 @@ def _axolotl(hub, method, seq, b, e, r, expected, rng) -> str:
     if method == "qlora" and rng.random() < 0.6:
         lines.append("load_in_4bit: true")
     lines += ["datasets:", "  - path: tatsu-lab/alpaca", "    type: alpaca", f"sequence_len: {seq}",
-              f"micro_batch_size: {b}", f"gradient_accumulation_steps: {rng.choice((1, 4, 8))}", f"num_epochs: {e}",
+              f"micro_batch_size: {b}", f"gradient_accumulation_steps: {(ga := rng.choice((1, 4, 8)))}", f"num_epochs: {e}",
               "learning_rate: 0.0002", "optimizer: adamw_torch"]
     expected["optimizer"] = "adamw"
+    expected["gradient_accumulation_steps"] = ga  # a spec field since issue 11
     if method != "full":
         lines.append(f"lora_r: {r}")
         if rng.random() < 0.5:
@@ -749,6 +754,7 @@ def _llamafactory(hub, method, seq, b, e, r, expected, rng) -> str:
               f"per_device_train_batch_size: {b}", "gradient_accumulation_steps: 8", "learning_rate: 1.0e-4",
               f"num_train_epochs: {e}.0", "lr_scheduler_type: cosine", "warmup_ratio: 0.1", "bf16: true"]
     expected["precision"] = "bf16-mixed"
+    expected["gradient_accumulation_steps"] = 8  # a spec field since issue 11
     return "\n".join(lines)
 
 

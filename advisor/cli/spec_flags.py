@@ -10,7 +10,7 @@ config.json: ``advisor.hub``); ``--config path/to/config.json`` reads an archite
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, get_args
 
 import click
 from pydantic import ValidationError
