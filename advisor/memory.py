@@ -95,17 +95,12 @@ UNSLOTH_LOSS_TARGET_BYTES = 4 * 1024**3
 _get_chunk_multiplier). The free VRAM is read at run time; we take the 4 GiB cap, its bound
 (the answer says so)."""
 
-# --- caching allocator and CUDA context: the one fitted part (see device_bytes) ---------------
-RESERVED_RATIO = 1.045
-"""Peak reserved / peak allocated of PyTorch's CUDA caching allocator. docs/DESIGN.md gives
-5-15% from public measurements; fitted by ``benchmarks/memory_accuracy.py --fit`` on the
-``max_reserved`` rows of tests/data/published_measurements.json (it prints the out-of-fold error
-of this fit). #17 replaces this ratio by a simulation of the allocator over the trace's events."""
-CUDA_CONTEXT_BYTES = 300 * 1024**2
+# --- what lives outside the allocated peak (see device_bytes) ----------------------------------
+CUDA_CONTEXT_BYTES = 476 * 1024**2
 """CUDA context, cuBLAS/cuDNN workspaces and loaded kernels: what nvidia-smi shows beyond torch's
-reserved memory. docs/DESIGN.md gives 0.3-1 GiB; fitted by ``benchmarks/memory_accuracy.py`` within
-that range on the ``nvidia_smi`` rows, given RESERVED_RATIO: the fit sits on the range's low end
-(the Qwen rows whose quantity is only assumed to be nvidia-smi pull it down)."""
+reserved memory. docs/DESIGN.md gives 0.3-1 GiB; fitted by ``benchmarks/memory_accuracy.py``
+within that range on the ``nvidia_smi`` rows of tests/data/published_measurements.json (it prints
+the fit on all rows and the out-of-fold error of fitting it)."""
 
 
 class MemoryBreakdown(BaseModel):
@@ -119,6 +114,15 @@ class MemoryBreakdown(BaseModel):
     device_bytes: int
     peak_phase: Phase
     num_gpus: int
+    fit_bytes: int | None = None
+    """Device bytes the run needs to not run out of memory: reserved at equal batch lengths plus
+    the context. On variable-length batches reserved grows past it with cached free segments,
+    which torch frees and retries when cudaMalloc fails (advisor.allocator.closed_form)."""
+
+    @property
+    def need_bytes(self) -> int:
+        """What the fit check compares with a GPU's usable memory."""
+        return self.fit_bytes if self.fit_bytes is not None else self.device_bytes
 
     def largest_term(self) -> str:
         return max(self.terms, key=lambda k: self.terms[k])
@@ -133,15 +137,22 @@ class MemoryBreakdown(BaseModel):
         }
 
 
-def device_bytes(allocated: float, *, reserved_ratio: float | None = None, cuda_context: float | None = None,
-                 outside_allocator: float = 0.0) -> tuple[int, int]:
-    """(reserved, device) bytes for a peak of ``allocated`` bytes: the caching allocator's slack
-    (RESERVED_RATIO, or a ratio measured by pilots) and what lives outside it (the CUDA context,
-    paged optimizer states in unified memory)."""
-    ratio = RESERVED_RATIO if reserved_ratio is None else reserved_ratio
-    context = CUDA_CONTEXT_BYTES if cuda_context is None else cuda_context
-    reserved = int(round(allocated * ratio))
-    return reserved, reserved + int(round(context + outside_allocator))
+def device_bytes(terms: dict[str, int], spec: FinetuneSpec, *, reserved_ratio: float | None = None,
+                 cuda_context: float | None = None, outside_allocator: float = 0.0) -> tuple[int, int, int]:
+    """(reserved, device, fit) bytes for the peak ``terms``: the caching allocator's reserved
+    memory (its simulation's closed form, advisor.allocator.closed_form.reserved_for, or a
+    reserved/allocated ratio measured by pilots), plus what lives outside it (the CUDA context,
+    paged optimizer states in unified memory); ``fit`` is what the run needs to not run out of
+    memory (reserved at equal batch lengths, plus the same outside bytes)."""
+    allocated = sum(terms.values())
+    if reserved_ratio is not None:  # measured by pilots (advisor.pilot.calibration)
+        reserved = needed = int(round(allocated * reserved_ratio))
+    else:  # the caching allocator's slack, fitted to its simulation (advisor.allocator.closed_form)
+        from advisor.allocator.closed_form import reserved_for
+
+        reserved, needed = reserved_for(terms, spec)
+    outside = int(round((CUDA_CONTEXT_BYTES if cuda_context is None else cuda_context) + outside_allocator))
+    return reserved, reserved + outside, needed + outside
 
 
 @dataclass(frozen=True)
@@ -504,10 +515,12 @@ def estimate_memory(
     """Peak memory per GPU of one training step of ``spec`` on ``arch``.
 
     ``num_gpus`` overrides ``spec.num_gpus`` (the ranking tries 1, 2, 4, 8 ...);
-    ``reserved_ratio`` and ``cuda_context`` override RESERVED_RATIO and CUDA_CONTEXT_BYTES
-    (calibration from pilots, a fold of the accuracy benchmark); ``accumulates_gradients``
-    overrides what ``spec.gradient_accumulation_steps`` says; ``stack`` overrides the profile of
-    ``spec.stack`` (a profile at older library versions: ``advisor.stacks.profile``).
+    ``num_gpus`` overrides ``spec.num_gpus`` (the ranking tries 1, 2, 4, 8 ...);
+    ``reserved_ratio`` replaces the allocator's simulated slack by a measured reserved/allocated
+    ratio (calibration from pilots); ``cuda_context`` overrides CUDA_CONTEXT_BYTES (a fold of the
+    accuracy benchmark); ``accumulates_gradients`` overrides what
+    ``spec.gradient_accumulation_steps`` says; ``stack`` overrides the profile of ``spec.stack``
+    (a profile at older library versions: ``advisor.stacks.profile``).
     """
     prof = stack or for_spec(spec)
     s = _setup(spec, arch, prof, num_gpus, accumulates_gradients)
@@ -516,9 +529,9 @@ def estimate_memory(
     _, phase, terms = max(moments, key=lambda m: m[0])
     rounded = {k: int(round(v)) for k, v in terms.items()}
     allocated = sum(rounded.values())
-    reserved, device = device_bytes(allocated, reserved_ratio=reserved_ratio, cuda_context=cuda_context,
-                                    outside_allocator=paged)
+    reserved, device, fit = device_bytes(rounded, spec, reserved_ratio=reserved_ratio, cuda_context=cuda_context,
+                                         outside_allocator=paged)
     return MemoryBreakdown.model_construct(
         terms=rounded, allocated_bytes=allocated, reserved_bytes=reserved, device_bytes=device,
-        peak_phase=phase, num_gpus=s.n,
+        peak_phase=phase, num_gpus=s.n, fit_bytes=fit,
     )

@@ -98,7 +98,7 @@ def sharding_scale(spec: FinetuneSpec) -> tuple[dict[str, float] | None, list[st
 
 def trace_step(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1, fake: bool = True,
                device: str = "cpu", stack: StackProfile | None = None, runtime: str = "reference",
-               progress=None) -> TraceResult:
+               progress=None, modes=(), on_phase=None) -> TraceResult:
     """Trace ``steps`` training steps of ``spec`` on ``arch``; see the module docstring.
 
     ``runtime="hf"`` traces the real stack instead (``advisor.hftrace.trace_hf``: transformers +
@@ -106,14 +106,16 @@ def trace_step(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1, fake: 
     (small shapes only; the tests use it to check that fake and real runs track the same bytes).
     ``stack`` overrides the profile named by ``spec.stack`` (to study one switch at a time).
     The optimizer state is made before measuring (one step over zero gradients, as a first step
-    makes it), so ``steps=1`` shows what every later step keeps alive."""
+    makes it), so ``steps=1`` shows what every later step keeps alive. ``modes`` (more dispatch
+    modes, entered after the tracker: a FLOP/byte recorder) and ``on_phase`` (called with each
+    phase the step marks) let another measurement ride along the same run."""
     if steps < 1:
         raise ValueError("steps must be at least 1")
     _torch()  # MissingExtra (the pilot extra) before anything imports torch
     if runtime == "hf":
         from advisor.hftrace import trace_hf
 
-        return trace_hf(spec, arch, steps=steps, progress=progress)
+        return trace_hf(spec, arch, steps=steps, progress=progress, modes=modes, on_phase=on_phase)
     started = time.perf_counter()
     from advisor.model.tracker import LiveBytes
 
@@ -125,7 +127,11 @@ def trace_step(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1, fake: 
         tracker.label_model(model)
         tracker.label_optimizer(optimizer)
 
-    def on_phase(phase: str) -> None:
+    listener = on_phase
+
+    def mark(phase: str) -> None:
+        if listener is not None:
+            listener(phase)
         if phase == "optimizer":
             tracker.label_grads(built["model"])
         if phase == "done":
@@ -133,7 +139,7 @@ def trace_step(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1, fake: 
             phase = "idle"
         tracker.set_phase(phase)
 
-    run_reference_step(spec, arch, modes=(tracker,), steps=steps, on_phase=on_phase, on_built=on_built,
+    run_reference_step(spec, arch, modes=(tracker, *modes), steps=steps, on_phase=mark, on_built=on_built,
                        fake=fake, device=device, stack=stack)
     built.clear()
     scale, notes = sharding_scale(spec)

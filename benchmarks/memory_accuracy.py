@@ -9,17 +9,17 @@ precision) and the stack profile at the library versions the row was measured wi
 allocated_bytes, ``max_reserved`` -> reserved_bytes, ``nvidia_smi`` -> device_bytes) and converts
 the row's unit (GB = 1e9 bytes, GiB = 2^30).
 
-The only fitted numbers are the caching allocator's reserved/allocated ratio and the CUDA
-context (``advisor.memory.device_bytes``). ``fit_device`` fits them on a set of rows; the
-in-sample figures use the fit on every row, the out-of-fold figures fit on K-1 folds (rows of
-one source stay together when ``--by-source``; by default folds are drawn from a fixed seed)
-and score the held-out fold. Both are printed per method, per source and overall, with the
+The only number fitted here is the CUDA context (``advisor.memory.device_bytes``; reserved
+memory comes from the caching-allocator model, ``advisor.allocator.closed_form``, fitted to its
+own simulations, not to this table). ``fit_device`` fits the context on a set of rows; the
+in-sample figures use the fit on every row, the out-of-fold figures fit on K-1 folds (drawn
+from a fixed seed; ``--seeds`` shows others) and score the held-out fold. Both are printed per method, per source and overall, with the
 share of rows within 15%, next to a per-size rule of thumb (the LLaMA-Factory README "Hardware
 Requirement" table).
 
-    python benchmarks/memory_accuracy.py [--rows] [--fit]
+    python benchmarks/memory_accuracy.py [--rows] [--seeds]
 
-``--fit`` prints the fit on all rows (the values advisor.memory keeps). ``tests/test_published.py``
+The fit on all rows is printed beside the value advisor.memory keeps. ``tests/test_published.py``
 calls ``evaluate``, ``out_of_fold`` and ``summarize`` from here, so the figures this prints and the
 bar the test asserts come from one function.
 """
@@ -36,17 +36,15 @@ from pathlib import Path
 
 from advisor.arch import Architecture
 from advisor.catalog import Catalog
-from advisor.memory import CUDA_CONTEXT_BYTES, RESERVED_RATIO, estimate_memory
+from advisor.memory import CUDA_CONTEXT_BYTES, estimate_memory
 from advisor.spec import FinetuneSpec
 from advisor.stacks import profile
 
 FOLDS = 5
 FOLD_SEED = 11  # the fold assignment; any seed gives a similar spread (printed with --seeds)
 WITHIN = 15.0  # % : the share of rows within this error is reported
-# the grid fit_device searches, inside the physical ranges docs/DESIGN.md gives from public
-# measurements: reserved is 0-30% above allocated, the CUDA context 0.3-1 GiB (a fit outside them
-# would be the fit absorbing what the model misses, not the allocator)
-RATIO_GRID = [1.0 + 0.005 * i for i in range(61)]
+# the grid fit_device searches, inside the range docs/DESIGN.md gives from public measurements:
+# the CUDA context is 0.3-1 GiB (a fit outside it would absorb what the model misses)
 CONTEXT_GRID = [300 * 2**20 + i * 16 * 2**20 for i in range(46)]
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -119,40 +117,27 @@ def measured_bytes(row: dict) -> float:
     return row["value"] * UNITS[row["unit"]]
 
 
-def predicted_bytes(row: dict, catalog: Catalog, device: tuple[float, float] | None = None) -> int:
-    """What the model predicts for the row's measured quantity; ``device`` = (reserved ratio,
-    CUDA context) from a fit (default: advisor.memory's)."""
-    ratio, context = device or (RESERVED_RATIO, CUDA_CONTEXT_BYTES)
+def predicted_bytes(row: dict, catalog: Catalog, context: float | None = None) -> int:
+    """What the model predicts for the row's measured quantity; ``context``: the CUDA context
+    from a fit (default: advisor.memory's). Reserved memory is the caching allocator's model
+    (advisor.allocator.closed_form), not fitted here."""
     mem = estimate_memory(row_spec(row, catalog), row_arch(row, catalog), stack=row_profile(row),
-                          reserved_ratio=ratio, cuda_context=context)
+                          cuda_context=CUDA_CONTEXT_BYTES if context is None else context)
     return getattr(mem, MEASURED_FIELD[row["measured"]])
 
 
-def _allocated(row: dict, catalog: Catalog) -> tuple[int, float]:
-    mem = estimate_memory(row_spec(row, catalog), row_arch(row, catalog), stack=row_profile(row),
-                          reserved_ratio=1.0, cuda_context=0.0)
-    return mem.allocated_bytes, mem.device_bytes - mem.allocated_bytes  # (allocated, outside the allocator)
-
-
-def fit_device(rows: list[dict], catalog: Catalog) -> tuple[float, float]:
-    """(reserved ratio, CUDA context bytes) minimising the median absolute log error over
-    ``rows``: the ratio on max_reserved and nvidia_smi rows, the context on nvidia_smi rows
-    given the ratio. Rows measured as max_allocated do not depend on either."""
-    base = [(r, *_allocated(r, catalog), measured_bytes(r)) for r in rows if r["measured"] != "max_allocated"]
-
-    def loss(ratio: float, context: float, kinds: tuple[str, ...]) -> float:
-        errs = []
-        for r, alloc, outside, truth in base:
-            if r["measured"] not in kinds:
-                continue
-            pred = alloc * ratio + (context + outside if r["measured"] == "nvidia_smi" else 0.0)
-            errs.append(abs(math.log(pred / truth)))
-        return statistics.median(errs) if errs else 0.0
-
-    reserved_rows = ("max_reserved",) if any(b[0]["measured"] == "max_reserved" for b in base) else ("nvidia_smi",)
-    ratio = min(RATIO_GRID, key=lambda x: loss(x, CUDA_CONTEXT_BYTES, reserved_rows))
-    context = min(CONTEXT_GRID, key=lambda c: loss(ratio, c, ("nvidia_smi",)))
-    return ratio, context
+def fit_device(rows: list[dict], catalog: Catalog) -> float:
+    """The CUDA context minimising the median absolute log error over the ``nvidia_smi`` rows
+    of ``rows`` (the only measured quantity it moves), inside CONTEXT_GRID."""
+    base = []
+    for r in rows:
+        if r["measured"] != "nvidia_smi":
+            continue
+        mem = estimate_memory(row_spec(r, catalog), row_arch(r, catalog), stack=row_profile(r), cuda_context=0.0)
+        base.append((mem.device_bytes, measured_bytes(r)))
+    if not base:
+        return CUDA_CONTEXT_BYTES
+    return min(CONTEXT_GRID, key=lambda c: statistics.median(abs(math.log((d + c) / t)) for d, t in base))
 
 
 def folds_of(rows: list[dict], k: int = FOLDS, seed: int = FOLD_SEED) -> list[int]:
@@ -173,8 +158,8 @@ def out_of_fold(catalog: Catalog, rows: list[dict] | None = None, k: int = FOLDS
     for f in range(k):
         train = [r for r, g in zip(rows, fold) if g != f]
         test = [i for i, g in enumerate(fold) if g == f]
-        device = fit_device(train, catalog)
-        for i, res in zip(test, evaluate(catalog, [rows[i] for i in test], device=device)):
+        context = fit_device(train, catalog)
+        for i, res in zip(test, evaluate(catalog, [rows[i] for i in test], context=context)):
             out[i] = res
     return out
 
@@ -191,12 +176,12 @@ def rule_of_thumb_bytes(row: dict, catalog: Catalog) -> float:
     return RULE_GB_PER_B[key] * billions * 1e9
 
 
-def evaluate(catalog: Catalog, rows: list[dict] | None = None, device: tuple[float, float] | None = None) -> list[dict]:
+def evaluate(catalog: Catalog, rows: list[dict] | None = None, context: float | None = None) -> list[dict]:
     """One result per usable row: measured, ours, rule of thumb, and absolute % errors."""
     out = []
     for row in rows if rows is not None else load_rows():
         truth = measured_bytes(row)
-        ours = predicted_bytes(row, catalog, device)
+        ours = predicted_bytes(row, catalog, context)
         rule = rule_of_thumb_bytes(row, catalog)
         out.append({"id": row["id"], "method": row["method"], "stack": row["stack"],
                     "measured": row["measured"], "truth": truth, "ours": ours, "rule": rule,
@@ -262,8 +247,8 @@ def _table(title: str, summary: dict, width: int = 8) -> None:
 def main(argv: list[str]) -> None:
     catalog = Catalog.in_memory()
     rows = load_rows()
-    device = fit_device(rows, catalog)
-    in_sample = evaluate(catalog, rows, device=device)
+    context = fit_device(rows, catalog)
+    in_sample = evaluate(catalog, rows, context=context)
     oof = out_of_fold(catalog, rows)
     if "--rows" in argv:
         print(f"{'row':58} {'meas':>6} {'GB/GiB':>7} {'ours':>7} {'oof':>7} {'err%':>6} {'oof%':>6}")
@@ -275,10 +260,10 @@ def main(argv: list[str]) -> None:
     families = sorted({r["family"] for r in in_sample})
     print(f"published rows: {len(all_rows)}, usable: {len(in_sample)} "
           f"({len(families)} families: {', '.join(families)})")
-    print(f"device fit on all rows: reserved/allocated {device[0]:.3f}, CUDA context {device[1] / 2**20:.0f} MiB "
-          f"(advisor.memory keeps {RESERVED_RATIO:.3f}, {CUDA_CONTEXT_BYTES / 2**20:.0f} MiB)")
-    _table("in sample (device fit on every row):", summarize(in_sample))
-    _table(f"out of fold ({FOLDS}-fold, device fit on the other folds):", summarize(oof))
+    print(f"CUDA context fit on all rows: {context / 2**20:.0f} MiB (advisor.memory keeps "
+          f"{CUDA_CONTEXT_BYTES / 2**20:.0f} MiB); reserved memory from advisor.allocator's closed form")
+    _table("in sample (context fit on every row):", summarize(in_sample))
+    _table(f"out of fold ({FOLDS}-fold, context fit on the other folds):", summarize(oof))
     _table("out of fold, per source:", summarize(oof, "source"), width=52)
     stated = summarize([r for r in oof if not r["assumed"]])["all"]
     print(f"rows whose measured quantity is stated ({stated['rows']}): out-of-fold median {stated['median_ours']:.1f}%, "

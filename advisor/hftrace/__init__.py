@@ -174,8 +174,10 @@ def quant_constants(model) -> list:
 
 
 def trace_hf(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1,
-             progress: Callable[[str], None] | None = None, fake: bool = True):
-    """Exact memory of the hf stack's training step (``advisor.trace.TraceResult``)."""
+             progress: Callable[[str], None] | None = None, fake: bool = True, modes: Sequence = (),
+             on_phase: Callable[[str], None] | None = None):
+    """Exact memory of the hf stack's training step (``advisor.trace.TraceResult``); ``modes``
+    and ``on_phase`` let another measurement ride along (see ``advisor.trace.trace_step``)."""
     from advisor.model.tracker import LiveBytes
     from advisor.trace import TraceResult, outside_allocator, sharding_scale
 
@@ -188,7 +190,11 @@ def trace_hf(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1,
         tracker.label_model(run.model, constants=quant_constants(run.model))
         tracker.label_optimizer(run.optimizer)
 
-    def on_phase(phase: str) -> None:
+    listener = on_phase
+
+    def mark(phase: str) -> None:
+        if listener is not None:
+            listener(phase)
         run = built.get("run")
         if phase == "optimizer":
             tracker.label_grads(run.model)
@@ -197,7 +203,7 @@ def trace_hf(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1,
             phase = "idle"
         tracker.set_phase(phase)
 
-    run = run_hf_step(spec, arch, modes=(tracker,), steps=steps, on_phase=on_phase, on_built=on_built,
+    run = run_hf_step(spec, arch, modes=(tracker, *modes), steps=steps, on_phase=mark, on_built=on_built,
                       progress=progress, fake=fake)
     del built["run"]
     scale, notes = sharding_scale(spec)
