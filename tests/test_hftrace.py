@@ -130,3 +130,14 @@ def test_trace_cli_refuses_hf_for_another_stack():
     out = subprocess.run([sys.executable, "-m", "advisor", "trace", "--runtime", "hf", "--model", "tiny-test",
                           "--stack", "torchtune"], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode != 0 and "--runtime reference" in out.stderr
+
+
+@pytest.mark.parametrize("method", ["lora", pytest.param("qlora", marks=needs_bnb)])
+def test_the_same_step_at_two_lengths_is_one_program_for_the_allocator(tiny, method):
+    # autocast's cast cache dies in hash order; the tracker settles such bursts, so the hf
+    # step's log differs between lengths only in sizes (advisor.allocator.events.StepProgram)
+    from advisor.allocator.events import EventLog, StepProgram
+
+    logs = {L: EventLog.from_tracker(trace_hf(_spec(method=method, seq_len=L), tiny).tracker) for L in (64, 128)}
+    assert logs[64].events == logs[128].events
+    StepProgram.from_logs(logs, micro_batch=2)

@@ -76,3 +76,19 @@ def test_in_place_resize_is_counted():
         a.resize_(1000)
         del a
     assert tracker.replay(phases=("forward",)).peak_bytes == 4000
+
+
+@pytest.mark.parametrize("order", [(0, 1, 2), (2, 0, 1), (1, 2, 0)])
+def test_a_burst_of_frees_is_logged_in_storage_order_whatever_order_they_die_in(order):
+    # autocast's weight-cast cache dies in address-hash order (advisor.model.tracker docstring):
+    # the log must not depend on it
+    tracker = LiveBytes()
+    with tracker:
+        tracker.set_phase("forward")
+        made = [torch.empty(n) for n in (10, 20, 30)]
+        for i in order:
+            made[i] = None
+        c = torch.empty(5)
+        del c
+    tracker.settle()
+    assert tracker.events == [0, 1, 2, ~0, ~1, ~2, 3, ~3]

@@ -133,8 +133,9 @@ def trace(request: SpecRequest, runtime: str, steps: int, lang: str, replay_step
     --runtime hf the hf extra), and what the caching allocator reserves over a run of such steps."""
     from advisor.allocator import AllocatorConfig, AllocatorConfigError
     from advisor.allocator.simulate import simulate_reserved
-    from advisor.trace import trace_step
+    from advisor.trace import _torch, trace_step
 
+    _torch()  # the pilot extra, before anything below imports torch
     from advisor.steptime.record import RecordedStep
     from advisor.steptime.traced import text_lines, traced_step_time
 

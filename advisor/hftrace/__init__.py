@@ -145,8 +145,10 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
             mark(phase)
 
         step = hf_stack.make_step(model, optimizer, ids, spec, "cpu", micro_batches=micro_batches)
+        inner = lambda phase: None if phase == "done" else on(phase)  # noqa: E731
         for _ in range(steps):
-            step(on)
+            step(inner)
+            on("done")  # after the step returned: its loss is gone, as the next step would replace it
         for hook in hooks:
             hook.remove()
     if kernels is not None and kernels.fused_calls:
@@ -205,12 +207,14 @@ def trace_hf(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1,
 
     run = run_hf_step(spec, arch, modes=(tracker, *modes), steps=steps, on_phase=mark, on_built=on_built,
                       progress=progress, fake=fake)
-    del built["run"]
+    run_notes, versions = run.notes, run.versions
+    del built["run"], run  # the model, optimizer and batch die here: their frees end the log
+    tracker.settle()
     scale, notes = sharding_scale(spec)
     paged, paged_notes = outside_allocator(spec)
     notes += paged_notes
     replay = tracker.replay({**(scale or {}), **paged}, PHASES)
     return TraceResult(allocated_bytes=replay.peak_bytes, breakdown=replay.breakdown, by_phase=replay.by_phase,
                        baseline_bytes=replay.baseline_bytes, seconds=time.perf_counter() - started,
-                       steps=steps, notes=run.notes + notes, runtime="hf", versions=run.versions,
+                       steps=steps, notes=run_notes + notes, runtime="hf", versions=versions,
                        tracker=tracker)

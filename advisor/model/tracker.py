@@ -6,6 +6,15 @@ It records an event log (alloc / free / phase) and labels storages by role; ``re
 the log into the peak, its composition by category and the peak per phase. Keeping the log and
 classifying afterwards lets a role learned late (a tensor that becomes ``.grad`` or optimizer
 state) apply to the storage's whole lifetime, and lets sharding rescale categories exactly.
+
+Frees that follow one another with no allocation or phase mark between them are kept in storage
+order (``_settle``): such a burst is one moment for every consumer (live bytes only rise at an
+allocation), and its order can be arbitrary in the run itself. Autocast's weight-cast cache is
+the case met: ``torch.clear_autocast_cache()`` (torch/amp/autocast_mode.py ``autocast.__exit__``)
+destroys ``cached_casts``, a ``ska::flat_hash_map<TensorImpl*, ...>`` keyed by address
+(aten/src/ATen/autocast_mode.cpp ``get_cached_casts``, torch 2.13), so the casts die in hash
+order, which differs between runs; settled, the same step traced at two lengths logs the same
+program (what advisor.allocator.events.StepProgram checks).
 """
 
 from __future__ import annotations
@@ -68,6 +77,7 @@ class LiveBytes(TorchDispatchMode):
     _live: dict[int, int] = field(default_factory=dict)  # id(storage) -> index
     _param_ids: set[int] = field(default_factory=set)
     phase: str = "build"
+    _settled: int = 0  # events before this index are settled (see _settle)
 
     def __post_init__(self):
         super().__init__()
@@ -109,18 +119,22 @@ class LiveBytes(TorchDispatchMode):
         if idx is not None:
             rec = self.storages[idx]
             if rec.nbytes != nbytes:  # resized in place: free the old size, allocate the new
+                self._settle()
                 self.events.append(~idx)
                 rec.nbytes = nbytes
                 self.events.append(idx)
+                self._settled = len(self.events)
             return
         # logits are (batch, seq, vocab) or (tokens, vocab); eager attention scores are 4-D
         # (batch, heads, seq, seq) and must not be taken for logits when seq_len == vocab
         if hint is None and self.vocab and 2 <= t.dim() <= 3 and t.shape[-1] == self.vocab and self.phase != "build":
             hint = "logits"
+        self._settle()
         idx = len(self.storages)
         self.storages.append(_Storage(nbytes, self.phase, hint))
         self._live[key] = idx
         self.events.append(idx)
+        self._settled = len(self.events)
         ref = weakref.ref(st, self._on_dead)
         self._refs[id(ref)] = (key, idx, ref)
 
@@ -133,7 +147,19 @@ class LiveBytes(TorchDispatchMode):
             del self._live[key]
             self.events.append(~idx)
 
+    def _settle(self) -> None:
+        """Put the frees logged since the last allocation or phase mark in storage order."""
+        events, start = self.events, self._settled
+        if len(events) - start > 1:
+            events[start:] = sorted(events[start:], reverse=True)  # ~i descending = i ascending
+        self._settled = len(events)
+
+    def settle(self) -> None:
+        """Settle the last burst of frees (call when the run is over, before reading ``events``)."""
+        self._settle()
+
     def set_phase(self, phase: str) -> None:
+        self._settle()
         self.phase = phase
         self.phase_marks.append((len(self.events), phase))
 
