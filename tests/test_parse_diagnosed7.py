@@ -175,3 +175,21 @@ def test_an_unknown_name_with_nothing_near_says_what_would_work(catalog):
 def test_over_is_a_preposition_before_a_model_size(catalog):
     assert _said("run qlora over 90b model", catalog)[1] == {"method": "qlora", "params_b": 90.0}
     assert _said("qlora llama 3 8b over 50M tokens", catalog)[1].get("dataset_tokens") == 50_000_000
+
+
+# --- gradient accumulation said with its verb (the spec reads it since #11): never dropped -----------
+
+@pytest.mark.parametrize("text,steps", [
+    ("lora qwen3 8b, micro batch 2, accumulating over 6 steps", 6),
+    ("lora qwen3 8b, bs 2, we accumulate 12 micro-batches", 12),
+    ("lora qwen3 8b, lote 2 y acumulamos 6 pasos", 6),
+    ("lora qwen3 8b, bs 2 plus 12 steps of gradient accumulation", 12),
+])
+def test_accumulation_verbs_name_the_accumulation_steps(text, steps, catalog):
+    said = _said(text, catalog)[1]
+    assert said.get("micro_batch") == 2 and said.get("gradient_accumulation_steps") == steps, said
+
+
+def test_a_count_of_training_steps_is_still_no_accumulation(catalog):
+    said = _said("lora qwen3 8b, bs 2, stop after 300 steps", catalog)[1]
+    assert "gradient_accumulation_steps" not in said and said.get("micro_batch") == 2, said

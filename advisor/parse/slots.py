@@ -323,6 +323,13 @@ CUES: list[Cue] = [
            "gradient accumulation of", "grad acc"),
     # the word alone beside a batch ("micro-lote de 4 (acumulación 8)", "bs 2, accum 16")
     *_cues("grad_accum", 8, 0, "acumulacion", "accumulation", "accum", "grad accum of"),
+    # the verb ("accumulating 8 steps", "accumulate over 4", "acumulando 16 pasos") and "N steps of accumulation":
+    # stronger than "steps" alone (a count of steps read and left alone), which they contain
+    *_cues("grad_accum", 11, 0, *(f"{verb}{over}" for verb in ("accumulating", "accumulate", "accumulates", "accumulated",
+                                                               "acumulando", "acumular", "acumula", "acumulamos")
+                                  for over in ("", " over", " across", " for", " durante", " en", " sobre"))),
+    *_cues("grad_accum", 0, 11, "steps of accumulation", "accumulation steps", "steps of gradient accumulation",
+           "pasos de acumulacion", "pasos de acumulacion de gradientes", "grad accumulation steps"),
     *_cues("global_batch", 10, 0, "global batch", "effective batch", "total batch", "lote global", "lote efectivo",
            "global batch size", "effective batch size", "batch global", "batch efectivo", "lote total", "total batch size",
            "global batch size of", "tamano de lote global", "tamano de lote total", "eff batch", "eff. batch", "global",
