@@ -14,7 +14,9 @@ traceback.
     ├── ParseError           chat text we could not understand (carries an example that works)
     ├── MissingExtra         a feature needs an optional extra (torch, ray, matplotlib)
     ├── NotAvailableYet      a command whose engine has not landed
-    └── PilotError           a pilot could not be started, tracked or read back
+    ├── PilotError           a pilot could not be started, tracked or read back
+    └── StateUnavailable     the state database cannot be written or reached (full or read-only
+                             disk, a PostgreSQL server that does not answer)
 """
 
 from __future__ import annotations
@@ -83,3 +85,7 @@ class NotAvailableYet(AdvisorError):
 
 class PilotError(AdvisorError):
     """A pilot could not be started, tracked or read back."""
+
+
+class StateUnavailable(AdvisorError):
+    """The state database cannot record anything right now; the message says what to check."""
