@@ -106,8 +106,8 @@ def test_a_write_killed_mid_transaction_leaves_the_last_commit_intact(tmp_path):
     path = tmp_path / "state.db"
     StateStore(path).close()
     script = ("import os, signal, sys; from bot.store import StateStore; s = StateStore(sys.argv[1]); "
-              "[s.claim(f'k{i}', 'test') for i in range(20)]; c = s._conn; c.execute('BEGIN IMMEDIATE'); "
-              "c.execute(\"INSERT INTO processed VALUES ('half', 'test', 0)\"); os.kill(os.getpid(), signal.SIGKILL)")
+              "[s.claim(f'k{i}', 'test') for i in range(20)]; cm = s.transaction(); tx = cm.__enter__(); "
+              "tx.execute(\"INSERT INTO processed VALUES ('half', 'test', 0)\"); os.kill(os.getpid(), signal.SIGKILL)")
     assert subprocess.run([sys.executable, "-c", script, str(path)], cwd=ROOT).returncode == -signal.SIGKILL
     store = StateStore(path)
     assert all(not store.claim(f"k{i}", "test") for i in range(20)) and store.claim("half", "test")

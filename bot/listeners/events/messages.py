@@ -8,19 +8,17 @@ from __future__ import annotations
 from typing import Any
 
 from slack_bolt import BoltContext
-from slack_sdk import WebClient
 
 from advisor.parse import detect_language
-from bot.conversation import Question, answer_question, clean_text
-from bot.listeners.events.claim import claim_message
-from bot.listeners.submit import submit
+from bot.conversation import Question, clean_text
+from bot.listeners.events.claim import record_question
 
 # Subtypes that are a person writing (Slack docs, "message" event subtypes): a reply also sent
 # to the channel, and a message with a file attached.
 PERSON_SUBTYPES = {None, "thread_broadcast", "file_share"}
 
 
-def on_message(event: dict[str, Any], client: WebClient, context: BoltContext) -> None:
+def on_message(body: dict[str, Any], event: dict[str, Any], context: BoltContext) -> None:
     services = context["services"]
     if event.get("subtype") not in PERSON_SUBTYPES or event.get("bot_id") or not event.get("user"):
         return
@@ -37,10 +35,9 @@ def on_message(event: dict[str, Any], client: WebClient, context: BoltContext) -
     # A reply the advisor cannot read as a change is answered only when it was meant for the
     # bot (a DM, a mention, or a question); "thanks!" between teammates gets no reply.
     addressed = direct or mentioned or "?" in text
-    if not claim_message(services, event):
-        return
     thread = thread if in_thread else ts
     question = Question(text=clean_text(text), channel=channel, user=event["user"], thread_ts=thread,
                         addressed=addressed, bot_user=context.bot_user_id)
-    where = {"channel": channel, "thread_ts": thread, "user": event["user"], "lang": detect_language(question.text, state.lang if state else None)}
-    submit(services.answers, client, where, answer_question, services, client, question)
+    where = {"channel": channel, "thread_ts": thread, "user": event["user"],
+             "lang": detect_language(question.text, state.lang if state else None)}
+    record_question(services, context, body, event, question, where)
