@@ -53,10 +53,12 @@ def main(argv: list[str] | None = None) -> int:
         print("Error: `python -m bot web` needs SLACK_SIGNING_SECRET (Basic Information -> App Credentials).",
               file=sys.stderr)
         return 2
-    from bot.app import StartupError, authenticate, build_app, client_for
+    from bot.app import StartupError, authenticate, client_for
+    from bot.store import StateStore
 
     try:
         authenticate(client_for(settings), settings)  # before any process is forked: plain errors
+        StateStore(settings.state_target).close()  # the state database opens and migrates, or says why
         if role == "worker":
             return _worker(settings)
         if role == "socket" or (role == "all" and settings.socket_mode):
