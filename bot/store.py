@@ -123,6 +123,17 @@ MIGRATIONS: list[str] = [
         at REAL NOT NULL
     );
     """,
+    # 3: partial indexes over the unfinished jobs only. A lease looks at open jobs of its queue and
+    # at the open jobs ahead of each in its lane; without these, every lease (and every idle
+    # poll) scanned all finished jobs, payloads included, under the write lock: measured with
+    # benchmarks/load.py at 100/s, CPU per request 9.6 ms after 10 s and 45 ms after 60 s, ack p99
+    # 2.5 s. SQLite (3.8+) and PostgreSQL both use a partial index when the query's WHERE
+    # implies the index's (``state IN ('pending', 'running')`` written out in the query).
+    """
+    CREATE INDEX IF NOT EXISTS outbox_open ON outbox (queue, id) WHERE state IN ('pending', 'running');
+    CREATE INDEX IF NOT EXISTS outbox_open_lane ON outbox (lane, id) WHERE state IN ('pending', 'running');
+    CREATE INDEX IF NOT EXISTS outbox_running_owner ON outbox (lease_owner) WHERE state = 'running'
+    """,
 ]
 
 
@@ -351,9 +362,10 @@ class StateStore:
         now = time.time() if now is None else now
         with self.transaction() as tx:
             row = tx.execute(
-                "SELECT o.id FROM outbox o WHERE o.queue = ? AND ((o.state = 'pending' AND o.not_before <= ?) "
-                "OR (o.state = 'running' AND o.lease_until < ?)) AND NOT EXISTS (SELECT 1 FROM outbox p WHERE "
-                "p.lane = o.lane AND p.id < o.id AND p.state IN ('pending', 'running')) ORDER BY o.id LIMIT 1"
+                "SELECT o.id FROM outbox o WHERE o.queue = ? AND o.state IN ('pending', 'running') "
+                "AND ((o.state = 'pending' AND o.not_before <= ?) OR (o.state = 'running' AND o.lease_until < ?)) "
+                "AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.lane = o.lane AND p.id < o.id "
+                "AND p.state IN ('pending', 'running')) ORDER BY o.id LIMIT 1"
                 + self.db.skip_locked, (queue, now, now)).one()
             if row is None:
                 return None

@@ -164,6 +164,17 @@ def _json(status: int, payload: dict[str, Any]) -> WsgiHttpResponse:
     return WsgiHttpResponse(status=status, headers=JSON_HEADERS, body=json.dumps(payload, default=str))
 
 
+_SERVICES: list[Any] = []  # the services of this worker process (gunicorn loads one app per worker)
+
+
+def _close_services(server: Any, worker: Any) -> None:
+    while _SERVICES:
+        try:
+            _SERVICES.pop().close()
+        except Exception:
+            logger.exception("closing the bot's services failed")
+
+
 def gunicorn_app(settings: Any, *, deliver: bool, role: str, bind: str | None = None):
     """gunicorn serving BotWSGI: ``settings.web_workers`` processes of ``settings.web_threads``
     threads (``gthread``), each building its own app after the fork."""
@@ -191,6 +202,9 @@ def gunicorn_app(settings: Any, *, deliver: bool, role: str, bind: str | None = 
                 # one host would fight over it, and nothing here uses it.
                 "control_socket_disable": True,
                 "proc_name": f"advisor-{role}",
+                # On a graceful stop each worker stops leasing jobs and lets the running ones end
+                # (their leases would hand them over anyway, only later).
+                "worker_exit": _close_services,
             }
             for key, value in config.items():
                 if key in self.cfg.settings:  # control_socket_disable exists from gunicorn 23 on
@@ -200,6 +214,7 @@ def gunicorn_app(settings: Any, *, deliver: bool, role: str, bind: str | None = 
             from bot.app import build_app, health
 
             app, services = build_app(settings, deliver=deliver, role=role)
+            _SERVICES.append(services)
             return BotWSGI(app, lambda: health(services, "http"), settings.signing_secret)
 
     return GunicornApp()

@@ -34,9 +34,12 @@ import hmac
 import itertools
 import json
 import os
+import base64
 import shutil
 import signal
 import socket
+import socketserver
+import struct
 import subprocess
 import sys
 import threading
@@ -91,6 +94,86 @@ class _BurstServer(ThreadingHTTPServer):
     daemon_threads = True
 
 
+class _SocketModeServer(socketserver.ThreadingTCPServer):
+    """Slack's Socket Mode WebSocket endpoint (the URL apps.connections.open hands out): the
+    RFC 6455 handshake, a "hello", envelopes sent on command, acks recorded, pings answered."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, slack: "FakeSlack"):
+        self.slack = slack
+        super().__init__(("127.0.0.1", 0), _SocketModeHandler)
+
+
+def _ws_frame(opcode: int, payload: bytes) -> bytes:
+    head = bytes([0x80 | opcode])
+    n = len(payload)
+    if n < 126:
+        head += bytes([n])
+    elif n < 65536:
+        head += bytes([126]) + struct.pack("!H", n)
+    else:
+        head += bytes([127]) + struct.pack("!Q", n)
+    return head + payload
+
+
+class _SocketModeHandler(socketserver.StreamRequestHandler):
+    def handle(self) -> None:
+        slack: FakeSlack = self.server.slack  # type: ignore[attr-defined]
+        key = None
+        while True:
+            line = self.rfile.readline().decode("latin-1")
+            if not line or line in ("\r\n", "\n"):
+                break
+            if line.lower().startswith("sec-websocket-key:"):
+                key = line.split(":", 1)[1].strip()
+        if key is None:
+            return
+        accept = base64.b64encode(hashlib.sha1((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").encode()).digest()).decode()
+        self.wfile.write(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                          f"Sec-WebSocket-Accept: {accept}\r\n\r\n").encode())
+        lock = threading.Lock()
+
+        def send(opcode: int, payload: bytes) -> None:
+            with lock:
+                self.wfile.write(_ws_frame(opcode, payload))
+                self.wfile.flush()
+
+        send(1, json.dumps({"type": "hello", "num_connections": 1,
+                            "connection_info": {"app_id": APP_ID}, "debug_info": {"host": "fake"}}).encode())
+        with slack._changed:
+            slack._sockets.append(send)
+            slack._changed.notify_all()
+        try:
+            while True:
+                head = self.rfile.read(2)
+                if len(head) < 2:
+                    return
+                opcode, n = head[0] & 0x0F, head[1] & 0x7F
+                if n == 126:
+                    n = struct.unpack("!H", self.rfile.read(2))[0]
+                elif n == 127:
+                    n = struct.unpack("!Q", self.rfile.read(8))[0]
+                mask = self.rfile.read(4) if head[1] & 0x80 else b"\0\0\0\0"
+                data = bytes(b ^ mask[i % 4] for i, b in enumerate(self.rfile.read(n)))
+                if opcode == 8:  # close
+                    return
+                if opcode == 9:  # ping: pong with the same payload (the client checks it)
+                    send(10, data)
+                elif opcode == 1:
+                    ack = json.loads(data.decode())
+                    with slack._changed:
+                        slack.socket_acks.append(ack)
+                        slack._changed.notify_all()
+        except OSError:
+            return
+        finally:
+            with slack._changed:
+                if send in slack._sockets:
+                    slack._sockets.remove(send)
+
+
 class FakeSlack:
     """The Web API on 127.0.0.1:<random port>. Thread-safe; use as a context manager."""
 
@@ -107,16 +190,54 @@ class FakeSlack:
         self._faults: list[Fault] = []
         self._server = _BurstServer(("127.0.0.1", 0), _handler_for(self))
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
+        self.socket_acks: list[dict[str, Any]] = []
+        self._sockets: list[Callable[[int, bytes], None]] = []
+        self._socket_server = _SocketModeServer(self)
+        self._socket_thread = threading.Thread(target=self._socket_server.serve_forever, args=(0.05,), daemon=True)
 
     # --- lifecycle -----------------------------------------------------------------------------
 
     def start(self) -> "FakeSlack":
         self._thread.start()
+        self._socket_thread.start()
         return self
 
     def stop(self) -> None:
         self._server.shutdown()
         self._server.server_close()
+        self._socket_server.shutdown()
+        self._socket_server.server_close()
+
+    # --- Socket Mode ---------------------------------------------------------------------------
+
+    @property
+    def socket_url(self) -> str:
+        host, port = self._socket_server.server_address[:2]
+        return f"ws://{host}:{port}/link/?ticket=fake"
+
+    def socket_send(self, envelope: dict[str, Any], timeout: float = 30.0) -> None:
+        """Send an envelope (slash_commands, events_api, interactive) to a connected client."""
+        with self._changed:
+            deadline = time.monotonic() + timeout
+            while not self._sockets:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError("no Socket Mode client connected")
+                self._changed.wait(left)
+            send = self._sockets[-1]
+        send(1, json.dumps(envelope).encode())
+
+    def wait_socket_ack(self, envelope_id: str, timeout: float = 30.0) -> dict[str, Any]:
+        with self._changed:
+            deadline = time.monotonic() + timeout
+            while True:
+                found = [a for a in self.socket_acks if a.get("envelope_id") == envelope_id]
+                if found:
+                    return found[0]
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"no ack for envelope {envelope_id} within {timeout}s")
+                self._changed.wait(left)
 
     def __enter__(self) -> "FakeSlack":
         return self.start()
@@ -228,6 +349,10 @@ class FakeSlack:
             return 200, {"ok": True}
         if method == "api.test":
             return 200, {"ok": True, "args": {}}
+        if method == "apps.connections.open":
+            if not (headers.get("authorization") or "").startswith("Bearer xapp-"):
+                return 200, {"ok": False, "error": "not_allowed_token_type"}
+            return 200, {"ok": True, "url": self.socket_url}
         if headers.get("authorization") != f"Bearer {self.token}":
             return 200, {"ok": False, "error": "not_authed" if not headers.get("authorization") else "invalid_auth"}
         api = _API.get(method)
@@ -597,8 +722,8 @@ class BotProcess:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"bot exited with {self.proc.returncode}:\n{self.output()[-4000:]}")
-            if self.role == "worker":
-                if "worker process" in self.output() and " ready" in self.output():
+            if self.role in ("worker", "socket"):  # no port: its log says when it is ready
+                if f"{self.role} process" in self.output() and " ready:" in self.output():
                     return self
                 time.sleep(0.1)
                 continue

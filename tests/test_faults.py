@@ -179,6 +179,9 @@ def test_verify_when_the_trace_queue_is_full_says_so_instead_of_a_stuck_placehol
         bot.action("verify_exactly", "verify", channel=f"CV{i}", message_ts=root)
         slack.wait_for("chat.postMessage", lambda c, i=i: c.args.get("channel") == f"CV{i}" and c.args.get("thread_ts"),
                        timeout=ANSWER_TIMEOUT_S)
+    # the traces are queued in the transactions that record their placeholders: wait for them all
+    wait_until(lambda: len(bot.query("SELECT 1 AS x FROM outbox WHERE queue = 'heavy' AND state = 'pending'"))
+               == MAX_PENDING_HEAVY, what="a full trace queue")
     last = f"CV{MAX_PENDING_HEAVY}"
     bot.action("verify_exactly", "verify", channel=last, message_ts=roots[-1])
     [told] = slack.wait_for("chat.postEphemeral", lambda c: c.args.get("channel") == last, timeout=ANSWER_TIMEOUT_S)

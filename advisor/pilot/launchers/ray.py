@@ -30,6 +30,7 @@ failed/node_lost with the last progress the store kept.
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import shlex
 import time
@@ -51,6 +52,8 @@ PENDING_TIMEOUT_S = 15 * 60
 # decided by num_gpus.
 ACCELERATOR_QUANTITY = 0.001
 EVENT_PREFIX = "ADVISOR_PILOT_EVENT "
+# A head whose job agent is not up yet refuses submissions for a while after it starts.
+SUBMIT_RETRY_S = 60.0
 LOG_TAIL_CHARS = 1500
 
 
@@ -124,17 +127,27 @@ class RayLauncher:
         resources = {f"accelerator_type:{spec.accelerator_type}": ACCELERATOR_QUANTITY} \
             if num_gpus and spec.accelerator_type else {}
         client = self._jobs()
-        try:
-            client.submit_job(entrypoint=self.entrypoint(spec), submission_id=sid, entrypoint_num_cpus=self.num_cpus,
-                              entrypoint_num_gpus=num_gpus, entrypoint_resources=resources or None,
-                              runtime_env=self.runtime_env or None,
-                              metadata={"pilot_id": spec.pilot_id, "gpu": spec.gpu or "", "advisor": "pilot"})
-        except RuntimeError as exc:
-            if "already" not in str(exc).lower():  # "... has already been used by a job"
-                raise PilotError(f"The Ray cluster refused pilot {spec.pilot_id}: {exc}") from None
-            info = client.get_job_info(sid)  # a resumed start: the job exists, adopt it
-            if (info.metadata or {}).get("pilot_id") != spec.pilot_id:
-                raise PilotError(f"Ray job {sid} exists but is not pilot {spec.pilot_id}") from None
+        deadline = time.monotonic() + SUBMIT_RETRY_S
+        for attempt in itertools.count():
+            try:
+                client.submit_job(entrypoint=self.entrypoint(spec), submission_id=sid,
+                                  entrypoint_num_cpus=self.num_cpus, entrypoint_num_gpus=num_gpus,
+                                  entrypoint_resources=resources or None, runtime_env=self.runtime_env or None,
+                                  metadata={"pilot_id": spec.pilot_id, "gpu": spec.gpu or "", "advisor": "pilot"})
+                break
+            except RuntimeError as exc:
+                text = str(exc)
+                if "already" in text.lower():  # "Job with submission_id ... already exists": a resumed start
+                    info = client.get_job_info(sid)
+                    if (info.metadata or {}).get("pilot_id") != spec.pilot_id:
+                        raise PilotError(f"Ray job {sid} exists but is not pilot {spec.pilot_id}") from None
+                    break
+                # The head answers before its job agent is up ("No available agent to submit job,
+                # please try again later": ray/dashboard/modules/job/job_head.py): transient.
+                if "try again later" in text and time.monotonic() < deadline:
+                    time.sleep(min(5.0, 0.5 * 2 ** attempt))
+                    continue
+                raise PilotError(f"The Ray cluster refused pilot {spec.pilot_id}: {text[:500]}") from None
         return PilotHandle(pilot_id=spec.pilot_id, launcher="ray", submitted_at=time.time(),
                            ref={"submission_id": sid, "address": self.address, "num_gpus": num_gpus,
                                 "accelerator_type": spec.accelerator_type if num_gpus else None,

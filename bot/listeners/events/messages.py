@@ -5,13 +5,18 @@ channel chatter (a mention arrives separately as app_mention)."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from slack_bolt import BoltContext
 
+from advisor.errors import StateUnavailable
 from advisor.parse import detect_language
 from bot.conversation import Question, clean_text
 from bot.listeners.events.claim import record_question
+from bot.listeners.record import tell_unrecorded
+
+logger = logging.getLogger(__name__)
 
 # Subtypes that are a person writing (Slack docs, "message" event subtypes): a reply also sent
 # to the channel, and a message with a file attached.
@@ -27,7 +32,13 @@ def on_message(body: dict[str, Any], event: dict[str, Any], context: BoltContext
     in_thread = thread is not None and thread != ts
     if not in_thread and not direct:
         return
-    state = services.store.thread(channel, thread) if in_thread else None
+    try:
+        state = services.store.thread(channel, thread) if in_thread else None
+    except StateUnavailable as exc:  # nothing can be recorded either: say so, once, where they wrote
+        logger.error("cannot read the thread %s/%s: %s", channel, thread, exc)
+        tell_unrecorded(services, {"channel": channel, "thread_ts": thread or ts, "user": event.get("user")},
+                        f"message:{channel}:{ts}")
+        return
     if in_thread and not direct and state is None:
         return
     text = event.get("text", "")
