@@ -15,6 +15,7 @@ traceback.
     ├── MissingExtra         a feature needs an optional extra (torch, ray, matplotlib)
     ├── NotAvailableYet      a command whose engine has not landed
     ├── PilotError           a pilot could not be started, tracked or read back
+    ├── LaunchError          no launch config for this plan and tool (says which would work)
     └── StateUnavailable     the state database cannot be written or reached (full or read-only
                              disk, a PostgreSQL server that does not answer)
 """
@@ -85,6 +86,10 @@ class NotAvailableYet(AdvisorError):
 
 class PilotError(AdvisorError):
     """A pilot could not be started, tracked or read back."""
+
+
+class LaunchError(AdvisorError):
+    """A launch config cannot be written for this plan and tool; the message says what would work."""
 
 
 class StateUnavailable(AdvisorError):

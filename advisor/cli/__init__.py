@@ -20,9 +20,9 @@ def main() -> None:
 
 
 def _register() -> None:
-    from advisor.cli import ask_cmd, catalog_cmd, estimate_cmd, parse_cmd, pilot_cmd, trace_cmd
+    from advisor.cli import ask_cmd, catalog_cmd, estimate_cmd, launch_cmd, parse_cmd, pilot_cmd, trace_cmd
 
-    for module in (ask_cmd, parse_cmd, estimate_cmd, trace_cmd, catalog_cmd, pilot_cmd):
+    for module in (ask_cmd, parse_cmd, estimate_cmd, trace_cmd, launch_cmd, catalog_cmd, pilot_cmd):
         module.register(main)
 
 
