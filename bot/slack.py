@@ -25,7 +25,6 @@ from __future__ import annotations
 import socket
 import time
 from http.client import RemoteDisconnected
-from typing import Any
 from urllib.error import URLError
 
 from slack_sdk import WebClient

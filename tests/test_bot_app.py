@@ -2,7 +2,6 @@
 Socket Mode uses the same listeners and SLACK_API_URL, the outbox workers run what was recorded
 and route failures to the failure handler, and start-up survives a failing auth.test."""
 
-import threading
 import time
 
 import pytest
@@ -203,3 +202,19 @@ def test_start_up_says_plainly_when_slack_stays_down_or_refuses_the_token(slack,
                              env={**env, "SLACK_API_URL": slack.api_url, "SLACK_BOT_TOKEN": "xoxb-wrong"})
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     assert "Slack refused the bot token (invalid_auth)" in refused.stderr
+
+
+def test_healthz_fails_when_the_web_api_does_not_answer(slack, tmp_path):
+    from bot.app import health
+
+    app, services = build_app(settings_for(slack, tmp_path))
+    try:
+        assert health(services, "http")["ok"] is True
+        slack.fault("api.test", "server_error", status=503, times=5)
+        services.extra["slack_health"]["at"] = -1e9  # the next check asks Slack again
+        report = health(services, "http")
+        assert report["ok"] is False and report["slack"]["reachable"] is False and report["state"]["writable"]
+        slack.clear_faults()
+        assert health(services, "http")["ok"] is True  # a failed check is retried on the next probe
+    finally:
+        services.close()
