@@ -42,6 +42,9 @@ FailureHandler = Callable[[Job, BaseException], None]
 DEFAULT_LEASE_S = 30.0
 # How often an idle worker looks for jobs written by other processes (local ones wake it at once).
 DEFAULT_POLL_S = 0.5
+# Finished jobs, their deliveries and old claims are pruned this often by each process (a
+# long-running bot forgets as it goes; bot/store.py keeps a day of them).
+PRUNE_EVERY_S = 3600.0
 # Retried jobs: 1 s, 2 s, 4 s, ... capped at a minute; the 8th failure is final (a few minutes of
 # Slack or database trouble in all).
 BACKOFF_S, MAX_BACKOFF_S, DEFAULT_MAX_ATTEMPTS = 1.0, 60.0, 8
@@ -114,9 +117,13 @@ class Outbox:
     # --- the loops -----------------------------------------------------------------------------
 
     def _heartbeat(self) -> None:
+        pruned = time.monotonic()
         while not self._stop.wait(self.lease_s / 3):
             try:
                 self.store.renew(self.owner, self.lease_s)
+                if time.monotonic() - pruned > PRUNE_EVERY_S:
+                    pruned = time.monotonic()
+                    self.store.prune()
             except Exception:  # the database may be briefly unavailable; the next beat retries
                 logger.warning("could not renew the outbox leases of %s", self.owner, exc_info=True)
 
