@@ -65,14 +65,26 @@ def cluster():
             time.sleep(0.5)
     saved = {k: os.environ.get(k) for k in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN")}
     os.environ.update({"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token})  # the client (the bot's side)
+    _forget_cached_token()  # another test of this run may have made Ray load another cluster's token
     yield address
     for k, v in saved.items():
         if v is None:
             os.environ.pop(k, None)
         else:
             os.environ[k] = v
+    _forget_cached_token()
     _stop(head)
     log.close()
+
+
+def _forget_cached_token() -> None:
+    """Ray reads the auth token once per process (ray._raylet.AuthenticationTokenLoader, a
+    singleton with reset_cache); the client must read this cluster's."""
+    try:
+        from ray._raylet import AuthenticationTokenLoader
+    except ImportError:  # a Ray without token authentication
+        return
+    AuthenticationTokenLoader.instance().reset_cache()
 
 
 def _stop(head: subprocess.Popen) -> None:
