@@ -289,7 +289,9 @@ class PilotFlow:
         if rec is None:
             return
         lang = rec.lang
-        resumed = job.attempts > 1 and rec.state == "pending" and rec.confirmed_by == user
+        # A retried confirm job (a Slack call failed after the confirmation, or its process died)
+        # goes on from where the pilot is: it never refuses its own confirmation as "already".
+        resumed = job.attempts > 1 and rec.state not in ("proposed", "declined") and rec.confirmed_by == user
         if not resumed:
             if not self.policy.may_confirm(user, self._members()):
                 self._record("pilot.start", user, "refused", rec.id, reason="not_allowed", channel=channel)

@@ -151,3 +151,22 @@ def test_the_runner_the_bot_starts_has_none_of_the_bots_secrets(slack, bots, tmp
     assert b"xoxb-" not in raw and b"vault-s3cret" not in raw
     bot.action("pilot_cancel", pilot_id, channel="CENV", message_ts=confirm_ts, thread_ts=ROOT_TS, user="UALICE")
     wait_until(lambda: finals(slack, "CENV", pilot_id), what="the end after the cancel")
+
+
+def test_a_confirm_job_retried_after_slack_gave_up_goes_on_from_where_the_pilot_is(slack, bots, tmp_path):
+    """chat.update keeps answering 429 beyond one call's budget (ADVISOR_SLACK_RETRY_S=2): the
+    confirm job fails after the pilot was started and is tried again; the retry does not refuse
+    its own confirmation as "already", and posts the one status message."""
+    bot = pilot_bot(bots, slack, tmp_path, env={"ADVISOR_SLACK_RETRY_S": "2"})
+    pilot_id, confirm_ts = propose(bot, slack, "CRETRYJOB")
+    slack.fault("chat.update", "ratelimited", retry_after=1, times=3, where=lambda a: a.get("ts") == confirm_ts)
+    bot.action("pilot_confirm", pilot_id, channel="CRETRYJOB", message_ts=confirm_ts, thread_ts=ROOT_TS,
+               user="UALICE")
+    wait_until(lambda: finals(slack, "CRETRYJOB", pilot_id), what="the final message")
+    bot.wait_jobs_done()
+    [job] = bot.query("SELECT attempts, state FROM outbox WHERE kind = 'pilot_confirm'")
+    assert job["attempts"] >= 2 and job["state"] == "done"
+    assert row(bot, pilot_id)["state"] == "finished" and len(statuses(slack, "CRETRYJOB", pilot_id)) == 1
+    assert not slack.calls_to("chat.postEphemeral", lambda c: c.args.get("channel") == "CRETRYJOB")
+    decided = slack.calls_to("chat.update", lambda c: c.args.get("ts") == confirm_ts)
+    assert "confirmed by <@UALICE>" in message_text(decided[-1].args["blocks"])
