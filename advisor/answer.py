@@ -26,7 +26,7 @@ from advisor.format import hours as duration
 from advisor.i18n import t
 from advisor.memory import estimate_memory
 from advisor.parse import ParseResult, detect_language, parse_message, understood
-from advisor.parse.describe import number
+from advisor.parse.describe import answer_head, number
 from advisor.recommend import Recommendation, recommend
 from advisor.report import render_recommendation
 from advisor.resolve import Resolved, resolve_request
@@ -62,9 +62,13 @@ class Answer:
 class Advisor:
     """The advisor behind the bot and `advisor ask`: parse, resolve, rank, say it."""
 
-    def __init__(self, catalog: Catalog, calibration: Any = None):
+    def __init__(self, catalog: Catalog, calibration: Any = None, models: Any = None):
+        """``models``: where architectures the catalog lacks come from (``advisor.hub.HubReader``:
+        Hub ids and pasted config.json); without it such a model is answered with the closest
+        catalog matches."""
         self.catalog = catalog
         self.calibration = calibration
+        self.models = models
 
     # --- the entry point ----------------------------------------------------------------------
 
@@ -77,6 +81,12 @@ class Advisor:
             lang = _safe_lang(text)
             body = str(exc) + (f"\n{t('answer.try', lang, example=exc.example)}" if exc.example else "")
             return Answer("clarify", lang, body, data={"example": exc.example, "code": exc.code})
+        for config in parsed.configs.values():
+            if self.models is not None:
+                try:
+                    self.models.remember_config(config)
+                except AdvisorError as exc:  # a config we cannot model: say which fields it lacks
+                    return self._problem(exc, parsed.lang, parsed.request)
         handler = getattr(self, f"_{parsed.intent}")
         return handler(parsed)
 
@@ -84,14 +94,15 @@ class Advisor:
                  parsed: ParseResult | None = None) -> Answer:
         """The ranking for a request (also used by the CLI with flags)."""
         try:
-            resolved = resolve_request(request, self.catalog)
+            resolved = resolve_request(request, self.catalog, self.models)
         except AdvisorError as exc:
             return self._problem(exc, lang, request)
         rec = recommend(resolved, self.catalog, calibration=self.calibration, lang=lang)
         lines = []
+        head: list[str] = []
         if parsed is not None:
-            lines.append(understood(parsed.request, lang, self.catalog))
-            lines += [f"! {w}" for w in parsed.warnings]
+            head = answer_head(parsed.request, resolved.spec, resolved.label, resolved.assumed, lang, self.catalog)
+            lines += head + [f"! {w}" for w in parsed.warnings]
         goal = parsed.params.get("goal") if parsed is not None else None
         if goal == "speed":  # "anything faster?": the fastest fitting GPU we rent, with its cost
             fastest = max((o for o in rec.options if o.offered and o.fits and o.tokens_per_s),
@@ -100,10 +111,16 @@ class Advisor:
                 lines.append(t("answer.goal.speed", lang, option=_option_line(fastest, lang).lstrip("- ")))
         elif goal == "cost" and rec.recommended:
             lines.append(t("answer.goal.cost", lang, option=_option_line(rec.option(rec.recommended), lang).lstrip("- ")))
-        if resolved.arch_note:
+        if resolved.hub is not None:
+            lines.append(t("answer.hub_arch", lang, what=resolved.hub.describe(lang)))
+        elif resolved.arch_note:
             lines.append(t("answer.inferred_arch", lang, params=f"{resolved.arch.params_total / 1e9:.1f}"))
-        lines.append(render_recommendation(rec, lang))
+        lines.append(render_recommendation(rec, lang, with_assumed=parsed is None))
         data = rec.to_json()
+        if head:  # "Understood: <method>, <model>, <seq>, <GPUs>" and "Assumed: ...", for every renderer
+            data["head"] = {"understood": head[0], "assumed": head[1] if len(head) > 1 else None}
+        if resolved.hub is not None:
+            data["model_source"] = resolved.hub.to_json()
         if parsed is not None:
             data["understood"] = parsed.to_json()
         return Answer(kind, lang, "\n".join(lines), request=request, data=data,
@@ -170,7 +187,10 @@ class Advisor:
             if named:
                 request = SpecRequest(method=method, model=p.params.get("model"), params_b=p.params.get("params_b"),
                                       num_gpus=n, sharding="fsdp" if n > 1 else None)
-                resolved = resolve_request(request, self.catalog)
+                try:
+                    resolved = resolve_request(request, self.catalog, self.models)
+                except AdvisorError as exc:
+                    return self._problem(exc, p.lang, request)
                 mem = estimate_memory(resolved.spec, resolved.arch)
                 fits = mem.device_bytes <= gpu.usable_memory_bytes
                 fits_by_method[method] = {"fits": fits, "device_bytes": mem.device_bytes}
@@ -205,7 +225,10 @@ class Advisor:
 
     def _faq_choice(self, p: ParseResult) -> Answer:
         request = p.request if (p.request.model or p.request.params_b) else FAQ_REFERENCE_JOB
-        resolved = resolve_request(request, self.catalog)
+        try:
+            resolved = resolve_request(request, self.catalog, self.models)
+        except AdvisorError as exc:
+            return self._problem(exc, p.lang, request)
         rec = recommend(resolved, self.catalog, calibration=self.calibration, lang=p.lang)
         gpus = p.gpus or p.params.get("gpus") or ["a100-80gb", "h100-sxm"]
         lines = [t("answer.choice.title", p.lang, job=understood(request, p.lang, self.catalog))]
@@ -222,7 +245,7 @@ class Advisor:
         request = p.request if (p.request.model or p.request.params_b) else None
         if request is not None:
             try:
-                resolved = resolve_request(request, self.catalog)
+                resolved = resolve_request(request, self.catalog, self.models)
             except AdvisorError:
                 resolved = None
             if resolved is not None:

@@ -160,8 +160,9 @@ def _table(rows: list[list[str]]) -> list[str]:
     return ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
 
 
-def render_recommendation(rec: Recommendation, lang: str | None = None) -> str:
-    """The whole answer as plain text: title, memory, table, levers, notes, assumed defaults."""
+def render_recommendation(rec: Recommendation, lang: str | None = None, *, with_assumed: bool = True) -> str:
+    """The whole answer as plain text: title, memory, table, levers, notes, assumed defaults
+    (``with_assumed=False``: a caller that says them on its first lines, advisor.answer)."""
     lang = lang or rec.lang
     m = rec.memory
     term = m.largest_term()
@@ -186,7 +187,7 @@ def render_recommendation(rec: Recommendation, lang: str | None = None) -> str:
             lines.append(t("notes.table.levers", lang, gpu=_name(o), levers=text))
     notes = rec.notes if lang == rec.lang else _notes_again(rec, lang)
     lines += ["", t("notes.table.notes", lang)] + [f"- {n}" for n in notes]
-    if rec.assumed:
+    if rec.assumed and with_assumed:
         items = ", ".join(_assumed(name, getattr(rec.spec, name), lang) for name in rec.assumed)
         lines.append(t("notes.table.assumed", lang, items=items))
     return "\n".join(lines)

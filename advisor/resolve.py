@@ -4,11 +4,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from advisor.arch import Architecture, infer_architecture
 from advisor.catalog import Catalog, ModelEntry
 from advisor.errors import SpecError
 from advisor.spec import ARCH_OVERRIDES, FinetuneSpec, SpecRequest, resolve
+
+if TYPE_CHECKING:
+    from advisor.hub import HubModel, HubReader
 
 
 @dataclass(frozen=True)
@@ -18,20 +22,27 @@ class Resolved:
     model: ModelEntry | None  # None when the size was given without a catalog model
     assumed: list[str] = field(default_factory=list)  # defaults filled in, worth telling
     arch_note: str | None = None  # how the architecture was obtained when it was not the catalog's
+    hub: "HubModel | None" = None  # a model read from a config.json (the Hub or a pasted one)
 
     @property
     def label(self) -> str:
         if self.model is not None:
             return self.model.display_name
+        if self.hub is not None:
+            return self.hub.label
         return f"{self.arch.params_total / 1e9:.1f}B-parameter model"
 
 
-def architecture_for(spec: FinetuneSpec, catalog: Catalog) -> tuple[Architecture, ModelEntry | None, str | None]:
-    """The architecture a spec describes: the catalog model's (or one inferred from params_b),
-    with the spec's overrides applied and checked."""
+def architecture_for(spec: FinetuneSpec, catalog: Catalog,
+                     hub: "HubModel | None" = None) -> tuple[Architecture, ModelEntry | None, str | None]:
+    """The architecture a spec describes: the catalog model's, one read from a config.json
+    (``hub``), or one inferred from params_b, with the spec's overrides applied and checked."""
     entry: ModelEntry | None = None
     note = None
-    if spec.model is not None:
+    if hub is not None:
+        base = hub.arch
+        note = hub.describe()
+    elif spec.model is not None:
         entry = catalog.model(spec.model)
         base = entry.arch
     else:
@@ -59,11 +70,15 @@ def architecture_for(spec: FinetuneSpec, catalog: Catalog) -> tuple[Architecture
     return arch, entry, note
 
 
-def resolve_request(request: SpecRequest, catalog: Catalog) -> Resolved:
-    """Resolve names against the catalog, fill defaults, and build the architecture."""
+def resolve_request(request: SpecRequest, catalog: Catalog, models: "HubReader | None" = None) -> Resolved:
+    """Resolve names against the catalog (or, for a Hub id or a pasted config, through ``models``,
+    ``advisor.hub``), fill defaults, and build the architecture."""
+    from advisor.hub import catalog_name, external_model
+
     update = {}
-    if request.model is not None:
-        update["model"] = catalog.model(request.model).id
+    hub = external_model(request.model, catalog, models) if request.model is not None else None
+    if request.model is not None and hub is None:
+        update["model"] = catalog.model(catalog_name(request.model)).id
     if request.gpu is not None:
         update["gpu"] = catalog.gpu(request.gpu).id
     if request.region is not None:
@@ -71,11 +86,11 @@ def resolve_request(request: SpecRequest, catalog: Catalog) -> Resolved:
     if update:
         request = request.model_copy(update=update)
     spec, assumed = resolve(request)
-    arch, entry, note = architecture_for(spec, catalog)
-    return Resolved(spec=spec, arch=arch, model=entry, assumed=assumed, arch_note=note)
+    arch, entry, note = architecture_for(spec, catalog, hub)
+    return Resolved(spec=spec, arch=arch, model=entry, assumed=assumed, arch_note=note, hub=hub)
 
 
-def resolve_spec(spec: FinetuneSpec, catalog: Catalog) -> Resolved:
+def resolve_spec(spec: FinetuneSpec, catalog: Catalog, models: "HubReader | None" = None) -> Resolved:
     """The same for an already complete spec (CLI flags)."""
     return resolve_request(SpecRequest(**spec.model_dump(exclude={"costs"}, exclude_none=True),
-                                       costs=spec.costs.model_dump()), catalog)
+                                       costs=spec.costs.model_dump()), catalog, models)

@@ -405,3 +405,29 @@ class StateDB:
 
 def open_state(target: "str | Path | StateDB") -> StateDB:
     return StateDB.open(target)
+
+
+# --- plain SQLite connections to a state file (advisor.hub's config cache) ------------------------
+
+
+@contextmanager
+def connect(path: str | Path, *, rows: bool = False, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> Iterator[sqlite3.Connection]:
+    """A short-lived autocommit sqlite3 connection to a state *file* (for tables that are a
+    per-machine cache beside the shared ones, such as advisor.hub's hub_configs)."""
+    conn = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, isolation_level=None)
+    if rows:
+        conn.row_factory = sqlite3.Row
+    conn.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+def prepare(path: str | Path) -> Path:
+    """Create the file's folder and switch the database to WAL (a property of the file)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with connect(path) as conn:
+        conn.execute("PRAGMA journal_mode = WAL")
+    return path

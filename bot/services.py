@@ -71,9 +71,13 @@ def build_services(settings: Settings, client: "WebClient", *, advisor: Asker | 
     store = StateStore(settings.state_target)
     if advisor is None:
         from advisor.answer import Advisor
+        from advisor.hub import HubReader
         from advisor.pilot.calibration import PilotCalibration
         from advisor.pilot.store import PilotStore
 
-        # measured pilots in the same state database calibrate every later answer
-        advisor = Advisor(catalog, calibration=PilotCalibration(PilotStore(store.db)))
+        # measured pilots in the same state database calibrate every later answer; Hub configs
+        # read for model ids in chat are cached in the SQLite state file (advisor.hub)
+        models = HubReader(settings.state_db, endpoint=settings.hub_endpoint, cache_dir=settings.hub_cache,
+                           token=settings.hub_token)
+        advisor = Advisor(catalog, calibration=PilotCalibration(PilotStore(store.db)), models=models)
     return Services(settings=settings, catalog=catalog, advisor=advisor, store=store, client=client)

@@ -92,6 +92,10 @@ class Settings(BaseSettings):
     pilot_dir: str = _env("ADVISOR_PILOT_DIR", default="pilot-runs")
     ray_address: str | None = _env("RAY_ADDRESS", default=None)
     child_env_deny_raw: str = _env("ADVISOR_CHILD_ENV_DENY", default=DEFAULT_CHILD_ENV_DENY)
+    hub_endpoint: str | None = _env("HF_ENDPOINT", default=None)  # the Hugging Face Hub (or a mirror)
+    hub_cache_raw: str | None = _env("HF_HUB_CACHE", default=None)  # huggingface_hub's file cache
+    hf_home: str | None = _env("HF_HOME", default=None)  # ... or HF_HOME/hub
+    hub_token: str | None = _env("HF_TOKEN", default=None)  # for gated models
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
@@ -120,7 +124,8 @@ class Settings(BaseSettings):
     # --- validation with messages a person can act on -------------------------------------------
 
     @field_validator("bot_token", "signing_secret", "app_token", "state_url", "ray_address", "log_level",
-                     "pilot_launcher", "pilot_dir", mode="before")
+                     "pilot_launcher", "pilot_dir", "hub_endpoint", "hub_cache_raw", "hf_home", "hub_token",
+                     mode="before")
     @classmethod
     def _strip(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -194,6 +199,11 @@ class Settings(BaseSettings):
         return self.state_url or str(self.state_db)
 
     @property
+    def hub_cache(self) -> str | None:
+        """huggingface_hub's cache: HF_HUB_CACHE, else HF_HOME/hub (huggingface_hub's own order)."""
+        return self.hub_cache_raw or (str(Path(self.hf_home) / "hub") if self.hf_home else None)
+
+    @property
     def catalog_admins(self) -> frozenset[str]:
         return id_list(self.catalog_admins_raw)
 
@@ -212,7 +222,7 @@ class Settings(BaseSettings):
     def redacted(self) -> dict[str, Any]:
         """For logs: every setting, secrets masked."""
         out = json.loads(self.model_dump_json())
-        for name in ("bot_token", "signing_secret", "app_token"):
+        for name in ("bot_token", "signing_secret", "app_token", "hub_token"):
             if out.get(name):
                 out[name] = out[name][:5] + "…"
         if out.get("state_url"):

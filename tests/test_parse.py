@@ -1,6 +1,6 @@
-"""The chat parser against the phrasing table (tests/data/phrasings.json) and its contracts."""
+"""The chat parser against the tuning split of the phrasing table (tests/phrasings.py) and its contracts.
 
-import json
+The held-out split is never run here: benchmarks/parse_accuracy.py measures it."""
 
 import pytest
 
@@ -9,9 +9,9 @@ from advisor.parse import CONTRACT_KEYS, detect_language, parse_message
 from advisor.parse import numbers as num
 from advisor.parse.text import MAX_MESSAGE_CHARS
 from advisor.spec import MAX_SEQ_LEN, SpecRequest
-from tests.conftest import DATA
+from tests import phrasings
 
-PHRASINGS = json.loads((DATA / "phrasings.json").read_text(encoding="utf-8"))
+PHRASINGS = phrasings.load("tune")
 RESULT_KEYS = {"intent", "faq", "params", "gpus", "gpu_counts", "clarify_code", "warning_codes"}
 
 
@@ -24,6 +24,12 @@ def test_the_table_is_large_and_bilingual():
     langs = [e["lang"] for e in PHRASINGS]
     assert len(PHRASINGS) >= 150 and langs.count("es") >= 60 and langs.count("en") >= 60
     assert sum("previous" in e for e in PHRASINGS) >= 40
+
+
+def test_each_phrasing_keeps_the_split_its_hash_gives():
+    entries = phrasings.load()
+    assert all(e["split"] == phrasings.split_of(e["text"]) for e in entries)
+    assert 0.2 < sum(e["split"] == "heldout" for e in entries) / len(entries) < 0.4
 
 
 @pytest.mark.parametrize("entry", PHRASINGS, ids=[e["text"][:50] for e in PHRASINGS])

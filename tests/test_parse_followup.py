@@ -107,7 +107,7 @@ def test_understood_and_assumed_lines_speak_the_language(catalog):
     assert understood(request, "es", catalog) == "Entendido: QLoRA, Llama 3 70B, contexto de 8.192."
     _, names = resolve(request)
     line = assumed(names, "en")
-    assert line.startswith("Assumed ") and "batch 1" in line and "with gradient checkpointing" in line
+    assert line.startswith("Assumed: ") and "batch 1" in line and "with gradient checkpointing" in line
     assert "lote 1" in assumed(names, "es")
 
 

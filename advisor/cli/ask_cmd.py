@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from advisor.catalog import Catalog
-from advisor.cli.common import calibration_from, catalog_path, db_option, emit_json, json_option, state_db_option
+from advisor.cli.common import (calibration_from, catalog_path, db_option, emit_json, hub_reader, json_option,
+                                state_db_option)
 
 
 def register(main: click.Group) -> None:
@@ -21,7 +22,8 @@ def ask(text: tuple[str, ...], db: str | None, state_db: str | None, as_json: bo
     """The whole answer to a chat message, as the bot would give it (English or Spanish)."""
     from advisor.answer import Advisor
 
-    answer = Advisor(Catalog.open(catalog_path(db)), calibration=calibration_from(state_db)).ask(" ".join(text))
+    advisor = Advisor(Catalog.open(catalog_path(db)), calibration=calibration_from(state_db), models=hub_reader(state_db))
+    answer = advisor.ask(" ".join(text))
     if as_json:
         emit_json(answer.to_json())
     else:

@@ -65,3 +65,46 @@ def calibration_from(path: str | None):
     from advisor.pilot.store import PilotStore
 
     return PilotCalibration(PilotStore(db))
+
+
+# --- models from the Hugging Face Hub or a config.json (advisor.hub) ----------------------------
+
+_CONFIG_MODEL = "advisor.config_model"
+
+
+def external_model(model: str | None, config_path: str | None) -> str | None:
+    """What ``--model`` / ``--config`` name in the request: a Hugging Face id is always read from
+    the Hub ("hf:" + id), a config file is read now and named by its digest."""
+    from advisor.hub import HUB_PREFIX, parse_hub_id, read_config_file
+
+    if config_path is not None:
+        if model is not None:
+            raise click.UsageError("Give --model or --config, not both.")
+        found = read_config_file(config_path)
+        click.get_current_context().meta[_CONFIG_MODEL] = found
+        return found.ref
+    if model is not None and parse_hub_id(model) is not None and not model.startswith(HUB_PREFIX):
+        return HUB_PREFIX + model
+    return model
+
+
+def hub_reader(state_db: str | None = None):
+    """The Hub as this shell sees it: ``HF_ENDPOINT`` (a mirror, or a fake Hub in tests),
+    ``HF_HUB_CACHE`` / ``HF_HOME`` (huggingface_hub's cache), ``HF_TOKEN`` (gated models), and the
+    state database (``--state-db`` / ``ADVISOR_STATE_DB`` / ./state.db when it exists) where configs
+    read once are kept."""
+    from pathlib import Path
+
+    from advisor.hub import HubReader
+
+    env = os.environ
+    cache = env.get("HF_HUB_CACHE") or (str(Path(env["HF_HOME"]) / "hub") if env.get("HF_HOME") else None)
+    db = state_db_path(state_db)
+    reader = HubReader(db if (state_db or env.get("ADVISOR_STATE_DB") or Path(db).exists()) else None,
+                       endpoint=env.get("HF_ENDPOINT") or None, cache_dir=cache, token=env.get("HF_TOKEN") or None)
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        found = ctx.find_root().meta.get(_CONFIG_MODEL) or ctx.meta.get(_CONFIG_MODEL)
+        if found is not None:
+            reader.add(found)
+    return reader

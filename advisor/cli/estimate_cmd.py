@@ -5,8 +5,10 @@ from __future__ import annotations
 import click
 
 from advisor.catalog import Catalog
-from advisor.cli.common import calibration_from, catalog_path, db_option, emit_json, json_option, state_db_option
+from advisor.cli.common import (calibration_from, catalog_path, db_option, emit_json, hub_reader, json_option,
+                                state_db_option)
 from advisor.cli.spec_flags import spec_options
+from advisor.i18n import t
 from advisor.spec import SpecRequest
 
 
@@ -28,8 +30,14 @@ def estimate(request: SpecRequest, lang: str, db: str | None, state_db: str | No
     from advisor.resolve import resolve_request
 
     catalog = Catalog.open(catalog_path(db))
-    rec = recommend(resolve_request(request, catalog), catalog, calibration=calibration_from(state_db), lang=lang)
+    resolved = resolve_request(request, catalog, hub_reader(state_db))
+    rec = recommend(resolved, catalog, calibration=calibration_from(state_db), lang=lang)
     if as_json:
-        emit_json(rec.to_json())
+        out = rec.to_json()
+        if resolved.hub is not None:  # where the architecture came from (the Hub's config.json, a file)
+            out["model_source"] = resolved.hub.to_json()
+        emit_json(out)
     else:
+        if resolved.hub is not None:
+            click.echo(t("answer.hub_arch", lang, what=resolved.hub.describe(lang)))
         click.echo(render_recommendation(rec, lang))

@@ -1,4 +1,11 @@
-"""SPEC FLAGS: one option per FinetuneSpec field (docs/DESIGN.md), collected into a SpecRequest."""
+"""SPEC FLAGS: one option per FinetuneSpec field (docs/DESIGN.md), collected into a SpecRequest.
+
+Quantities are read the way the chat reads them (``Quantity``, a click ParamType over
+``advisor.parse.numbers.read_quantity``): ``--seq-len 4k`` is 4096 (k = 1024 in a length),
+``--dataset-tokens 50M`` is 50,000,000 (k = 1000 in a count), ``--params-b 350M`` is 0.35.
+``--model`` takes a catalog id or alias, or a Hugging Face id ("Qwen/Qwen3-4B", read from the Hub's
+config.json: ``advisor.hub``); ``--config path/to/config.json`` reads an architecture from a file.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +16,36 @@ import click
 from pydantic import ValidationError
 
 from advisor.errors import SpecError
+from advisor.parse.numbers import read_quantity
 from advisor.spec import SpecRequest, explain_validation
+
+
+class Quantity(click.ParamType):
+    """A number as the chat reads it: "4k", "4,096", "50M", "1.2B", "7b" (``read_quantity``)."""
+
+    def __init__(self, kind: str, *, integer: bool = False):
+        self.kind, self.integer = kind, integer
+        self.name = {"seq": "TOKENS", "params": "BILLIONS"}.get(kind, "INTEGER" if integer else "NUMBER")
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            number = float(value)
+        else:
+            try:
+                number = read_quantity(str(value), self.kind)
+            except ValueError as exc:
+                self.fail(str(exc), param, ctx)
+        if self.integer:
+            if number != int(number):
+                self.fail(f"{value!r} is {number:g}, not a whole number", param, ctx)
+            return int(number)
+        return number
+
+
+SEQ = Quantity("seq", integer=True)
+COUNT = Quantity("count", integer=True)
+PARAMS_B = Quantity("params")
+NUMBER = Quantity("count")
 
 _CHOICES = {
     "method": ("full", "lora", "qlora"),
@@ -32,15 +68,19 @@ def spec_options(fn: Callable) -> Callable:
         click.option("--method", type=click.Choice(_CHOICES["method"])),
         click.option("--stack", type=click.Choice(_CHOICES["stack"]),
                      help="Training stack whose memory behaviour to model (default hf)."),
-        click.option("--model", metavar="ID", help="Catalog model id or alias (e.g. llama-3.1-8b)."),
-        click.option("--params-b", type=float, metavar="X", help="Model size in billions, without a catalog model."),
+        click.option("--model", metavar="ID", help="Catalog model id or alias (e.g. llama-3.1-8b), or a Hugging Face id "
+                     "(Qwen/Qwen3-4B: its config.json is read from the Hub, HF_ENDPOINT)."),
+        click.option("--config", "config_path", metavar="PATH", type=click.Path(dir_okay=False),
+                     help="A model's config.json: the architecture to size (instead of --model)."),
+        click.option("--params-b", type=PARAMS_B, metavar="X", help="Model size in billions (7, 7b, 350M), without a catalog model."),
         click.option("--layers", type=int), click.option("--hidden", type=int),
         click.option("--intermediate", type=int), click.option("--heads", type=int),
         click.option("--kv-heads", type=int), click.option("--vocab", type=int),
         click.option("--tied-embeddings/--untied-embeddings", default=None),
-        click.option("--seq-len", type=int), click.option("--micro-batch", type=int),
+        click.option("--seq-len", type=SEQ, help="Sequence length in tokens (4096, 4k, 128k)."),
+        click.option("--micro-batch", type=COUNT),
         click.option("--gradient-checkpointing/--no-gradient-checkpointing", default=None),
-        click.option("--lora-rank", type=int), click.option("--lora-alpha", type=float),
+        click.option("--lora-rank", type=COUNT), click.option("--lora-alpha", type=NUMBER),
         click.option("--lora-dropout", type=float),
         click.option("--lora-targets", type=click.Choice(_CHOICES["lora_targets"])),
         click.option("--quant", type=click.Choice(_CHOICES["quant"])),
@@ -49,8 +89,9 @@ def spec_options(fn: Callable) -> Callable:
         click.option("--optimizer-impl", type=click.Choice(_CHOICES["optimizer_impl"])),
         click.option("--precision", type=click.Choice(_CHOICES["precision"])),
         click.option("--attention", type=click.Choice(_CHOICES["attention"])),
-        click.option("--num-gpus", type=int), click.option("--sharding", type=click.Choice(_CHOICES["sharding"])),
-        click.option("--dataset-tokens", type=int), click.option("--epochs", type=float),
+        click.option("--num-gpus", type=COUNT), click.option("--sharding", type=click.Choice(_CHOICES["sharding"])),
+        click.option("--dataset-tokens", type=COUNT, help="Training tokens per epoch (50M, 1.2B, 50,000,000)."),
+        click.option("--epochs", type=NUMBER),
         click.option("--gpu", metavar="ID", help="Catalog GPU id or alias."),
         click.option("--region", metavar="ID"),
         click.option("--failed-run-fraction", type=float, help="Extra GPU time for failed/exploratory runs (0.3 = 30%)."),
@@ -63,6 +104,9 @@ def spec_options(fn: Callable) -> Callable:
         fn = opt(fn)
 
     def wrapper(**kwargs: Any) -> Any:
+        from advisor.cli.common import external_model
+
+        kwargs["model"] = external_model(kwargs.get("model"), kwargs.pop("config_path", None))
         costs = {k: kwargs.pop(k) for k in _COST_FLAGS if kwargs.get(k) is not None}
         for k in _COST_FLAGS:
             kwargs.pop(k, None)

@@ -7,7 +7,7 @@ import importlib
 import click
 
 from advisor.catalog import Catalog
-from advisor.cli.common import catalog_path, db_option, emit_json, json_option
+from advisor.cli.common import catalog_path, db_option, emit_json, hub_reader, json_option
 from advisor.cli.spec_flags import spec_options
 from advisor.format import gib
 from advisor.i18n import t
@@ -43,7 +43,7 @@ def trace(request: SpecRequest, steps: int, lang: str, db: str | None, as_json: 
     """Exact peak memory of one training step, traced with fake tensors (needs the pilot extra)."""
     from advisor.trace import trace_step
 
-    resolved = resolve_request(request, Catalog.open(catalog_path(db)))
+    resolved = resolve_request(request, Catalog.open(catalog_path(db)), hub_reader())
     spec, arch = resolved.spec, resolved.arch
     result = trace_step(spec, arch, steps=steps)
     estimate = _estimate(spec, arch, result.allocated_bytes)

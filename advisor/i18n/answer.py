@@ -10,6 +10,10 @@ MESSAGES = {
         "en": "I did not understand what to estimate. Say the method, the model and the sequence length.",
         "es": "No entendí qué estimar. Indica el método, el modelo y la longitud de secuencia.",
     },
+    "answer.hub_arch": {
+        "en": "Model: {what}.",
+        "es": "Modelo: {what}.",
+    },
     "answer.inferred_arch": {
         "en": "No catalog model named: I assumed a Llama-style architecture of {params}B parameters.",
         "es": "No se nombró un modelo del catálogo: supuse una arquitectura tipo Llama de {params} mil millones de parámetros.",

@@ -7,6 +7,8 @@ MESSAGES = {
     "bot.answer.asked_by": {"en": "{user} asked: {question}", "es": "{user} preguntó: {question}"},
     "bot.answer.changed": {"en": "Changed: {changes}", "es": "Cambios: {changes}"},
     "bot.answer.understood": {"en": "*Understood:* {spec}", "es": "*Entendido:* {spec}"},
+    "bot.answer.assumed_hint": {"en": "(say otherwise in this thread to change it)",
+                                "es": "(dilo en este hilo para cambiarlo)"},
     "bot.answer.assumed": {
         "en": "Assumed (say otherwise in this thread to change it): {assumed}",
         "es": "Supuesto (dilo en este hilo para cambiarlo): {assumed}",

@@ -32,6 +32,18 @@ MESSAGES = {
         "en": "What is {value}: the sequence length, the micro-batch, the LoRA rank or the number of GPUs?",
         "es": "¿Qué es {value}: la longitud de secuencia, el micro-lote, el rango LoRA o el número de GPUs?",
     },
+    "parse.clarify.unreadable": {
+        "en": "I could not read the {field} you gave (\"{typed}\"). What should it be? For example: {example}.",
+        "es": "No pude leer el valor de {field} que diste (\"{typed}\"). ¿Cuál debe ser? Por ejemplo: {example}.",
+    },
+    "parse.clarify.did_you_mean": {
+        "en": "I do not know \"{typed}\". Did you mean {options}?",
+        "es": "No conozco \"{typed}\". ¿Quisiste decir {options}?",
+    },
+    "parse.clarify.unknown_model": {
+        "en": "I do not know \"{typed}\". Did you mean {options}? Or give its Hugging Face id (org/name), or paste its config.json.",
+        "es": "No conozco \"{typed}\". ¿Quisiste decir {options}? O da su id de Hugging Face (org/nombre), o pega su config.json.",
+    },
     "parse.clarify.limit": {
         "en": "{field} {value} is outside what I can size: it must be {bounds}.",
         "es": "{field} {value} está fuera de lo que puedo calcular: debe ser {bounds}.",
@@ -52,6 +64,7 @@ MESSAGES = {
     # --- pieces of a message, used both to say what was understood and to build examples --------
     "parse.say.method": {"en": "{value}", "es": "{value}"},
     "parse.say.model": {"en": "{value}", "es": "{value}"},
+    "parse.say.pasted_config": {"en": "the pasted config.json", "es": "el config.json pegado"},
     "parse.say.params_b": {"en": "a {value}B model", "es": "un modelo de {value}B"},
     "parse.say.seq_len": {"en": "seq {value}", "es": "contexto de {value}"},
     "parse.say.micro_batch": {"en": "batch {value}", "es": "lote {value}"},
@@ -86,6 +99,8 @@ MESSAGES = {
     "parse.say.gpus_on": {"en": "on {count} x {gpu}", "es": "en {count} x {gpu}"},
     "parse.say.gpu_on": {"en": "on {gpu}", "es": "en {gpu}"},
     "parse.say.num_gpus": {"en": "on {count} GPUs", "es": "en {count} GPUs"},
+    "parse.say.gpus_fewest": {"en": "on the fewest GPUs that fit", "es": "en el menor número de GPUs en que quepa"},
+    "parse.say.gpu_fewest": {"en": "on {gpu} (as few as fit)", "es": "en {gpu} (las mínimas en que quepa)"},
     "parse.say.dataset_tokens": {"en": "dataset of {value} tokens", "es": "datos de {value} tokens"},
     "parse.say.epochs": {"en": "{value} epochs", "es": "{value} épocas"},
     "parse.say.region": {"en": "in {value}", "es": "en {value}"},
@@ -99,7 +114,7 @@ MESSAGES = {
     # --- what was understood, what was assumed ----------------------------------------------------
     "parse.understood": {"en": "Understood: {items}.", "es": "Entendido: {items}."},
     "parse.understood.nothing": {"en": "Understood: nothing yet.", "es": "Entendido: nada todavía."},
-    "parse.assumed": {"en": "Assumed {items}.", "es": "Supuesto: {items}."},
+    "parse.assumed": {"en": "Assumed: {items}.", "es": "Supuesto: {items}."},
     "parse.intent": {"en": "Intent: {intent}.", "es": "Intención: {intent}."},
     "parse.intent.estimate": {"en": "a new estimate", "es": "una estimación nueva"},
     "parse.intent.followup": {"en": "a change to the last estimate", "es": "un cambio en la última estimación"},
@@ -195,6 +210,14 @@ MESSAGES = {
     "parse.warn.zero12": {
         "en": "DeepSpeed ZeRO stage {stage} is not modeled; memory is given for DDP (say 'fsdp' for full sharding).",
         "es": "DeepSpeed ZeRO etapa {stage} no está modelado; la memoria se da para DDP (di 'fsdp' para reparto completo).",
+    },
+    "parse.warn.typo": {
+        "en": "read \"{typed}\" as \"{word}\".",
+        "es": "leí \"{typed}\" como \"{word}\".",
+    },
+    "parse.warn.typo_name": {
+        "en": "read \"{typed}\" as {name}; name another model to change it.",
+        "es": "leí \"{typed}\" como {name}; nombra otro modelo para cambiarlo.",
     },
     "parse.warn.truncated_examples": {
         "en": "some numbers were not understood: {numbers}.",

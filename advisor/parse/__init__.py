@@ -25,8 +25,16 @@ Conventions (documented for users in the answers and for the bot in ``ParseResul
 - in a thread, "double the context" / "la mitad de GPUs" scale the thread's value (or its default,
   ``relative``), and "cheaper option?" / "¿algo más rápido?" re-rank every GPU: a follow-up without
   the thread's GPU and GPU count, with ``params["goal"]`` "cost" or "speed".
-- GPUs and models are catalog ids; "8 x H100" sets ``num_gpus`` 8 and ``gpu`` "h100-sxm".
+- GPUs and models are catalog ids; "8 x H100" sets ``num_gpus`` 8 and ``gpu`` "h100-sxm". A Hugging
+  Face id the catalog does not know ("HuggingFaceTB/SmolLM3-3B") is the model as typed, and a pasted
+  ``config.json`` is ``config:<sha>`` (its JSON in ``ParseResult.configs``); ``advisor.hub`` reads them.
+- every number is typed by its unit and bound to the words on either side of it, all together
+  (``slots``): "13b seq 2048", "seq 2048 13b" and "13B model, 2k context" read the same.
 - what the text did not say stays None; defaults are filled later by ``advisor.spec.resolve``.
+  What it said but cannot be read is a question, never a default: "seq len: max" (clarify code
+  "unreadable"), a number nothing explains ("llama 3 8b 64": "number"), a name one edit from ours
+  is read and said ("read 'mistrl 7b' as Mistral 7B v0.3"), two edits away or unknown before a size
+  ("mstrl 7b", "Pythia 12B") is "did you mean ...?" ("did_you_mean", ``fuzzy``).
 - the only exception raised is ``advisor.errors.ParseError`` (empty or over-long messages).
 """
 

@@ -46,7 +46,9 @@ def phrases(request: SpecRequest, lang: str, catalog: Catalog | None = None, *,
     return out
 
 
-def _name(kind: str, ident: str, catalog: Catalog | None, display: bool) -> str:
+def _name(kind: str, ident: str, catalog: Catalog | None, display: bool, lang: str = "en") -> str:
+    if kind == "model" and ident.startswith("config:"):
+        return t("parse.say.pasted_config", lang)
     if not display or catalog is None:
         return ident
     found = catalog.find_model(ident) if kind == "model" else catalog.find_gpu(ident) if kind == "gpu" else catalog.find_region(ident)
@@ -58,7 +60,7 @@ def _phrase(name: str, value: Any, fields: dict[str, Any], lang: str, catalog: C
     if name == "method":
         return t(f"method.{value}", lang)
     if name == "model":
-        return _name("model", value, catalog, display)
+        return _name("model", value, catalog, display, lang)
     if name == "gradient_checkpointing":
         return t("parse.say.gc_on" if value else "parse.say.gc_off", lang)
     if name == "double_quant":
@@ -97,6 +99,47 @@ def assumed(names: list[str], lang: str) -> str:
     ``names`` as returned by ``advisor.spec.resolve``."""
     request = SpecRequest(**{name: DEFAULTS[name].value for name in names if name in SpecRequest.model_fields})
     return t("parse.assumed", lang, items=", ".join(phrases(request, lang))) if names else ""
+
+
+# The four things every answer's first line names, said or assumed (issue 13): the method, the
+# model or its size, the sequence length and the GPU count.
+_HEAD_FIELDS = {"method", "model", "params_b", "seq_len", "gpu", "num_gpus"}
+
+
+def answer_head(request: SpecRequest, spec: Any, model_label: str, assumed_names: list[str], lang: str,
+                catalog: Catalog | None = None) -> list[str]:
+    """The first two lines of an answer: "Understood: <method>, <model or size>, <sequence length>,
+    <GPU count>[, what else was said]." and "Assumed: <the defaults used>." (empty when none).
+
+    ``request`` is what the messages said, ``spec`` the resolved ``FinetuneSpec``, ``model_label``
+    the model as the answer names it (catalog name, Hub id, or "13B-parameter model")."""
+    items = [t(f"method.{spec.method}", lang), _model_label(request, model_label, lang), t("parse.say.seq_len", lang,
+             value=number(spec.seq_len, lang)), _gpus(request, lang, catalog)]
+    said = request.model_copy(update={k: None for k in _HEAD_FIELDS})
+    items += phrases(said, lang, catalog)
+    lines = [t("parse.understood", lang, items=", ".join(items))]
+    if assumed_names:
+        lines.append(assumed(assumed_names, lang))
+    return lines
+
+
+def _model_label(request: SpecRequest, label: str, lang: str) -> str:
+    if request.model is None and request.params_b is not None:
+        return t("parse.say.params_b", lang, value=number(request.params_b, lang))
+    if request.model is not None and request.model.startswith("config:"):
+        return f"{label} ({t('parse.say.pasted_config', lang)})"
+    return label
+
+
+def _gpus(request: SpecRequest, lang: str, catalog: Catalog | None) -> str:
+    if request.gpu is not None:
+        gpu = _name("gpu", request.gpu, catalog, True, lang)
+        if request.num_gpus is not None:
+            return t("parse.say.gpus_on", lang, count=number(request.num_gpus, lang), gpu=gpu)
+        return t("parse.say.gpu_fewest", lang, gpu=gpu)
+    if request.num_gpus is not None:
+        return t("parse.say.num_gpus", lang, count=number(request.num_gpus, lang))
+    return t("parse.say.gpus_fewest", lang)
 
 
 def example_message(request: SpecRequest, lang: str) -> str:

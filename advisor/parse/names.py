@@ -6,21 +6,30 @@ Every alias, hub id and display name in the catalog is split into tokens the way
 text may use any short run of spaces, hyphens, underscores, dots or slashes. Plurals of names
 ending in a digit are accepted ("H100s", "4090s"). At each word the longest alias wins.
 
-When no alias matches, a family word followed by a size ("llama 70b", "qwen 7b", "gemma 27b")
-picks that family's models of that size (newest first); a family named alone ("mistral", "llama
-3.1") lists its candidates so the parser can ask which one.
+When no alias matches, a family word followed by a size ("llama 70b", "qwen 7b", "gemma 27b"),
+or preceded by one ("72b qwen", "405b llama 3.1"), picks that family's models of that size (newest
+first); a family named alone ("mistral", "llama 3.1") lists its candidates so the parser can ask
+which one.
+
+A word one edit from a model name ("mistrl 7b", "lama 3.1", "fakcon-7b") is read as that name
+when that gives a match (``advisor.parse.fuzzy``; the match keeps what was typed, and the answer
+says how it was read); two edits away ("mstrl") gives an ``unsure`` match with the models it could
+be, and the parser asks "did you mean ...?". A GPU-like token one edit from a GPU we know ("h10",
+"a1000", "l40") is always a question: a digit changes the card.
 
 A matcher is built once per catalog (a few ms) and reused while the catalog's names do not change.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import weakref
 from dataclasses import dataclass, field
 
 from advisor.catalog import Catalog
 from advisor.catalog.names import normal
+from advisor.parse import fuzzy
 from advisor.parse.text import normalize
 
 TOKEN = re.compile(r"[a-z]+|\d+(?:\.\d+)*(?:x\d+(?:\.\d+)?)?[a-z]*")
@@ -57,6 +66,8 @@ class NameMatch:
     family: str | None = None
     size_b: float | None = None  # family + a size the catalog lacks ("llama 34b")
     sized: bool = False  # the family was named with a size ("llama 70b"), not alone ("mistral")
+    typed: str | None = None  # the word as typed when a typo was read as a name ("mistrl")
+    word: str | None = None  # what the typo was read as ("mistral")
 
 
 @dataclass(frozen=True)
@@ -82,7 +93,7 @@ def tokenize(text: str) -> list[Token]:
         tok = Token(m.group(), m.start(), m.end(), text[prev:m.start()])
         prev = m.end()
         if (out and tok.text in _UNIT_TOKENS and tok.gap == " "
-                and _NUMERIC.fullmatch(out[-1].text)):
+                and _NUMERIC.fullmatch(out[-1].text) and not text[m.end():m.end() + 1].isdigit()):
             last = out.pop()
             tok = Token(last.text + tok.text, last.start, tok.end, last.gap)
         out.append(tok)
@@ -130,6 +141,24 @@ class Matcher:
         for aliases in self._by_first.values():
             aliases.sort(key=lambda a: -len(a.toks))
         self._families = self._build_families(catalog)
+        self._known_tokens = frozenset(self._by_first) | frozenset(
+            t for aliases in self._by_first.values() for a in aliases for t in a.toks)
+        self._model_words = frozenset(
+            w for w, aliases in self._by_first.items() if w.isalpha() and len(w) >= 4
+            and any(a.kind == "model" for a in aliases)) | frozenset(
+            w for w in self._families if len(w) >= 4)
+        self._sizes = [(m.id, m.params_total / 1e9) for m in catalog.models() if m.id != "tiny-test" and m.params_total]
+        self._gpu_compact = {}
+        for g in catalog.gpus():
+            for name in _names(g.id, g.display_name, *g.aliases):
+                compact = re.sub(r"[^a-z0-9]", "", normalize(name))
+                if re.fullmatch(r"[a-z]{1,3}\d{1,4}[a-z]{0,2}", compact):
+                    self._gpu_compact.setdefault(compact, g.id)
+
+    @property
+    def known_tokens(self) -> frozenset[str]:
+        """Every token of every catalog name (never a typo of a method word)."""
+        return self._known_tokens
 
     @staticmethod
     def _build_families(catalog: Catalog) -> dict[str, _Family]:
@@ -146,13 +175,18 @@ class Matcher:
             fam.models.sort(key=lambda x: x[0], reverse=True)
         return families
 
-    def find(self, text: str) -> list[NameMatch]:
-        """Catalog names in ``text`` (normalized), left to right, without overlaps."""
+    def find(self, text: str, known: frozenset[str] = frozenset(),
+             capitalized: frozenset[str] = frozenset()) -> list[NameMatch]:
+        """Catalog names in ``text`` (normalized), left to right, without overlaps. ``known``:
+        words that are never a typo of a name (the parser's own vocabulary); ``capitalized``: words
+        the message capitalized (a name we do not know is asked about when typed like a name)."""
         toks = tokenize(text)
         out: list[NameMatch] = []
         i = 0
         while i < len(toks):
-            hit = self._alias_at(toks, i) or self._family_at(toks, i)
+            hit = self._alias_at(toks, i) or self._family_at(toks, i) or self._size_first(toks, i)
+            if hit is None:
+                hit = self._typo_at(toks, i, known, capitalized)
             if hit is None:
                 i += 1
                 continue
@@ -162,13 +196,105 @@ class Matcher:
                 match = NameMatch(match.kind, match.ident, match.start, toks[i + used - 1].end)
             out.append(match)
             i += used
-        return out
+        return out + self._gpu_typos(text, out, known)
+
+    def _size_first(self, toks: list[Token], i: int) -> tuple[NameMatch, int] | None:
+        """"72b qwen", "405b llama 3.1": a size typed before the family word."""
+        if i + 1 >= len(toks) or not _SIZE.fullmatch(toks[i].text) or toks[i + 1].gap not in (" ", "-", "_"):
+            return None
+        fam = self._families.get(toks[i + 1].text)
+        typed = None
+        if fam is None:  # "7b fakcon": a one-edit typo of a family word after the size
+            word = toks[i + 1].text
+            found = fuzzy.closest(word, frozenset(self._families), max_distance=1) if len(word) >= 4 else None
+            if found is None or not found.sure or word in fuzzy.KNOWN:
+                return None
+            typed = word
+            toks = toks[:i + 1] + [Token(found.words[0], toks[i + 1].start, toks[i + 1].end, toks[i + 1].gap)] + toks[i + 2:]
+        hit = self._family_at(toks, i + 1, size=toks[i].text)
+        if hit is None or hit[0].kind == "family" and not hit[0].sized:
+            return None
+        match, used = hit
+        return NameMatch(match.kind, match.ident, toks[i].start, match.end, match.candidates, match.family,
+                         match.size_b, True, typed=typed, word=toks[i + 1].text if typed else None), used + 1
+
+    def _typo_at(self, toks: list[Token], i: int, known: frozenset[str],
+                 capitalized: frozenset[str] = frozenset()) -> tuple[NameMatch, int] | None:
+        """A model word typed with one edit ("mistrl 7b") is read as the name; two edits ask."""
+        word = toks[i].text
+        if (not word.isalpha() or len(word) < 4 or word in self._known_tokens or word in fuzzy.KNOWN
+                or word in known or word in fuzzy.METHOD_WORDS):
+            return None
+        found = fuzzy.closest(word, self._model_words, max_distance=2)
+        if found is None:
+            return self._unknown_name(toks, i, capitalized=capitalized)
+        hits = []
+        for cand in found.words:
+            fixed = toks[:i] + [Token(cand, toks[i].start, toks[i].end, toks[i].gap)] + toks[i + 1:]
+            hit = self._alias_at(fixed, i) or self._family_at(fixed, i)
+            if hit is not None and (hit[1] >= 2 or len(word) >= 5):
+                hits.append((cand, hit))
+        if not hits:
+            return self._unknown_name(toks, i, capitalized=capitalized)
+        if found.sure and len(hits) == 1:
+            cand, (match, used) = hits[0]
+            return NameMatch(match.kind, match.ident, match.start, match.end, match.candidates, match.family,
+                             match.size_b, match.sized, typed=word, word=cand), used
+        if len(word) < 6:
+            return self._unknown_name(toks, i, [m for _, (m, _u) in hits], capitalized)
+        ids: list[str] = []
+        for _, (match, _used) in hits:
+            for ident in ([match.ident] if match.ident else list(match.candidates)):
+                if ident not in ids:
+                    ids.append(ident)
+        used = max(u for _, (_, u) in hits)
+        return NameMatch("unsure", None, toks[i].start, toks[i + used - 1].end, tuple(ids[:6]),
+                         typed=word, word="/".join(c for c, _ in hits)), used
+
+    def _unknown_name(self, toks: list[Token], i: int, near: list[NameMatch] | None = None,
+                      capitalized: frozenset[str] = frozenset()) -> tuple[NameMatch, int] | None:
+        """A word we do not know right before a size ("pythia 12b", "mstrl 7b") names a model we
+        do not have: ask, with the closest catalog models (by name when one is near, else by size)."""
+        j = i + 1
+        while j < len(toks) and j <= i + 2 and _NUMERIC.fullmatch(toks[j].text) and toks[j].gap in ("", " ", "-", "_", "."):
+            j += 1  # a version between the name and its size ("smll2 135m", "lama 3.1 8b")
+        if j >= len(toks) or toks[j].gap not in ("", " ", "-", "_") or not _SIZE.fullmatch(toks[j].text):
+            return None
+        size = _SIZE.fullmatch(toks[j].text)
+        # Only what reads as a name: near one of ours ("mstrl"), joined to its size ("pythia-12b"),
+        # or capitalized ("Pythia 12B"); an ordinary word before a size ("wants 33b") is not.
+        if not (near or toks[i + 1].gap in ("", "-", "_") or toks[i].text in capitalized):
+            return None
+        ids: list[str] = []
+        for match in near or []:
+            ids += [c for c in ([match.ident] if match.ident else list(match.candidates)) if c not in ids]
+        billions = float(size.group(1)) / (1000 if size.group(2) == "m" else 1) if size and size.group(1) else 0.0
+        if billions > 0:
+            by_size = sorted(self._sizes, key=lambda item: abs(math.log(item[1] / billions)))
+            ids += [ident for ident, _ in by_size if ident not in ids][: max(0, 4 - len(ids))]
+        return NameMatch("unsure", None, toks[i].start, toks[j].end, tuple(ids[:6]), typed=toks[i].text,
+                         word="unknown"), j - i + 1
+
+    def _gpu_typos(self, text: str, found: list[NameMatch], known: frozenset[str]) -> list[NameMatch]:
+        """"h10", "a1000", "l40": one edit from a GPU we know, outside every name found: ask."""
+        out = []
+        taken = [(m.start, m.end) for m in found]
+        for m in re.finditer(r"(?<![\w.-])([a-z]{1,3}\d{2,4}[a-z]{0,2}?)s?(?![\w-])", text):
+            token = m.group(1)
+            if (token in self._gpu_compact or token in known or token in _NOT_GPUS or _NOT_GPU_SHAPE.fullmatch(token)
+                    or any(a <= m.start() < b for a, b in taken)):
+                continue
+            ids = sorted({self._gpu_compact[c] for c in self._gpu_compact
+                          if c[0] == token[0] and fuzzy.damerau(token, c, 1) <= 1})
+            if ids:
+                out.append(NameMatch("unsure", None, m.start(), m.end(), tuple(ids), typed=token, word="gpu"))
+        return sorted(out, key=lambda n: n.start) if out else []
 
     def _alias_at(self, toks: list[Token], i: int) -> tuple[NameMatch, int] | None:
         first = toks[i].text
         candidates = self._by_first.get(first, [])
-        if len(first) > 1 and first.endswith("s") and first[-2].isdigit():
-            candidates = candidates + self._by_first.get(first[:-1], [])
+        if len(first) > 1 and first.endswith("s"):
+            candidates = candidates + [a for a in self._by_first.get(first[:-1], []) if first[-2].isdigit() or a.kind == "gpu"]
         for alias in candidates:
             n = len(alias.toks)
             if i + n > len(toks):
@@ -181,32 +307,36 @@ class Matcher:
     def _token_ok(tok: Token, alias: _Alias, k: int) -> bool:
         want = alias.toks[k]
         last = k == len(alias.toks) - 1
-        if tok.text != want and not (last and want[-1].isdigit() and tok.text == want + "s"):
+        if tok.text != want and not (last and (want[-1].isdigit() or alias.kind == "gpu") and tok.text == want + "s"):
             return False
         if k == 0:
             return True
         return tok.gap in _JOIN_GAPS if alias.joined[k] else bool(_SEP_GAP.fullmatch(tok.gap))
 
-    def _family_at(self, toks: list[Token], i: int) -> tuple[NameMatch, int] | None:
+    def _family_at(self, toks: list[Token], i: int, size: str | None = None) -> tuple[NameMatch, int] | None:
         fam = self._families.get(toks[i].text)
         if fam is None:
             return None
         j = i + 1
         versions: list[str] = []
-        size = None
-        while j < len(toks) and _SEP_GAP.fullmatch(toks[j].gap) and len(versions) < 2:
+        preset = size
+        while j < len(toks) and _SEP_GAP.fullmatch(toks[j].gap):
             t = toks[j].text
             if _SIZE.fullmatch(t):
+                if preset is not None:
+                    break  # "70b llama 3 8b": the size before belongs to something else
                 size = t
                 j += 1
                 break
-            if _NUMERIC.fullmatch(t):
+            if _NUMERIC.fullmatch(t) and len(versions) < 2:  # "llama 3.1", torchtune's "llama3_1"
                 versions.append(t)
                 j += 1
                 continue
             break
         if size is None and versions:  # "llama 3 70" is not a size; keep only what reads as one
             j = i + 1 + len(versions)
+        if preset is not None and j < len(toks) and _SIZE.fullmatch(toks[j].text) and _SEP_GAP.fullmatch(toks[j].gap):
+            return None
         wanted = ".".join(versions)
         models = [(v, s, ident) for v, s, ident, vs in fam.models
                   if not wanted or ".".join(vs[: len(versions)]) == wanted
@@ -226,6 +356,12 @@ class Matcher:
         return NameMatch("family", None, start, end, candidates=ids, family=fam.word, sized=size is not None), j - i
 
 
+# Tokens shaped like a GPU name that are something else: precisions, quantization, attention
+# kernels, LoRA ranks, counts, versions, DeepSpeed stages, model families with a version.
+_NOT_GPUS = {"fp16", "bf16", "fp32", "fp8", "fp4", "tf32", "int8", "int4", "nf4", "fa2", "fa3", "mi300x"}
+_NOT_GPU_SHAPE = re.compile(r"r\d+|x\d+|v\d+|zero\d|z\d|gpt\d+|qwen\d+|llama\d+|phi\d+|gemma\d+|yi\d+|smollm\d+"
+                            r"|olmo\d+|sm\d+|cuda\d+|py\d+|e\d+|ep\d+|bs\d+|mbs\d+|lr\d+|top\d+|rtx\d{4}|q\d+[a-z]*")
+
 _CONTEXT_TOKEN = re.compile(r"\d+k")
 _SEQ_WORD_AFTER = re.compile(r"[\s-]*(?:context|ctx|seq|sequence|tokens?|contexto|secuencias?|longitud)\b")
 
@@ -244,16 +380,16 @@ _CACHE: "weakref.WeakKeyDictionary[Catalog, tuple[tuple, Matcher]]" = weakref.We
 
 
 def _fingerprint(catalog: Catalog) -> tuple:
-    return (tuple((g.id, g.display_name, tuple(g.aliases)) for g in catalog.gpus()),
-            tuple((m.id, len(m.aliases)) for m in catalog.models()),
-            tuple((r.id, tuple(r.aliases)) for r in catalog.regions()))
+    # The catalog replaces its lists whenever it reloads (an admin added a GPU): the lists
+    # themselves, compared by identity, say whether the names may have changed.
+    return (catalog._gpus, catalog._models, catalog._regions)  # noqa: SLF001 - the loaded tables, by identity
 
 
 def matcher_for(catalog: Catalog) -> Matcher:
-    """The matcher for ``catalog``, rebuilt only when its names change (an admin adds a GPU)."""
+    """The matcher for ``catalog``, rebuilt only when it reloads its tables (an admin adds a GPU)."""
     fp = _fingerprint(catalog)
     cached = _CACHE.get(catalog)
-    if cached is not None and cached[0] == fp:
+    if cached is not None and all(a is b for a, b in zip(cached[0], fp)):
         return cached[1]
     matcher = Matcher(catalog)
     _CACHE[catalog] = (fp, matcher)

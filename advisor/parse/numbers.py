@@ -148,3 +148,26 @@ def word_number(word: str) -> float | None:
     if re.fullmatch(NUMBER, word):
         return parse_number(word)
     return WORD_NUMBERS.get(word)
+
+
+# --- one quantity on its own (CLI flags: "--seq-len 4k", "--dataset-tokens 50M") ----------------
+
+_QUANTITY = re.compile(r"\s*(" + NUMBER + r")\s*" + SCALE + r"\s*(?:tokens?|toks?|params?|parameters)?\s*", re.IGNORECASE)
+KINDS = ("seq", "count", "params")
+
+
+def read_quantity(text: str, kind: str, lang: str = "en") -> float:
+    """A quantity as the chat reads it, alone: ``kind`` "seq" (k = 1024: "4k" -> 4096, "1M" ->
+    1048576), "count" (k = 1000: "50M" -> 5e7, "1.2B" -> 1.2e9, "2,048" -> 2048) or "params" (in
+    billions: "7b" -> 7, "350M" -> 0.35, "7" -> 7). Raises ValueError with what it could not read."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown quantity kind {kind!r}")
+    m = _QUANTITY.fullmatch(text.strip().lower())
+    if m is None:
+        raise ValueError(f"{text!r} is not a number (write e.g. 4096, 4k, 50M or 1.2B)")
+    raw, unit = m.group(1), m.group(2)
+    if kind == "seq":
+        return seq_tokens(raw, unit, lang)
+    if kind == "params":
+        return billions(raw, unit, lang)
+    return count(raw, unit, lang)

@@ -15,6 +15,7 @@ and a working example, or the value taken plus a warning that says so.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -22,15 +23,17 @@ from pydantic import ValidationError
 from advisor.catalog import Catalog
 from advisor.errors import ParseError
 from advisor.i18n import t
-from advisor.parse import describe, intents, relative
+from advisor.parse import describe, external, fuzzy, intents, relative, slots
+from advisor.parse.lang import _EN as _EN_WORDS
+from advisor.parse.lang import _ES as _ES_WORDS
 from advisor.parse.lang import detect_language
 from advisor.parse.names import NameMatch, matcher_for
 from advisor.parse.numbers import HUGE
 from advisor.parse.quantities import _bounds
 from advisor.parse.result import ParseResult
-from advisor.parse.rules import LATE_RULES, WORD_RULES
+from advisor.parse.rules import LATE_RULES, WORD_RULES, flags_to_pairs
 from advisor.parse.scan import Scan
-from advisor.parse.sizes import NUMBER_RULES
+from advisor.parse.sizes import LATE_NUMBER_RULES, NUMBER_RULES, read_slots
 from advisor.parse.text import MAX_MESSAGE_CHARS, clean, normalize
 from advisor.spec import ARCH_OVERRIDES, DEFAULTS, SpecRequest
 
@@ -42,6 +45,12 @@ EXAMPLE_MODEL = "llama-3.1-8b"
 _A100 = {"a100-80gb", "a100-40gb"}
 _H100 = {"h100-sxm", "h100-pcie"}
 _FAQ_FIELDS = {"gpu", "num_gpus", "model", "params_b"}
+# Words of the parser's own vocabulary: never read as a typo of a model name.
+_VOCABULARY = frozenset(w for cue in slots.CUES for w in cue.words) | fuzzy.METHOD_WORDS | _EN_WORDS | _ES_WORDS
+
+# A value that shows what to type when a stated value could not be read.
+_EXAMPLE_VALUES = {"seq_len": 4096, "micro_batch": 4, "lora_rank": 16, "epochs": 3, "dataset_tokens": 50_000_000,
+                   "num_gpus": 2}
 
 
 def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None = None,
@@ -54,15 +63,36 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
         raise ParseError(t("parse.error.too_long", lang, length=f"{len(cleaned):,}", limit=f"{MAX_MESSAGE_CHARS:,}",
                            example=t("parse.example.estimate", lang)),
                          example=t("parse.example.estimate", lang), code="too_long")
-    normalized = normalize(cleaned)
+    outside = external.find(cleaned, catalog)  # hub ids the catalog lacks, pasted config.json
+    normalized = flags_to_pairs(normalize(external.blank(cleaned, outside)))
     if not re.search(r"[a-z0-9?]", normalized):
         raise ParseError(t("parse.error.empty", lang, example=t("parse.example.estimate", lang)),
                          example=t("parse.example.estimate", lang), code="empty")
-    names = matcher_for(catalog).find(normalized)
+    matcher = matcher_for(catalog)
+    normalized, corrections = fuzzy.correct(normalized, extra_known=matcher.known_tokens)
+    names = matcher.find(normalized, known=_VOCABULARY, capitalized=_capitalized(cleaned))
     scan = Scan.of(normalized, names, short=len(normalized.split()) <= SHORT_MESSAGE_WORDS, lang=lang)
-    for pattern, handler in (*WORD_RULES, *NUMBER_RULES, *LATE_RULES):
+    for pattern, handler in (*WORD_RULES, *NUMBER_RULES):
         scan.run(pattern, handler)
-    return _Assembler(scan, catalog, lang, previous, normalized).result()
+    read_slots(scan)
+    for pattern, handler in (*LATE_NUMBER_RULES, *LATE_RULES):
+        scan.run(pattern, handler)
+    for c in corrections:
+        scan.warn("parse.warn.typo", typed=c.typed, word=c.word)
+    for e in outside:
+        scan.claim("model", e.ref, e.start)
+    result = _Assembler(scan, catalog, lang, previous, normalized).result()
+    configs = {e.ref: e.config for e in outside if e.config is not None}
+    return replace(result, configs=configs) if configs else result
+
+
+def _capitalized(text: str) -> frozenset[str]:
+    """Words typed with a capital inside lower-case text ("qlora Pythia 12b"): names, by how people
+    write them (nothing when the whole message is in capitals)."""
+    letters = [c for c in text if c.isalpha()]
+    if not letters or sum(c.isupper() for c in letters) > 0.6 * len(letters):
+        return frozenset()
+    return frozenset(w.lower() for w in re.findall(r"(?<![\w.])[A-Z][A-Za-z]{2,}", text))
 
 
 class _Assembler:
@@ -85,8 +115,18 @@ class _Assembler:
             bucket = values.setdefault(claim.field, [])
             if claim.value not in bucket:
                 bucket.append(claim.value)
+        per_node, nodes = values.pop("gpus_per_node", []), values.pop("num_nodes", [])
+        if per_node and "num_gpus" not in values:  # torchrun --nproc_per_node 8 --nnodes 2: 16 GPUs
+            values["num_gpus"] = [per_node[0] * (nodes[0] if nodes else 1)]
+        fsdp_gc = values.pop("gc_fsdp", [])
+        if fsdp_gc:  # fsdp_config: activation_checkpointing decides; the trainer's own flag is off for it
+            values["gradient_checkpointing"] = [fsdp_gc[0]]
+        weak_method = values.pop("method_weak", [])
+        if weak_method and "method" not in values and self.previous is None:
+            values["method"] = weak_method[:1]  # "lora rank 16 on phi-4": LoRA, as nothing else says
         self.gpus = list(values.pop("gpu", []))
         families = values.pop("family", [])
+        self.unsure: list[NameMatch] = list(values.pop("unsure", []))
         fields: dict[str, Any] = {}
         if set(values.get("method", [])) == {"lora", "qlora"}:  # "LoRA ... in 4 bits" is QLoRA
             values["method"] = ["qlora"]
@@ -99,6 +139,8 @@ class _Assembler:
             if len(self.gpus) > 1:
                 self._conflict("gpu", self.gpus)
         self._families(fields, families)
+        self._typo_notes(fields)
+        self._weak_sizes(fields)
         self._model_and_size(fields)
         if fields.get("method") in ("lora", "full"):
             fields.pop("quant", None)
@@ -137,6 +179,28 @@ class _Assembler:
         model = self.catalog.find_model(ident)
         return model.display_name if model else ident
 
+    def _typo_notes(self, fields: dict[str, Any]) -> None:
+        """Say how a typo in a name was read ("read 'mistrl 7b' as Mistral 7B v0.3")."""
+        for match in self.scan.names:
+            if match.typed and match.kind == "model" and fields.get("model") == match.ident:
+                self.warnings.append(("parse.warn.typo_name", {
+                    "typed": self.normalized[match.start:match.end], "name": self._model_name(match.ident)}))
+            elif match.typed and match.kind == "family" and self.family is match:
+                self.warnings.append(("parse.warn.typo", {"typed": match.typed, "word": match.word}))
+            elif match.typed and match.kind == "family" and fields.get("model") in match.candidates:
+                self.warnings.append(("parse.warn.typo", {"typed": match.typed, "word": match.word}))
+
+    def _weak_sizes(self, fields: dict[str, Any]) -> None:
+        """"350M" with no word after it is a model size only when no model is named; beside a
+        named model it is some other count we cannot tell (tokens? examples?): ask."""
+        if not self.scan.weak_sizes or "model" not in fields:
+            return
+        weak = {tok.start for tok in self.scan.weak_sizes}
+        sizes = [c for c in self.scan.claims if c.field == "params_b"]
+        if sizes and all(c.pos in weak for c in sizes):
+            fields.pop("params_b", None)
+            self.scan.stray += self.scan.weak_sizes
+
     def _model_and_size(self, fields: dict[str, Any]) -> None:
         if "model" not in fields or "params_b" not in fields:
             return
@@ -148,8 +212,9 @@ class _Assembler:
 
     def _examples(self, fields: dict[str, Any]) -> None:
         lens = self.scan.example_lens
-        if lens and not self.scan.examples and "seq_len" not in fields and float(lens[0][0]).is_integer():
-            fields["seq_len"] = int(lens[0][0])  # "4096 tokens per example" without a count: the length
+        seq = self.scan.example_seq
+        if lens and not self.scan.examples and "seq_len" not in fields and seq and float(seq[0]).is_integer():
+            fields["seq_len"] = int(seq[0])  # "4096 tokens per example" without a count: the length (k = 1024)
         if not self.scan.examples or "dataset_tokens" in fields:
             return
         examples = self.scan.examples[0][0]
@@ -192,6 +257,11 @@ class _Assembler:
             return self._make("help", delta, delta)
         if self.scan.limits:
             return self._clarify_limit()
+        if self.scan.unreadable:
+            return self._clarify_unreadable()
+        unsure = self._unsure(delta)
+        if unsure is not None:
+            return self._clarify_unsure(unsure)
         if intents.is_persist_question(self.normalized) and set(said) <= _FAQ_FIELDS:
             return self._make("faq", delta, delta, faq="what_persists", params=self._faq_params(delta))
         catalog_q = intents.catalog_question(text)
@@ -208,7 +278,7 @@ class _Assembler:
             return self._followup()
         if self.family is not None and not named_model:
             return self._clarify_family(delta)
-        if not said and self._stray_number() is not None:
+        if self._stray_number() is not None:
             return self._clarify_number(delta)
         if not said:
             return self._clarify("nothing", delta, t("parse.clarify.nothing", self.lang))
@@ -280,9 +350,43 @@ class _Assembler:
         return t(key, self.lang, lo=describe.number(lo, self.lang), hi=describe.number(hi, self.lang))
 
     def _stray_number(self) -> str | None:
-        """A number no rule took ("what about 64?"): the user meant a setting we cannot tell."""
-        m = re.search(r"(?<![\w.,§])\d+(?:[.,]\d+)?(?:\s*k)?(?![\w.,§])", self.scan.text)
-        return m.group(0) if m else None
+        """A number nothing explains ("what about 64?", "llama 3 8b 64"): the user meant a setting
+        we cannot tell, so we ask instead of leaving it out (``advisor.parse.slots``)."""
+        if not self.scan.stray:
+            return None
+        tok = min(self.scan.stray, key=lambda t: t.start)
+        return self.scan.marked[tok.start:tok.end].strip() or tok.text
+
+    def _unsure(self, delta: SpecRequest) -> NameMatch | None:
+        """A name we could not read for sure, where nothing else names that thing."""
+        for match in self.unsure:
+            is_gpu = match.word == "gpu"
+            if is_gpu and delta.gpu is None or not is_gpu and delta.model is None and delta.params_b is None:
+                return match
+        return None
+
+    def _clarify_unsure(self, match: NameMatch) -> ParseResult:
+        is_gpu = match.word == "gpu"
+        names = [self._gpu_name(c) if is_gpu else self._model_name(c) for c in match.candidates[:6]]
+        key = "parse.clarify.unknown_model" if match.word == "unknown" else "parse.clarify.did_you_mean"
+        question = t(key, self.lang, typed=self.normalized[match.start:match.end].strip(),
+                     options=describe.join_options(names, self.lang))
+        request = merge(self.previous, self.delta) if self.previous is not None else self.delta
+        example = describe.example_message(request.model_copy(update={("gpu" if is_gpu else "model"): match.candidates[0]}),
+                                           self.lang) if match.candidates else None
+        return self._clarify("did_you_mean", request, question, example=example)
+
+    def _gpu_name(self, ident: str) -> str:
+        gpu = self.catalog.find_gpu(ident)
+        return gpu.display_name if gpu else ident
+
+    def _clarify_unreadable(self) -> ParseResult:
+        name, typed, _ = self.scan.unreadable[0]
+        question = t("parse.clarify.unreadable", self.lang, field=t(f"parse.field.{name}", self.lang),
+                     typed=typed.strip(), example=t(f"parse.say.{name}", self.lang, value=_EXAMPLE_VALUES[name]))
+        request = merge(self.previous, self.delta) if self.previous is not None else self.delta
+        return self._clarify("unreadable", request, question,
+                             example=self._example(request.model_copy(update={name: _EXAMPLE_VALUES[name]})))
 
     def _clarify_number(self, request: SpecRequest) -> ParseResult:
         value = self._stray_number() or ""

@@ -45,6 +45,8 @@ class ParseResult:
     question: str | None = None  # clarify: the question to ask, in ``lang``
     example: str | None = None  # clarify: a message that works, in ``lang``
     clarify_code: str | None = None  # clarify: "nothing" | "model" | "family" | "limit" | "number" | "followup_empty"
+    #   | "unreadable" (a stated value we cannot read) | "did_you_mean" (a name we are not sure of)
+    configs: dict[str, dict[str, Any]] = field(default_factory=dict)  # pasted config.json, by the ref the request names
 
     def to_json(self) -> dict[str, Any]:
         """The parse contract: the 13 docs/DESIGN.md keys first (null where not said), then the rest."""

@@ -17,15 +17,24 @@ from advisor.parse.scan import Scan
 R = re.compile
 
 # --- config lines: "max_seq_length: 4096", "lora_r=16", "gradient_checkpointing: true" -----------
+#
+# Keys as the tools spell them: axolotl (sequence_len, micro_batch_size, num_epochs, adapter, lora_r,
+# load_in_4bit; "adapter" left out trains every parameter), LLaMA-Factory (cutoff_len,
+# per_device_train_batch_size, finetuning_type, quantization_bit, lora_rank, lora_target),
+# TRL's SFTConfig and CLI (max_length -- max_seq_length before TRL 0.20 --, use_peft, lora_r,
+# load_in_4bit; trl/trainer/sft_config.py and trl/trainer/model_config.py, trl 1.16), torchtune
+# recipes (batch_size, epochs, enable_activation_checkpointing) and launchers (torchrun
+# --nproc_per_node, accelerate launch --num_processes, deepspeed --num_gpus). ``flags_to_pairs``
+# first rewrites command-line flags ("--lora_r 16", "--use_peft") as "key=value" pairs.
 
 # Unsloth's use_gradient_checkpointing="unsloth" is its own offloaded form of checkpointing: on.
 _TRUE = {"true", "yes", "on", "1", "si", "enabled", "unsloth", "auto"}
 _FALSE = {"false", "no", "off", "0", "none", "null", "disabled"}
 _CONFIG_KEYS = {
-    "seq_len": "max_seq_length|max_seq_len|seq_len|seq_length|sequence_len|sequence_length|"
-               "max_length|cutoff_len|block_size|context_length|model_max_length",
+    "seq_len": "max_seq_length|max_seq_len|seq_len|seq_length|sequence_len|sequence_length|seqlen|"
+               "max_length|cutoff_len|block_size|context_length|model_max_length|max_tokens_per_sample",
     "micro_batch": "per_device_train_batch_size|micro_batch_size|train_micro_batch_size_per_gpu|"
-                   "micro_batch|batch_size|mbs|bs",
+                   "micro_batch|batch_size|mbs|bs|per_gpu_train_batch_size",
     "lora_rank": "lora_r|lora_rank|rank|r",
     "lora_alpha": "lora_alpha|alpha",
     "lora_dropout": "lora_dropout",
@@ -33,11 +42,15 @@ _CONFIG_KEYS = {
     "gradient_checkpointing": "use_gradient_checkpointing|gradient_checkpointing|activation_checkpointing|"
                               "enable_activation_checkpointing",
     "optimizer": "optim|optimizer",
-    "num_gpus": "num_gpus|nproc_per_node|n_gpus|num_processes|gpus",
+    "num_gpus": "num_gpus|n_gpus|num_processes|gpus",  # accelerate's num_processes counts every machine's
+    "gpus_per_node": "nproc_per_node|nproc|gpus_per_node",  # torchrun: per node, times --nnodes
+    "num_nodes": "nnodes|num_nodes|num_machines",
     "bf16": "bf16",
     "fp16": "fp16",
     "load_in_4bit": "load_in_4bit",
     "load_in_8bit": "load_in_8bit",
+    "quantization_bit": "quantization_bit",
+    "use_peft": "use_peft",
     "adapter": "adapter|finetuning_type|method|peft_type|training_type",
     "flash": "flash_attention|use_flash_attention_2|use_flash_attention",
     "attn_implementation": "attn_implementation",
@@ -45,9 +58,21 @@ _CONFIG_KEYS = {
     "quant_type": "bnb_4bit_quant_type",
     "lora_target_linear": "lora_target_linear",
     "dataset_tokens": "dataset_tokens|num_tokens|total_tokens",
+    "grad_accum": "gradient_accumulation_steps|gradient_accumulation|grad_accum_steps",
+    # fields other parts of the advisor add to the spec; read when the spec has them (``_spec_accepts``)
+    "compile": "torch_compile|compile",
+    "packing": "packing|sample_packing|packed",
+    "liger": "use_liger_kernel|use_liger|liger_kernel",
+    "deepspeed": "deepspeed",
 }
-_CONFIG = R(r"(?<![\w.])(" + "|".join(_CONFIG_KEYS.values()) + r")[\"']?\s*[:=]\s*[\"']?(\d+(?:[.,]\d+)*k?|[a-z0-9_.\-]+?)[\"']?(?=[\s,;)}\]]|$)")
+_CONFIG = R(r"(?<![\w.])\"?(" + "|".join(_CONFIG_KEYS.values())
+            + r")[\"']?\s*[:=]\s*[\"']?(\d+(?:[.,]\d{3})*(?:\.\d+)?k?|\d+(?:[.,]\d+)?k?|[a-z0-9_./\-]+?)[\"']?(?=[\s,;)}\]?!]|$)")
 _KEY_FIELD = {k: f for f, keys in _CONFIG_KEYS.items() for k in keys.split("|")}
+# A key: value pair of a pasted config whose key we do not model ("warmup_ratio: 0.1",
+# "save_steps=500"): read and left alone, so its number is not asked about.
+_OTHER_KEY = R(r"(?<![\w.])\"?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\"?\s*[:=]\s*[\"']?(-?\d+(?:[.,]\d+)*(?:e-?\d+)?|[a-z0-9_./\-]+)[\"']?"
+               r"(?=[\s,;)}\]]|$)")
+_TARGETS = R(r"(?<![\w.])\"?(?:lora_target_modules|target_modules|lora_target)\"?\s*[:=]\s*(\[[^\]\n]*\]|\"[^\"\n]*\"|'[^'\n]*'|[a-z0-9_,\- ]+)")
 _OPTIM_VALUES = {
     "paged_adamw_8bit": "paged-adamw-8bit", "paged_adamw": "paged-adamw-8bit",
     "paged-adamw-8bit": "paged-adamw-8bit", "adamw_8bit": "adamw-8bit", "adamw_bnb_8bit": "adamw-8bit",
@@ -55,6 +80,29 @@ _OPTIM_VALUES = {
     "adamw_torch_fused": "adamw", "adamw_hf": "adamw", "adamw": "adamw", "adam": "adamw",
     "sgd": "sgd", "paged_adamw_32bit": "adamw",
 }
+# Flags that stand alone on a command line ("--use_peft", "--bf16"): on.
+_BOOL_FLAGS = {"use_peft", "load_in_4bit", "load_in_8bit", "gradient_checkpointing", "bf16", "fp16",
+               "use_flash_attention_2", "flash_attention", "bnb_4bit_use_double_quant", "lora_target_linear",
+               "multi_gpu", "packing", "use_liger_kernel", "use_liger", "torch_compile"}
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9_-]*)(?:=([^\s?!,;]+)|[ \t]+(?!--)([^\s\\?!,;]+))?")
+
+
+def flags_to_pairs(text: str) -> str:
+    """Command-line flags as key=value pairs: "--nproc-per-node 8" -> "nproc_per_node=8",
+    "--use_peft --lora_r 16" -> "use_peft=true lora_r=16" (normalized text)."""
+    if "--" not in text:
+        return text
+
+    def pair(m: re.Match[str]) -> str:
+        key = m.group(1).replace("-", "_")
+        value = m.group(2) or m.group(3)
+        if value is None:
+            return f"{key}=true"
+        if key in _BOOL_FLAGS and _bool(value.strip("\"'")) is None:
+            return f"{key}=true {value}"  # a bare flag, then an argument of its own
+        return f"{key}={value}"
+
+    return _FLAG.sub(pair, text)
 
 
 def _bool(value: str) -> bool | None:
@@ -67,14 +115,36 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
     key, value = m.group(1), m.group(2).strip(".,")
     name = _KEY_FIELD[key]
     flag = _bool(value)
+    if name in ("gpus_per_node", "num_nodes"):
+        if re.fullmatch(r"\d{1,4}", value):
+            scan.claim(name, int(value), m.start())
+            return None
+        return False
     if name in ("seq_len", "micro_batch", "lora_rank", "num_gpus", "dataset_tokens"):
-        return claim_int(scan, name, value, m.start(), seq=name == "seq_len")
-    if name in ("lora_alpha", "epochs"):
-        return claim_number(scan, name, value, m.start())
-    if name == "lora_dropout":
-        return claim_number(scan, name, value, m.start())
+        if claim_int(scan, name, value, m.start(), seq=name == "seq_len") is False:
+            if name != "lora_rank" or key != "r":
+                scan.unreadable.append((name, value, m.start()))
+        return None
+    if name in ("lora_alpha", "epochs", "lora_dropout"):
+        if claim_number(scan, name, value, m.start()) is False:
+            scan.unreadable.append((name, value, m.start()))
+        return None
+    if name == "grad_accum":
+        from advisor.spec import SpecRequest
+
+        if "gradient_accumulation_steps" in SpecRequest.model_fields:
+            return claim_int(scan, "gradient_accumulation_steps", value, m.start())
+        scan.warn("parse.warn.global_batch")
+        return None
+    if name in ("compile", "packing", "liger") and flag is not None:
+        return _optional_field(scan, name, flag, m.start())
     if name == "gradient_checkpointing" and flag is not None:
-        scan.claim(name, flag, m.start())
+        if _under(scan.text, m.start(), "fsdp_config"):
+            # FSDP's own activation checkpointing (an accelerate/TRL fsdp_config): with it the trainer's
+            # gradient_checkpointing is set false on purpose, so this one says what the run does
+            scan.claim("gc_fsdp", flag, m.start())
+        else:
+            scan.claim(name, flag, m.start())
     elif name == "optimizer" and value in _OPTIM_VALUES:
         scan.claim("optimizer", _OPTIM_VALUES[value], m.start())
         if value.endswith("_fused"):
@@ -88,9 +158,21 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
     elif name == "load_in_8bit" and flag:
         scan.claim("method", "qlora", m.start())
         scan.claim("quant", "int8", m.start())
+    elif name == "quantization_bit" and value in ("4", "8"):  # LLaMA-Factory: QLoRA on a 4- or 8-bit base
+        scan.claim("method", "qlora", m.start())
+        if value == "8":
+            scan.claim("quant", "int8", m.start())
+    elif name == "use_peft" and flag:
+        scan.claim("method", "lora", m.start())
     elif name == "adapter" and value.replace("-", "") in ("lora", "qlora", "full", "dora"):
         scan.claim("method", "lora" if value == "dora" else value.replace("-", ""), m.start())
-    elif flag is False and name in ("load_in_4bit", "load_in_8bit", "bf16", "fp16", "lora_target_linear"):
+    elif name == "deepspeed" and re.search(r"z(?:ero)?_?3|stage_?3", value):
+        scan.claim("sharding", "fsdp", m.start())
+        scan.warn("parse.warn.zero3")
+    elif name == "deepspeed" and re.search(r"z(?:ero)?_?([12])|stage_?([12])", value):
+        stage = re.search(r"([12])", value)
+        scan.warn("parse.warn.zero12", stage=stage.group(1) if stage else "?")
+    elif flag is False and name in ("load_in_4bit", "load_in_8bit", "bf16", "fp16", "lora_target_linear", "use_peft"):
         return None  # said off: nothing to claim, and no later rule may read "load_in_4bit" as on
     elif name == "flash" and flag is not None:
         scan.claim("attention", "flash" if flag else "eager", m.start())
@@ -107,17 +189,106 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
     return None
 
 
+# Where another part of the advisor adds a field to the spec (gradient accumulation, torch.compile,
+# packing, Liger kernels, an Unsloth stack, DeepSpeed ZeRO stages), the chat reads it with no
+# change here: each rule below claims only what ``advisor.spec.SpecRequest`` accepts.
+_OPTIONAL_NAMES = {"compile": ("compile", "torch_compile"), "packing": ("packing", "sample_packing"),
+                   "liger": ("liger", "liger_kernel", "use_liger")}
+
+
+def _spec_accepts(field_name: str, value: object) -> bool:
+    from pydantic import ValidationError
+
+    from advisor.spec import SpecRequest
+
+    if field_name not in SpecRequest.model_fields:
+        return False
+    try:
+        SpecRequest(**{field_name: value})
+    except ValidationError:
+        return False
+    return True
+
+
+def _optional_field(scan: Scan, name: str, value: object, pos: int) -> bool | None:
+    for field_name in _OPTIONAL_NAMES.get(name, (name,)):
+        if _spec_accepts(field_name, value):
+            scan.claim(field_name, value, pos)
+            return None
+    return None  # read: a setting this advisor does not model yet, never asked about
+
+
+_COMPILE_OFF = R(r"\b(?:no|without|sin|disable\w*)\s+(?:torch[\s._-]*)?compile\b|\btorch[\s._-]*compile\s*(?:[:=]\s*)?(?:off|false)\b")
+_COMPILE_ON = R(r"\btorch[\s._-]*compile\b|\b(?:with|con)\s+compile\b")
+_PACKING_OFF = R(r"\b(?:no|without|sin)\s+(?:sample[\s_-]*)?packing\b")
+_PACKING_ON = R(r"\b(?:sample[\s_-]*)?packing\b|\bpacked\s+(?:sequences|samples|dataset)\b|\bempaquetad[oa]s?\b")
+_LIGER = R(r"\bliger(?:[\s_-]*kernels?)?\b")
+_UNSLOTH = R(r"\bunsloth\b")
+
+
+def _optional(name: str, value: object):
+    def handler(scan: Scan, m: re.Match[str]) -> bool | None:
+        if name == "stack":
+            if _spec_accepts("stack", value):
+                scan.claim("stack", value, m.start())
+            return None
+        return _optional_field(scan, name, value, m.start())
+    return handler
+
+
+def _under(text: str, pos: int, key: str) -> bool:
+    """``pos`` is on an indented YAML line inside the block of ``key:`` (or in a ``key={...}`` / JSON object)."""
+    line_start = text.rfind("\n", 0, pos) + 1
+    indent = len(text[line_start:pos]) - len(text[line_start:pos].lstrip(" "))
+    if indent == 0:
+        return False
+    for line in reversed(text[:line_start].split("\n")):
+        stripped = line.lstrip(" ")
+        if not stripped or stripped.startswith("#"):
+            continue
+        if len(line) - len(stripped) < indent:
+            return stripped.rstrip().startswith(key + ":")
+    return False
+
+
+def _targets(scan: Scan, m: re.Match[str]) -> bool | None:
+    """LoRA target modules: "all-linear" (PEFT), "all" (LLaMA-Factory), or a list of projections."""
+    value = m.group(1)
+    modules = set(re.findall(r"[a-z_]+", value))
+    if modules & {"all", "all_linear", "linear"} or "all-linear" in value:
+        scan.claim("lora_targets", "all-linear", m.start())
+    elif modules and modules <= {"q_proj", "k_proj", "v_proj", "o_proj", "qkv_proj", "query_key_value", "c_attn"}:
+        scan.claim("lora_targets", "attention", m.start())
+    elif {"gate_proj", "up_proj", "down_proj"} <= modules and {"q_proj", "v_proj"} <= modules:
+        scan.claim("lora_targets", "all-linear", m.start())
+    else:
+        return False
+    return None
+
+
+def _other_key(scan: Scan, m: re.Match[str]) -> None:
+    """A config key we do not model: its value is read and left alone."""
+
+
 # --- methods ---------------------------------------------------------------------------------
 
 _ART = r"(?:(?:an?|the|una?|la|el|las|los)\s+)?"
 _FT = r"(?:fine[\s_-]*tun\w*|finetun\w*|ft|sft|training|train|tun(?:e|ing))"
+_FT_ES = r"(?:ajuste(?:\s+fino)?|afinamiento|afinado|entrenamiento|reentrenamiento|fine[\s_-]*tun\w*|finetun\w*|sft|ft)"
+_ALL_ES = r"(?:complet[oa]|total|enter[oa]|integral|de\s+todos\s+los\s+(?:parametros|pesos))"
 _FULL_WORDS = (
     r"\bfull[\s_-]*(?:parameter[\s_-]*|param[\s_-]*|model[\s_-]*|weights?[\s_-]*)?" + _FT + r"\b"
-    r"|\bfull[\s_-]*param(?:eter)?s?\b|\bfft\b|\bsft[\s_-]+(?:full|completo)\b"
-    r"|\ball\s+(?:the\s+)?(?:parameters|weights)\b|\bcomplete\s+" + _FT + r"\b"
-    r"|\bajuste\s+(?:fino\s+)?complet[oa]\b|\b(?:fine[\s_-]*tun\w*|finetun\w*|entrenamiento|ajuste\s+fino|sft)\s+complet[oa]\b"
+    r"|\bfully[\s_-]*(?:fine[\s_-]*tun\w*|finetun\w*|train\w*|tun\w*)\b"
+    r"|\b(?:whole|entire)[\s_-]*(?:model|network)(?:[\s_-]*" + _FT + r")?\b"
+    r"|\bfull[\s_-]*param(?:eter)?s?\b|\ball[\s_-]*param(?:eter)?s?(?:[\s_-]*" + _FT + r")?\b|\bfft\b|\bsft[\s_-]*(?:\(\s*)?(?:full|completo)\b"
+    r"|\ball\s+(?:of\s+)?(?:the\s+|its\s+)?(?:model'?s?\s+|§M\d+§\s*'?s?\s+)?(?:parameters|weights|params)\b"
+    r"|\bcomplete\s+" + _FT + r"\b"
+    r"|\b" + _FT_ES + r"\s+" + _ALL_ES + r"\b"
     r"|\btodos\s+los\s+(?:parametros|pesos)\b"
 )
+# "entrenar X completo", "afinar Llama 3 8B entero": the verb, the model, then the word for all.
+_FULL_WRAP = R(r"\b(?:entrenar|afinar|ajustar|reentrenar|tunear|entrenamos|afinamos|ajustamos)\b"
+               r"(?=(?:[^,.;:?!\n]|(?<=\d)\.(?=\d)){1,40}?\b(?:complet[oa]|enter[oa])\b)")
 _METHOD_WORD = r"(?:q[\s_-]?lora|lora|" + _FULL_WORDS.replace(r"\b", "") + r")"
 _INSTEAD = R(r"\b(?:instead\s+of|rather\s+than|en\s+(?:vez|lugar)\s+del?|not)\s+" + _ART
              + r"(?:\d+\s*(?:x\s*)?)?(§[GM](\d+)§|" + _METHOD_WORD + r")")
@@ -130,9 +301,35 @@ _QLORA = R(r"\bq[\s_-]?lora\b|\bnf4\b|\bload[\s_-]*in[\s_-]*4[\s_-]*bits?\b"
 _NO_QUANT = R(r"\b(?:without|no|sin|drop(?:\s+the)?|quita\w*(?:\s+la)?)\s+(?:the\s+|la\s+)?"
               r"(?:quanti[sz]ation|quant|cuantizacion|cuantizar|4[\s_-]*bits?|qlora)\b")
 _NO_LORA = R(r"\b(?:without|no|sin)\s+(?:lora|adapters?|adaptadores|peft)\b")
-_LORA = R(r"\blora\b|\b(?:lora|peft)[\s_-]*config\b|\bget_peft_model\b|\badapters?\b|\badaptadores?\b|\bpeft\b|\blow[\s_-]*rank\s+adapt\w*|\bdora\b")
+# "lora rank 16", "lora_alpha", "LoRA dropout": a setting of the adapters, which says LoRA only when
+# nothing else names a method (in a thread, "lora rank 64" changes the rank of a QLoRA, not its method).
+_LORA_SETTING = R(r"\blora(?=[\s_-]*(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango))"
+                  r"|\b(?:adapters?|adaptador(?:es)?)(?=[\s_-]*(?:(?:de|del|of)\s+)?(?:rank|r\b|r\s*[=:]|alpha|dropout|rango))"
+                  r"|(?<=rank)[\s_-]*\d+[\s_-]*(?=adapters?\b)|\b(?<=rango)\s+(?:del?\s+)?(?=adaptador(?:es)?\b)")
+_LORA = R(r"\blora\b(?![\s_-]*(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango))|\b(?:lora|peft)[\s_-]*config\b|\bget_peft_model\b|\badapters?\b|\badaptadores?\b|\bpeft\b|\blow[\s_-]*rank\s+adapt\w*|\bdora\b")
 _FULL = R(_FULL_WORDS)
-_FULL_SHORT = R(r"\b(?:full|completo|completa|entero)\b")
+_FULL_SHORT = R(r"\b(?:full|fully|completo|completa|entero)\b(?![\s_-]*(?:precision|context|contexto|shard\w*|dataset|data"
+                r"|attention|batch|run|epoch|node|gpu|card|stack|config|set|checkpoint\w*|log|list|name|id|path|text))")
+# A fine-tuning word somewhere in the message makes a lone "full" the method ("SFT on llama 3 8b, full").
+_FT_ANYWHERE = R(r"\b(?:sft|fine[\s_-]*tun\w*|finetun\w*|train\w*|entrenar|entrenamiento|afinar|ajuste|ajustar)\b")
+
+
+def _lora_setting(scan: Scan, m: re.Match[str]) -> bool:
+    """"lora rank 16", "adapter rank 16", "rank-16 adapters": a setting of the adapters, which says
+    LoRA only weakly; the words stay for the setting's own rule to read."""
+    scan.claim("method_weak", "lora", m.start())
+    scan.lora_settings.append(m.start())
+    adapter = re.compile(r"adaptador(?:es)?|adapters?").match(scan.text, m.end())
+    if adapter:  # "rank-16 adapters": the adapter word after the number
+        scan.lora_settings.append(m.end())
+    return False
+
+
+def _lora(scan: Scan, m: re.Match[str]) -> bool | None:
+    if m.start() in scan.lora_settings:  # "lora rank=16", read by _lora_setting: a setting, not the method
+        return False
+    scan.claim("method", "lora", m.start())
+    return None
 
 
 def _instead(scan: Scan, m: re.Match[str]) -> None:
@@ -150,7 +347,11 @@ def _method(value: str, quant: str | None = None):
 
 
 def _full_short(scan: Scan, m: re.Match[str]) -> bool | None:
-    if not scan.short:
+    """A lone "full": in a short follow-up, beside a fine-tuning word, or as an item of its own in a
+    list ("8x H100, llama 3.1 70b, full, seq 4096")."""
+    alone = re.fullmatch(r"[\s,;|\n]*", scan.text[max(0, m.start() - 2):m.start()] or ",") and re.match(
+        r"\s*(?:[,;|\n]|$)", scan.text[m.end():])
+    if not scan.short and (any(c.field == "method" for c in scan.claims) or not (_FT_ANYWHERE.search(scan.marked) or alone)):
         return False
     scan.claim("method", "full", m.start())
     return None
@@ -242,9 +443,10 @@ _DOUBLE_OFF = R(r"\b(?:no|without|sin)\s+(?:double|doble)[\s_-]*(?:quant\w*|cuan
                  r"\s*(?:[:=]\s*)?(?:off|false|desactivad[oa])\b")
 _DOUBLE_ON = R(r"\b(?:double|doble)[\s_-]*(?:quant\w*|cuantiz\w*)(?:\s*(?:[:=]\s*)?(?:on|true|activad[oa]))?")
 _DDP = R(r"\bddp\b|\bdata[\s_-]*parallel\b")
-_STACKS = [(R(r"\btorchtune\b"), "torchtune"), (R(r"\blit[\s_-]?gpt\b"), "litgpt"),
+_STACKS = [(R(r"\btorchtune\b|\btune\s+run\b"), "torchtune"), (R(r"\blit[\s_-]?gpt\b"), "litgpt"),
            (R(r"\breference\s+stack\b|\bpila\s+de\s+referencia\b"), "reference"),
-           (R(r"\b(?:hugging\s*face(?:\s+trainer)?|hf\s+trainer|transformers|trl|sft\s*trainer|axolotl)\b"), "hf")]
+           (R(r"(?<![/.])\b(?:hugging\s*face(?:\s+trainer)?(?![.\w]*\.co\b)|hf\s+trainer|transformers|trl|sft\s*trainer"
+              r"|axolotl)\b(?![./])"), "hf")]
 
 
 def _rank(scan: Scan, m: re.Match[str]) -> bool | None:
@@ -275,20 +477,41 @@ def _dropout(scan: Scan, m: re.Match[str]) -> bool | None:
     return None
 
 
+# torchtune recipes (torchtune/recipes/: lora_finetune_single_device.py, full_finetune_distributed.py,
+# ...; QLoRA is a LoRA recipe with a qlora config): the method, the stack, and one device or several.
+_RECIPE = R(r"\b(q?lora|full)_finetune_(single_device|distributed)\b|\b[a-z0-9_]+/\d+b_(q?lora|full)(?:_single_device)?\b")
+
+
+def _recipe(scan: Scan, m: re.Match[str]) -> None:
+    method = m.group(1) or m.group(3)
+    scan.claim("method", method, m.start())
+    scan.claim("stack", "torchtune", m.start())
+    if m.group(2) == "single_device" or "single_device" in m.group(0):
+        scan.claim("num_gpus", 1, m.start())
+
+
 def _zero3(scan: Scan, m: re.Match[str]) -> None:
+    if "zero" in m.group(0) and _spec_accepts("sharding", "zero3"):  # a spec that models ZeRO-3 itself
+        scan.claim("sharding", "zero3", m.start())
+        return
     scan.claim("sharding", "fsdp", m.start())
     if "zero" in m.group(0):
         scan.warn("parse.warn.zero3")
 
 
 def _zero12(scan: Scan, m: re.Match[str]) -> None:
-    scan.warn("parse.warn.zero12", stage=m.group(1) or "?")
+    stage = m.group(1)
+    if stage and _spec_accepts("sharding", f"zero{stage}"):
+        scan.claim("sharding", f"zero{stage}", m.start())
+        return
+    scan.warn("parse.warn.zero12", stage=stage or "?")
 
 
 # Order matters: specific before general (paged before 8-bit before plain AdamW; "full precision"
 # before "full fine-tune"; 8-bit base before 4-bit before LoRA; "without GC" before "GC").
 WORD_RULES = [
-    (_CONFIG, _config),
+    (_LORA_SETTING, _lora_setting), (_RECIPE, _recipe), (_CONFIG, _config), (_TARGETS, _targets),
+    (_OTHER_KEY, _other_key),
     (_INSTEAD, _instead),
     (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
     (_SGD, _claim("optimizer", "sgd")), (_OTHER_OPT, _other_opt),
@@ -296,14 +519,34 @@ WORD_RULES = [
     (_FP32, _claim("precision", "fp32")), (_BF16_MIXED, _claim("precision", "bf16-mixed")), (_MIXED, _mixed),
     (_NO_QUANT, _claim("method", "lora")), (_NO_LORA, _claim("method", "full")),
     (_INT8, _method("qlora", "int8")), (_QLORA, _method("qlora")), (_FULL, _method("full")),
-    (_LORA, _method("lora")),
+    (_FULL_WRAP, _method("full")), (_LORA, _lora),
     (_GC_OFF, _claim("gradient_checkpointing", False)), (_GC_ON, _claim("gradient_checkpointing", True)),
     (_EAGER, _claim("attention", "eager")), (_FLASH, _claim("attention", "flash")),
-    (_RANK, _rank), (_ALPHA, _alpha), (_DROPOUT, _dropout),
+    (_ALPHA, _alpha), (_DROPOUT, _dropout),
     (_ALL_LINEAR, _claim("lora_targets", "all-linear")), (_ATTN_ONLY, _claim("lora_targets", "attention")),
     (_DOUBLE_OFF, _claim("double_quant", False)), (_DOUBLE_ON, _claim("double_quant", True)),
     (_ZERO3, _zero3), (_ZERO12, _zero12), (_DDP, _claim("sharding", "ddp")),
+    (_COMPILE_OFF, _optional("compile", False)), (_COMPILE_ON, _optional("compile", True)),
+    (_PACKING_OFF, _optional("packing", False)), (_PACKING_ON, _optional("packing", True)),
+    (_LIGER, _optional("liger", True)), (_UNSLOTH, _optional("stack", "unsloth")),
     *[(pattern, _claim("stack", value)) for pattern, value in _STACKS],
 ]
-# Read last, and only in a short follow-up: "and full?", "¿y completo?"
-LATE_RULES = [(_FULL_SHORT, _full_short)]
+# An axolotl config (base_model with axolotl's own training keys) without ``adapter`` trains every
+# parameter: axolotl's config schema, field ``adapter``: "If you want to use 'lora' or 'qlora' or
+# leave blank to train all parameters in original model".
+_AXOLOTL = R(r"(?m)^[ \t\"{]*base_model\"?\s*:")
+_AXOLOTL_KEYS = R(r"(?m)(?:^|[{,])[ \t\"]*(?:sequence_len|micro_batch_size|num_epochs)\"?\s*:")
+_AXOLOTL_ADAPTER = R(r"(?m)(?:^|[{,])[ \t\"]*(?:adapter|load_in_4bit|load_in_8bit)\"?\s*:")
+
+
+def _axolotl_full(scan: Scan, m: re.Match[str]) -> bool | None:
+    if (any(c.field == "method" for c in scan.claims) or not _AXOLOTL_KEYS.search(scan.marked)
+            or _AXOLOTL_ADAPTER.search(scan.marked)):
+        return False
+    scan.claim("method", "full", m.start())
+    return None
+
+
+# Read last: a lone "full" in a short follow-up ("and full?", "¿y completo?") or beside a
+# fine-tuning word; an axolotl config that names no adapter.
+LATE_RULES = [(_FULL_SHORT, _full_short), (_AXOLOTL, _axolotl_full)]

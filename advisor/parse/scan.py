@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.parse.names import NameMatch
+from advisor.parse.prefilter import needs
 
 BLANK = "\x01"
 # Upper case: rules read lower-case text, so no rule can take a placeholder for a word.
-_PLACEHOLDER = {"model": "M", "gpu": "G", "region": "R", "family": "F"}
+_PLACEHOLDER = {"model": "M", "gpu": "G", "region": "R", "family": "F", "unsure": "U"}
 
 
 @dataclass
@@ -45,6 +46,11 @@ class Scan:
     gpu_counts: dict[int, int] = field(default_factory=dict)
     examples: list[tuple[float, int]] = field(default_factory=list)  # example counts without a length
     example_lens: list[tuple[float, int]] = field(default_factory=list)  # "300 tokens per example", apart from a count
+    example_seq: list[float] = field(default_factory=list)  # those lengths with k = 1024 ("4k tokens per sample")
+    lora_settings: list[int] = field(default_factory=list)  # where "lora rank"/"lora_alpha" were read
+    stray: list[Any] = field(default_factory=list)  # numbers nothing explains (slots.Tok): ask about them
+    weak_sizes: list[Any] = field(default_factory=list)  # "350M" with no cue: a model size unless a model is named
+    unreadable: list[tuple[str, str, int]] = field(default_factory=list)  # (field, what was typed, position)
 
     @classmethod
     def of(cls, normalized: str, names: list[NameMatch], short: bool, lang: str = "en") -> "Scan":
@@ -72,7 +78,11 @@ class Scan:
             self.warnings.append((key, fields))
 
     def run(self, pattern: re.Pattern[str], handler: Callable[["Scan", re.Match[str]], bool | None]) -> None:
-        """Apply ``handler`` to each match; blank the spans it accepts (returns anything but False)."""
+        """Apply ``handler`` to each match; blank the spans it accepts (returns anything but False).
+        A pattern whose required words are all absent is skipped without running (``prefilter``)."""
+        need = needs(pattern)
+        if need is not None and not any(word in self.text for word in need):
+            return
         accepted = [m.span() for m in list(pattern.finditer(self.text)) if handler(self, m) is not False]
         if accepted:
             chars = list(self.text)

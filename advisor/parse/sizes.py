@@ -1,9 +1,15 @@
-"""Rules for sizes: dataset tokens, sequence length, micro-batch, model size; then the catalog names.
+"""Rules for sizes: dataset tokens, sequence length, micro-batch, GPU count, epochs, LoRA rank and
+model size; then the catalog names.
+
+Two constructs with their own shape are read first by patterns: "200k examples of 512 tokens"
+(a dataset of 102.4M tokens) and "300 tokens per example" (each example's length). Every other
+number is typed and bound to its cue words by ``advisor.parse.slots`` (a tokenizer plus typed
+slots), and each binding becomes a claim here (``read_slots``).
 
 k means 1024 for sequence lengths and 1000 for token counts and examples (``numbers``).
 "N tokens" is a sequence length unless it reads as a dataset: a decimal M/B scale ("50M tokens"),
-more tokens than any context (> advisor.spec.MAX_SEQ_LEN), or dataset words nearby ("dataset",
-"corpus", "datos", "in total", "train on").
+more tokens than the longest context people say without the word "context" (``TOKENS_AS_SEQ_MAX``),
+or dataset words nearby ("dataset", "corpus", "datos", "in total", "train on").
 """
 
 from __future__ import annotations
@@ -12,12 +18,13 @@ import re
 
 from advisor.parse import numbers as num
 from advisor.parse import quantities as q
+from advisor.parse import slots as sl
 from advisor.parse.scan import Scan
 from advisor.spec import MAX_PARAMS_B, MAX_SEQ_LEN
 
 R = re.compile
 N, SC = q.N, q.SC
-_ITEMS = (r"(?:training\s+|de\s+entrenamiento\s+)?(?:examples?|samples?|ejemplos?|muestras?|rows?|filas?|conversations?"
+_ITEMS = (r"(?:(?:training|instruction|chat|sft|preference|qa)\s+|de\s+entrenamiento\s+)?(?:examples?|samples?|ejemplos?|muestras?|rows?|filas?|conversations?"
           r"|conversaciones?|documents?|documentos?|pairs?|pares|instructions?|instrucciones|dialogues?|dialogos?"
           r"|records?|registros?|sequences?|secuencias?)")
 _TOK = r"(?:(?:de\s+)?(?:tokens?|toks?))"
@@ -36,132 +43,147 @@ _EXAMPLE_LEN = R(r"\b" + N + SC + r"\s*" + _TOK + r"\s*(?:per|por|each|cada|/|an
                  r"|\b" + N + SC + r"\s*" + _TOK + r"\s*(?:on\s+average|de\s+media|en\s+promedio|avg|each|cada\s+uno|de\s+promedio)\b"
                  r"|\b(?:avg|average|mean|media|promedio|typical|tipica)\s*(?:example\s+|sample\s+|sequence\s+|de\s+)?(?:length|len|longitud|size)?"
                  r"\s*(?:of|de|:|=|is|es|around|about|~)?\s*" + _ABOUT + N + SC + r"\s*" + _TOK + r"\b")
-_EXAMPLES = R(r"\b" + N + SC + r"\s*" + _ITEMS + r"\b")
-_DATASET_WORDS = r"\b(?:dataset|data\s*set|corpus|data|datos|conjunto\s+de\s+datos|in\s+total|en\s+total|total|train(?:ing)?\s+on|entrenar\s+(?:con|sobre))\b"
-_DATASET_SIZE = R(r"\b(?:dataset|data\s*set|corpus|datos|conjunto\s+de\s+datos)\s*(?:of|de|with|con|:|=|is|es|has|tiene)?\s*"
-                  + _ABOUT + N + SC + r"(?!\s*(?:examples?|samples?|ejemplos?|muestras?|rows?|filas?|gb|mb|tb|gib|%))\b"
-                  r"(?:\s*" + _TOK + r"\b)?")
+_DATASET_WORDS = (r"\b(?:dataset|data\s*set|corpus|data|datos|conjunto\s+de\s+datos|in\s+total|en\s+total|total"
+                  r"|train(?:ing)?\s+on|entrenar\s+(?:con|sobre))\b")
 _BYTES = R(r"\b" + N + r"\s*(gb|mb|tb|gib|mib)\s+(?:of\s+|de\s+)?(?:text|texto|data|datos|dataset|corpus)\b")
 
-_SEQW = (r"(?:(?:max(?:imum)?|maxima?)[\s_-]*)?(?:seq(?:uence)?s?[\s_-]*(?:len(?:gth)?s?)?|context(?:[\s_-]*(?:length|len|window|size))?"
-         r"|ctx(?:[\s_-]*len)?|contexto|longitud(?:\s+(?:de|del)\s+(?:la\s+)?(?:secuencia|contexto))?|secuencias?"
-         r"|ventana(?:\s+de\s+contexto)?|block[\s_-]*size|cutoff[\s_-]*len|max[\s_-]*len(?:gth)?)")
-_SEQ_AFTER = R(r"\b" + _SEQW + r"\s*(?:of|de|=|:|is|es|at|a|to|up\s+to|hasta|around|about)?\s*" + _ABOUT + N + SC
-               + r"(?!\s*(?:examples?|samples?|ejemplos?|muestras?))(?:\s*" + _TOK + r"\b)?")
-_SEQ_BEFORE = R(r"\b" + N + SC + r"\s*(?:-\s*)?(?:" + _TOK + r"\s*)?(?:of\s+|de\s+)?(?:la\s+|el\s+)?" + _SEQW + r"\b")
-_TOKENS = R(r"\b" + N + SC + r"\s*(?:-\s*)?(?:training\s+|de\s+entrenamiento\s+)?" + _TOK + r"\b")
-_NOT_AFTER_K = (r"(?!\s*(?:examples?|samples?|ejemplos?|muestras?|rows?|filas?|steps?|pasos?|iterations?|iteraciones?|"
-                r"conversations?|conversaciones?|documents?|documentos?|pairs?|pares|instructions?|instrucciones|"
-                r"usd|eur|dollars?|dolares?|euros?|tokens?|records?|registros?|%|\$))")
-_BARE_K = R(r"(?<![$\w.,])" + N + r"\s*(k)\b" + _NOT_AFTER_K)
-_BARE_POW2 = R(r"(?<![$\w\x01])(?<!\d[.,])(\d{3,7})(?![\w%]|[.,]\d)" + _NOT_AFTER_K)
 
-_GLOBAL_BATCH = R(r"\b(?:global|effective|total|efectivo)[\s_-]*(?:batch|lote)(?:[\s_-]*size)?\s*(?:of|de|=|:|is|es)?\s*" + N
-                  + r"|\b(?:lote|batch)\s+(?:global|efectivo|total)\s*(?:of|de|=|:)?\s*" + N
-                  + r"|\b(?:gradient[\s_-]*accumulation(?:[\s_-]*steps)?|grad[\s_-]*accum\w*|acumulacion\s+de\s+gradientes?)"
-                  r"\s*(?:of|de|=|:)?\s*" + N)
-_BATCH_WORDS = (r"(?:micro[\s_-]*batch(?:[\s_-]*size)?|micro[\s_-]*lote|mbs|per[\s_-]*(?:device|gpu)[\s_-]*(?:train[\s_-]*)?"
-                r"batch(?:[\s_-]*size)?|batch[\s_-]*size|batch(?:es)?|bsz|bs|tamano\s+de(?:l)?\s+lote|lotes?)")
-_BATCH = R(r"\b" + _BATCH_WORDS + r"\s*(?:of|de|=|:|is|es|per\s+device)?\s*" + N + r"(?![\w.,]*\s*(?:k|m|b|tokens?|%)\b)")
-_BATCH_PER = R(r"\b" + N + r"\s*(?:sequences?|secuencias?|examples?|ejemplos?|samples?)?\s*(?:per|por)\s*(?:device|gpu|dispositivo|step|paso)\b")
-
-_SCALE_P = (r"\s*(mil\s+millones|millardos?|billones|billon|billions?|millions?|millones|millon|bn|b|m)(?![a-z0-9])")
-_PARAMS = R(r"\b" + N + _SCALE_P + r"(?:\s*(?:param\w*|parametros|model|modelo|weights))?"
-            r"|\b(?:params?|parameters|parametros)\s*(?:[:=]|of|de)?\s*" + N + _SCALE_P)
+# "lote 4 secuencias de 4096 tokens", "épocas 5 ejemplos de 512 tokens": a number right after another
+# setting's word is that setting (a batch of 4 sequences), not a count of examples -- unless that
+# word already has its number before it ("4 épocas 50k ejemplos de 512 tokens").
+def _cue_words(strict: bool) -> str:
+    words = {" ".join(c.words) for c in sl.CUES if c.left >= 6 and c.slot not in ("examples", "dataset", "tokens", "seq")
+             and (not strict or c.left >= 9 and c.left > c.right)}
+    return "|".join(re.escape(w).replace("\\ ", r"[\s_-]*") for w in sorted(words, key=len, reverse=True))
 
 
-def _examples_x_len(scan: Scan, m: re.Match[str]) -> None:
+_SETTING_BEFORE = R(r"(?P<number>(?:\d[\d.,]*\s*(?:k|m|b)?|\b(?:" + "|".join(sl.WORD_NUMBERS) + r"))\s+(?:[a-z]+\s+)?)?"
+                    r"\b(?:(?P<strict>" + _cue_words(True) + r")|" + _cue_words(False) + r")\s*[:=]?\s*$")
+
+
+def _setting_before(scan: Scan, pos: int) -> bool:
+    m = _SETTING_BEFORE.search(scan.text, max(0, pos - 60), pos)
+    return m is not None and (m.group("strict") is not None or m.group("number") is None)
+
+
+def _examples_x_len(scan: Scan, m: re.Match[str]) -> bool | None:
+    if _setting_before(scan, m.start()):
+        return False
     examples = num.count(m.group(1), m.group(2), scan.lang)
     each = num.count(m.group(3), m.group(4), scan.lang)
     q.accept(scan, "dataset_tokens", examples * each, m.start(), integer=True)
 
 
-def _examples(scan: Scan, m: re.Match[str]) -> None:
-    scan.examples.append((num.count(m.group(1), m.group(2), scan.lang), m.start()))
-
-
 def _example_len(scan: Scan, m: re.Match[str]) -> None:
     raw, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4)) if m.group(3) else (m.group(5), m.group(6))
     scan.example_lens.append((num.count(raw, unit, scan.lang), m.start()))
-
-
-def _dataset_size(scan: Scan, m: re.Match[str]) -> None:
-    q.accept(scan, "dataset_tokens", num.count(m.group(1), m.group(2), scan.lang), m.start(), integer=True)
+    scan.example_seq.append(num.seq_tokens(raw, unit, scan.lang))  # the same length, read as a sequence length
 
 
 def _bytes(scan: Scan, m: re.Match[str]) -> None:
     scan.warn("parse.warn.dataset_bytes", size=f"{m.group(1)} {m.group(2).upper()}")
 
 
-# A number this small before "context"/"seq" is something else ("batch 4 seq 4096").
-MIN_SEQ_BEFORE_WORD = 128
+# "N tokens" with no context word is a length up to this (128k, the longest context of most
+# catalog models: Llama 3.1 and Qwen 2.5 config.json max_position_embeddings = 131072); a bigger
+# count of tokens is a dataset ("500k tokens of chat data").
+TOKENS_AS_SEQ_MAX = 131072
 
 
-def _seq(group: int, minimum: float = 0):
-    def handler(scan: Scan, m: re.Match[str]) -> bool | None:
-        value = num.seq_tokens(m.group(group), m.group(group + 1), scan.lang)
-        if value < minimum:
-            return False
-        q.accept(scan, "seq_len", value, m.start(), integer=True)
-        return None
-    return handler
+# "N tokens" reads as a dataset when what follows says so ("tokens of chat data", "tokens in total",
+# "tokens de datos") or the two words before do ("dataset 50k tokens", "en total 2048 tokens").
+_DATA_AFTER = R(r"^\s*(?:tokens?|toks?)?\s*(?:(?:of|de|in|en)\s+(?:\w+\s+){0,2}?(?:data|datos|dataset|corpus|text|texto"
+                r"|total|training\s+data)\b|total\b|overall\b|de\s+entrenamiento\b)")
 
 
-def _tokens(scan: Scan, m: re.Match[str]) -> None:
-    raw, unit = m.group(1), m.group(2)
-    scale = num.scale_of(unit)
-    window = scan.text[max(0, m.start() - 40): m.end() + 30]
-    as_count = num.count(raw, unit, scan.lang)
-    dataset = (scale in ("m", "b", "t") or as_count > MAX_SEQ_LEN
-               or re.search(_DATASET_WORDS, window) is not None)
+def _tokens_field(scan: Scan, b: sl.Binding) -> tuple[str, float]:
+    tok = b.tok
+    as_count = sl.value_of(tok, "count", scan.lang)
+    before = " ".join(scan.text[max(0, tok.start - 24): tok.start].split()[-2:])
+    dataset = (tok.scale in ("m", "b", "t") or as_count > TOKENS_AS_SEQ_MAX
+               or _DATA_AFTER.match(scan.text, tok.end) is not None or re.search(_DATASET_WORDS, before) is not None)
     if dataset:
-        q.accept(scan, "dataset_tokens", as_count, m.start(), integer=True)
-    else:
-        q.accept(scan, "seq_len", num.seq_tokens(raw, unit, scan.lang), m.start(), integer=True)
+        return "dataset_tokens", as_count
+    return "seq_len", sl.value_of(tok, "seq", scan.lang)
 
 
-# "a budget of 8k", "spend under 2k": money, not a context length.
-_MONEY_BEFORE = R(r"(?:budget|presupuesto|spend\w*|gast\w*|cost\w*|cuesta|price|precio|pay|pagar|usd|eur|euros?|dollars?|dolares)"
-                  r"\W*(?:(?:of|de|is|es|around|about|max(?:imo)?|under|below|less\s+than|menos\s+de|hasta|up\s+to|at\s+most)\W*)*$")
+# Slot -> SpecRequest field (None: read and left alone). A field another part of the advisor adds
+# to the spec (gradient accumulation, say) needs one entry here and its cue words in ``slots.CUES``.
+SLOT_FIELDS: dict[str, str | None] = {
+    "seq": "seq_len", "batch": "micro_batch", "rank": "lora_rank", "epochs": "epochs", "gpus": "num_gpus",
+    "dataset": "dataset_tokens", "params": "params_b", "ignore": None, "nodes": None,
+    "grad_accum": "gradient_accumulation_steps", "global_batch": None,
+}
+_INTEGER = {"seq_len", "micro_batch", "lora_rank", "num_gpus", "dataset_tokens", "gradient_accumulation_steps"}
 
 
-def _bare_k(scan: Scan, m: re.Match[str]) -> bool | None:
-    if _MONEY_BEFORE.search(scan.text, max(0, m.start() - 40), m.start()):
-        return False
-    q.accept(scan, "seq_len", num.seq_tokens(m.group(1), "k", scan.lang), m.start(), integer=True)
-    return None
+def read_slots(scan: Scan) -> None:
+    """Type and bind every number left in the text; claim each binding (see ``advisor.parse.slots``)."""
+    from advisor.spec import SpecRequest
+
+    toks = sl.tokenize(scan.text)
+    found = sl.resolve(toks, scan.lang)
+    scan.unreadable += found.unreadable
+    seq_said = any(b.slot == "seq" or b.slot == "tokens" and _tokens_field(scan, b)[0] == "seq_len"
+                   for b in found.bindings) or any(c.field == "seq_len" for c in scan.claims)
+    for b in found.bindings:
+        slot = b.slot
+        if slot == "seq_weak":
+            if seq_said:
+                scan.stray.append(b.tok)
+                continue
+            slot = "seq"
+        if slot == "params_weak":
+            scan.weak_sizes.append(b.tok)
+            slot = "params"
+        if slot == "examples":
+            scan.examples.append((sl.value_of(b.tok, "count", scan.lang), b.pos))
+            continue
+        if slot == "tokens":
+            name, value = _tokens_field(scan, b)
+        else:
+            name = SLOT_FIELDS.get(slot)
+            value = b.value
+        if slot in ("grad_accum", "global_batch"):
+            if name is None or name not in SpecRequest.model_fields:
+                scan.warn("parse.warn.global_batch")
+                continue
+        if name is None:
+            continue
+        if name == "params_b":
+            if b.tok.scale == "t" and value > MAX_PARAMS_B:  # "70 billones": the anglicism for 70B
+                value /= 1000
+                scan.warn("parse.warn.billones", typed=b.tok.text + " billones", value=f"{value:g}")
+            q.accept(scan, "params_b", value, b.pos)
+            continue
+        q.accept(scan, name, value, b.pos, integer=name in _INTEGER)
+        if name == "num_gpus":
+            for tok, gpu in found.gpu_counts:
+                if tok is b.tok:
+                    _bind_gpu(scan, gpu, value, b.pos)
+    scan.stray += found.stray
+    # blank every number the slots read, so later rules and the stray-number check skip them
+    chars = list(scan.text)
+    for b in found.bindings:
+        chars[b.tok.start:b.tok.end] = sl.BLANK * (b.tok.end - b.tok.start)
+    scan.text = "".join(chars)
 
 
-def _bare_pow2(scan: Scan, m: re.Match[str]) -> bool | None:
-    value = int(m.group(1))
-    if value < 256 or value & (value - 1) or any(c.field == "seq_len" for c in scan.claims) or scan.limits:
-        return False
-    q.accept(scan, "seq_len", value, m.start(), integer=True)
-    return None
-
-
-def _global_batch(scan: Scan, m: re.Match[str]) -> None:
-    scan.warn("parse.warn.global_batch")
-
-
-def _batch(scan: Scan, m: re.Match[str]) -> None:
-    q.accept(scan, "micro_batch", num.parse_number(m.group(1)), m.start(), integer=True)
-
-
-def _params(scan: Scan, m: re.Match[str]) -> None:
-    raw, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-    value = num.billions(raw, unit, scan.lang)
-    if num.scale_of(unit) == "t" and value > MAX_PARAMS_B:  # "70 billones": the anglicism for 70B
-        value /= 1000
-        scan.warn("parse.warn.billones", typed=f"{raw} {unit}", value=f"{value:g}")
-    q.accept(scan, "params_b", value, m.start())
+def _bind_gpu(scan: Scan, index: int, count: float, pos: int) -> None:
+    scan.bound_gpus.add(index)
+    if index not in scan.excluded_gpus:
+        scan.claim("gpu", scan.of_kind("gpu")[index].ident, pos)
+        if count == int(count):
+            scan.gpu_counts[index] = int(count)
 
 
 def _names(scan: Scan, m: re.Match[str]) -> None:
     letter, index = m.group(1), int(m.group(2))
-    matches = scan.of_kind({"M": "model", "G": "gpu", "R": "region", "F": "family"}[letter])
+    matches = scan.of_kind({"M": "model", "G": "gpu", "R": "region", "F": "family", "U": "unsure"}[letter])
     match = matches[index]
-    if letter == "G":
+    if letter == "U":
+        scan.claim("unsure", match, m.start())
+    elif letter == "G":
         if index not in scan.excluded_gpus and index not in scan.bound_gpus:
             scan.claim("gpu", match.ident, m.start())
     elif letter in "MR":
@@ -170,26 +192,21 @@ def _names(scan: Scan, m: re.Match[str]) -> None:
         scan.claim("family", match, m.start())
 
 
-_NAMES = R(r"§([MGRF])(\d+)§")
+_NAMES = R(r"§([MGRFU])(\d+)§")
+_HALF_EPOCH = R(r"\b(?:half\s+an?|media|medio)\s+(?:epochs?|epocas?|pasadas?)\b")
 
-# Order matters (see the module docstrings): examples x length ("200k secuencias de 512 tokens"
-# is data, not a sequence length), keyword-led sequence and batch ("seq 2048 A100" is
-# not 2048 GPUs), counts bound to GPUs, then epochs and costs, then
-# dataset forms before sequence forms before batch, and model sizes last of the numbers.
+# Order matters: the constructs with their own shape first ("200k secuencias de 512 tokens" is
+# data, not a sequence length; "2 nodes of 8 H100" 16 GPUs; "a single 4090" one), the cost
+# assumptions (percentages and months), then every other number through the typed slots, and
+# the catalog names last (a GPU a count did not already claim).
 NUMBER_RULES = [
-    (_EXAMPLES_X_LEN, _examples_x_len), (_EXAMPLE_LEN, _example_len), (_GLOBAL_BATCH, _global_batch),
-    (_SEQ_BEFORE, _seq(1, MIN_SEQ_BEFORE_WORD)), (_SEQ_AFTER, _seq(1)), (_BATCH, _batch),
-    (q._NODES, q._nodes), (q._SINGLE, q._single), (q._COUNT_GPU, q._count_gpu), (q._GPU_TIMES, q._gpu_times),
-    (q._COUNT_UNITS, q._count_units),
+    (_EXAMPLES_X_LEN, _examples_x_len), (_EXAMPLE_LEN, _example_len),
+    (q._NODES, q._nodes), (q._SINGLE, q._single),
     (q._FAILED, q._failed), (q._NO_FAILED, q._set_cost("failed_run_fraction", 0.0)), (q._EVAL, q._eval),
     (q._EVALS_PER, q._cost_value("evals_per_epoch", integer=True)),
     (q._KEEP, q._cost_value("checkpoints_kept", integer=True)), (q._MONTHS, q._cost_value("storage_months")),
     (q._NO_PILOT, q._set_cost("include_pilot", False)), (q._PILOT, q._set_cost("include_pilot", True)),
-    (q._EPOCHS, q._epochs),
-    (_BYTES, _bytes), (_DATASET_SIZE, _dataset_size),
-    (_TOKENS, _tokens), (_EXAMPLES, _examples),
-    (_BATCH_PER, _batch),
-    (_PARAMS, _params),
-    (_NAMES, _names),
-    (_BARE_K, _bare_k), (_BARE_POW2, _bare_pow2),
+    (_HALF_EPOCH, lambda scan, m: q.accept(scan, "epochs", 0.5, m.start())),
+    (_BYTES, _bytes),
 ]
+LATE_NUMBER_RULES = [(_NAMES, _names)]

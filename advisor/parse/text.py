@@ -30,7 +30,7 @@ _SUPERSCRIPTS = str.maketrans({"⁰": "^0", "¹": "^1", "²": "^2", "³": "^3", 
                                "⁶": "^6", "⁷": "^7", "⁸": "^8", "⁹": "^9"})
 _PUNCT = str.maketrans({"×": "x", "–": "-", "—": "-", "‐": "-", "‑": "-", "−": "-", "“": '"',
                         "”": '"', "‘": "'", "’": "'", "´": "'", "§": " ", "\u00a0": " ",
-                        "\u202f": " ", "…": "..."})
+                        "\u202f": " ", "…": "...", "€": " eur ", "£": " gbp "})
 _COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _NON_ASCII = re.compile(r"[^\x20-\x7e\n]")  # emoji, other scripts, control characters -> a space
 _SPACES = re.compile(r"[ \t\r\f\v]+")
@@ -39,6 +39,8 @@ _GLUED_COUNT = re.compile(r"\b(\d{1,4})\s*x\s*(?=[a-z])")
 # "A100 de 40 GB", "A100 with 40GB", "A100 (40GB)" -> "a100 40gb", the way catalog aliases write it
 _GPU_MEMORY = re.compile(r"\b([a-z]{1,4}\d{2,4}[a-z]{0,2})\s*(?:\(\s*|,\s*|\s(?:de|with|con|w/)\s+)(\d{2,3})\s*gb?\b\s*\)?")
 _COUNT_TIMES_NUMBER = re.compile(r"\b(\d{1,4})\s*x\s*(\d+(?:\.\d+)?)(\s*b\b)?")
+# "H100x8", "l4x4", "4090x2", "A100 40GBx4": a GPU name, then its count ("h100 x8")
+_NAME_TIMES_COUNT = re.compile(r"\b([a-z]{1,3}\d{1,4}[a-z]{0,3}?|\d{2,3}gb|\d{4}|sxm\d?|pcie|ada)x(\d{1,4})\b(?!\s*b\b)")
 
 
 def clean(text: str) -> str:
@@ -54,15 +56,23 @@ def clean(text: str) -> str:
 
 
 def normalize(text: str) -> str:
-    """Lower-case ASCII with unified punctuation; one space between words, lines kept."""
+    """Lower-case ASCII with unified punctuation; one space between words, lines and their
+    indentation kept."""
+    # a pasted YAML config keeps each line's indentation (what is nested under "fsdp_config:"), as
+    # typed: spaces and tabs only, before anything else becomes a space
+    indents = [len(line) - len(line.lstrip(" \t")) for line in text.split("\n")]
     text = text.translate(_SUPERSCRIPTS).translate(_PUNCT)
     text = _COMBINING.sub("", unicodedata.normalize("NFKD", text))
     text = _NON_ASCII.sub(" ", text).lower()
     text = _GPU_MEMORY.sub(r"\1 \2gb ", text)
+    text = _NAME_TIMES_COUNT.sub(r"\1 x\2", text)
     text = _COUNT_TIMES_NUMBER.sub(_split_count, text)
     text = _GLUED_COUNT.sub(r"\1 x ", text)
-    lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
-    return "\n".join(line for line in lines if line)
+    split = text.split("\n")
+    if len(split) != len(indents):  # never: every substitution above keeps line breaks
+        indents = [0] * len(split)
+    lines = (" " * indent + _SPACES.sub(" ", line.strip()) for indent, line in zip(indents, split))
+    return "\n".join(line for line in lines if line.strip())
 
 
 def _split_count(m: re.Match[str]) -> str:

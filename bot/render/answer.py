@@ -38,8 +38,14 @@ def render_answer(raw: dict[str, Any], lang: str, *, kind: str = "estimate", ask
     what_changed = t("bot.answer.changed", lang, changes=", ".join(changed)) if changed else ""
     if who or what_changed:
         blocks.append(bk.context(*(x for x in (who, what_changed) if x)))
-    blocks.append(bk.section(t("bot.answer.understood", lang, spec=spec_summary(data.spec, data.model, lang))))
-    if data.assumed:
+    head = raw.get("head") or {}
+    if head.get("understood"):  # the advisor's own first lines: method, model, sequence length, GPU count
+        blocks.append(bk.section(bk.mrkdwn_escape(head["understood"])))
+        if head.get("assumed"):
+            blocks.append(bk.context(bk.mrkdwn_escape(head["assumed"]) + " " + t("bot.answer.assumed_hint", lang)))
+    else:
+        blocks.append(bk.section(t("bot.answer.understood", lang, spec=spec_summary(data.spec, data.model, lang))))
+    if not head.get("understood") and data.assumed:
         assumed = ", ".join(f"{field_label(f, lang)} {value_text(f, v, lang)}" for f, v in data.assumed)
         blocks.append(bk.context(t("bot.answer.assumed", lang, assumed=assumed)))
     blocks.append(bk.section(_recommendation(best, lang)))

@@ -1,0 +1,96 @@
+"""Models named outside the catalog: a Hugging Face id ("HuggingFaceTB/SmolLM3-3B", a huggingface.co
+link) the catalog does not know, and a pasted ``config.json``.
+
+Both are found in the cleaned message (a hub id keeps its case there) before anything else reads
+it, and their spans are blanked, so the words inside them ("llama" in ``"model_type": "llama"``,
+the numbers of a config) are not read as the request's own. The request then names the model as
+the hub id, or as ``config:<sha>`` for a pasted config (``advisor.hub`` reads either; parsing
+stays offline).
+
+What is not a hub id although it has a slash: units and pairs ("tokens/s", "$/h", "and/or", "q/v",
+"w/o", "1/2"), datasets where a config names one ("dataset: tatsu-lab/alpaca"), and names without
+a digit from an organisation we do not know (a model id nearly always carries a size or a version).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from advisor.catalog import Catalog
+from advisor.hub import config_sha
+
+_HUB_ID = re.compile(r"(?<![\w/.@-])(?:https?://(?:www\.)?(?:huggingface\.co|hf\.co)/)?([A-Za-z0-9][\w.-]{1,95})/"
+                     r"([A-Za-z0-9][\w.-]{0,95}[A-Za-z0-9])(?![\w/-])")
+# Organisations that publish open LLMs on the Hub (their ids need no digit to be read as models).
+KNOWN_ORGS = {"meta-llama", "mistralai", "qwen", "google", "microsoft", "deepseek-ai", "huggingfacetb", "allenai",
+              "tiiuae", "01-ai", "ibm-granite", "nvidia", "openai", "tinyllama", "bigcode", "eleutherai",
+              "stabilityai", "cohereforai", "databricks", "internlm", "thudm", "zai-org", "moonshotai",
+              "unsloth", "nousresearch", "teknium", "lmsys", "mosaicml", "apple", "amd", "baichuan-inc"}
+_DATASET_KEY = re.compile(r"(?:dataset\w*|datasets|path|data_files|data_path|data)\s*[\"']?\s*[:=]\s*[\"']?\s*$", re.I)
+# torchtune's recipe configs ("llama3_1/8B_lora_single_device", "qwen2_5/7B_full"): a config, not a repo
+_TORCHTUNE_CONFIG = re.compile(r"_(?:q?lora|full|dora)(?:_single_device|_distributed)?$|_single_device$", re.I)
+_NOT_IDS = {"and/or", "w/o", "q/v", "k/v", "i/o", "y/o", "tokens/s", "token/s", "gb/s", "tb/s", "it/s"}
+
+
+@dataclass(frozen=True)
+class External:
+    ref: str  # what the request names: "org/name" or "config:<sha12>"
+    start: int
+    end: int
+    config: dict[str, Any] | None = None  # a pasted config.json
+
+
+def find(text: str, catalog: Catalog) -> list[External]:
+    """Hub ids the catalog does not know, and pasted config.json objects, in cleaned text."""
+    out: list[External] = []
+    for start, end, config in _configs(text):
+        out.append(External(f"config:{config_sha(config)[:12]}", start, end, config))
+    for m in _HUB_ID.finditer(text):
+        if any(e.start <= m.start() < e.end for e in out):
+            continue
+        org, name = m.group(1), m.group(2)
+        ident = f"{org}/{name}"
+        if ident.lower() in _NOT_IDS or org.isdigit() or catalog.find_model(ident) is not None:
+            continue
+        if not (re.search(r"\d", name) or org.lower() in KNOWN_ORGS):
+            continue
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        before = text[line_start:m.start()]
+        if _DATASET_KEY.search(before) or re.search(r"--(?:dataset\w*|config)[\s=]+$", before) or _TORCHTUNE_CONFIG.search(name):
+            continue
+        out.append(External(ident, m.start(), m.end()))
+    return sorted(out, key=lambda e: e.start)
+
+
+def blank(text: str, found: list[External]) -> str:
+    for e in found:
+        text = text[:e.start] + " " * (e.end - e.start) + text[e.end:]
+    return text
+
+
+def _configs(text: str) -> list[tuple[int, int, dict[str, Any]]]:
+    """JSON objects shaped like a Hugging Face model config (a width and a depth)."""
+    out = []
+    decoder = json.JSONDecoder()
+    i = text.find("{")
+    while i >= 0:
+        try:
+            obj, end = decoder.raw_decode(text, i)
+        except json.JSONDecodeError:
+            i = text.find("{", i + 1)
+            continue
+        if isinstance(obj, dict) and _looks_like_config(obj):
+            out.append((i, end, obj))
+            i = text.find("{", end)
+        else:
+            i = text.find("{", i + 1)
+    return out
+
+
+def _looks_like_config(obj: dict[str, Any]) -> bool:
+    inner = obj.get("text_config") if isinstance(obj.get("text_config"), dict) else {}
+    keys = set(obj) | set(inner)
+    return bool(keys & {"hidden_size", "n_embd", "d_model"}) and bool(keys & {"num_hidden_layers", "n_layer", "num_layers"})

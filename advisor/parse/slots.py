@@ -1,0 +1,623 @@
+"""Numbers, typed by what they are attached to: a tokenizer plus typed slots.
+
+A message like "qlora 13b seq 2048" has two numbers and one cue word. Rules that each read "a
+number next to 'seq'" in one direction collide (the round-2 parser read "13b seq" as a 13e9-token
+sequence). Here every number is typed first by its own unit, then bound to the cue words on either
+side of it, and the bindings of the whole message are settled together:
+
+1. ``tokenize``: the message's remaining text (names already replaced by placeholders, spans read
+   by earlier rules blanked) becomes tokens: numbers with their unit ("13b", "4k", "2,048", "8x",
+   "50 million", "7 mil millones", "two", "una"), words, catalog-name placeholders, punctuation.
+2. A number's unit decides which slots it may fill (``_ALLOWED``): "13b" is a parameter count or
+   a token count, never a sequence length, a batch or a GPU count; "4k" is a length or a count,
+   never a batch; "8x" is a GPU count; a bare integer may be anything a cue makes it.
+3. ``CUES``: the words (both languages) that say what a number next to them is, with the side
+   they usually stand on and how strongly they bind ("seq 2048" and "2048 seq len", "16k context",
+   "3 epochs", "8 H100s", "rank 16", "lote de 4", "50M tokens", "13B model", "10k steps" -- the
+   last binds a number to a slot we do not model, so it is read and left alone).
+4. Every (number, cue) pair within a few filler words ("of", "de", "=", ":", "is", ...) becomes
+   an edge scored by the cue's strength on that side, the distance, and how plausible the value
+   is for the slot (a batch of 4096 or a sequence of 4 is unlikely). A number may also stand
+   alone when its unit says what it is ("13b" a size, "8k" a length, a bare power of two from 256
+   a length): a weaker, cue-less edge.
+5. ``_match`` assigns each number at most one cue and each cue at most one number, maximising the
+   count of numbers bound and then the scores (Kuhn's augmenting paths over edges tried best
+   first), so "seq 1024 rank 16" binds 1024 to seq and 16 to rank although 1024 also stands next
+   to "rank".
+
+What comes out is a list of ``Binding`` (slot, value, position) for the caller to claim, and the
+numbers nobody could bind (``stray``): the parser asks about those instead of guessing.
+
+Adding a slot (a field another part adds to the spec, like gradient accumulation) is one entry in
+``CUES`` and one in ``SLOT_FIELDS``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from advisor.parse import numbers as num
+
+BLANK = "\x01"
+
+# --- tokens ------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"(?P<name>§[MGRFU]\d+§)"
+
+    r"|(?P<num>(?<![a-z0-9])\d+(?:[.,]\d+)*(?:e[-+]?\d{1,3}|\s?\^\s?\d{1,3})?)(?P<glued>[a-z%]+)?"
+    r"|(?P<word>[a-z][a-z0-9]*(?:\.\d+)*(?:'[a-z]+)?)"
+    r"|(?P<punct>[,;:=()?!/|+~@$*\[\]{}\"#<>&\n.-])"
+    r"|(?P<blank>\x01+)")
+# Scale words typed apart from the number ("70 billion", "7 mil millones", "50 M").
+_SPACED_SCALES = {"billion": "b", "billions": "b", "bn": "b", "b": "b", "million": "m", "millions": "m",
+                  "millones": "m", "millon": "m", "mn": "m", "m": "m", "thousand": "k", "k": "k", "mil": "k",
+                  "miles": "k", "millardo": "b", "millardos": "b", "billones": "t", "billon": "t", "trillion": "t"}
+_GLUED_SCALES = {"k": "k", "m": "m", "mm": "m", "mn": "m", "b": "b", "bn": "b", "t": "t"}
+_BYTES = {"gb", "gib", "mb", "mib", "tb", "tib", "g"}
+_ORDINAL = {"st", "nd", "rd", "th", "o", "a"}
+WORD_NUMBERS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "twelve": 12, "sixteen": 16, "uno": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7,
+    "ocho": 8, "nueve": 9, "diez": 10, "doce": 12, "dieciseis": 16, "couple": 2, "pair": 2,
+    "single": 1, "sola": 1, "solo": 1, "unica": 1, "unico": 1,
+}
+# Articles are a count only before an epoch word ("una época", "an epoch"): "a GPU" says no count.
+ARTICLES = {"a": 1, "an": 1, "un": 1, "una": 1}
+
+
+@dataclass
+class Tok:
+    kind: str  # "num" | "word" | "name" | "punct" | "blank"
+    text: str
+    start: int
+    end: int
+    gap: str = ""  # characters between the previous token and this one
+    scale: str | None = None  # k / m / b / t for numbers
+    unit: str | None = None  # "x", "%", "bytes", "bit", "ordinal" for numbers
+    spoken: bool = False  # a number said in words ("two", "ocho")
+    article: bool = False  # "a", "una": a count only before an epoch word
+
+
+def tokenize(text: str) -> list[Tok]:
+    out: list[Tok] = []
+    prev = 0
+    for m in _TOKEN.finditer(text):
+        gap = text[prev:m.start()]
+        prev = m.end()
+        kind = m.lastgroup if m.lastgroup not in ("glued",) else "num"
+        if m.group("num") is not None:
+            tok = Tok("num", m.group("num"), m.start(), m.end(), gap)
+            glued = m.group("glued")
+            if glued:
+                if glued in _GLUED_SCALES:
+                    tok.scale = _GLUED_SCALES[glued]
+                elif glued == "x":
+                    tok.unit = "x"
+                elif glued == "%":
+                    tok.unit = "%"
+                elif glued in _BYTES:
+                    tok.unit = "bytes"
+                elif glued.startswith("bit"):
+                    tok.unit = "bit"
+                elif glued in _ORDINAL:
+                    tok.unit = "ordinal"
+                else:
+                    tok.unit = "glued"  # "2048tokens", "3epochs": the word is read as a cue below
+                    out.append(tok)
+                    out.append(Tok("word", glued, m.start("glued"), m.end(), ""))
+                    continue
+            out.append(tok)
+            continue
+        if kind == "word":
+            word = m.group("word")
+            last = out[-1] if out else None
+            glued_count = re.fullmatch(r"x(\d{1,4})", word)
+            if glued_count:  # "H100 x8"
+                out.append(Tok("num", glued_count.group(1), m.start() + 1, m.end(), gap, unit="x"))
+                continue
+            glued_rank = re.fullmatch(r"r(\d{1,4})", word)
+            if glued_rank:  # "LoRA r16"
+                out.append(Tok("word", "r", m.start(), m.start() + 1, gap))
+                out.append(Tok("num", glued_rank.group(1), m.start() + 1, m.end(), ""))
+                continue
+            if (word in _SPACED_SCALES and len(out) >= 2 and out[-1].kind == "punct" and out[-1].text == "-"
+                    and out[-2].kind == "num" and out[-2].scale is None and out[-2].unit is None
+                    and not out[-2].spoken and out[-1].gap == "" and gap == ""):
+                out.pop()  # "13-billion-parameter"
+                out[-1].scale, out[-1].end = _SPACED_SCALES[word], m.end()
+                continue
+            if (last is not None and last.kind == "num" and last.scale is None and last.unit is None
+                    and gap.strip() == "" and len(gap) <= 1 and word in _SPACED_SCALES):
+                if word == "mil" and text.startswith(" millones", m.end()):
+                    continue  # "7 mil millones": the scale is the next word
+                if word in ("millones", "millon") and last.text and out[-1].end < m.start() and \
+                        text[out[-1].end:m.start()].strip() == "mil":
+                    last.scale = "b"
+                else:
+                    last.scale = _SPACED_SCALES[word]
+                last.end = m.end()
+                continue
+            if word == "millones" and last is not None and last.kind == "num" and last.scale is None:
+                between = text[last.end:m.start()]
+                if between.strip() == "mil":
+                    last.scale, last.end = "b", m.end()
+                    continue
+            if (word in _BYTES or word in ("gigabytes", "megabytes", "terabytes")) and last is not None \
+                    and last.kind == "num" and last.unit is None and last.scale is None and gap.strip() == "":
+                last.unit, last.end = "bytes", m.end()  # "20.6 GiB", "80 GB": memory, not a setting
+                continue
+            if word in WORD_NUMBERS:
+                out.append(Tok("num", word, m.start(), m.end(), gap, spoken=True))
+                continue
+            if word in ARTICLES:
+                out.append(Tok("num", word, m.start(), m.end(), gap, spoken=True, article=True))
+                continue
+            if word == "x" and last is not None and last.kind == "num" and last.unit is None and last.scale is None:
+                last.unit = "x"  # "8 x H100": the count of what follows
+                last.end = m.end()
+                continue
+            out.append(Tok("word", word, m.start(), m.end(), gap))
+            continue
+        out.append(Tok(kind, m.group(kind), m.start(), m.end(), gap))
+    return out
+
+
+def value_of(tok: Tok, slot: str, lang: str) -> float:
+    """The number a token stands for in ``slot``: k is 1024 in a length, 1000 in a count."""
+    if tok.spoken:
+        return float(ARTICLES.get(tok.text) or WORD_NUMBERS[tok.text])
+    scale = {"k": "k", "m": "m", "b": "b", "t": "t"}.get(tok.scale or "")
+    unit_word = {"k": "k", "m": "m", "b": "b", "t": "billones"}.get(scale or "")
+    if slot == "seq":
+        return num.seq_tokens(tok.text, unit_word, lang)
+    if slot == "params":
+        value = num.billions(tok.text, unit_word, lang)
+        return value
+    return num.count(tok.text, unit_word, lang)
+
+
+# --- cues ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Cue:
+    words: tuple[str, ...]
+    slot: str
+    left: float  # strength when the cue stands before the number ("seq 2048"); 0: never
+    right: float  # strength when it stands after ("16k context"); 0: never
+
+
+def _cues(slot: str, left: float, right: float, *phrases: str) -> list[Cue]:
+    return [Cue(tuple(p.split()), slot, left, right) for p in phrases]
+
+
+# Strengths: 10 a cue that names the slot outright; 6-8 a usual but looser word; 3-4 a weak hint.
+CUES: list[Cue] = [
+    *_cues("seq", 10, 6, "seq", "seq len", "seq length", "seq lens", "seqlen", "sequence length", "sequence len",
+           "max seq len", "max seq length", "max sequence length", "max length", "max len", "maxlen",
+           "context length", "context len", "context size", "ctx len", "block size", "cutoff len", "cutoff",
+           "longitud de secuencia", "longitud de la secuencia", "longitud de contexto", "longitud del contexto",
+           "largo de secuencia", "longitud", "secuencia", "sequence"),
+    *_cues("seq", 9, 10, "context", "ctx", "context window", "contexto", "ventana de contexto", "ventana",
+           "tokens de contexto", "de contexto", "tokens of context", "of context", "token context"),
+    *_cues("seq", 7, 0, "sequences", "secuencias", "sequences of", "secuencias de"),
+    *_cues("seq", 0, 9, "length sequences", "token sequences", "tokens long", "token long", "long sequences",
+           "tokens per sequence", "tokens por secuencia"),
+    *_cues("seq", 3, 0, "at", "@", "a", "with", "con", "up to", "hasta"),
+    *_cues("tokens", 0, 6.5, "tokens", "token", "toks", "tok", "de tokens", "tokens de entrenamiento",
+           "training tokens"),
+    *_cues("dataset", 9, 0, "dataset", "data set", "dataset of", "corpus", "corpus of", "datos", "datos de",
+           "conjunto de datos", "dataset de", "un dataset de", "data of", "datasets of", "training on", "train on",
+           "entrenar con", "over"),
+    *_cues("batch", 10, 3, "batch", "batch size", "batchsize", "bs", "bsz", "mbs", "micro batch", "microbatch",
+           "micro batch size", "micro bs", "per device batch", "per device train batch size", "per device batch size",
+           "per gpu batch", "per gpu batch size", "batch per device", "batch per gpu", "train micro batch size per gpu",
+           "lote", "lotes", "micro lote", "microlote", "tamano de lote", "tamano del lote", "lote por gpu",
+           "lote por dispositivo", "micro lote de", "a micro batch of"),
+    *_cues("batch", 0, 9, "per gpu", "per device", "por gpu", "por dispositivo",
+           *(f"{what} {per} {where}" for what in ("sequences", "seqs", "samples", "examples", "secuencias", "muestras",
+                                                  "ejemplos") for per, where in (("per", "gpu"), ("per", "device"),
+                                                                                 ("por", "gpu"), ("por", "dispositivo")))),
+    *_cues("rank", 10, 6, "rank", "lora rank", "lora r", "rango", "rango lora", "rango de lora", "adapter rank",
+           "rank of", "lora rank of"),
+    *_cues("rank", 7, 0, "r"),
+    *_cues("epochs", 0, 7, "ep", "eps"),
+    *_cues("epochs", 6, 10, "epochs", "epoch", "epocas", "epoca", "pasadas", "pasada", "passes", "pass",
+           "num epochs", "num train epochs", "passes over the data", "pass over the data"),
+    *_cues("gpus", 5, 10, "gpus", "gpu", "cards", "card", "tarjetas", "tarjeta", "graficas", "grafica",
+           "devices", "dispositivos", "accelerators", "aceleradores", "gpus de", "tarjetas de"),
+    *_cues("nodes", 0, 10, "nodes", "node", "nodos", "nodo", "machines", "maquinas", "servers", "servidores"),
+    *_cues("examples", 0, 10, "examples", "example", "samples", "sample", "rows", "conversations", "documents",
+           "pairs", "instructions", "dialogues", "records", "ejemplos", "muestras", "filas", "conversaciones",
+           "documentos", "pares", "instrucciones", "dialogos", "registros", "training examples",
+           "ejemplos de entrenamiento"),
+    *_cues("examples", 0, 5, "sequences", "secuencias"),
+    *_cues("seq_sized", 0, 6, "sequences", "secuencias", "seqs"),
+    *_cues("params", 6, 10, "params", "param", "parameters", "parameter", "parametros", "parametro", "weights"),
+    *_cues("params", 0, 8, "model", "llm", "modelo", "parameter model", "param model", "param llm",
+           "parameter llm"),
+    *_cues("params", 7, 0, "modelo de", "un modelo de", "llm de", "un llm de", "model of", "modelo"),
+    *_cues("grad_accum", 10, 4, "gradient accumulation", "gradient accumulation steps", "grad accum",
+           "grad accumulation", "accumulation steps", "acumulacion de gradientes", "acumulacion de gradiente",
+           "gradient accumulation of", "grad acc"),
+    *_cues("global_batch", 10, 0, "global batch", "effective batch", "total batch", "lote global", "lote efectivo",
+           "global batch size", "effective batch size", "batch global", "batch efectivo"),
+    # Numbers we read and leave alone: what they measure is not part of a memory, time or cost estimate.
+    *_cues("ignore", 0, 10, "steps", "step", "pasos", "iterations", "iteraciones", "iters", "hours", "hour", "horas",
+           "hora", "days", "day", "dias", "dia", "minutes", "minutos", "weeks", "semanas", "dollars", "dolares",
+           "euros", "usd", "eur", "mins", "h", "people", "personas", "users", "usuarios", "teams", "equipos",
+           "languages", "idiomas", "experiments", "experimentos", "per epoch", "por epoca", "checkpoints kept"),
+    *_cues("ignore", 10, 0, "lr", "learning rate", "warmup", "warmup steps", "seed", "$", "usd", "eur", "budget",
+           "budget of", "presupuesto", "presupuesto de", "spend", "top", "step", "steps", "save steps",
+           "logging steps", "eval steps", "max steps", "version", "v", "weight decay", "gastar", "pay", "pagar",
+           "python", "torch", "pytorch", "cuda", "transformers", "trl", "peft", "accelerate", "deepspeed", "vllm",
+           "driver", "ubuntu", "nccl", "cudnn", "rocm", "gbp", "eur", "torchtune", "axolotl", "skypilot", "ray",
+           "litgpt", "unsloth", "llamafactory", "bitsandbytes", "flash attn", "sky", "checkpoints kept"),
+]
+_CUE_INDEX: dict[str, list[Cue]] = {}
+for _cue in CUES:
+    _CUE_INDEX.setdefault(_cue.words[0], []).append(_cue)
+for _list in _CUE_INDEX.values():
+    _list.sort(key=lambda c: -len(c.words))
+
+# Words that may stand between a cue and its number ("context of 4096", "secuencia de la 2048").
+_LEFT_FILL_WORDS = {"of", "de", "del", "la", "el", "is", "es", "at", "to", "around", "about", "approx",
+                    "approximately", "aprox", "unos", "unas", "roughly", "max", "maximum", "maximo", "up",
+                    "hasta", "set", "size", "len", "length", "a", "an", "be", "would", "será", "sera", "being",
+                    "value", "valor", "tamano", "per", "por", "device", "gpu", "only", "solo", "just", "en", "in"}
+_LEFT_FILL_PUNCT = {":", "=", "(", "~", "-", "*", "."}
+_RIGHT_FILL_WORDS = {"of", "de", "training", "entrenamiento", "total", "in", "en", "each", "cada", "lora", "long",
+                     "the", "la", "el", "our", "nuestro", "nuestra", "sized", "big", "tuned", "sft", "base", "full",
+                     "complete", "completas", "completos", "whole"}
+_RIGHT_FILL_PUNCT = {"-", "(", ")", "*"}
+MAX_FILL = 3
+
+# Which slots a number may fill, by its own unit.
+_ALLOWED = {
+    None: {"seq", "tokens", "dataset", "batch", "rank", "epochs", "gpus", "nodes", "examples", "grad_accum",
+           "global_batch", "ignore"},
+    "k": {"seq", "tokens", "dataset", "examples", "global_batch", "ignore"},
+    "m": {"seq", "tokens", "dataset", "examples", "params", "ignore"},
+    "b": {"tokens", "dataset", "examples", "params", "ignore"},
+    "t": {"tokens", "dataset", "params", "ignore"},
+    "x": {"gpus"},
+    "%": {"ignore"},
+    "bytes": {"ignore"},
+    "bit": {"ignore"},
+    "ordinal": {"ignore"},
+    "glued": {"seq", "tokens", "dataset", "batch", "rank", "epochs", "gpus", "examples", "ignore"},
+}
+_SPOKEN_SLOTS = {"epochs", "gpus", "nodes", "batch", "rank", "ignore"}
+# Left cues that only bind a number typed as a length ("at 8k", "@ 4096", "con 16k").
+_WEAK_SEQ_LEFT = {("at",), ("@",), ("a",), ("with",), ("con",), ("up", "to"), ("hasta",)}
+
+
+@dataclass
+class Binding:
+    slot: str
+    tok: Tok
+    value: float
+    pos: int
+    cue: tuple[str, ...] | None  # None: the number stood alone (its unit said what it is)
+    cue_pos: int | None = None
+
+
+@dataclass
+class Slots:
+    bindings: list[Binding] = field(default_factory=list)
+    stray: list[Tok] = field(default_factory=list)  # numbers nothing explains: ask about them
+    unreadable: list[tuple[str, str, int]] = field(default_factory=list)  # (field, typed value, position)
+    gpu_counts: list[tuple[Tok, int]] = field(default_factory=list)  # (count, GPU placeholder index)
+
+
+@dataclass
+class _Edge:
+    num: int  # index into the numbers list
+    cue: int | None  # index into the cue occurrences; None: the number alone
+    slot: str
+    score: float
+    gpu: int | None = None  # GPU placeholder index the count binds to
+
+
+def _find_cues(toks: list[Tok]) -> list[tuple[int, int, Cue]]:
+    """Cue occurrences (first token, last token, cue), longest first at each position, no overlaps."""
+    out = []
+    i = 0
+    while i < len(toks):
+        tok = toks[i]
+        key = tok.text if tok.kind in ("word", "punct") or tok.spoken else None
+        hit = None
+        for cue in _CUE_INDEX.get(key or "", ()):
+            n = len(cue.words)
+            if i + n > len(toks):
+                continue
+            if all((toks[i + k].kind in ("word", "punct") or toks[i + k].spoken) and toks[i + k].text == cue.words[k]
+                   and (k == 0 or re.fullmatch(r"[\s_\-.]{0,2}", toks[i + k].gap)) for k in range(n)):
+                hit = (i, i + n - 1, cue)
+                break
+        if hit is not None:
+            # several cues can share words ("context" seq, "sequences" seq or examples): keep each
+            for cue in _CUE_INDEX.get(key or "", ()):
+                n = len(cue.words)
+                if n == hit[1] - hit[0] + 1 and cue.words == hit[2].words:
+                    out.append((hit[0], hit[1], cue))
+            i = hit[1] + 1
+        else:
+            i += 1
+    return out
+
+
+def _fill_ok(toks: list[Tok], lo: int, hi: int, words: set[str], punct: set[str]) -> int | None:
+    """Number of filler tokens strictly between lo and hi, or None if something else is there."""
+    count = 0
+    for k in range(lo + 1, hi):
+        t = toks[k]
+        if t.kind == "word" and t.text in words or t.kind == "punct" and t.text in punct:
+            count += 1
+            continue
+        if t.kind == "num" and t.article or t.kind == "blank" and words is _LEFT_FILL_WORDS:
+            count += 1
+            continue
+        return None
+    return count if count <= MAX_FILL else None
+
+
+def _plausible(slot: str, value: float) -> float:
+    """A penalty for values unusual in a slot (never a veto: the spec's bounds decide that)."""
+    if slot == "seq":
+        if value > 1 << 20:
+            return -6
+        return 0.5 if value >= 128 and value == int(value) and int(value) & (int(value) - 1) == 0 else (
+            0 if value >= 64 else -6)
+    if slot == "batch":
+        return 0 if 1 <= value <= 512 else -4
+    if slot == "rank":
+        return 0 if 1 <= value <= 1024 else -4
+    if slot == "epochs":
+        return 0 if 0 < value <= 20 else -4
+    if slot in ("gpus", "nodes"):
+        return 0 if 1 <= value <= 1024 and value == int(value) else -6
+    if slot == "params":
+        return 0 if 0 < value <= 1000 else -4
+    return 0
+
+
+def _value_ok(tok: Tok, slot: str, lang: str) -> float | None:
+    if tok.unit == "glued" and slot in ("seq", "tokens", "dataset", "epochs", "examples"):
+        pass
+    allowed = _ALLOWED.get(tok.unit if tok.unit else tok.scale, _ALLOWED[None])
+    if tok.unit in ("x", "%", "bytes", "bit", "ordinal"):
+        allowed = _ALLOWED[tok.unit]
+    if slot not in allowed:
+        return None
+    if tok.spoken and slot not in _SPOKEN_SLOTS:
+        return None
+    if tok.article and slot != "epochs":
+        return None
+    try:
+        return value_of(tok, "seq" if slot == "seq" else "params" if slot == "params" else "count", lang)
+    except (ValueError, OverflowError):
+        return None
+
+
+def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> Slots:
+    """Bind every number of ``toks`` to the slot its neighbours say (see the module docstring)."""
+    nums = [i for i, t in enumerate(toks) if t.kind == "num"]
+    cues = _find_cues(toks)
+    edges: list[_Edge] = []
+    for ni, ti in enumerate(nums):
+        tok = toks[ti]
+        for ci, (first, last, cue) in enumerate(cues):
+            if last < ti and cue.left:
+                fill = _fill_ok(toks, last, ti, _LEFT_FILL_WORDS, _LEFT_FILL_PUNCT)
+                side = cue.left
+            elif first > ti and cue.right:
+                fill = _fill_ok(toks, ti, first, _RIGHT_FILL_WORDS, _RIGHT_FILL_PUNCT)
+                side = cue.right
+            else:
+                continue
+            if fill is None:
+                continue
+            if cue.words in _WEAK_SEQ_LEFT and not (tok.scale == "k" or _pow2(tok)):
+                continue
+            if cue.slot == "seq_sized":  # "2k sequences": a length when the number is one (a power of two up to 128k)
+                length = value_of(tok, "seq", lang)
+                if not (tok.scale == "k" or _pow2(tok)) or length > 131072 or int(length) & (int(length) - 1):
+                    continue
+            if cue.slot == "epochs" and last < ti and fill > 1:
+                continue
+            value = _value_ok(tok, "seq" if cue.slot == "seq_sized" else cue.slot, lang)
+            if value is None:
+                continue
+            slot = "seq" if cue.slot == "seq_sized" else cue.slot
+            score = side - 1.5 * fill + _plausible(slot, value) - 0.01 * abs(ti - (first if first > ti else last))
+            if score > 0:
+                edges.append(_Edge(ni, ci, slot, score))
+        edges += _gpu_edges(toks, ni, ti, lang)
+        alone = _alone(tok, lang)
+        if alone is not None:
+            edges.append(_Edge(ni, None, alone[0], alone[1]))
+    chosen = _match(len(nums), edges)
+    out = Slots()
+    for ni, ti in enumerate(nums):
+        edge = chosen.get(ni)
+        tok = toks[ti]
+        if edge is None:
+            if not tok.spoken and tok.unit not in ("bytes", "%", "bit", "ordinal", "glued") and not _part_of_something(toks, ti):
+                out.stray.append(tok)
+            continue
+        slot = edge.slot
+        kind = slot.removesuffix("_weak")
+        value = value_of(tok, "seq" if kind == "seq" else "params" if kind == "params" else "count", lang)
+        real = edge.cue is not None and edge.cue < GPU_CUE
+        cue_words = cues[edge.cue][2].words if real else None
+        cue_pos = toks[cues[edge.cue][0]].start if real else None
+        if edge.gpu is not None:
+            out.gpu_counts.append((tok, edge.gpu))
+        out.bindings.append(Binding(slot, tok, value, tok.start, cue_words, cue_pos))
+    bound_cues = {e.cue for e in chosen.values() if e.cue is not None and e.cue < GPU_CUE}
+    for ci, (first, last, cue) in enumerate(cues):
+        if ci not in bound_cues and cue.slot in UNREADABLE_FIELDS and cue.left >= 6:
+            typed = _unreadable_value(toks, last)
+            if typed is not None:
+                out.unreadable.append((UNREADABLE_FIELDS[cue.slot], typed, toks[first].start))
+    return out
+
+
+# A slot word followed by a value nobody can read ("seq len: max", "batch: tbd", "rank ??"): the
+# parser asks about that field instead of assuming its default.
+UNREADABLE_FIELDS = {"seq": "seq_len", "batch": "micro_batch", "rank": "lora_rank", "epochs": "epochs"}
+VAGUE = {"max", "maximum", "tbd", "unknown", "auto", "maximo", "larga", "largo", "long", "longer", "huge",
+         "big", "full", "whatever", "any", "lo", "el"}
+_STOP = {",", ";", "\n", "|", ")", "."}
+
+
+def _unreadable_value(toks: list[Tok], last: int) -> str | None:
+    j = last + 1
+    if j >= len(toks):
+        return None
+    first = toks[j]
+    if first.kind == "punct" and first.text in (":", "="):
+        k = j + 1
+        typed = []
+        while k < len(toks) and not (toks[k].kind == "punct" and toks[k].text in _STOP) and len(typed) < 5:
+            if toks[k].kind in ("num", "name") and not toks[k].spoken:
+                return None
+            typed.append(toks[k].text)
+            k += 1
+        return " ".join(typed) if typed else None
+    if first.kind == "punct" and first.text == "?" and j + 1 < len(toks) and toks[j + 1].text == "?":
+        return "??"
+    if first.kind == "word" and first.text in VAGUE:
+        for k in range(j + 1, min(j + 3, len(toks))):
+            if toks[k].kind == "num" and not toks[k].spoken:
+                return None
+        return first.text
+    return None
+
+
+def _part_of_something(toks: list[Tok], ti: int) -> bool:
+    """A number nobody bound that is still not a stray setting: part of a name we do not know
+    ("gpt-4", "t5_3b": glued to a word by a hyphen), or a year ("in 2025")."""
+    tok = toks[ti]
+    prev = toks[ti - 1] if ti else None
+    if prev is not None and prev.kind == "punct" and prev.text == "-" and tok.gap == "" and ti >= 2 \
+            and toks[ti - 2].kind == "word" and prev.gap == "":
+        return True
+    if tok.text.count(".") >= 2:  # "0.6.1": a version
+        return True
+    return bool(re.fullmatch(r"(?:19[89]\d|20[0-4]\d)", tok.text)) and tok.scale is None and tok.unit is None
+
+
+def _pow2(tok: Tok) -> bool:
+    if tok.scale or tok.unit or tok.spoken or not re.fullmatch(r"\d{3,7}", tok.text):
+        return False
+    v = int(tok.text)
+    return v >= 256 and v & (v - 1) == 0
+
+
+def _alone(tok: Tok, lang: str) -> tuple[str, float] | None:
+    """What a number with no cue is by its unit alone: "13b" a size, "8k" a length, "4096" a length."""
+    if tok.spoken or tok.unit:
+        return None
+    if tok.scale in ("b", "t"):
+        return "params", 4.0
+    if tok.scale == "m":
+        return "params_weak", 1.0
+    if tok.scale == "k":
+        return "seq", 2.0
+    if _pow2(tok):
+        return "seq_weak", 1.0
+    return None
+
+
+# A GPU name is a cue of its own: one count binds to it ("r of 8 l40s x8": x8 is the count, 8 the rank).
+GPU_CUE = 1_000_000
+
+
+def _gpu_edges(toks: list[Tok], ni: int, ti: int, lang: str) -> list[_Edge]:
+    """A count right before a GPU name ("8 H100", "8x H100", "ocho A100") or after it ("H100 x8")."""
+    tok = toks[ti]
+    out = []
+    value = _value_ok(tok, "gpus", lang)
+    if value is None:
+        return out
+    nxt = ti + 1
+    while nxt < len(toks) and (toks[nxt].kind == "word" and toks[nxt].text in ("x", "nvidia", "of", "de")
+                               or toks[nxt].kind == "punct" and toks[nxt].text in ("*",)):
+        nxt += 1
+    if nxt < len(toks) and toks[nxt].kind == "name" and toks[nxt].text.startswith("§G"):
+        gpu = int(toks[nxt].text[2:-1])
+        strength = 11 if tok.unit == "x" else 10
+        out.append(_Edge(ni, GPU_CUE + gpu, "gpus", strength - 0.5 * (nxt - ti - 1) + _plausible("gpus", value), gpu=gpu))
+    prev = ti - 1
+    if prev >= 0 and (toks[prev].kind == "punct" and toks[prev].text == "*" or toks[prev].kind == "word"
+                      and toks[prev].text == "x"):
+        prev -= 1
+    if (prev >= 0 and toks[prev].kind == "name" and toks[prev].text.startswith("§G")
+            and (tok.unit == "x" or prev + 1 < ti and toks[prev + 1].text in ("x", "*"))):
+        gpu = int(toks[prev].text[2:-1])
+        out.append(_Edge(ni, GPU_CUE + gpu, "gpus", (11 if tok.unit == "x" else 9) + _plausible("gpus", value), gpu=gpu))
+    return out
+
+
+def _match(n_nums: int, edges: list[_Edge]) -> dict[int, _Edge]:
+    """Each number at most one edge, each cue at most one number: the most numbers bound, best
+    edges first (Kuhn's algorithm with each number's edges tried in score order)."""
+    by_num: dict[int, list[_Edge]] = {}
+    for e in edges:
+        by_num.setdefault(e.num, []).append(e)
+    for lst in by_num.values():
+        lst.sort(key=lambda e: -e.score)
+    cue_owner: dict[int, int] = {}
+    chosen: dict[int, _Edge] = {}
+    order = sorted(by_num, key=lambda n: -by_num[n][0].score)
+
+    def attempt(n: int, seen: set[int]) -> bool:
+        for e in by_num[n]:  # a free cue (or standing alone) first, best first
+            if e.cue is None or e.cue not in cue_owner:
+                chosen[n] = e
+                if e.cue is not None:
+                    cue_owner[e.cue] = n
+                return True
+        for e in by_num[n]:  # else take a cue from a number that can go elsewhere
+            if e.cue is None:
+                continue
+            if e.cue in seen:
+                continue
+            seen.add(e.cue)
+            holder = cue_owner.get(e.cue)
+            if holder is None or (_alternative(holder, e.cue, by_num) and attempt_move(holder, e.cue, seen)):
+                cue_owner[e.cue] = n
+                chosen[n] = e
+                return True
+        return False
+
+    def attempt_move(holder: int, taken: int, seen: set[int]) -> bool:
+        """Move ``holder`` off cue ``taken`` to another edge of its own, if it has one at all."""
+        old = chosen.pop(holder)
+        for e in by_num[holder]:
+            if e.cue == taken:
+                continue
+            if e.cue is None:
+                chosen[holder] = e
+                return True
+            if e.cue in seen:
+                continue
+            seen.add(e.cue)
+            other = cue_owner.get(e.cue)
+            if other is None or attempt_move(other, e.cue, seen):
+                cue_owner[e.cue] = holder
+                chosen[holder] = e
+                return True
+        chosen[holder] = old
+        return False
+
+    for n in order:
+        attempt(n, set())
+    return chosen
+
+
+def _alternative(holder: int, cue: int, by_num: dict[int, list[_Edge]]) -> bool:
+    return any(e.cue != cue for e in by_num[holder])

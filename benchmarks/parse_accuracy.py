@@ -1,0 +1,88 @@
+"""How often the chat parser reads a message fully right, on messages it was and was not tuned on.
+
+Four sets, each printed with its accuracy and the count of answers built on a value the user did
+not say (``tests.phrasegen.judge``: a field the message did not state, a field read as another
+value, or a default used where the message stated a value that cannot be read; defaults for what
+a message does not mention are listed as assumed in the answer and are not counted):
+
+- ``table/tune``: the hand-written table's tuning split (tests/phrasings.py);
+- ``table/heldout``: its held-out split, never tuned on (failures are not printed: counts only);
+- ``generated/tune``: messages from tests/phrasegen.py's tuning vocabulary and templates;
+- ``generated/heldout``: messages from its held-out vocabulary, templates and config formats
+  (counts only, like the held-out table).
+
+    python benchmarks/parse_accuracy.py [--n 3000] [--seed 13] [--show 20]
+
+``--show N`` prints up to N failing messages of the two tuning sets (never of the held-out ones).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from advisor.catalog import Catalog  # noqa: E402
+from advisor.errors import ParseError  # noqa: E402
+from advisor.parse import parse_message  # noqa: E402
+from advisor.spec import SpecRequest  # noqa: E402
+from tests import phrasegen, phrasings  # noqa: E402
+
+
+def run(entries: list[dict], catalog: Catalog) -> list[tuple[dict, dict, object]]:
+    out = []
+    for entry in entries:
+        previous = SpecRequest(**entry["previous"]) if "previous" in entry else None
+        try:
+            result = parse_message(entry["text"], catalog, previous=previous)
+        except ParseError as exc:
+            out.append((entry, {"ok": False, "unsaid": False, "error": exc.code, "invented": [], "misread": [],
+                                "missing": [], "intent_ok": False, "assumed_over_stated": False}, None))
+            continue
+        out.append((entry, phrasegen.judge(entry, result), result))
+    return out
+
+
+def report(name: str, rows: list[tuple[dict, dict, object]], show: int) -> None:
+    n = len(rows)
+    ok = sum(v["ok"] for _, v, _ in rows)
+    unsaid = [v for _, v, _ in rows if v["unsaid"]]
+    invented = sum(bool(v["invented"]) for v in unsaid)
+    misread = sum(bool(v["misread"]) for v in unsaid)
+    over = sum(v["assumed_over_stated"] for v in unsaid)
+    langs = Counter(e["lang"] for e, _, _ in rows)
+    ok_lang = Counter(e["lang"] for e, v, _ in rows if v["ok"])
+    by_lang = ", ".join(f"{lang} {ok_lang[lang] / langs[lang]:.1%} of {langs[lang]}" for lang in sorted(langs))
+    print(f"{name:<18} {ok}/{n} fully right = {ok / n:.1%} ({by_lang}); answered with a value the user did not say: "
+          f"{len(unsaid)} (invented {invented}, misread {misread}, default over a stated value {over})")
+    if show and not name.endswith("heldout"):
+        shown = 0
+        for entry, verdict, result in rows:
+            if verdict["ok"] or shown >= show:
+                continue
+            shown += 1
+            got = result.delta.said() if result is not None else verdict.get("error")
+            print(f"    {entry['text'][:110]!r}\n      want {entry['expected']}\n      got  {getattr(result, 'intent', '-')}"
+                  f" {got} {getattr(result, 'clarify_code', '') or ''}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=3000, help="generated messages per split")
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--show", type=int, default=0, help="failing messages to print (tuning sets only)")
+    args = parser.parse_args()
+    catalog = Catalog.in_memory()
+    sets = [("table/tune", phrasings.load("tune")), ("table/heldout", phrasings.load("heldout")),
+            ("generated/tune", phrasegen.generate(args.n, split="tune", catalog=catalog, seed=args.seed)),
+            ("generated/heldout", phrasegen.generate(args.n, split="heldout", catalog=catalog, seed=args.seed))]
+    for name, entries in sets:
+        report(name, run(entries, catalog), args.show)
+
+
+if __name__ == "__main__":
+    main()
