@@ -100,6 +100,14 @@ def ask(bot: BotProcess, slack: FakeSlack, channel: str, text: str = "lora llama
     return answer.result["ts"]
 
 
+def spec_of(bot: BotProcess, channel: str, ts: str) -> dict:
+    """The request behind the answer posted as ``ts`` (what its numbers were computed for), once
+    the bot has recorded it (in the transaction right after the post returns)."""
+    rows = wait_until(lambda: bot.query("SELECT request_json FROM answers WHERE channel = ? AND ts = ?", (channel, ts)),
+                      what=f"the answer {ts} recorded")
+    return json.loads(rows[0]["request_json"])
+
+
 def reply(bot: BotProcess, channel: str, root: str, text: str, ts: str, **kw):
     return bot.event({"type": "message", "channel": channel, "user": "UBOB", "text": text, "ts": ts,
                       "thread_ts": root, "channel_type": "channel"}, **kw)
@@ -211,11 +219,12 @@ def test_two_follow_ups_sent_together_are_answered_in_order(slack, bots, tmp_pat
     for i, text in enumerate(["what about 16k?", "and micro-batch 2?", "and rank 64?"]):
         assert reply(bot, "CORDER", root, text, f"1800000000.20000{i}").status == 200
     wait_until(lambda: len(answers_in(slack, "CORDER", root)) == 3, what="three follow-ups")
-    first, second, third = (message_text(m["blocks"]) for m in answers_in(slack, "CORDER", root))
-    assert "seq 16,384" in first
-    assert "seq 16,384" in second and "micro-batch 2" in second  # computed on the first's spec
-    assert "seq 16,384" in third and "micro-batch 2" in third and "rank 64" in third
     exactly_once(slack, bot)
+    first, second, third = (spec_of(bot, "CORDER", m["ts"]) for m in answers_in(slack, "CORDER", root))
+    assert (first["seq_len"], first.get("micro_batch")) == (16384, None)
+    assert (second["seq_len"], second["micro_batch"]) == (16384, 2)  # computed on the first's spec
+    assert (third["seq_len"], third["micro_batch"], third["lora_rank"]) == (16384, 2, 64)
+    assert "seq 16,384" in message_text(answers_in(slack, "CORDER", root)[1]["blocks"])
 
 
 @pytest.mark.parametrize("body, ctype, problem", [
@@ -346,12 +355,12 @@ def test_kill_9_mid_answers_then_restart_answers_every_acked_request_once(slack,
     wait_until(lambda: sum(len(answers_in(slack, c, r)) for c, r in roots.items()) >= 10, what="ten answers")
     exactly_once(slack, bot)
     for channel, root in roots.items():
-        first, second = (message_text(m["blocks"]) for m in answers_in(slack, channel, root))
-        assert "seq 2,048" in first and "seq 3,072" in second  # in the order they were acked
+        first, second = (spec_of(bot, channel, m["ts"]) for m in answers_in(slack, channel, root))
+        assert (first["seq_len"], second["seq_len"]) == (2048, 3072)  # in the order they were acked
         assert reply(bot, channel, root, "and micro-batch 2?", f"1800000000.4{channel[-1]}0000").status == 200
         wait_until(lambda c=channel, r=root: len(answers_in(slack, c, r)) == 3, what="the next follow-up")
-        after = message_text(answers_in(slack, channel, root)[-1]["blocks"])
-        assert "seq 3,072" in after and "micro-batch 2" in after  # the spec the last answer showed
+        after = spec_of(bot, channel, answers_in(slack, channel, root)[-1]["ts"])
+        assert (after["seq_len"], after["micro_batch"]) == (3072, 2)  # on the spec the last answer showed
     exactly_once(slack, bot)
 
 
