@@ -192,7 +192,7 @@ class Advisor:
                 except AdvisorError as exc:
                     return self._problem(exc, p.lang, request)
                 mem = estimate_memory(resolved.spec, resolved.arch)
-                fits = mem.device_bytes <= gpu.usable_memory_bytes
+                fits = mem.need_bytes <= gpu.usable_memory_bytes
                 fits_by_method[method] = {"fits": fits, "device_bytes": mem.device_bytes}
                 key = "answer.can_i.model_fits" if fits else "answer.can_i.model_no"
                 lines.append(t(key, p.lang, method=t(f"method.{method}", p.lang), model=resolved.label,
@@ -219,7 +219,7 @@ class Advisor:
             request = SpecRequest(method=method, model=model_id, num_gpus=n, sharding="fsdp" if n > 1 else None)
             resolved = resolve_request(request, self.catalog)
             mem = estimate_memory(resolved.spec, resolved.arch)
-            if mem.device_bytes <= gpu.usable_memory_bytes:
+            if mem.need_bytes <= gpu.usable_memory_bytes:
                 best = {"model": resolved.label, "model_id": model_id, "device_bytes": mem.device_bytes}
         return best
 

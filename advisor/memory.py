@@ -90,6 +90,15 @@ class MemoryBreakdown(BaseModel):
     device_bytes: int
     peak_phase: Phase
     num_gpus: int
+    fit_bytes: int | None = None
+    """Device bytes the run needs to not run out of memory: reserved at equal batch lengths plus
+    the context. On variable-length batches reserved grows past it with cached free segments,
+    which torch frees and retries when cudaMalloc fails (advisor.allocator.closed_form)."""
+
+    @property
+    def need_bytes(self) -> int:
+        """What the fit check compares with a GPU's usable memory."""
+        return self.fit_bytes if self.fit_bytes is not None else self.device_bytes
 
     def largest_term(self) -> str:
         return max(self.terms, key=lambda k: self.terms[k])
@@ -180,7 +189,8 @@ def estimate_memory(
     """Peak memory per GPU of one training step of ``spec`` on ``arch``.
 
     ``num_gpus`` overrides ``spec.num_gpus`` (the ranking tries 1, 2, 4, 8 ...);
-    ``reserved_ratio`` overrides the stack's reserved/allocated ratio (calibration from pilots).
+    ``reserved_ratio`` replaces the allocator's simulated slack by a measured reserved/allocated
+    ratio (calibration from pilots).
     ``accumulates_gradients`` overrides ``ACCUMULATES_GRADIENTS`` (False: one optimizer step per
     micro-batch, as in a single traced step or a loop without gradient accumulation).
     """
@@ -331,10 +341,15 @@ def estimate_memory(
     _, phase, terms = max(moments, key=lambda m: m[0])
     rounded = {k: int(round(v)) for k, v in terms.items()}
     allocated = sum(rounded.values())
-    ratio = prof.reserved_ratio if reserved_ratio is None else reserved_ratio
-    reserved = int(round(allocated * ratio))
-    device = reserved + prof.cuda_context_bytes + int(round(paged_states))
+    if reserved_ratio is not None:  # measured by pilots (advisor.pilot.calibration)
+        reserved = needed = int(round(allocated * reserved_ratio))
+    else:  # the caching allocator's slack, fitted to its simulation (advisor.allocator.closed_form)
+        from advisor.allocator.closed_form import reserved_for
+
+        reserved, needed = reserved_for(rounded, spec)
+    outside = prof.cuda_context_bytes + int(round(paged_states))
+    device = reserved + outside
     return MemoryBreakdown.model_construct(
         terms=rounded, allocated_bytes=allocated, reserved_bytes=reserved, device_bytes=device,
-        peak_phase=phase, num_gpus=n,
+        peak_phase=phase, num_gpus=n, fit_bytes=needed + outside,
     )

@@ -17,7 +17,7 @@ def format_breakdown(mem: MemoryBreakdown, lang: str = "en") -> str:
             for k in TERMS if mem.terms.get(k, 0) / total >= SHOWN_BELOW]
     rows.append(("", "", ""))
     rows += [(t("memory.allocated", lang), gib(mem.allocated_bytes, 2), "100%"),
-             (t("memory.reserved", lang), gib(mem.reserved_bytes, 2), ""),
+             (t("memory.reserved", lang), gib(mem.reserved_bytes, 2), f"{mem.reserved_bytes / total - 1:+.0%}"),
              (t("memory.device", lang), gib(mem.device_bytes, 2), "")]
     head = (t("memory.col.part", lang), t("memory.col.size", lang), t("memory.col.share", lang))
     w0 = max(len(r[0]) for r in [head, *rows])

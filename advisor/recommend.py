@@ -2,9 +2,11 @@
 accepted checkpoint, and the levers that would make a bigger job fit; ranked, with a
 recommendation and short notes in the asker's language.
 
-What must fit: ``MemoryBreakdown.device_bytes`` (the allocator's peak reserved plus the CUDA
-context: what nvidia-smi shows) under ``Gpu.usable_memory_bytes`` (torch's total_memory, the
-memory a process can use, the context included), keeping ``FIT_MARGIN`` of it free.
+What must fit: ``MemoryBreakdown.need_bytes`` (the allocator's reserved memory at equal batch
+lengths plus the CUDA context; on variable-length batches nvidia-smi shows more,
+``device_bytes``: cache torch frees and retries when the GPU is full, advisor.allocator.closed_form)
+under ``Gpu.usable_memory_bytes`` (torch's total_memory, the memory a process can use, the
+context included), keeping ``FIT_MARGIN`` of it free.
 
 GPU counts tried: the spec's count, then 1, 2, 4, 8 per node and 16, 32, 64 over several nodes.
 DDP replicates the model, so more DDP GPUs never make a job fit; beyond the spec's count the
@@ -89,6 +91,8 @@ class GpuOption(BaseModel):
     reason: str | None = None  # why it does not fit on one GPU (advisor.report.reason_text)
     reason_detail: dict[str, Any] | None = None  # what the reason is rendered from
     levers: list[Lever] = []
+    step_s: float | None = None  # one optimizer step on each GPU (advisor.steptime)
+    time_shares: dict[str, float] | None = None  # share of the step per operator class, largest first
 
     @property
     def money(self) -> float | None:
@@ -116,6 +120,8 @@ class GpuOption(BaseModel):
             "time_s": _time_json(self.time),
             "levers": [lv.to_json() for lv in self.levers],
             "breakdown": self.breakdown.to_json() if self.breakdown is not None else None,
+            "step_time": ({"seconds": self.step_s, "shares": dict(self.time_shares or {})}
+                          if self.step_s is not None else None),
         })
         return out
 
@@ -178,6 +184,8 @@ class _Ctx:
         self._variants: dict[tuple, FinetuneSpec] = {}
         self._memory: dict[tuple, MemoryBreakdown] = {}
         self._flops: dict[int, FlopsPerToken] = {}
+        self._groups: dict[int, Any] = {}
+        self._tp: dict[tuple, Throughput] = {}
         self._checkpoint: dict[int, int] = {}
 
     def variant(self, key: tuple, **update: Any) -> FinetuneSpec:
@@ -195,10 +203,21 @@ class _Ctx:
         return hit
 
     def throughput(self, spec: FinetuneSpec, gpu: Gpu, n: int) -> Throughput:
+        key = (id(spec), gpu.id, n)
+        hit = self._tp.get(key)
+        if hit is not None:
+            return hit
         flops = self._flops.get(id(spec))
         if flops is None:
             flops = self._flops[id(spec)] = flops_per_token(spec, self.arch)
-        return estimate_throughput(spec, self.arch, gpu, num_gpus=n, calibration=self.calibration, flops=flops)
+        groups = self._groups.get(id(spec))
+        if groups is None:  # the step's operators do not depend on the GPU: price them once
+            from advisor.steptime.model import step_groups
+
+            groups = self._groups[id(spec)] = step_groups(spec, self.arch)
+        hit = self._tp[key] = estimate_throughput(spec, self.arch, gpu, num_gpus=n, calibration=self.calibration,
+                                                  flops=flops, groups=groups)
+        return hit
 
     def checkpoint(self, spec: FinetuneSpec) -> int:
         size = self._checkpoint.get(id(spec))
@@ -222,12 +241,13 @@ def _find_fit(ctx: _Ctx, gpu: Gpu, rr: float | None) -> tuple[FinetuneSpec, Memo
         sharding = base.sharding if i == 0 else "fsdp"
         spec = ctx.variant(("fit", n, sharding), num_gpus=n, sharding=sharding)
         mem = ctx.memory(spec, n, rr)
-        if mem.device_bytes <= _limit(gpu):
+        if mem.need_bytes <= _limit(gpu):
             return spec, mem
     return None
 
 
-_LEVER_FIELDS = ("micro_batch", "optimizer", "gradient_checkpointing", "attention", "method", "quant")
+_LEVER_FIELDS = ("micro_batch", "optimizer", "gradient_checkpointing", "attention", "method", "quant",
+                 "expandable_segments")
 
 
 def _lever_updates(spec: FinetuneSpec) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
@@ -245,6 +265,10 @@ def _lever_updates(spec: FinetuneSpec) -> list[tuple[str, dict[str, Any], dict[s
         out.append(("qlora", {"method": "qlora", "quant": "nf4"}, {}))
     if spec.method == "full":
         out.append(("lora", {"method": "lora"}, {}))
+    if spec.length_distribution is not None and not spec.expandable_segments:
+        # variable-length batches leave the caching allocator holding blocks of many sizes;
+        # expandable segments grow one segment instead (advisor.allocator.closed_form)
+        out.append(("expandable_segments", {"expandable_segments": True}, {}))
     return out
 
 
@@ -277,7 +301,7 @@ def _levers(ctx: _Ctx, gpu: Gpu, rr: float | None, fit: tuple[FinetuneSpec, Memo
         mem = ctx.memory(spec, n, rr)
         tps = ctx.throughput(spec, gpu, n).tokens_per_s
         lv = Lever(lever=code, description=lever_text(code, detail, lang), detail=detail,
-                   memory_bytes=mem.device_bytes, fits=mem.device_bytes <= limit, num_gpus=n,
+                   memory_bytes=mem.device_bytes, fits=mem.need_bytes <= limit, num_gpus=n,
                    cost_factor=n * base_tps / tps)
         found.append((lv, spec))
         return lv
@@ -319,7 +343,7 @@ def _shorter_seq(ctx: _Ctx, single: FinetuneSpec, update: dict[str, Any], limit:
     seq = single.seq_len // 2
     while seq >= MIN_LEVER_SEQ:
         spec = ctx.variant(("seq", seq, *sorted(update.items())), num_gpus=1, seq_len=seq, **update)
-        if ctx.memory(spec, 1, rr).device_bytes <= limit:
+        if ctx.memory(spec, 1, rr).need_bytes <= limit:
             return seq
         seq //= 2
     return None
@@ -330,7 +354,7 @@ def _fsdp_count(ctx: _Ctx, spec: FinetuneSpec, gpu: Gpu, rr: float | None) -> in
     update = {k: getattr(spec, k) for k in (*_LEVER_FIELDS, "seq_len")}
     for n in GPU_COUNTS[1:]:
         sharded = ctx.variant(("fsdp", n, id(spec)), num_gpus=n, sharding="fsdp", **update)
-        if ctx.memory(sharded, n, rr).device_bytes <= _limit(gpu):
+        if ctx.memory(sharded, n, rr).need_bytes <= _limit(gpu):
             return n
     return None
 
@@ -342,15 +366,15 @@ def _option(ctx: _Ctx, gpu: Gpu, storage_price: float, lang: str, with_levers: b
     one = ctx.memory(ctx.variant(("fit", 1, spec.sharding), num_gpus=1), 1, rr)
     levers: list[Lever] = []
     reason = reason_detail = None
-    if one.device_bytes > _limit(gpu):
+    if one.need_bytes > _limit(gpu):
         levers = _levers(ctx, gpu, rr, fit, lang) if with_levers else []
         term = one.largest_term()
-        reason_detail = {"need": one.device_bytes, "usable": gpu.usable_memory_bytes, "term": term,
+        reason_detail = {"need": one.need_bytes, "usable": gpu.usable_memory_bytes, "term": term,
                          "term_size": one.terms[term]}
         if fit is None:
             n_max = GPU_COUNTS[-1]
             most = ctx.memory(ctx.variant(("fit", n_max, "fsdp"), num_gpus=n_max, sharding="fsdp"), n_max, rr)
-            reason_detail.update(n=n_max, need_n=most.device_bytes)
+            reason_detail.update(n=n_max, need_n=most.need_bytes)
         reason = reason_text(reason_detail, lang)
     base = dict(gpu=gpu.id, gpu_name=gpu.display_name, offered=gpu.offered,
                 price_usd_per_hour=gpu.price_usd_per_hour, usable_bytes=gpu.usable_memory_bytes, levers=levers)
@@ -370,12 +394,16 @@ def _option(ctx: _Ctx, gpu: Gpu, storage_price: float, lang: str, with_levers: b
         if time is not None:
             cost = estimate_cost(fit_spec, arch, time, price_per_hour=gpu.price_usd_per_hour, num_gpus=n,
                                  storage_usd_per_gb_month=storage_price, checkpoint=checkpoint)
-    return GpuOption(**base, fits=True, num_gpus=n, sharding=fit_spec.sharding, memory_bytes=mem.device_bytes,
+    # on variable-length batches the allocator's cache grows until the GPU is full, then torch
+    # frees it and retries: nvidia-smi shows at most the whole GPU (advisor.allocator.closed_form)
+    shown = min(mem.device_bytes, gpu.usable_memory_bytes)
+    return GpuOption(**base, fits=True, num_gpus=n, sharding=fit_spec.sharding, memory_bytes=shown,
                      breakdown=mem, tokens_per_s=tp.tokens_per_s, mfu=tp.mfu,
                      efficiency_source=tp.efficiency.source, pilots=tp.efficiency.pilots,
                      hours=time.hours if time else None, time=time,
                      cost_usd=cost.total_usd if cost else None, cost=cost,
-                     price_per_million_tokens=per_million, reason=reason, reason_detail=reason_detail)
+                     price_per_million_tokens=per_million, reason=reason, reason_detail=reason_detail,
+                     step_s=tp.step_s, time_shares=tp.breakdown())
 
 
 def _nodes(o: GpuOption) -> int:

@@ -177,6 +177,11 @@ def render_recommendation(rec: Recommendation, lang: str | None = None, *, with_
     lines += table[: 1 + len(offered)]
     if others:
         lines += [t("notes.table.not_offered", lang)] + table[1 + len(offered):]
+    best = next((o for o in rec.options if o.gpu == rec.recommended), None)
+    if best is not None and best.step_s and best.time_shares:
+        from advisor.steptime.text import step_line
+
+        lines.append(step_line(_name(best), best.step_s, best.time_shares, lang))
     too_big = [o for o in offered if o.reason_detail is not None]
     if too_big:
         lines += ["", t("notes.table.levers_title", lang)]

@@ -71,6 +71,98 @@ class CostAssumptions(BaseModel):
     )
 
 
+class LengthDistribution(BaseModel):
+    """The tokenized lengths of the training samples, when batches are padded per batch to their
+    longest sample (transformers DataCollatorWithPadding / DataCollatorForSeq2Seq with
+    padding=True, TRL's default collators) instead of all being ``seq_len`` long (packing, or
+    padding="max_length"). Either the lengths themselves (``lengths``: a sample of them), or a
+    summary: ``mean`` with optional ``min``, ``max``, ``std``. ``seq_len`` stays the maximum:
+    longer samples are truncated to it (``overflow="truncate"``, the tokenizers'
+    truncation=True) or dropped (``overflow="drop"``, e.g. ms-swift's truncation_strategy
+    'delete'). ``pad_to_multiple_of``: the collator's rounding (LLaMA-Factory uses 8)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    lengths: tuple[int, ...] | None = Field(default=None, min_length=1, max_length=10_000_000)
+    mean: float | None = Field(default=None, gt=0, le=MAX_SEQ_LEN)
+    min: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
+    max: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
+    std: float | None = Field(default=None, gt=0, le=MAX_SEQ_LEN)
+    overflow: Literal["truncate", "drop"] = "truncate"
+    pad_to_multiple_of: int | None = Field(default=None, ge=1, le=4096)
+
+    @model_validator(mode="after")
+    def _coherent(self) -> "LengthDistribution":
+        if self.lengths is not None:
+            if any(n < 1 or n > MAX_SEQ_LEN for n in self.lengths):
+                raise ValueError(f"sample lengths must be between 1 and {MAX_SEQ_LEN:,} tokens")
+            if self.mean is not None or self.min is not None or self.max is not None or self.std is not None:
+                raise ValueError("give either the sample lengths or their mean/min/max, not both")
+            return self
+        if self.mean is None:
+            raise ValueError("a length distribution needs the samples' mean length (e.g. 'mean=600') "
+                             "or the lengths themselves")
+        lo, hi = self.min or 1, self.max
+        if lo > self.mean or (hi is not None and not self.mean <= hi):
+            raise ValueError(f"the mean length ({self.mean:g}) must lie between the shortest "
+                             f"({lo}) and the longest ({hi}) sample")
+        if hi is not None and hi == lo and self.std:
+            raise ValueError("samples of a single length have no spread (std)")
+        return self
+
+    @property
+    def summary(self) -> str:
+        if self.lengths is not None:
+            ls = self.lengths
+            return f"{len(ls)} sample lengths, mean {sum(ls) / len(ls):.0f}, {min(ls)}-{max(ls)} tokens"
+        parts = [f"mean {self.mean:g}"]
+        if self.min is not None or self.max is not None:
+            parts.append(f"{self.min or 1}-{self.max if self.max is not None else 'seq_len'} tokens")
+        if self.std:
+            parts.append(f"std {self.std:g}")
+        return ", ".join(parts)
+
+
+def parse_length_distribution(text: str) -> LengthDistribution:
+    """``MIN,MAX,MEAN`` (e.g. "200,2048,600": samples between 200 and 2048 tokens, mean 600) or
+    key=value pairs ``mean=600,max=2048[,min=200][,std=300][,drop][,multiple=8]``.
+    Raises SpecError with what to type instead."""
+    hint = ("write the sample lengths as MIN,MAX,MEAN (e.g. '200,2048,600') or as "
+            "'mean=600,max=2048,min=200' (optionally std=..., drop, multiple=8), or @FILE with "
+            "one tokenized length per line")
+    parts = [p.strip() for p in text.replace(";", ",").split(",") if p.strip()]
+    fields: dict[str, Any] = {}
+    try:
+        if parts and all(p.replace(".", "", 1).isdigit() for p in parts):
+            if len(parts) != 3:
+                raise SpecError(f"length distribution {text!r}: {hint}")
+            fields = {"min": int(float(parts[0])), "max": int(float(parts[1])), "mean": float(parts[2])}
+        else:
+            for p in parts:
+                key, _, value = p.partition("=")
+                key = key.strip().lower()
+                if key in ("drop", "delete"):
+                    fields["overflow"] = "drop"
+                elif key == "truncate":
+                    fields["overflow"] = "truncate"
+                elif key in ("mean", "std"):
+                    fields[key] = float(value)
+                elif key in ("min", "max"):
+                    fields[key] = int(float(value))
+                elif key in ("multiple", "pad_to_multiple_of"):
+                    fields["pad_to_multiple_of"] = int(value)
+                else:
+                    raise SpecError(f"length distribution {text!r}: unknown part {p!r}; {hint}")
+        return LengthDistribution(**fields)
+    except ValueError as exc:
+        if isinstance(exc, SpecError):
+            raise
+        if isinstance(exc, ValidationError):
+            raise SpecError(f"length distribution {text!r}: " + "; ".join(
+                e["msg"].removeprefix("Value error, ") for e in exc.errors())) from None
+        raise SpecError(f"length distribution {text!r}: {hint}") from None
+
+
 class _SpecFields(BaseModel):
     """Fields shared by FinetuneSpec and SpecRequest (types and bounds only, no defaults)."""
 
@@ -101,12 +193,16 @@ class _SpecFields(BaseModel):
     optimizer_impl: OptimizerImpl | None = None
     precision: Precision | None = None
     attention: Attention | None = None
+    compile: bool | None = None
+    packing: bool | None = None
     num_gpus: int | None = Field(default=None, ge=1, le=MAX_GPUS)
     sharding: Sharding | None = None
     dataset_tokens: int | None = Field(default=None, ge=1, le=MAX_DATASET_TOKENS)
     epochs: float | None = Field(default=None, gt=0, le=MAX_EPOCHS)
     gpu: str | None = Field(default=None, min_length=1, max_length=100)
     region: str | None = Field(default=None, min_length=1, max_length=100)
+    length_distribution: LengthDistribution | None = None
+    expandable_segments: bool | None = None
 
 
 class Default(BaseModel):
@@ -147,11 +243,21 @@ DEFAULTS: dict[str, Default] = {
                          "fp32 trainable weights (fp32 master copy)."),
     "attention": Default(value="flash", mention=False, reason="transformers uses PyTorch SDPA "
                          "(flash / memory-efficient kernels) by default."),
+    "compile": Default(value=False, mention=False, reason="HF Trainer's torch_compile and the "
+                       "torchtune recipes' compile both default to False; compiling fuses the "
+                       "memory-bound kernels (10-30% faster for small and medium models) at the "
+                       "cost of minutes of compilation per run."),
+    "packing": Default(value=False, mention=False, reason="TRL SFTConfig packing=False: each "
+                       "sample is its own sequence, so tokens/s holds for samples as long as "
+                       "seq_len; with packing every micro-batch is full (torchtune PackedDataset, "
+                       "TRL packing=True)."),
     "num_gpus": Default(value=1, mention=False, reason="one GPU unless asked; the ranking "
                         "finds the smallest count that fits."),
     "sharding": Default(value="ddp", mention=False, reason="HF Trainer replicates the model "
                         "(DDP) unless FSDP or DeepSpeed is configured."),
     "epochs": Default(value=3, reason="HF TrainingArguments' num_train_epochs default."),
+    "expandable_segments": Default(value=False, mention=False, reason="PyTorch's caching allocator "
+                                   "default (PYTORCH_CUDA_ALLOC_CONF unset: expandable_segments:False)."),
 }
 
 METHODS: tuple[str, ...] = get_args(Method)
@@ -178,9 +284,12 @@ class FinetuneSpec(_SpecFields):
     optimizer_impl: OptimizerImpl = DEFAULTS["optimizer_impl"].value
     precision: Precision = DEFAULTS["precision"].value
     attention: Attention = DEFAULTS["attention"].value
+    compile: bool = DEFAULTS["compile"].value
+    packing: bool = DEFAULTS["packing"].value
     num_gpus: int = Field(default=DEFAULTS["num_gpus"].value, ge=1, le=MAX_GPUS)
     sharding: Sharding = DEFAULTS["sharding"].value
     epochs: float = Field(default=DEFAULTS["epochs"].value, gt=0, le=MAX_EPOCHS)
+    expandable_segments: bool = DEFAULTS["expandable_segments"].value
     costs: CostAssumptions = CostAssumptions()
 
     @model_validator(mode="after")
@@ -206,6 +315,11 @@ class FinetuneSpec(_SpecFields):
         return self.method in ("lora", "qlora")
 
     @property
+    def torch_compile(self) -> bool:
+        """``compile`` under the name TrainingArguments and axolotl give it (advisor.launch reads it)."""
+        return self.compile
+
+    @property
     def tokens_per_step(self) -> int:
         return self.seq_len * self.micro_batch * self.num_gpus
 
@@ -218,6 +332,8 @@ class SpecRequest(_SpecFields):
     def merged(self, delta: "SpecRequest") -> "SpecRequest":
         """This request with every field that ``delta`` sets replaced (a thread follow-up)."""
         update = {k: v for k, v in delta.model_dump(exclude_none=True).items()}
+        if delta.length_distribution is not None:  # keep the model, not its dump
+            update["length_distribution"] = delta.length_distribution
         if "costs" in update and self.costs:
             update["costs"] = {**self.costs, **update["costs"]}
         return self.model_copy(update=update)

@@ -55,6 +55,9 @@ class TraceResult:
     seconds: float
     steps: int
     notes: list[str] = field(default_factory=list)
+    tracker: object | None = field(default=None, repr=False, compare=False)
+    """The ``advisor.model.tracker.LiveBytes`` that recorded the run: its alloc/free event log is
+    what the allocator model (``advisor.allocator``) replays."""
 
     def to_json(self) -> dict:
         return {"allocated_bytes": self.allocated_bytes, "breakdown": dict(self.breakdown),
@@ -122,4 +125,4 @@ def trace_step(spec: FinetuneSpec, arch: Architecture, *, steps: int = 2, fake: 
     replay = tracker.replay(scale, PHASES)
     return TraceResult(allocated_bytes=replay.peak_bytes, breakdown=replay.breakdown, by_phase=replay.by_phase,
                        baseline_bytes=replay.baseline_bytes, seconds=time.perf_counter() - started,
-                       steps=steps, notes=notes)
+                       steps=steps, notes=notes, tracker=tracker)

@@ -26,6 +26,9 @@ class Comparison:
     trace_allocated: int
     trace_phase: str | None
     seconds: float
+    estimate_reserved: int | None = None  # the closed form (advisor.allocator.closed_form)
+    trace_reserved: int | None = None  # the caching allocator replayed over the run (advisor.allocator)
+    trace_segments: int | None = None
 
     @property
     def relative_error(self) -> float:
@@ -49,9 +52,14 @@ def compare(request: SpecRequest, catalog: Catalog) -> Comparison:
     seconds = time.perf_counter() - start
     estimate = estimate_memory(resolved.spec, resolved.arch)
     terms, allocated, phase, traced_seconds = trace_figures(result)
+    from advisor.allocator.simulate import simulate_reserved
+
+    reserved = simulate_reserved(resolved.spec, resolved.arch, trace=result, with_expandable=False).run
     return Comparison(model=resolved.label, num_gpus=resolved.spec.num_gpus, estimate_terms=dict(estimate.terms),
                       estimate_allocated=estimate.allocated_bytes, trace_terms=terms, trace_allocated=allocated,
-                      trace_phase=phase, seconds=traced_seconds if traced_seconds is not None else seconds)
+                      trace_phase=phase, seconds=traced_seconds if traced_seconds is not None else seconds,
+                      estimate_reserved=estimate.reserved_bytes, trace_reserved=reserved.reserved_bytes,
+                      trace_segments=reserved.segments)
 
 
 def _trace_step() -> Any:

@@ -38,6 +38,18 @@ def test_result_has_measured_figures_on_cpu(lora_run):
     assert r["mfu"] == pytest.approx(r["achieved_tflops"] / 19.5)  # A100 dense fp32 peak in the catalog
 
 
+def test_each_measured_step_is_timed_by_phase(lora_run):
+    """forward, backward, optimizer seconds per measured step (perf_counter on the CPU, CUDA
+    events on a GPU: advisor.pilot.measure.PhaseTimer); together they are the step."""
+    r = lora_run[2][-1].data["result"]
+    assert r["phase_source"] == "perf_counter"
+    assert set(r["phase_s"]) == {"forward", "backward", "optimizer"}
+    assert all(len(v) == 3 and min(v) > 0 for v in r["phase_s"].values())
+    for i, step in enumerate(r["step_s"]):
+        assert sum(r["phase_s"][p][i] for p in r["phase_s"]) <= step * 1.0001
+    assert r["phase_mean_s"]["backward"] == pytest.approx(sum(r["phase_s"]["backward"]) / 3)
+
+
 def test_cpu_memory_says_where_it_comes_from(lora_run):
     mem = lora_run[2][-1].data["result"]["memory"]
     assert mem["source"].startswith("process-rss") and mem["peak_allocated_bytes"] is None
@@ -95,3 +107,18 @@ def test_on_cuda_the_allocator_and_nvml_are_measured(tmp_path):
     assert code == 0 and mem["source"] == "torch.cuda" and mem["peak_allocated_bytes"] > 0
     assert mem["peak_reserved_bytes"] >= mem["peak_allocated_bytes"]
     assert mem["nvml_device_peak_bytes"] >= mem["peak_reserved_bytes"] and mem["nvml_reason"] is None
+
+
+def test_a_length_distribution_gives_the_pilot_variable_length_batches(tmp_path):
+    from advisor.allocator.lengths import batch_lengths
+    from advisor.spec import LengthDistribution
+
+    dist = LengthDistribution(mean=12, min=4, max=32)
+    pspec = tiny_pilot(tmp_path, steps=3, length_distribution=dist)
+    code, events = run_runner(pspec, tmp_path)
+    r = events[-1].data["result"]
+    lengths = r["stack_ran"]["batch_lengths"]
+    # the same draw the allocator replay makes for this spec (advisor.allocator.lengths)
+    assert code == 0 and lengths == batch_lengths(dist, 32, 1, pspec.total_steps, seed=pspec.seed)
+    steady = lengths[pspec.warmup_steps:]
+    assert r["tokens_per_s"] == pytest.approx(sum(steady) / len(steady) / r["step_time_s"]["mean"], rel=1e-9)

@@ -13,17 +13,21 @@ from advisor.pilot.store import PilotStore
 from tests.pilot_helpers import tiny_pilot
 
 
-def _result(on_target=True, efficiency=0.3, ratio=1.08, device="cuda"):
+def _result(on_target=True, efficiency=0.3, ratio=1.08, device="cuda", tokens_per_s=1000.0, architecture=None,
+            phase_mean_s=None):
     return {"device": device, "on_target_gpu": on_target, "efficiency": efficiency, "mfu": efficiency * 0.8,
-            "tokens_per_s": 1000.0, "memory": {"peak_allocated_bytes": 100, "peak_reserved_bytes": int(100 * ratio),
-                                               "reserved_over_allocated": ratio},
-            "checkpoint": {"save_s": 1.0, "bytes": 10}, "environment": {"gpu_name": "NVIDIA A100-SXM4-80GB"}}
+            "tokens_per_s": tokens_per_s, "tokens_per_step": 32,
+            "memory": {"peak_allocated_bytes": 100, "peak_reserved_bytes": int(100 * ratio),
+                       "reserved_over_allocated": ratio},
+            "checkpoint": {"save_s": 1.0, "bytes": 10}, "environment": {"gpu_name": "NVIDIA A100-SXM4-80GB"},
+            "architecture": architecture, "phase_mean_s": phase_mean_s}
 
 
 def _finished(store, tmp_path, name, **result):
     pspec = tiny_pilot(tmp_path / name, pilot_id=name)
     store.create(pspec, launcher="local", state="pending")
     store.update(name, handle=PilotHandle(pilot_id=name, launcher="local", submitted_at=0, ref={}))
+    result.setdefault("architecture", pspec.arch.model_dump(mode="json"))
     return store.apply_status(name, PilotStatus(state="finished", result=_result(**result), events=3))
 
 
@@ -101,13 +105,16 @@ def test_calibration_reserved_ratio_is_per_stack(tmp_path):
 
 
 def test_calibration_satisfies_the_throughput_protocol(tmp_path, catalog):
-    from advisor.throughput import efficiency
+    from advisor.throughput import estimate_throughput
 
+    pspec = tiny_pilot(tmp_path)
+    gpu = catalog.gpu("a100")
+    prior = estimate_throughput(pspec.spec, pspec.arch, gpu)
     store = PilotStore(tmp_path / "s.db")
-    _finished(store, tmp_path, "p-e", efficiency=0.42)
-    spec = tiny_pilot(tmp_path).spec
-    eff = efficiency(spec, catalog.gpu("a100"), PilotCalibration(store))
-    assert (eff.source, eff.value, eff.pilots) == ("calibrated", 0.42, 1)
+    _finished(store, tmp_path, "p-e", tokens_per_s=prior.tokens_per_s / 2)  # steps twice as long as predicted
+    tp = estimate_throughput(pspec.spec, pspec.arch, gpu, calibration=PilotCalibration(store))
+    assert (tp.efficiency.source, tp.efficiency.pilots) == ("calibrated", 1)
+    assert tp.tokens_per_s < 0.75 * prior.tokens_per_s
 
 
 def test_cli_estimates_are_calibrated_by_pilots_in_the_state_db(tmp_path, cli):

@@ -15,11 +15,11 @@ CONTRACT_OPTION_KEYS = {"gpu", "fits", "num_gpus", "memory", "tokens_per_s", "ho
 class Pilots:
     """A calibration store (the real protocol, in memory)."""
 
-    def __init__(self, mfu=None, reserved=None):
-        self._mfu, self._reserved = mfu or {}, reserved or {}
+    def __init__(self, factors=None, reserved=None):
+        self._factors, self._reserved = factors or {}, reserved or {}
 
-    def mfu(self, gpu_id, method):
-        return self._mfu.get((gpu_id, method))
+    def step_factors(self, gpu, stack):
+        return self._factors.get(gpu.id)
 
     def reserved_ratio(self, gpu_id, stack):
         return self._reserved.get(gpu_id)
@@ -55,7 +55,8 @@ def test_qlora_70b_with_a_dataset_has_hours_and_cost_consistent_with_price(catal
         expected = gpu_usd * o.price_usd_per_hour * o.num_gpus + o.cost.storage_gb * 0.07 * 1.0
         assert o.cost_usd == pytest.approx(expected, rel=1e-9)
         assert o.hours == pytest.approx(t.run_s / 3600, rel=1e-12)
-        assert o.hours == pytest.approx(20e6 * 2 / o.tokens_per_s / 3600, rel=0.1)  # training dominates
+        # training is the dataset over the throughput; the rest (startup, evaluation) comes on top
+        assert t.training_s == pytest.approx(20e6 * 2 / o.tokens_per_s, rel=1e-9) and o.hours > t.training_s / 3600
 
 
 def test_offered_first_ranked_by_cost_then_time(catalog):
@@ -112,7 +113,9 @@ def test_full_70b_needs_fsdp_and_the_reason_names_the_largest_term(catalog):
 
 
 def test_when_no_offered_gpu_fits_the_notes_say_so_and_what_would(catalog):
-    rec = _rec(catalog, model="llama-3.1-405b", method="full", seq_len=8192)
+    # seq 4096: at 8192 not even LoRA over 64 A100s fits once the allocator's slack on the
+    # unsharded activations and logits is counted (advisor.allocator.closed_form)
+    rec = _rec(catalog, model="llama-3.1-405b", method="full", seq_len=4096)
     assert rec.recommended is None
     assert rec.notes[0] == "No GPU we rent fits this run, even 64 of them with FSDP."
     lever = next(n for n in rec.notes if "it would fit with" in n)
@@ -130,14 +133,13 @@ def test_without_dataset_size_answers_per_million_tokens(catalog):
 
 
 def test_calibration_changes_throughput_and_is_noted(catalog):
+    from advisor.steptime.classes import FITTED_CLASSES
+    from advisor.throughput import MeasuredFactors
+
     prior = _rec(catalog, **LORA_8B)
     gpu = prior.recommended
-    measured = 1.5 * prior.option(gpu).tokens_per_s
-    from advisor.throughput import measured_mfu
-
-    spec = prior.spec.model_copy(update={"num_gpus": prior.option(gpu).num_gpus})
-    mfu = measured_mfu(measured, spec, catalog.model("llama-3.1-8b").arch, catalog.gpu(gpu), spec.num_gpus)
-    rec = _rec(catalog, calibration=Pilots(mfu={(gpu, "lora"): (mfu, 3)}), **LORA_8B)
+    faster = MeasuredFactors(gpu_id=gpu, factors={c: 1.5 for c in FITTED_CLASSES}, pilots=3)  # every class 1.5x
+    rec = _rec(catalog, calibration=Pilots(factors={gpu: faster}), **LORA_8B)
     assert rec.option(gpu).tokens_per_s > prior.option(gpu).tokens_per_s * 1.3
     assert any("calibrated from 3 pilots" in n for n in rec.notes)
 

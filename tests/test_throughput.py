@@ -1,30 +1,28 @@
-"""FLOPs per token, efficiency priors, multi-GPU scaling and calibration (advisor.throughput)."""
+"""Tokens/s, FLOPs per token, multi-GPU scaling and calibration (advisor.throughput over
+advisor.steptime)."""
 
 import json
+import math
 
 import pytest
 
 from advisor.spec import FinetuneSpec
-from advisor.throughput import (
-    efficiency,
-    estimate_throughput,
-    flops_per_token,
-    measured_mfu,
-    seq_factor,
-)
+from advisor.steptime.classes import FITTED_CLASSES
+from advisor.throughput import MeasuredFactors, estimate_throughput, flops_per_token, measured_mfu
 from tests.conftest import DATA
 
-NEMO = json.loads((DATA / "throughput_measurements.json").read_text())["rows"]
+ROWS = json.loads((DATA / "throughput_measurements.json").read_text())["rows"]
+NEMO = [r for r in ROWS if r.get("model_tflops_per_gpu")]
 
 
 class Pilots:
-    """A calibration store holding measured efficiencies (the real protocol, in memory)."""
+    """A calibration store holding measured per-class factors (the real protocol, in memory)."""
 
     def __init__(self, table: dict):
         self.table = table
 
-    def mfu(self, gpu_id, method):
-        return self.table.get((gpu_id, method))
+    def step_factors(self, gpu, stack):
+        return self.table.get(gpu.id)
 
     def reserved_ratio(self, gpu_id, stack):
         return None
@@ -60,40 +58,40 @@ def test_gradient_checkpointing_adds_one_forward_of_the_blocks(catalog):
     assert on.executed - off.executed == pytest.approx(off.forward - head, rel=1e-9)
 
 
-def test_attention_grows_linearly_with_seq_and_eager_doubles_it(catalog):
-    arch = catalog.model("llama-3.1-8b").arch
-    a4k = flops_per_token(_spec(seq_len=4096), arch).forward_attention
-    a8k = flops_per_token(_spec(seq_len=8192), arch).forward_attention
-    eager = flops_per_token(_spec(seq_len=4096, attention="eager"), arch).forward_attention
-    assert a8k == 2 * a4k and eager == 2 * a4k
-    assert a4k == 2 * arch.layers * arch.q_dim * 4096  # 4 x L x q_dim x seq, halved by causal
+def test_tokens_per_s_is_tokens_of_a_step_over_its_seconds(catalog):
+    arch, gpu = catalog.model("llama-3.1-8b").arch, catalog.gpu("h100-sxm")
+    t = estimate_throughput(_spec(seq_len=4096), arch, gpu)
+    assert t.tokens_per_s == pytest.approx(4096 / t.step_s, rel=1e-12)
+    assert sum(t.breakdown().values()) == pytest.approx(1.0, abs=1e-9) and t.scaling == 1.0
+    assert 0.1 < t.mfu < 0.7  # a plausible share of an H100's peak for LoRA with checkpointing
 
 
-@pytest.mark.parametrize("tokens, expected", [(4096, 1.0), (8192, 1.0), (2048, 0.944), (512, 0.708), (128, 0.354)])
-def test_short_micro_batches_lose_efficiency(tokens, expected):
-    assert seq_factor(tokens) == pytest.approx(expected, abs=0.001)
-
-
-def test_qlora_prior_is_between_half_and_eight_tenths_of_lora(catalog):
-    gpu = catalog.gpu("a100-80gb")
-    lora = efficiency(_spec(method="lora", seq_len=4096), gpu).value
-    qlora = efficiency(_spec(method="qlora", seq_len=4096), gpu).value
-    assert 0.5 <= qlora / lora <= 0.8
-
-
-@pytest.mark.parametrize("gpu, lo, hi", [("h100-sxm", 2.0, 3.2), ("rtx-4090", 0.4, 0.65), ("l40s", 0.7, 1.2)])
+@pytest.mark.parametrize("gpu, lo, hi", [("h100-sxm", 1.6, 3.2), ("rtx-4090", 0.4, 0.75), ("l40s", 0.55, 1.0)])
 def test_speed_relative_to_a100_is_in_published_ranges(catalog, gpu, lo, hi):
+    """H100 vs A100 for LoRA 8B: 1.6-3.2x (NeMo/torchtune-class numbers); an RTX 4090 is about
+    half an A100; an L40S's 864 GB/s holds it below an A100 despite a higher bf16 peak."""
     arch = catalog.model("llama-3.1-8b").arch
     spec = _spec(method="lora", seq_len=4096)
     ref = estimate_throughput(spec, arch, catalog.gpu("a100-80gb")).tokens_per_s
     assert lo <= estimate_throughput(spec, arch, catalog.gpu(gpu)).tokens_per_s / ref <= hi
 
 
-def test_tokens_per_s_is_peak_times_efficiency_over_executed_flops(catalog):
-    arch, gpu = catalog.model("llama-3.1-8b").arch, catalog.gpu("h100-sxm")
+def test_short_sequences_of_a_small_model_are_host_bound(catalog):
+    """The Qwen README's 1.8B LoRA: 1.0 s per 8 sequences at 256 and at 512 tokens on an A100
+    (tests/data/throughput_measurements.json): the step barely grows with the sequence."""
+    arch = catalog.model("qwen2.5-1.5b").arch
+    a100 = catalog.gpu("a100-80gb")
+    short = estimate_throughput(_spec(model="qwen2.5-1.5b", seq_len=256), arch, a100)
+    longer = estimate_throughput(_spec(model="qwen2.5-1.5b", seq_len=4096), arch, a100)
+    assert short.breakdown()["overhead"] > 0.2 > longer.breakdown().get("overhead", 0)
+    assert short.step_s > 0.4 * longer.step_s * 256 / 4096 * 4  # far more than its share of the work
+
+
+def test_eval_is_the_forward_phase_alone(catalog):
+    arch, gpu = catalog.model("llama-3.1-8b").arch, catalog.gpu("a100-80gb")
     t = estimate_throughput(_spec(seq_len=4096), arch, gpu)
-    assert t.tokens_per_s == pytest.approx(989.4e12 * t.efficiency.value / t.flops.executed, rel=1e-12)
-    assert t.scaling == 1.0
+    assert t.eval_tokens_per_s == pytest.approx(4096 / t.step.by_phase["forward"], rel=1e-9)
+    assert 2.0 < t.eval_tokens_per_s / t.tokens_per_s < 5.0
 
 
 def test_nvlink_scales_better_than_pcie_and_lora_ddp_scales_almost_perfectly(catalog):
@@ -103,23 +101,46 @@ def test_nvlink_scales_better_than_pcie_and_lora_ddp_scales_almost_perfectly(cat
     pcie = estimate_throughput(full, arch, catalog.gpu("l40s"), num_gpus=8).scaling
     lora = estimate_throughput(_spec(seq_len=4096), catalog.model("llama-3.1-8b").arch,
                                catalog.gpu("rtx-4090"), num_gpus=4, sharding="ddp").scaling
-    assert pcie < nvlink <= 1.0 and lora > 0.99
+    assert pcie < nvlink <= 1.0 and lora > 0.97
 
 
 def test_more_nodes_lower_scaling_efficiency(catalog):
     arch = catalog.model("llama-3.1-70b").arch
     full = FinetuneSpec(model="llama-3.1-70b", method="full", seq_len=4096, sharding="fsdp")
-    one_node = estimate_throughput(full, arch, catalog.gpu("h100-sxm"), num_gpus=8).scaling
-    two_nodes = estimate_throughput(full, arch, catalog.gpu("h100-sxm"), num_gpus=16).scaling
+    one_node = estimate_throughput(full, arch, catalog.gpu("l40s"), num_gpus=8).scaling
+    two_nodes = estimate_throughput(full, arch, catalog.gpu("l40s"), num_gpus=16).scaling
     assert two_nodes < one_node
 
 
-def test_calibration_replaces_the_prior_and_round_trips_through_measured_mfu(catalog):
+def test_fsdp_shards_the_optimizer_step(catalog):
+    arch = catalog.model("llama-3.1-8b").arch
+    spec = _spec(method="full", seq_len=2048, sharding="fsdp")
+    one = estimate_throughput(spec, arch, catalog.gpu("h100-sxm"), num_gpus=1)
+    eight = estimate_throughput(spec, arch, catalog.gpu("h100-sxm"), num_gpus=8)
+    assert eight.step.by_class["optimizer"] == pytest.approx(one.step.by_class["optimizer"] / 8, rel=0.05)
+
+
+def test_calibration_multiplies_the_classes_and_round_trips_through_measured_mfu(catalog):
     arch, gpu = catalog.model("llama-3.1-8b").arch, catalog.gpu("a100-80gb")
     spec = _spec(seq_len=4096)
-    measured = measured_mfu(2500.0, spec, arch, gpu)
-    t = estimate_throughput(spec, arch, gpu, calibration=Pilots({("a100-80gb", "lora"): (measured, 3)}))
+    prior = estimate_throughput(spec, arch, gpu)
+    twice = MeasuredFactors(gpu_id=gpu.id, factors={c: 2.0 for c in FITTED_CLASSES}, pilots=3)
+    t = estimate_throughput(spec, arch, gpu, calibration=Pilots({"a100-80gb": twice}))
     assert t.efficiency.source == "calibrated" and t.efficiency.pilots == 3
-    assert t.tokens_per_s == pytest.approx(2500.0, rel=1e-9)
-    other = estimate_throughput(spec, arch, catalog.gpu("h100-sxm"), calibration=Pilots({}))
+    assert t.tokens_per_s == pytest.approx(2 * prior.tokens_per_s, rel=1e-9)  # every class twice as fast
+    assert measured_mfu(t.tokens_per_s, spec, arch, gpu) == pytest.approx(t.efficiency.value, rel=1e-9)
+    other = estimate_throughput(spec, arch, catalog.gpu("h100-sxm"), calibration=Pilots({"a100-80gb": twice}))
     assert other.efficiency.source == "prior"
+
+
+def test_compile_and_fused_kernels_cut_memory_bound_time(catalog):
+    arch, gpu = catalog.model("llama-3.1-8b").arch, catalog.gpu("a100-80gb")
+    eager = estimate_throughput(_spec(seq_len=2048, stack="torchtune"), arch, gpu)
+    compiled = estimate_throughput(_spec(seq_len=2048, stack="torchtune", compile=True), arch, gpu)
+    assert compiled.step.by_class["elementwise"] < 0.7 * eager.step.by_class["elementwise"]
+    assert compiled.tokens_per_s > eager.tokens_per_s
+
+
+def test_measured_mfu_rejects_nonsense():
+    with pytest.raises(ValueError):
+        measured_mfu(math.nan, _spec(), None, None)

@@ -106,7 +106,19 @@ MIGRATIONS: list[str] = [
         new_value TEXT                      -- JSON
     );
     """,
-    # 2: the exact Ray accelerator label a pilot asks for. ``ray_accelerator_type`` is what Ray
+    # 2: what the step-time model needs beyond peaks and bandwidth (advisor.steptime): SM count
+    # (wave quantization of GEMM tiles and attention blocks), the host link, the node shape and
+    # the provider's network between nodes (multi-node collectives), each with its source
+    """
+    ALTER TABLE gpus ADD COLUMN sm_count INTEGER NOT NULL DEFAULT 0;      -- SMs (CUs on AMD)
+    ALTER TABLE gpus ADD COLUMN sm_source TEXT NOT NULL DEFAULT '';
+    ALTER TABLE gpus ADD COLUMN pcie_gbs REAL NOT NULL DEFAULT 0;         -- host link, GB/s per direction
+    ALTER TABLE gpus ADD COLUMN interconnect_source TEXT NOT NULL DEFAULT '';
+    ALTER TABLE gpus ADD COLUMN gpus_per_node INTEGER NOT NULL DEFAULT 8;
+    ALTER TABLE gpus ADD COLUMN network_gbps REAL NOT NULL DEFAULT 0;     -- provider network per node, Gb/s
+    ALTER TABLE gpus ADD COLUMN network_source TEXT NOT NULL DEFAULT '';
+    """,
+    # 3: the exact Ray accelerator label a pilot asks for. ``ray_accelerator_type`` is what Ray
     # puts on a node by itself from the NVML device name (ray 2.60,
     # ray/_private/accelerators/nvidia_gpu.py, NvidiaGPUAcceleratorManager.
     # _gpu_name_to_accelerator_type: "NVIDIA A100-SXM4-80GB" -> "A100", "NVIDIA H100 80GB HBM3"
@@ -178,6 +190,13 @@ def gpu_rows(path: Path = DATA_DIR / "gpus.csv") -> list[dict]:
                 "regions": json.dumps(_split(r["regions"])),
                 "good_for": r["good_for"],
                 "datasheet_source": r["datasheet_source"],
+                "sm_count": int(r["sm_count"]),
+                "sm_source": r["sm_source"],
+                "pcie_gbs": float(r["pcie_gbs"]),
+                "interconnect_source": r["interconnect_source"],
+                "gpus_per_node": int(r["gpus_per_node"]),
+                "network_gbps": float(r["network_gbps"]),
+                "network_source": r["network_source"],
             })
     return rows
 

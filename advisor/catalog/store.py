@@ -54,6 +54,14 @@ class Gpu(BaseModel):
     regions: list[str]
     good_for: str
     datasheet_source: str
+    # migration 2 (advisor.steptime): defaults for a catalog built before it
+    sm_count: int = 0
+    sm_source: str = ""
+    pcie_gbs: float = 0.0  # host link, GB/s per direction
+    interconnect_source: str = ""
+    gpus_per_node: int = 8
+    network_gbps: float = 0.0  # the provider's network per node, Gb/s
+    network_source: str = ""
 
     @property
     def nvlink(self) -> bool:

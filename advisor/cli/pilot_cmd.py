@@ -223,8 +223,17 @@ def history(gpu: str | None, limit: int, state_db: str | None, as_json: bool) ->
          "efficiency": (cal.mfu(g, m) or (None, 0))[0], "reserved_ratio": cal.reserved_ratio(g, s)}
         for g, m, s in keys
     ]
+    step_factors = {}  # what the throughput model applies on each GPU (advisor.pilot.calibration)
+    catalog = Catalog.open()
+    for g in sorted({k[0] for k in keys}):
+        try:
+            measured = cal.step_factors(catalog.gpu(g), "hf")
+        except LookupError:  # a GPU removed from the catalog since its pilot ran
+            measured = None
+        if measured is not None:
+            step_factors[g] = {"pilots": measured.pilots, "factors": {c: round(v, 4) for c, v in measured.factors.items()}}
     if as_json:
-        emit_json({"results": rows, "calibration": calibration})
+        emit_json({"results": rows, "calibration": calibration, "step_factors": step_factors})
         return
     if not rows:
         click.echo(t("pilot.cli.no_history", "en"))
@@ -237,3 +246,6 @@ def history(gpu: str | None, limit: int, state_db: str | None, as_json: bool) ->
         click.echo(t("pilot.cli.calibration_row", "en", gpu=c["gpu"], method=c["method"], n=c["pilots"],
                      eff=f"{(c['efficiency'] or 0) * 100:.1f}%",
                      ratio=f"{c['reserved_ratio']:.3f}" if c["reserved_ratio"] else "-"))
+    for g, m in step_factors.items():
+        click.echo(t("pilot.cli.step_factors_row", "en", gpu=g, n=m["pilots"],
+                     factors=", ".join(f"{c} x{v:.2f}" for c, v in m["factors"].items())))

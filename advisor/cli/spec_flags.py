@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from advisor.errors import SpecError
 from advisor.parse.numbers import read_quantity
-from advisor.spec import SpecRequest, explain_validation
+from advisor.spec import LengthDistribution, SpecRequest, explain_validation, parse_length_distribution
 
 
 class Quantity(click.ParamType):
@@ -62,6 +62,31 @@ _CHOICES = {
 _COST_FLAGS = ("failed_run_fraction", "eval_fraction", "evals_per_epoch", "checkpoints_kept", "storage_months")
 
 
+def _length_distribution(ctx, param, value: str | None) -> LengthDistribution | None:
+    """``--length-distribution``: MIN,MAX,MEAN, key=value pairs, or @FILE of tokenized lengths
+    (one per line, or separated by commas or spaces)."""
+    if value is None:
+        return None
+    try:
+        if value.startswith("@"):
+            path = value[1:]
+            try:
+                text = open(path, encoding="utf-8").read()
+            except OSError as exc:
+                raise click.BadParameter(f"cannot read {path}: {exc.strerror}") from None
+            words = text.replace(",", " ").replace("[", " ").replace("]", " ").split()
+            try:
+                lengths = tuple(int(w) for w in words)
+            except ValueError:
+                raise click.BadParameter(f"{path} must hold whole numbers (tokenized sample lengths)") from None
+            if not lengths:
+                raise click.BadParameter(f"{path} holds no lengths")
+            return LengthDistribution(lengths=lengths)
+        return parse_length_distribution(value)
+    except (SpecError, ValidationError) as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 def spec_options(fn: Callable) -> Callable:
     """Add every SPEC FLAG to a command; the command receives ``request: SpecRequest``."""
     opts = [
@@ -89,11 +114,19 @@ def spec_options(fn: Callable) -> Callable:
         click.option("--optimizer-impl", type=click.Choice(_CHOICES["optimizer_impl"])),
         click.option("--precision", type=click.Choice(_CHOICES["precision"])),
         click.option("--attention", type=click.Choice(_CHOICES["attention"])),
+        click.option("--compile/--no-compile", default=None,
+                     help="torch.compile the model (fuses memory-bound kernels; default off)."),
+        click.option("--packing/--no-packing", default=None,
+                     help="Samples packed into full sequences (default off: one sample per sequence)."),
         click.option("--num-gpus", type=COUNT), click.option("--sharding", type=click.Choice(_CHOICES["sharding"])),
         click.option("--dataset-tokens", type=COUNT, help="Training tokens per epoch (50M, 1.2B, 50,000,000)."),
         click.option("--epochs", type=NUMBER),
         click.option("--gpu", metavar="ID", help="Catalog GPU id or alias."),
         click.option("--region", metavar="ID"),
+        click.option("--length-distribution", metavar="MIN,MAX,MEAN", callback=_length_distribution,
+                     help="Tokenized sample lengths when batches are padded to their longest sample: "
+                          "MIN,MAX,MEAN (e.g. 200,2048,600), 'mean=600,max=2048[,min=..][,std=..][,drop]', "
+                          "or @FILE with one length per line. Without it every batch is --seq-len long."),
         click.option("--failed-run-fraction", type=float, help="Extra GPU time for failed/exploratory runs (0.3 = 30%)."),
         click.option("--eval-fraction", type=float, help="Evaluation tokens per epoch / training tokens."),
         click.option("--evals-per-epoch", type=int),

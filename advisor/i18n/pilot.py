@@ -12,6 +12,8 @@ MESSAGES = {
                               "es": "{id}  {gpu:<10} en {device:<24} {method:<5} seq {seq:<6} {tps:>9} tokens/s  MFU {mfu}  calibra: {target}"},
     "pilot.cli.calibration_row": {"en": "calibration {gpu} {method}: {n} pilots, efficiency {eff}, reserved/allocated {ratio}",
                                   "es": "calibración {gpu} {method}: {n} pilotos, eficiencia {eff}, reservada/asignada {ratio}"},
+    "pilot.cli.step_factors_row": {"en": "step time on {gpu} from {n} pilots: efficiency per operator class {factors}",
+                                   "es": "tiempo de paso en {gpu} según {n} pilotos: eficiencia por clase de operador {factors}"},
     # --- status message (edited in place) ------------------------------------------------------
     "pilot.status.pending": {"en": ":hourglass_flowing_sand: Pilot `{id}` on {gpu}: waiting for a node…",
                              "es": ":hourglass_flowing_sand: Piloto `{id}` en {gpu}: esperando un nodo…"},
@@ -54,6 +56,9 @@ MESSAGES = {
     "pilot.metric.peak_reserved_bytes": {"en": "peak reserved", "es": "pico reservado"},
     "pilot.metric.device_bytes": {"en": "device (nvidia-smi)", "es": "dispositivo (nvidia-smi)"},
     "pilot.metric.tokens_per_s": {"en": "tokens/s", "es": "tokens/s"},
+    "pilot.metric.forward_s": {"en": "forward per step", "es": "forward por paso"},
+    "pilot.metric.backward_s": {"en": "backward per step", "es": "backward por paso"},
+    "pilot.metric.optimizer_s": {"en": "optimizer per step", "es": "optimizador por paso"},
     "pilot.metric.checkpoint_s": {"en": "checkpoint save", "es": "guardar checkpoint"},
     "pilot.metric.checkpoint_bytes": {"en": "checkpoint size", "es": "tamaño del checkpoint"},
     "pilot.final.header": {"en": "*Pilot `{id}` for {gpu}* (ran on {device}, {steps} measured steps)",

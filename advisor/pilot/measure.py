@@ -182,3 +182,43 @@ def flops_per_token(spec, arch) -> tuple[float, float]:
 
 def now() -> float:
     return time.perf_counter()
+
+
+TIMED_PHASES = ("forward", "backward", "optimizer")
+
+
+class PhaseTimer:
+    """Seconds of each phase of one step, from the step function's ``mark`` calls ("forward",
+    "backward", "optimizer" as each starts, "done" at the end).
+
+    On CUDA each mark records a ``torch.cuda.Event(enable_timing=True)`` on the current stream:
+    no synchronization inside the step (which would stop the host from running ahead of the GPU
+    and change what is measured); the durations are read after the step's final synchronize,
+    as the GPU's time between the marks. On the CPU (synchronous) a mark reads perf_counter."""
+
+    def __init__(self, torch, device):
+        self.cuda = device.type == "cuda"
+        self._torch = torch
+        self._marks: list[tuple[str, object]] = []
+
+    @property
+    def source(self) -> str:
+        return "cuda events" if self.cuda else "perf_counter"
+
+    def mark(self, phase: str) -> None:
+        if self.cuda:
+            ev = self._torch.cuda.Event(enable_timing=True)
+            ev.record()
+            self._marks.append((phase, ev))
+        else:
+            self._marks.append((phase, time.perf_counter()))
+
+    def durations(self) -> dict[str, float]:
+        """{phase: seconds} of the step just run (call after synchronizing the device)."""
+        out: dict[str, float] = {}
+        for (phase, a), (_, b) in zip(self._marks, self._marks[1:]):
+            if phase in TIMED_PHASES:
+                dt = a.elapsed_time(b) / 1000.0 if self.cuda else b - a
+                out[phase] = out.get(phase, 0.0) + dt
+        self._marks.clear()
+        return out

@@ -35,17 +35,26 @@ def pilot_checkpoint_bytes(pspec: PilotSpec) -> int:
 def predict(pspec: PilotSpec, gpu=None, calibration=None) -> dict[str, Any]:
     """Predicted figures for a pilot (``gpu``: the catalog Gpu it runs on, when known)."""
     from advisor.memory import estimate_memory
+    from advisor.steptime.kernels import profile
     from advisor.throughput import estimate_throughput
 
     spec = pspec.spec.model_copy(update={"num_gpus": 1})
     ratio = calibration.reserved_ratio(gpu.id, spec.stack) if (calibration and gpu) else None
     mem = estimate_memory(spec, pspec.arch, num_gpus=1, reserved_ratio=ratio)
     tokens_per_s = step_s = None
+    phase_s: dict[str, float] = {}
+    breakdown: dict[str, float] = {}
     calibrated_pilots = 0
     if gpu is not None:
-        tp = estimate_throughput(spec, pspec.arch, gpu, num_gpus=1, calibration=calibration)
-        tokens_per_s = tp.tokens_per_s
-        step_s = spec.seq_len * spec.micro_batch / tokens_per_s
+        # the runtime the pilot runs decides the kernels: advisor.model's decoder, or transformers
+        kernels = profile("hf" if pspec.runtime == "hf" else "reference", compile=bool(getattr(spec, "compile", False)))
+        tp = estimate_throughput(spec, pspec.arch, gpu, num_gpus=1, calibration=calibration, kernels=kernels)
+        phase_s = {p: tp.step.by_phase[p] for p in ("forward", "backward", "optimizer")}
+        # the pilot times train_step alone: no data loading or trainer bookkeeping (the step
+        # model's fixed host costs)
+        step_s = sum(phase_s.values())
+        tokens_per_s = spec.seq_len * spec.micro_batch / step_s
+        breakdown = tp.breakdown()
         calibrated_pilots = tp.efficiency.pilots
     ckpt_bytes = pilot_checkpoint_bytes(pspec) if pspec.save_checkpoint else 0
     checkpoint_s = ckpt_bytes / STORAGE_WRITE_BYTES_PER_S
@@ -55,6 +64,8 @@ def predict(pspec: PilotSpec, gpu=None, calibration=None) -> dict[str, Any]:
         "memory": mem.to_json(),
         "tokens_per_s": tokens_per_s,
         "step_s": step_s,
+        "phase_s": phase_s,
+        "step_breakdown": breakdown,
         "checkpoint_bytes": ckpt_bytes,
         "checkpoint_s": checkpoint_s,
         "duration_s": duration_s,
@@ -78,12 +89,17 @@ def compare(prediction: dict[str, Any], result: dict[str, Any]) -> list[dict[str
     mem_p = prediction.get("memory") or {}
     mem_m = result.get("memory") or {}
     ckpt = result.get("checkpoint") or {}
+    phase_p = prediction.get("phase_s") or {}
+    phase_m = result.get("phase_mean_s") or {}
     rows = [
         ("peak_allocated_bytes", mem_p.get("allocated_bytes"), mem_m.get("peak_allocated_bytes")),
         ("peak_reserved_bytes", mem_p.get("reserved_bytes"), mem_m.get("peak_reserved_bytes")),
         ("device_bytes", mem_p.get("device_bytes"), mem_m.get("nvml_process_peak_bytes")
          or mem_m.get("nvml_device_peak_bytes")),
         ("tokens_per_s", prediction.get("tokens_per_s"), result.get("tokens_per_s")),
+        ("forward_s", phase_p.get("forward"), phase_m.get("forward")),
+        ("backward_s", phase_p.get("backward"), phase_m.get("backward")),
+        ("optimizer_s", phase_p.get("optimizer"), phase_m.get("optimizer")),
         ("checkpoint_s", prediction.get("checkpoint_s"), ckpt.get("save_s")),
         ("checkpoint_bytes", prediction.get("checkpoint_bytes"), ckpt.get("bytes")),
     ]

@@ -19,7 +19,7 @@ from typing import Any
 from advisor.errors import AdvisorError, MissingExtra, PilotError
 from advisor.pilot.checkpoint import save_checkpoint
 from advisor.pilot.events import EventWriter
-from advisor.pilot.measure import MemoryMonitor, environment, flops_per_token
+from advisor.pilot.measure import TIMED_PHASES, MemoryMonitor, PhaseTimer, environment, flops_per_token
 from advisor.pilot.spec import PilotSpec, matches_gpu
 
 RESULT_FORMAT = "advisor-pilot-result/1"
@@ -105,6 +105,14 @@ def _stack(pspec: PilotSpec, device):
     model = build_model(spec, arch, device)
     optimizer = make_optimizer(model, spec)
     batch = synthetic_batch(spec, arch, device, pspec.seed)
+    lengths = None
+    if spec.length_distribution is not None:
+        # variable-length batches drawn as the replay draws them (advisor.allocator.lengths), so a
+        # GPU pilot measures the reserved memory the allocator simulation predicts
+        from advisor.allocator.lengths import batch_lengths
+
+        lengths = batch_lengths(spec.length_distribution, spec.seq_len, spec.micro_batch, pspec.total_steps,
+                                seed=pspec.seed)
     quant = None
     if spec.method == "qlora":
         from advisor import model as model_pkg
@@ -113,7 +121,16 @@ def _stack(pspec: PilotSpec, device):
         quant = backend(model) if callable(backend) else f"advisor.model {spec.quant} stand-in (pure torch, byte-faithful)"
     describe = {"runtime": "reference", "implementation": "advisor.model reference decoder",
                 "stack_profile": spec.stack, "quant_impl": quant}
-    return model, lambda mark: train_step(model, optimizer, batch, spec, on_phase=mark), describe
+    if lengths is None:
+        return model, lambda mark: train_step(model, optimizer, batch, spec, on_phase=mark), describe
+    describe["batch_lengths"] = lengths
+    todo = iter(lengths)
+
+    def step(mark):
+        length = next(todo, spec.seq_len)
+        b = synthetic_batch(spec.model_copy(update={"seq_len": length}), arch, device, pspec.seed)
+        return train_step(model, optimizer, b, spec, on_phase=mark)
+    return model, step, describe
 
 
 class AddressSpaceLimit:
@@ -156,6 +173,8 @@ class Runner:
         self.tracker = PhaseTracker()
         self.step_times: list[float] = []
         self.warmup_times: list[float] = []
+        self.phase_times: dict[str, list[float]] = {p: [] for p in TIMED_PHASES}
+        self.phase_source: str | None = None
         self.warmup_memory: dict[str, Any] = {}
         self.last_progress = 0.0
         self.limit: AddressSpaceLimit | None = None
@@ -199,6 +218,13 @@ class Runner:
             # after the build: torch loads code lazily while building (address space, not data)
             self.limit = AddressSpaceLimit(pspec.cpu_memory_limit_bytes)
         self.describe = describe
+        timer = PhaseTimer(torch, device)
+        self.phase_source = timer.source
+
+        def mark(phase: str) -> None:
+            self.tracker.mark(phase)
+            timer.mark(phase)
+
         losses = []
         for i in range(pspec.total_steps):
             self.tracker.step = i + 1
@@ -208,10 +234,15 @@ class Runner:
                     torch.cuda.reset_peak_memory_stats(device)
             _sync(torch, device)
             t = time.perf_counter()
-            loss = step(self.tracker.mark)
+            loss = step(mark)
             _sync(torch, device)
             elapsed = time.perf_counter() - t
+            phases = timer.durations()
             (self.warmup_times if i < pspec.warmup_steps else self.step_times).append(elapsed)
+            if i >= pspec.warmup_steps:
+                for p in TIMED_PHASES:
+                    if p in phases:
+                        self.phase_times[p].append(phases[p])
             losses.append(float(loss.detach()) if hasattr(loss, "detach") else (float(loss) if loss is not None else None))
             self.tracker.completed = i + 1
             self.tracker.phase = "between steps"
@@ -258,6 +289,10 @@ class Runner:
         pspec, spec, arch = self.pspec, self.pspec.spec, self.pspec.arch
         times = _spread(self.step_times)
         tokens_per_step = spec.seq_len * spec.micro_batch
+        measured_lengths = (self.describe or {}).get("batch_lengths")
+        if measured_lengths:  # padded tokens of the measured (post-warmup) steps
+            steady = measured_lengths[pspec.warmup_steps:] or measured_lengths
+            tokens_per_step = sum(steady) / len(steady) * spec.micro_batch
         tokens_per_s = tokens_per_step / times["mean"] if times["mean"] else None
         model_flops, hw_flops = flops_per_token(spec, arch)
         achieved = model_flops * tokens_per_s / 1e12 if tokens_per_s else None
@@ -284,6 +319,11 @@ class Runner:
             "warmup_step_s": self.warmup_times,
             "step_s": self.step_times,
             "step_time_s": times,
+            # per-phase seconds of each measured step (forward, backward, optimizer): what
+            # calibration fits the operator classes' efficiency on (advisor.pilot.calibration)
+            "phase_s": {p: list(v) for p, v in self.phase_times.items()},
+            "phase_mean_s": {p: statistics.fmean(v) if v else None for p, v in self.phase_times.items()},
+            "phase_source": self.phase_source,
             "tokens_per_step": tokens_per_step,
             "tokens_per_s": tokens_per_s,
             "flops_per_token": {"model": model_flops, "executed": hw_flops,

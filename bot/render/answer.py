@@ -15,6 +15,7 @@ from typing import Any
 
 from advisor.format import hours, si, usd
 from advisor.i18n import t
+from advisor.steptime.text import step_line
 from bot.render import blockkit as bk
 from bot.render.contract import AnswerData, Option, read
 from bot.render.labels import TERMS, field_label, short_size, size as gib, spec_summary, value_text
@@ -58,6 +59,8 @@ def render_answer(raw: dict[str, Any], lang: str, *, kind: str = "estimate", ask
     breakdown = _breakdown(data, best, lang)
     if breakdown:
         blocks.append(breakdown)
+    if best is not None and best.step_s and best.time_shares:  # where the step's time goes
+        blocks.append(bk.context(step_line(best.name, best.step_s, best.time_shares, lang)))
     if data.notes:
         shown = "\n".join(f"• {bk.mrkdwn_escape(n)}" for n in data.notes[:MAX_NOTES])
         blocks += bk.sections(t("bot.answer.notes", lang) + "\n" + shown)

@@ -33,6 +33,8 @@ class Option:
     price_per_million_tokens: float | None
     reason: str | None
     levers: list[dict[str, Any]]
+    step_s: float | None = None  # one optimizer step per GPU (advisor.steptime), when the data has it
+    time_shares: dict[str, float] | None = None  # share of the step per operator class
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,7 @@ def _option(o: dict[str, Any]) -> Option:
         tokens_per_s=o.get("tokens_per_s"), hours=o.get("hours"), cost_usd=o.get("cost_usd"),
         sharding=o.get("sharding"), price_usd_per_hour=o.get("price_usd_per_hour"),
         price_per_million_tokens=o.get("price_per_million_tokens"), reason=o.get("reason"), levers=list(o.get("levers") or []),
+        step_s=(o.get("step_time") or {}).get("seconds"), time_shares=(o.get("step_time") or {}).get("shares"),
     )
 
 

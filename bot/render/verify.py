@@ -27,5 +27,8 @@ def render_verify(c: Comparison, lang: str) -> list[bk.Block]:
         d = signed_percent((e - tr) / tr) if tr else "-"
         lines.append(f"{t(f'bot.term.{k}', lang):<{width}} {gib(e):>10} {gib(tr):>10} {d:>8}")
     lines.append(f"{'=' * width} {gib(c.estimate_allocated):>10} {gib(c.trace_allocated):>10} {diff:>8}")
-    return [bk.header(t("bot.verify.title", lang)), bk.section(summary), *bk.code_sections(lines),
-            bk.context(t("bot.verify.footer", lang, seconds=c.seconds))]
+    blocks = [bk.header(t("bot.verify.title", lang)), bk.section(summary), *bk.code_sections(lines)]
+    if c.trace_reserved is not None:
+        blocks.append(bk.section(t("bot.verify.reserved", lang, traced=gib(c.trace_reserved),
+                                   segments=c.trace_segments, estimated=gib(c.estimate_reserved or 0))))
+    return blocks + [bk.context(t("bot.verify.footer", lang, seconds=c.seconds))]
