@@ -108,7 +108,7 @@ def test_bots_edits_joins_and_chatter_are_ignored(bot, slack):
                "ts": "1800000000.000499", "channel_type": "channel"})
     reply_in_thread(bot, "CIGNORE", root, "what about 1k?", ts="1800000000.000500")  # sentinel
     [only] = slack.wait_for("chat.postMessage", in_channel("CIGNORE", thread=root))
-    time.sleep(0.3)  # nothing else may arrive late
+    bot.wait_jobs_done()  # every recorded message handled: nothing else can arrive late
     assert len(slack.calls_to("chat.postMessage", in_channel("CIGNORE"))) == 2 and "1,024" in message_text(only.args["blocks"])
 
 
