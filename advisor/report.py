@@ -123,6 +123,9 @@ def build_notes(spec: FinetuneSpec, options: list[GpuOption], best: GpuOption | 
         notes.append(t("notes.tight", lang, gpu=_name(best), headroom=gib(max(best.headroom_bytes, 0))))
     key = "notes.calibrated" if best.efficiency_source == "calibrated" else "notes.prior"
     notes.append(t(key, lang, gpu=_name(best), pilots=best.pilots, mfu=f"{best.mfu * 100:.0f}"))
+    from advisor.stacks import unread_behaviours
+
+    notes += [t(f"notes.stack.{code}", lang) for code in unread_behaviours(spec)]
     if spec.gpu is not None and spec.gpu != best.gpu:
         asked = next((o for o in options if o.gpu == spec.gpu), None)
         if asked is not None and asked.fits:
