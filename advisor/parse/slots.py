@@ -224,19 +224,17 @@ def _cues(slot: str, left: float, right: float, *phrases: str) -> list[Cue]:
 
 
 _SEQ_HEADS = ("seq", "sequence", "context", "ctx", "token", "input")
-_ITEMS_WORDS = ("sequences", "seqs", "samples", "examples", "secuencias", "muestras", "ejemplos")
-_DEVICES = {"en": ("gpu", "device", "card"), "es": ("gpu", "dispositivo", "tarjeta")}
-_STEPS = {"en": ("step", "batch", "iteration"), "es": ("paso", "iteracion")}
-_PER = {"en": ("per", "/", "each", "every"), "es": ("por", "/", "cada")}
-_JOINS = {"en": ("", "and "), "es": ("", "y ", "y por ")}
-# "per GPU", "per step per GPU", "per GPU per step", "por paso y GPU", "por GPU y por paso": built from the parts
-_PER_DEVICE_RATES = tuple(sorted({
-    *(f"{per} {dev}" for lang in _PER for per in _PER[lang] for dev in _DEVICES[lang]),
-    *(f"{per} {a} {join}{b}" for lang in _PER for per in _PER[lang] for join in _JOINS[lang]
-      for dev in _DEVICES[lang] for step in _STEPS[lang] for a, b in ((step, dev), (dev, step))),
-    *(f"{per} {a} {per2} {b}" for lang in _PER for per in _PER[lang] for per2 in _PER[lang]
-      for dev in _DEVICES[lang] for step in _STEPS[lang] for a, b in ((step, dev), (dev, step)))}))
-_PER_STEP_RATES = tuple(f"{per} {step}" for lang in _PER for per in _PER[lang] for step in _STEPS[lang])
+# Items and rates per device or per step, each language with its own words ("samples per GPU", "muestras por
+# dispositivo"). A step said with a device ("per step per GPU", "por paso y GPU") is folded into the device's rate by
+# ``text.normalize`` (what one device takes in one step is its batch either way), so these stay short lists.
+_ITEMS = {"en": ("sequences", "seqs", "samples", "examples"), "es": ("secuencias", "muestras", "ejemplos")}
+_DEVICE_RATES = {"en": tuple(f"{per} {dev}" for per in ("per", "/", "each") for dev in ("gpu", "device", "card")),
+                 "es": tuple(f"{per} {dev}" for per in ("por", "/", "cada") for dev in ("gpu", "dispositivo", "tarjeta"))}
+_STEP_RATES = {"en": tuple(f"{per} {step}" for per in ("per", "/", "each", "every") for step in ("step", "batch", "iteration")),
+               "es": tuple(f"{per} {step}" for per in ("por", "/", "cada") for step in ("paso", "iteracion"))}
+_PER_DEVICE_RATES = tuple(dict.fromkeys(_DEVICE_RATES["en"] + _DEVICE_RATES["es"]))
+_ITEMS_PER_DEVICE = tuple(f"{what} {rate}" for lang in _ITEMS for what in _ITEMS[lang] for rate in _DEVICE_RATES[lang])
+_ITEMS_PER_STEP = tuple(f"{what} {rate}" for lang in _ITEMS for what in _ITEMS[lang] for rate in _STEP_RATES[lang])
 # Strengths: 10 a cue that names the slot outright; 6-8 a usual but looser word; 3-4 a weak hint.
 CUES: list[Cue] = [
     # every head word with every measure word: "seq len", "ctx length", "max context size", "sequence window"
@@ -280,9 +278,9 @@ CUES: list[Cue] = [
            # items at a rate per device, the rate's step said or not, in either order and with either joint:
            # "samples per GPU", "samples per step per GPU", "muestras por paso y GPU", "ejemplos por GPU y paso"
            # (HF TrainingArguments.per_device_train_batch_size: the samples one device takes in one step)
-           *(f"{what} {rate}" for what in _ITEMS_WORDS for rate in _PER_DEVICE_RATES)),
+           *_ITEMS_PER_DEVICE),
     # items per step with no device: the step's batch over all devices ("64 samples per step", "muestras por paso")
-    *_cues("global_batch", 0, 9, *(f"{what} {rate}" for what in _ITEMS_WORDS for rate in _PER_STEP_RATES)),
+    *_cues("global_batch", 0, 9, *_ITEMS_PER_STEP),
     *_cues("rank", 10, 6, "rank", "lora rank", "lora r", "rango", "rango lora", "rango de lora", "adapter rank",
            "rank of", "lora rank of"),
     *_cues("rank", 7, 0, "r"),

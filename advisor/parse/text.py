@@ -53,6 +53,15 @@ _NAME_TIMES_COUNT = re.compile(r"\b([a-z]{1,3}\d{1,4}[a-z]{0,3}?|\d{2,3}g(?:i?b)
 # ISO dates ("deadline 2025-03-01") and clock times ("by 5pm", "a las 17h", "17:30"): no setting in them.
 _DATE_TIME = re.compile(r"\b(?:19|20)\d{2}-\d{2}-\d{2}\b|(?<![\w.:])\d{1,2}:\d{2}(?![\w:])|\b\d{1,2}\s?(?:am|pm)\b"
                         r"|\ba\s+las\s+\d{1,2}(?:h|:\d{2})?\b")
+# A rate per device with its step said too, in either order and with either joint ("per step per GPU", "por
+# paso y GPU", "per GPU per iteration", "por GPU y por paso") -> "per gpu": what one device takes in one step is
+# its batch (HF TrainingArguments.per_device_train_batch_size) whether or not the step is named.
+_RATE_PER = r"(?:per|por|each|every|cada|/)"
+_RATE_STEP = r"(?:steps?|iterations?|iters?|pasos?|iteracion(?:es)?)"
+_RATE_DEV = r"(?:gpus?|devices?|cards?|dispositivos?|tarjetas?)"
+_STEP_AND_DEVICE = re.compile(
+    r"\b(?P<per>" + _RATE_PER + r")\s*(?:" + _RATE_STEP + r"\s*(?:(?:and|y|&)\s+)?(?:" + _RATE_PER + r"\s*)?(?P<dev>" + _RATE_DEV + r")"
+    r"|(?P<dev2>" + _RATE_DEV + r")\s*(?:(?:and|y|&)\s+)?(?:" + _RATE_PER + r"\s*)?" + _RATE_STEP + r")\b")
 _IDIOMS = re.compile(r"\bmil\s+(?=gracias|disculpas|perdones|besos)")
 
 
@@ -114,6 +123,8 @@ def normalize(text: str) -> str:
     if "mil " in text:
         text = _IDIOMS.sub("muchas ", text)
     text = _DATE_TIME.sub(" ", text)
+    if "per " in text or "por " in text or "/" in text or "each " in text or "cada " in text:
+        text = _STEP_AND_DEVICE.sub(lambda m: f"{m.group('per')} {m.group('dev') or m.group('dev2')}", text)
     if "x" in text:
         text = _NAME_TIMES_COUNT.sub(r"\1 x\2", text)
         text = _COUNT_TIMES_NUMBER.sub(_split_count, text)
