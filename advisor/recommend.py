@@ -15,7 +15,7 @@ search shards with FSDP (the option says so in ``sharding``).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.answer_model import (Answer, Change, Cost, Lever, Memory, Note, Option, Planning, Reason, RunTime,
                                   StepTime, Window)
@@ -30,9 +30,11 @@ from advisor.cost import (
 )
 from advisor.fit import fit_limit, is_tight
 from advisor.memory import MemoryBreakdown, estimate_memory
-from advisor.resolve import Resolved
 from advisor.spec import FinetuneSpec
 from advisor.throughput import GPUS_PER_NODE, Calibration, FlopsPerToken, Throughput, estimate_throughput, flops_per_token
+
+if TYPE_CHECKING:  # resolving names (advisor.resolve, advisor.hub) is the caller's step, above the ranking
+    from advisor.resolve import Resolved
 
 # Options whose cost is within this fraction of the cheapest are a tie: the throughput priors are
 # only good to about +-20% until a pilot measures them (advisor.throughput), so a few percent is
@@ -360,7 +362,7 @@ def build_notes(spec: FinetuneSpec, options: list[Option], best: Option | None,
     return notes
 
 
-def recommend(resolved: Resolved, catalog: Catalog, *, calibration: Calibration | None = None) -> Answer:
+def recommend(resolved: "Resolved", catalog: Catalog, *, calibration: Calibration | None = None) -> Answer:
     """Rank every catalog GPU for ``resolved`` (offered first) and recommend the cheapest offered
     GPU that fits, by cost to an accepted checkpoint (or price per million tokens without a
     dataset size), ties by time."""
