@@ -63,70 +63,71 @@ def money_text(o: Option) -> str:
     return f"{usd(o.price_per_million_tokens)}/M" if o.price_per_million_tokens is not None else "-"
 
 
-def _windows_note(answer: Answer, best: Option, code: str, lang: str) -> str:
-    plan = answer.planning
-    text = ", ".join(t("notes.window", lang, hours=w.hours, price=usd(w.price_usd)) for w in plan.windows)
-    if code == "windows":
-        return t("notes.windows", lang, gpu=gpu_label(best), windows=text)
-    hours = next(w for w in plan.windows if w.fits).hours if code == "windows_fit" else plan.windows[-1].hours
-    return t(f"notes.{code}", lang, gpu=gpu_label(best), windows=text, gpu_hours=f"{plan.job_gpu_hours:.1f}",
-             hours=hours)
+def _itemized(o: Option, n: Note, a: Answer, lang: str) -> dict:
+    c, costs = o.cost, a.spec.costs
+    return dict(gpu=gpu_label(o), training=usd(c.training_usd), overhead=usd(c.overhead_usd),
+                failed_pct=f"{costs.failed_run_fraction * 100:.0f}", failures=usd(c.failures_usd),
+                evaluation=usd(c.evaluation_usd), pilot=usd(c.pilot_usd), storage=usd(c.storage_usd),
+                storage_gb=f"{c.storage_gb:.0f}", months=f"{costs.storage_months:g}", total=usd(c.total_usd))
+
+
+def _windows(o: Option, n: Note, a: Answer, lang: str) -> dict:
+    plan = a.planning
+    fields = {"gpu": gpu_label(o), "windows": ", ".join(t("notes.window", lang, hours=w.hours, price=usd(w.price_usd))
+                                                         for w in plan.windows)}
+    if n.code == "windows":
+        return fields
+    hours = next(w for w in plan.windows if w.fits).hours if n.code == "windows_fit" else plan.windows[-1].hours
+    return {**fields, "gpu_hours": f"{plan.job_gpu_hours:.1f}", "hours": hours}
+
+
+def _versus(o: Option, n: Note, a: Answer, lang: str) -> dict:
+    """tie (o: the cheapest, other: the recommendation), faster (o: the fastest), hourly_trap
+    (o: the recommendation, other: the GPU cheaper per hour but dearer per checkpoint)."""
+    other = a.option(n.other)
+    if n.code == "tie":
+        return dict(gpu=gpu_label(o), n=o.num_gpus, cost=money_text(o), pct=f"{(1 - o.money / other.money) * 100:.0f}",
+                    best=gpu_label(other))
+    if n.code == "faster":
+        return dict(gpu=gpu_label(o), speedup=f"{o.tokens_per_s / other.tokens_per_s:.1f}",
+                    ratio=f"{o.money / other.money:.1f}", cost=money_text(o))
+    return dict(gpu=gpu_label(o), cheaper=gpu_label(other), hourly=f"{o.price_usd_per_hour / other.price_usd_per_hour:.1f}",
+                cost=money_text(o), cheaper_cost=money_text(other))
+
+
+# note code -> the fields of its message (notes.<code> in advisor/i18n/notes.py), from the option
+# the note is about (``Note.gpu``), the note and the answer
+_NOTE_FIELDS = {
+    "nothing_fits": lambda o, n, a, lang: {"n": n.max_gpus},
+    "would_fit_gpu": lambda o, n, a, lang: {"gpu": gpu_label(o), "n": o.num_gpus},
+    "would_fit_lever": lambda o, n, a, lang: {"gpu": gpu_label(o), "lever": lever_text(n.lever, lang),
+                                              "mem": gib(n.lever.device_bytes)},
+    "no_dataset": lambda o, n, a, lang: {},
+    "recommend_rate": lambda o, n, a, lang: {"gpu": gpu_label(o), "n": o.num_gpus,
+                                             "per_million": usd(o.price_per_million_tokens),
+                                             "rate": usd(o.price_usd_per_hour * o.num_gpus),
+                                             "tps": f"{o.tokens_per_s:,.0f}"},
+    "recommend": lambda o, n, a, lang: {"gpu": gpu_label(o), "n": o.num_gpus, "cost": usd(o.cost.total_usd),
+                                        "time": duration(o.hours, lang)},
+    "itemized": _itemized,
+    "windows": _windows, "windows_fit": _windows, "windows_over": _windows,
+    "tie": _versus, "faster": _versus, "hourly_trap": _versus,
+    "tight": lambda o, n, a, lang: {"gpu": gpu_label(o), "headroom": gib(max(o.headroom_bytes, 0))},
+    "calibrated": lambda o, n, a, lang: {"gpu": gpu_label(o), "pilots": o.pilots, "mfu": f"{o.mfu * 100:.0f}"},
+    "prior": lambda o, n, a, lang: {"gpu": gpu_label(o), "pilots": o.pilots, "mfu": f"{o.mfu * 100:.0f}"},
+    "asked_gpu_fits": lambda o, n, a, lang: {"gpu": gpu_label(o), "n": o.num_gpus, "cost": money_text(o)},
+    "asked_gpu_no": lambda o, n, a, lang: {"gpu": gpu_label(o), "reason": reason_text(o.reason, lang)},
+}
 
 
 def note_text(note: Note, answer: Answer, lang: str) -> str:
     """The words for one note of ``answer`` (the figures are its options')."""
     if note.text is not None:  # schema 1 stored the sentence
         return note.text
-    code = note.code
-    o = answer.option(note.gpu) if note.gpu is not None else None
-    other = answer.option(note.other) if note.other is not None else None
-    spec = answer.spec
-    if code == "nothing_fits":
-        return t("notes.nothing_fits", lang, n=note.max_gpus)
-    if code == "would_fit_gpu":
-        return t("notes.would_fit_gpu", lang, gpu=gpu_label(o), n=o.num_gpus)
-    if code == "would_fit_lever":
-        return t("notes.would_fit_lever", lang, gpu=gpu_label(o), lever=lever_text(note.lever, lang),
-                 mem=gib(note.lever.device_bytes))
-    if code == "no_dataset":
-        return t("notes.no_dataset", lang)
-    if code == "stack":
+    if note.code == "stack":  # a stack behaviour decided at run time (advisor.stacks)
         return t(f"notes.stack.{note.behaviour}", lang)
-    if code == "recommend_rate":
-        return t("notes.recommend_rate", lang, gpu=gpu_label(o), n=o.num_gpus,
-                 per_million=usd(o.price_per_million_tokens), rate=usd(o.price_usd_per_hour * o.num_gpus),
-                 tps=f"{o.tokens_per_s:,.0f}")
-    if code == "recommend":
-        return t("notes.recommend", lang, gpu=gpu_label(o), n=o.num_gpus, cost=usd(o.cost.total_usd),
-                 time=duration(o.hours, lang))
-    if code == "itemized":
-        c = o.cost
-        return t("notes.itemized", lang, gpu=gpu_label(o), training=usd(c.training_usd),
-                 overhead=usd(c.overhead_usd), failed_pct=f"{spec.costs.failed_run_fraction * 100:.0f}",
-                 failures=usd(c.failures_usd), evaluation=usd(c.evaluation_usd), pilot=usd(c.pilot_usd),
-                 storage=usd(c.storage_usd), storage_gb=f"{c.storage_gb:.0f}",
-                 months=f"{spec.costs.storage_months:g}", total=usd(c.total_usd))
-    if code in ("windows", "windows_fit", "windows_over"):
-        return _windows_note(answer, o, code, lang)
-    if code == "tie":
-        return t("notes.tie", lang, gpu=gpu_label(o), n=o.num_gpus, cost=money_text(o),
-                 pct=f"{(1 - o.money / other.money) * 100:.0f}", best=gpu_label(other))
-    if code == "faster":
-        return t("notes.faster", lang, gpu=gpu_label(o), speedup=f"{o.tokens_per_s / other.tokens_per_s:.1f}",
-                 ratio=f"{o.money / other.money:.1f}", cost=money_text(o))
-    if code == "hourly_trap":
-        return t("notes.hourly_trap", lang, gpu=gpu_label(o), cheaper=gpu_label(other),
-                 hourly=f"{o.price_usd_per_hour / other.price_usd_per_hour:.1f}",
-                 cost=money_text(o), cheaper_cost=money_text(other))
-    if code == "tight":
-        return t("notes.tight", lang, gpu=gpu_label(o), headroom=gib(max(o.headroom_bytes, 0)))
-    if code in ("calibrated", "prior"):
-        return t(f"notes.{code}", lang, gpu=gpu_label(o), pilots=o.pilots, mfu=f"{o.mfu * 100:.0f}")
-    if code == "asked_gpu_fits":
-        return t("notes.asked_gpu_fits", lang, gpu=gpu_label(o), n=o.num_gpus, cost=money_text(o))
-    if code == "asked_gpu_no":
-        return t("notes.asked_gpu_no", lang, gpu=gpu_label(o), reason=reason_text(o.reason, lang))
-    raise ValueError(f"no words for note code {code!r}")
+    option = answer.option(note.gpu) if note.gpu is not None else None
+    return t(f"notes.{note.code}", lang, **_NOTE_FIELDS[note.code](option, note, answer, lang))
 
 
 def notes_text(answer: Answer, lang: str) -> list[str]:

@@ -166,3 +166,14 @@ def test_a_legacy_note_is_said_as_stored():
     answer = Answer.load(json.loads((GOLDEN / "answer_qlora70b_es.json").read_text(encoding="utf-8"))["data"])
     assert all(isinstance(n, Note) and n.code == "legacy" for n in answer.notes)
     assert note_text(answer.notes[0], answer, "en") == answer.notes[0].text  # the stored language stays
+
+
+def test_every_note_code_has_its_words():
+    from typing import get_args
+
+    from advisor.answer_model import NoteCode
+    from advisor.i18n import has
+    from advisor.report import _NOTE_FIELDS
+
+    assert set(get_args(NoteCode)) - {"legacy", "stack"} == set(_NOTE_FIELDS)
+    assert all(has(f"notes.{code}") for code in _NOTE_FIELDS)
