@@ -57,13 +57,6 @@ class Memory(_Frozen):
     peak_phase: str
     terms: dict[str, int]  # the parts of allocated_bytes (advisor.memory_terms)
 
-    @classmethod
-    def of(cls, m: Any) -> "Memory":
-        """From an advisor.memory.MemoryBreakdown (no validation: its fields are typed already)."""
-        return cls.model_construct(num_gpus=m.num_gpus, allocated_bytes=m.allocated_bytes,
-                                   reserved_bytes=m.reserved_bytes, device_bytes=m.device_bytes,
-                                   need_bytes=m.need_bytes, peak_phase=m.peak_phase, terms=dict(m.terms))
-
     def largest_term(self) -> str:
         return max(self.terms, key=lambda k: self.terms[k])
 
@@ -117,13 +110,6 @@ class RunTime(_Frozen):
     run_s: float
     saves: int | None = None
 
-    @classmethod
-    def of(cls, t: Any) -> "RunTime | None":
-        if t is None:
-            return None
-        return cls.model_construct(training_s=t.training_s, evaluation_s=t.evaluation_s, checkpoint_s=t.checkpoint_s,
-                                   startup_s=t.startup_s, pilot_s=t.pilot_s, run_s=t.run_s, saves=t.saves)
-
     @property
     def hours(self) -> float:
         return self.run_s / 3600
@@ -141,15 +127,6 @@ class Cost(_Frozen):
     storage_gb: float
     gpu_hours: float
     total_usd: float
-
-    @classmethod
-    def of(cls, c: Any) -> "Cost | None":
-        if c is None:
-            return None
-        return cls.model_construct(training_usd=c.training_usd, overhead_usd=c.overhead_usd,
-                                   failures_usd=c.failures_usd, evaluation_usd=c.evaluation_usd,
-                                   pilot_usd=c.pilot_usd, storage_usd=c.storage_usd, storage_gb=c.storage_gb,
-                                   gpu_hours=c.gpu_hours, total_usd=c.total_usd)
 
 
 class StepTime(_Frozen):

@@ -102,18 +102,36 @@ class _Ctx:
         return size
 
 
-def _limit(gpu: Gpu) -> float:
-    return fit_limit(gpu.usable_memory_bytes)
+def _memory(m: MemoryBreakdown) -> Memory:
+    """The answer's figures of a MemoryBreakdown (model_construct: its fields are typed already,
+    and validation would cost more than the ranking's arithmetic, benchmarks/ranking.py)."""
+    return Memory.model_construct(num_gpus=m.num_gpus, allocated_bytes=m.allocated_bytes,
+                                  reserved_bytes=m.reserved_bytes, device_bytes=m.device_bytes,
+                                  need_bytes=m.need_bytes, peak_phase=m.peak_phase, terms=dict(m.terms))
+
+
+def _time(t: Any) -> RunTime | None:
+    if t is None:
+        return None
+    return RunTime.model_construct(training_s=t.training_s, evaluation_s=t.evaluation_s, checkpoint_s=t.checkpoint_s,
+                                   startup_s=t.startup_s, pilot_s=t.pilot_s, run_s=t.run_s, saves=t.saves)
+
+
+def _cost(c: Any) -> Cost | None:
+    if c is None:
+        return None
+    return Cost.model_construct(training_usd=c.training_usd, overhead_usd=c.overhead_usd, failures_usd=c.failures_usd,
+                                evaluation_usd=c.evaluation_usd, pilot_usd=c.pilot_usd, storage_usd=c.storage_usd,
+                                storage_gb=c.storage_gb, gpu_hours=c.gpu_hours, total_usd=c.total_usd)
 
 
 def _counts(spec: FinetuneSpec) -> list[int]:
     return [spec.num_gpus] + [c for c in GPU_COUNTS if c > spec.num_gpus]
 
 
-def _find_fit(ctx: _Ctx, gpu: Gpu, rr: float | None) -> tuple[FinetuneSpec, MemoryBreakdown] | None:
-    """The spec at the smallest GPU count (and sharding) at which it fits on ``gpu``."""
+def _find_fit(ctx: _Ctx, limit: float, rr: float | None) -> tuple[FinetuneSpec, MemoryBreakdown] | None:
+    """The spec at the smallest GPU count (and sharding) at which it fits under ``limit``."""
     base = ctx.base
-    limit = _limit(gpu)
     for i, n in enumerate(_counts(base)):
         sharding = base.sharding if i == 0 else "fsdp"
         spec = ctx.variant(("fit", n, sharding), num_gpus=n, sharding=sharding)
@@ -166,13 +184,13 @@ def _combined(spec: FinetuneSpec, singles: list[_Single]) -> _Single | None:
     return {"kind": "combined", "parts": tuple(parts)}, update
 
 
-def _levers(ctx: _Ctx, gpu: Gpu, rr: float | None, fit: tuple[FinetuneSpec, MemoryBreakdown] | None) -> list[Lever]:
+def _levers(ctx: _Ctx, gpu: Gpu, limit: float, rr: float | None,
+            fit: tuple[FinetuneSpec, MemoryBreakdown] | None) -> list[Lever]:
     """What would make the spec fit on ``gpu``: single changes, all of them together, a shorter
     sequence, FSDP; when nothing fits at any count, each change with the FSDP count that makes
     it fit. Fitting levers first, cheapest first (GPU-time per token relative to the spec)."""
     single = ctx.variant(("fit", 1, ctx.base.sharding), num_gpus=1)
     base_tps = ctx.throughput(single, gpu, 1).tokens_per_s
-    limit = _limit(gpu)
     found: list[tuple[Lever, FinetuneSpec]] = []
 
     def add(code: dict[str, Any], key: tuple, update: dict[str, Any], n: int = 1) -> Lever:
@@ -208,7 +226,7 @@ def _levers(ctx: _Ctx, gpu: Gpu, rr: float | None, fit: tuple[FinetuneSpec, Memo
         add({"kind": "fsdp"}, ("fit", n, fit[0].sharding), {"sharding": fit[0].sharding}, n=n)
     elif fit is None and not any(lv.fits for lv, _ in found):  # no count fits, no change alone does
         for lv, spec in list(found):
-            n = _fsdp_count(ctx, spec, gpu, rr)
+            n = _fsdp_count(ctx, spec, limit, rr)
             if n is not None:
                 update = {k: getattr(spec, k) for k in (*_LEVER_FIELDS, "seq_len")}
                 code = {"kind": lv.kind, "seq_len": lv.seq_len, "factor": lv.factor, "parts": lv.parts,
@@ -233,10 +251,9 @@ def _shorter_seq(ctx: _Ctx, single: FinetuneSpec, update: dict[str, Any], limit:
     return None
 
 
-def _fsdp_count(ctx: _Ctx, spec: FinetuneSpec, gpu: Gpu, rr: float | None) -> int | None:
-    """The smallest FSDP GPU count at which ``spec`` fits on ``gpu``."""
+def _fsdp_count(ctx: _Ctx, spec: FinetuneSpec, limit: float, rr: float | None) -> int | None:
+    """The smallest FSDP GPU count at which ``spec`` fits under ``limit``."""
     update = {k: getattr(spec, k) for k in (*_LEVER_FIELDS, "seq_len")}
-    limit = _limit(gpu)
     for n in GPU_COUNTS[1:]:
         sharded = ctx.variant(("fsdp", n, id(spec)), num_gpus=n, sharding="fsdp", **update)
         if ctx.memory(sharded, n, rr).need_bytes <= limit:
@@ -247,12 +264,13 @@ def _fsdp_count(ctx: _Ctx, spec: FinetuneSpec, gpu: Gpu, rr: float | None) -> in
 def _option(ctx: _Ctx, gpu: Gpu, storage_price: float, with_levers: bool = True) -> Option:
     spec, arch, calibration = ctx.base, ctx.arch, ctx.calibration
     rr = calibration.reserved_ratio(gpu.id, spec.stack) if calibration is not None else None
-    fit = _find_fit(ctx, gpu, rr)
+    limit = fit_limit(gpu.usable_memory_bytes)  # the one fit rule (advisor.fit), for every count and lever
+    fit = _find_fit(ctx, limit, rr)
     one = ctx.memory(ctx.variant(("fit", 1, spec.sharding), num_gpus=1), 1, rr)
     levers: list[Lever] = []
     reason = None
-    if one.need_bytes > _limit(gpu):
-        levers = _levers(ctx, gpu, rr, fit) if with_levers else []
+    if one.need_bytes > limit:
+        levers = _levers(ctx, gpu, limit, rr, fit) if with_levers else []
         term = one.largest_term()
         why: dict[str, Any] = {"kind": "one_gpu", "need_bytes": one.need_bytes, "usable_bytes": gpu.usable_memory_bytes,
                                "term": term, "term_bytes": one.terms[term], "max_gpus": None,
@@ -267,7 +285,7 @@ def _option(ctx: _Ctx, gpu: Gpu, storage_price: float, with_levers: bool = True)
                 levers=tuple(levers), reason=reason)
     if fit is None:
         return Option(**base, fits=False, num_gpus=None, sharding=None, device_bytes=one.device_bytes,
-                      memory=Memory.of(one), tokens_per_s=None, mfu=None, efficiency_source=None)
+                      memory=_memory(one), tokens_per_s=None, mfu=None, efficiency_source=None)
     fit_spec, mem = fit
     n = fit_spec.num_gpus
     tp = ctx.throughput(fit_spec, gpu, n)
@@ -285,10 +303,10 @@ def _option(ctx: _Ctx, gpu: Gpu, storage_price: float, with_levers: bool = True)
     shown = min(mem.device_bytes, gpu.usable_memory_bytes)
     step = StepTime.model_construct(seconds=tp.step_s, shares=tp.breakdown()) if tp.step_s is not None else None
     return Option(**base, fits=True, num_gpus=n, sharding=fit_spec.sharding, device_bytes=shown,
-                  memory=Memory.of(mem), tokens_per_s=tp.tokens_per_s, mfu=tp.mfu,
+                  memory=_memory(mem), tokens_per_s=tp.tokens_per_s, mfu=tp.mfu,
                   efficiency_source=tp.efficiency.source, pilots=tp.efficiency.pilots,
-                  hours=time.hours if time else None, time=RunTime.of(time),
-                  cost_usd=cost.total_usd if cost else None, cost=Cost.of(cost),
+                  hours=time.hours if time else None, time=_time(time),
+                  cost_usd=cost.total_usd if cost else None, cost=_cost(cost),
                   price_per_million_tokens=per_million, step=step)
 
 
@@ -388,6 +406,6 @@ def recommend(resolved: "Resolved", catalog: Catalog, *, calibration: Calibratio
         windows = tuple(Window(hours=w.hours, price_usd=w.price_usd, fits=w.fits)
                         for w in planning_windows(best.price_usd_per_hour, job_hours))
         planning = Planning(gpu=best.gpu, job_gpu_hours=job_hours, windows=windows)
-    return Answer(spec=spec, model=resolved.label, memory=Memory.of(memory), options=tuple(ranked),
+    return Answer(spec=spec, model=resolved.label, memory=_memory(memory), options=tuple(ranked),
                   recommended=best.gpu if best else None, notes=tuple(build_notes(spec, ranked, best, planning)),
                   assumed=tuple(resolved.assumed), planning=planning)
