@@ -21,8 +21,8 @@ FIT_MARGIN = 0.05
 
 TIGHT_MARGIN = 0.10
 """Below this share of usable memory left free on the recommended GPU, the answer suggests the
-pilot before the run (note code ``tight``): twice FIT_MARGIN, where a batch longer than average
-or an allocator split larger than modelled can still end the run."""
+pilot before the run (note code ``tight``). A rule of thumb, not a measurement: twice FIT_MARGIN,
+the band in which the model's error or a longer batch than modelled can still end the run."""
 
 
 class _Needs(Protocol):
