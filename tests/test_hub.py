@@ -153,3 +153,39 @@ def test_chat_reads_a_pasted_config_json(tmp_path, catalog):
 def test_chat_without_a_hub_names_the_closest_catalog_models(catalog):
     answer = Advisor(catalog).ask("lora mistralai/Mistral-7B-Instruct-v0.9")
     assert answer.kind == "clarify" and "mistral-7b" in " ".join(answer.data["suggestions"])
+
+
+# --- pilots and launch configs for a model only the Hub has -------------------------------------------
+
+# A two-layer Llama-shaped config (a few hundred thousand parameters): small enough to pilot on this CPU.
+TINY_HUB = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+            "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 512,
+            "max_position_embeddings": 512, "tie_word_embeddings": False, "rms_norm_eps": 1e-5}
+
+
+@pytest.mark.torch
+def test_cli_pilot_runs_a_model_read_from_the_hub(tmp_path):
+    from tests.conftest import have, run_advisor
+
+    if not have("torch"):
+        pytest.skip("needs the pilot extra (torch)")
+    with FakeHub({"test-org/tiny-llama-2l": {"config.json": TINY_HUB}}) as fake:
+        env = {**__import__("os").environ, **_env(fake, tmp_path)}
+        out = run_advisor("pilot", "run", "--model", "test-org/tiny-llama-2l", "--method", "lora", "--steps", "2",
+                          "--seq-len", "32", "--json", "--state-db", str(tmp_path / "state.db"),
+                          "--out-dir", str(tmp_path / "runs"), env=env)
+        assert out.returncode == 0, out.stderr
+        result = json.loads(out.stdout)
+        assert result["state"] == "finished" and result["spec"]["model"] == "hf:test-org/tiny-llama-2l"
+        assert {p.rsplit("/", 1)[1] for p in fake.paths()} == {"config.json"}
+
+
+def test_cli_launch_config_says_a_hub_only_model_is_sized_and_piloted_elsewhere(cli, hub, tmp_path):
+    from click.testing import CliRunner
+
+    from advisor.cli import main
+
+    result = CliRunner().invoke(main, ["launch-config", "--model", "HuggingFaceTB/SmolLM3-3B", "--format", "trl"],
+                                env=_env(hub, tmp_path))
+    assert result.exit_code == 2
+    assert "not in the catalog" in result.output and "advisor estimate --model" in result.output

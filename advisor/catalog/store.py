@@ -113,6 +113,7 @@ class Catalog:
     def __init__(self, conn: sqlite3.Connection, path: Path | None):
         self.path = path
         self._conn = conn
+        self.version = 0  # bumped by every load: what was built from the tables (a name matcher) is stale
         self._load()
 
     @property
@@ -178,6 +179,7 @@ class Catalog:
         self._gpu_index = NameIndex((g.id, [*g.aliases, g.display_name]) for g in self._gpus)
         self._model_index = NameIndex((m.id, [*m.aliases, m.hub_id, m.display_name]) for m in self._models)
         self._region_index = NameIndex((r.id, [*r.aliases, r.display_name, r.city]) for r in self._regions)
+        self.version += 1
 
     @staticmethod
     def _gpu(row: dict[str, Any]) -> Gpu:

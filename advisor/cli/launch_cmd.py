@@ -42,6 +42,7 @@ def launch_config(request: SpecRequest, fmt: str, tool: str, dataset: str | None
     from advisor.launch import LaunchOptions, choose_plan, launch_config as build, render
 
     catalog = Catalog.open(catalog_path(db))
+    _catalog_model_only(request, catalog)
     plan = choose_plan(request, catalog, calibration=calibration_from(state_db))
     options = LaunchOptions(dataset=dataset, dataset_format=dataset_format, output_dir=output_dir, tool=tool,
                             cloud=cloud, job_name=job_name)
@@ -60,3 +61,21 @@ def launch_config(request: SpecRequest, fmt: str, tool: str, dataset: str | None
         click.echo(text, nl=False)
     for note in config.unexpressed:
         click.echo(f"note: {note}", err=True)
+
+
+def _catalog_model_only(request: SpecRequest, catalog: Catalog) -> None:
+    """A launch config names the checkpoint to load and, for torchtune, the builder and weight files
+    (advisor.launch.names): the catalog knows them for its models. A model read from the Hub or a
+    pasted config.json is sized by `advisor estimate` and piloted by `advisor pilot run`; here it is
+    a clear error, not an unknown model."""
+    from advisor.errors import LaunchError
+    from advisor.hub import CONFIG_REF, HUB_PREFIX, parse_hub_id
+
+    name = request.model
+    if name is None or catalog.find_model(name.removeprefix(HUB_PREFIX)) is not None:
+        return
+    if name.startswith(HUB_PREFIX) or CONFIG_REF.match(name) or parse_hub_id(name) is not None:
+        raise LaunchError(f"launch-config writes configs for catalog models (their repository, weight files and "
+                          f"trainer builders are known); {name.removeprefix(HUB_PREFIX)} is not in the catalog. "
+                          f"Size it with `advisor estimate --model {name}`, pilot it with `advisor pilot run "
+                          f"--model {name}`, or pick a catalog model (`advisor catalog list --models`).")

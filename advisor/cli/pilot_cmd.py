@@ -18,7 +18,8 @@ import sys
 import click
 
 from advisor.catalog import Catalog
-from advisor.cli.common import catalog_path, db_option, emit_json, json_option, state_db_option, state_db_path
+from advisor.cli.common import (catalog_path, db_option, emit_json, hub_reader, json_option, state_db_option,
+                                state_db_path)
 from advisor.cli.spec_flags import spec_options
 from advisor.errors import PilotError
 from advisor.i18n import t
@@ -103,7 +104,13 @@ def run(request: SpecRequest, steps: int, warmup: int, launcher: str, runtime: s
     from advisor.resolve import resolve_request
 
     catalog = Catalog.open(catalog_path(db))
-    resolved = resolve_request(request, catalog)
+    # a model the catalog lacks is read from the Hub (or --config) as `advisor estimate` reads it: the pilot
+    # builds that architecture (random weights unless --weights-dir); a catalog model, even named by its
+    # Hub id, is the catalog's copy (a pilot needs no network for it)
+    from advisor.hub import catalog_name
+
+    in_catalog = request.model is None or catalog.find_model(catalog_name(request.model)) is not None
+    resolved = resolve_request(request, catalog, None if in_catalog else hub_reader(state_db))
     gpu = catalog.gpu(resolved.spec.gpu) if resolved.spec.gpu else None
     if runtime == "auto":
         runtime = "hf" if request.stack == "hf" else "reference"

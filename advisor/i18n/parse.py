@@ -111,6 +111,17 @@ MESSAGES = {
     "parse.say.storage_months": {"en": "storage for {value} months", "es": "almacenamiento durante {value} meses"},
     "parse.say.pilot_on": {"en": "with a pilot", "es": "con piloto"},
     "parse.say.pilot_off": {"en": "without a pilot", "es": "sin piloto"},
+    # settings other parts of the advisor added to the spec (#12 compile and packing, #17 allocator)
+    "parse.say.compile_on": {"en": "with torch.compile", "es": "con torch.compile"},
+    "parse.say.compile_off": {"en": "without torch.compile", "es": "sin torch.compile"},
+    "parse.say.packing_on": {"en": "with packing", "es": "con packing"},
+    "parse.say.packing_off": {"en": "without packing", "es": "sin packing"},
+    "parse.say.expandable_on": {"en": "with expandable segments", "es": "con segmentos expandibles"},
+    "parse.say.expandable_off": {"en": "without expandable segments", "es": "sin segmentos expandibles"},
+    "parse.say.length_range": {"en": "samples of {min}-{max} tokens, mean {mean}",
+                               "es": "muestras de {min} a {max} tokens, media {mean}"},
+    "parse.say.length_mean": {"en": "samples averaging {mean} tokens", "es": "muestras de {mean} tokens de media"},
+    "parse.say.length_list": {"en": "{n} sample lengths (mean {mean})", "es": "{n} longitudes de muestra (media {mean})"},
     # --- what was understood, what was assumed ----------------------------------------------------
     "parse.understood": {"en": "Understood: {items}.", "es": "Entendido: {items}."},
     "parse.understood.nothing": {"en": "Understood: nothing yet.", "es": "Entendido: nada todavía."},
@@ -158,6 +169,10 @@ MESSAGES = {
     "parse.field.evals_per_epoch": {"en": "evaluations per epoch", "es": "evaluaciones por época"},
     "parse.field.checkpoints_kept": {"en": "checkpoints kept", "es": "checkpoints conservados"},
     "parse.field.storage_months": {"en": "storage months", "es": "meses de almacenamiento"},
+    "parse.field.compile": {"en": "torch.compile", "es": "torch.compile"},
+    "parse.field.packing": {"en": "sequence packing", "es": "empaquetado de secuencias"},
+    "parse.field.length_distribution": {"en": "sample lengths", "es": "longitudes de las muestras"},
+    "parse.field.expandable_segments": {"en": "expandable segments", "es": "segmentos expandibles"},
     # --- warnings ------------------------------------------------------------------------------
     "parse.warn.conflict": {
         "en": "you gave more than one {field} ({values}); I used {taken}. Say just one to change it.",

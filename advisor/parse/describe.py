@@ -16,7 +16,9 @@ from advisor.spec import DEFAULTS, SpecRequest
 
 _ORDER = ("method", "model", "params_b", "seq_len", "micro_batch", "gradient_checkpointing", "lora_rank",
           "lora_alpha", "lora_dropout", "lora_targets", "quant", "double_quant", "optimizer", "optimizer_impl",
-          "precision", "attention", "sharding", "stack", "gpu", "num_gpus", "dataset_tokens", "epochs", "region")
+          "precision", "attention", "sharding", "stack", "gpu", "num_gpus", "dataset_tokens", "epochs", "region",
+          # fields other parts added to the spec (#12, #17); phrased only when the spec has them
+          "compile", "packing", "length_distribution", "expandable_segments")
 _COST_ORDER = ("failed_run_fraction", "eval_fraction", "evals_per_epoch", "checkpoints_kept", "storage_months",
                "include_pilot")
 
@@ -46,6 +48,14 @@ def phrases(request: SpecRequest, lang: str, catalog: Catalog | None = None, *,
     return out
 
 
+def setting_phrase(name: str, value: Any, lang: str, catalog: Catalog | None = None, *, display: bool = False) -> str:
+    """One setting in the words ``phrases`` uses for it ("on 2 GPUs", "seq 4096", "samples of 200-2048
+    tokens, mean 600"); ``value`` as the spec holds it (a model such as ``LengthDistribution`` is dumped)."""
+    if hasattr(value, "model_dump"):
+        value = value.model_dump(exclude_none=True)
+    return _phrase(name, value, {name: value}, lang, catalog, display)
+
+
 def _name(kind: str, ident: str, catalog: Catalog | None, display: bool, lang: str = "en") -> str:
     if kind == "model" and ident.startswith("config:"):
         return t("parse.say.pasted_config", lang)
@@ -65,6 +75,11 @@ def _phrase(name: str, value: Any, fields: dict[str, Any], lang: str, catalog: C
         return t("parse.say.gc_on" if value else "parse.say.gc_off", lang)
     if name == "double_quant":
         return t("parse.say.double_quant_on" if value else "parse.say.double_quant_off", lang)
+    if name in ("compile", "packing", "expandable_segments"):
+        key = {"compile": "compile", "packing": "packing", "expandable_segments": "expandable"}[name]
+        return t(f"parse.say.{key}_{'on' if value else 'off'}", lang)
+    if name == "length_distribution":
+        return _length_phrase(value, lang, n)
     if name in ("lora_targets", "quant", "optimizer", "precision", "attention", "sharding", "stack"):
         return t(f"parse.say.{name}.{value}", lang)
     if name == "gpu":
@@ -79,6 +94,16 @@ def _phrase(name: str, value: Any, fields: dict[str, Any], lang: str, catalog: C
     if name == "optimizer_impl":
         return t("parse.say.optimizer_impl", lang, value=value)
     return t(f"parse.say.{name}", lang, value=n(value))
+
+
+def _length_phrase(dist: dict[str, Any], lang: str, n) -> str:
+    """A ``LengthDistribution`` (as dumped) in words that parse back to it."""
+    if dist.get("lengths"):
+        lengths = dist["lengths"]
+        return t("parse.say.length_list", lang, n=n(len(lengths)), mean=n(round(sum(lengths) / len(lengths))))
+    if dist.get("max") is not None:
+        return t("parse.say.length_range", lang, min=n(dist.get("min") or 1), max=n(dist["max"]), mean=n(dist["mean"]))
+    return t("parse.say.length_mean", lang, mean=n(dist["mean"]))
 
 
 def _cost_phrase(name: str, value: Any, lang: str, display: bool) -> str:

@@ -55,6 +55,8 @@ def find(text: str, catalog: Catalog) -> list[External]:
         ident = f"{org}/{name}"
         if ident.lower() in _NOT_IDS or org.isdigit() or catalog.find_model(ident) is not None:
             continue
+        if catalog.find_gpu(org) is not None or catalog.find_gpu(name) is not None:
+            continue  # "A100/80GB", "H100/A100": a GPU with its memory, or two GPUs, not an org's repository
         if not (re.search(r"\d", name) or org.lower() in KNOWN_ORGS):
             continue
         line_start = text.rfind("\n", 0, m.start()) + 1

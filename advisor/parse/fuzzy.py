@@ -13,6 +13,7 @@ neighbours ("lroa" is "lora"; "tone" is not "tune"), and anything inside a URL o
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from dataclasses import dataclass
@@ -131,6 +132,8 @@ would could should might must will shall can may maybe perhaps about around roug
 quiero queremos quieren necesito necesitamos necesitan usar usamos usando probar probamos correr alquilar estimar
 calcular tenemos tengo tienen hacer haciendo pensando planeamos vamos podemos puedo puede cuanto cuánto costaria
 entrenamos afinamos ajustamos ajusto entreno afino lanzar lanzamos empezar sobre unos unas algo alrededor
+falla fallan fallar fallaron fallo fallos fallas fallen gracias disculpas
+quantize quantise quantizes quantizing quantization devices precision
 """.split())
 
 # The words a typo may be read as: method words and the words that say what a number is.
@@ -143,7 +146,7 @@ samples muestras gradient checkpointing rango rank
 """.split())
 
 # Words that mean the same to the parser: a typo close to several of them is still sure.
-_SAME = [frozenset(g.split()) for g in ("completo completa complete", "epoch epochs", "epoca epocas",
+_SAME = [frozenset(g.split()) for g in ("completo completa complete", "epoch epochs epoca epocas",
                                          "secuencia secuencias sequence", "finetune finetuning finetuned",
                                          "tune tuning tuned", "adapter adapters", "adaptador adaptadores",
                                          "parameter parameters params", "sample samples", "example examples")]
@@ -153,8 +156,15 @@ def _one_meaning(words: tuple[str, ...]) -> bool:
     return len(words) == 1 or any(set(words) <= g for g in _SAME)
 
 
-_PROTECTED_SPANS = re.compile(r"https?://\S+|\b[\w.-]+/[\w.-]+\b|\b[a-z0-9_]+_[a-z0-9_]+\b")
+_PROTECTED_SPANS = re.compile(r"https?://\S+|\b[\w.-]+/[\w.-]+\b|\b[a-z0-9_]+_[a-z0-9_]+\b|\b[a-z][a-z0-9]*[_.][a-z0-9_.]*=\S+")
 _WORD = re.compile(r"(?<![\w.])[a-z]{4,}(?![\w])")
+
+
+def _inflected(word: str, vocabulary: frozenset[str]) -> bool:
+    """A plural or singular of a vocabulary word ("entrenamientos", "adaptador") is that word, not a typo."""
+    plural = word.endswith("s") and not word.endswith("ss") and (
+        word[:-1] in vocabulary or word.endswith("es") and word[:-2] in vocabulary)
+    return plural or word + "s" in vocabulary or word + "es" in vocabulary
 
 
 @dataclass(frozen=True)
@@ -170,14 +180,16 @@ def correct(text: str, vocabulary: frozenset[str] = METHOD_WORDS, known: frozens
             extra_known: frozenset[str] | set[str] = frozenset()) -> tuple[str, list[Correction]]:
     """``text`` (normalized) with every sure typo of a vocabulary word replaced, and the corrections."""
     protected = [m.span() for m in _PROTECTED_SPANS.finditer(text)]
+    starts = [a for a, _ in protected]
     out: list[str] = []
     corrections: list[Correction] = []
     prev = 0
     for m in _WORD.finditer(text):
         word = m.group()
-        if word in vocabulary or word in known or word in extra_known:
+        if word in vocabulary or word in known or word in extra_known or _inflected(word, vocabulary):
             continue
-        if any(a <= m.start() < b for a, b in protected):
+        k = bisect.bisect_right(starts, m.start()) - 1  # spans do not overlap: the one starting last before
+        if k >= 0 and m.start() < protected[k][1]:
             continue
         found = closest(word, vocabulary, max_distance=1)
         if found is None or found.distance != 1 or not _one_meaning(found.words):

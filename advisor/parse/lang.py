@@ -9,7 +9,9 @@ words that decide a follow-up, like "y", "con", "and", "with", count double). Te
 
 from __future__ import annotations
 
-from advisor.parse.text import normalize, words
+import unicodedata
+
+from advisor.parse.text import words
 
 Lang = str  # "en" | "es"
 
@@ -39,6 +41,8 @@ _ES = _ES_STRONG | {
     "opcion", "barata", "barato", "rapida", "rapido", "cual", "conviene", "sale", "detiene", "apaga",
     "guardo", "pierde", "persistente", "necesito", "filas", "conversaciones", "promedio", "media",
     "millones", "parametros", "mil", "tarda", "cuesta",
+    # replies in a thread ("vale, entiendo", "bueno, pues sí"): no English word is spelled so
+    "vale", "entiendo", "bueno", "claro", "pues", "muy", "bien", "vamos", "entonces",
 }
 _EN = _EN_STRONG | {
     "for", "in", "at", "an", "do", "does", "it", "i", "you", "our", "my", "me", "using", "use",
@@ -57,6 +61,13 @@ _EN = _EN_STRONG | {
 }
 
 _TIE_DEFAULT: Lang = "en"
+_ACCENTS = str.maketrans("áéíóúüñÁÉÍÓÚÜÑ", "aeiouunAEIOUUN")
+
+
+def _fold(text: str) -> str:
+    """Lower-case words with accents removed: all the vote needs (``text.normalize`` does much more)."""
+    text = text.translate(_ACCENTS).replace("\u2019", "'").lower()
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode() if not text.isascii() else text
 
 
 def detect_language(text: str, hint: str | None = None) -> Lang:
@@ -64,7 +75,7 @@ def detect_language(text: str, hint: str | None = None) -> Lang:
     text = text[:4000]
     es = sum(2 for c in text if c in _ES_MARKS)
     en = 0
-    for word in words(normalize(text)):
+    for word in words(_fold(text)):
         in_es, in_en = word in _ES, word in _EN
         if in_es and not in_en:
             es += 2 if word in _ES_STRONG else 1

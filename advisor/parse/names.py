@@ -35,11 +35,14 @@ from advisor.parse.text import normalize
 TOKEN = re.compile(r"[a-z]+|\d+(?:\.\d+)*(?:x\d+(?:\.\d+)?)?[a-z]*")
 _NUMERIC = re.compile(r"\d+(?:\.\d+)*")
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)([bm])|\d+x\d+(?:\.\d+)?b")
-_UNIT_TOKENS = {"b", "m", "gb", "bn"}
+_UNIT_TOKENS = {"b", "m", "gb", "gbs", "gib", "bn"}
 _JOIN_GAPS = {"", "-", "_"}
-_SEP_GAP = re.compile(r"[ \-_/.:]{0,3}")  # ":" for Ollama tags ("llama3.1:8b", "phi3:mini")
+_SEP_GAP = re.compile(r"[ \-_/.:(]{0,3}")  # ":" for Ollama tags ("llama3.1:8b", "phi3:mini"), "(" for "Llama 3.2 (3B)"
 # Aliases that are ordinary words in a sentence ("a tiny model"): matched only as part of a longer alias.
 _COMMON_WORD_ALIASES = {"tiny", "test"}
+# Vendor and product-line words typed before a GPU name (``advisor.catalog.names`` treats them as noise).
+_FORM_WORDS = {"pcie", "sxm", "sxm4", "sxm5", "nvl"}  # the datasheets' form factors, as typed before a name
+_VENDOR_WORDS = {"nvidia", "amd", "geforce", "instinct", "hgx", "dgx", "tesla", "radeon"}
 # Families never matched by their word alone (the toy test model).
 _NO_FAMILY_MATCH = {"tiny", "test"}
 # Country names in Spanish, so "en Francia" finds the region whose country is France.
@@ -48,7 +51,7 @@ _COUNTRY_ES = {"France": "francia", "Germany": "alemania", "Spain": "espana", "N
                "United Kingdom": "reino unido", "United States": "estados unidos", "Poland": "polonia"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Token:
     text: str
     start: int
@@ -140,6 +143,7 @@ class Matcher:
                     self._by_first.setdefault(alias.toks[0], []).append(alias)
         for aliases in self._by_first.values():
             aliases.sort(key=lambda a: -len(a.toks))
+        self._longest = max((len(a.toks) for aliases in self._by_first.values() for a in aliases), default=1)
         self._families = self._build_families(catalog)
         self._known_tokens = frozenset(self._by_first) | frozenset(
             t for aliases in self._by_first.values() for a in aliases for t in a.toks)
@@ -148,6 +152,9 @@ class Matcher:
             and any(a.kind == "model" for a in aliases)) | frozenset(
             w for w in self._families if len(w) >= 4)
         self._sizes = [(m.id, m.params_total / 1e9) for m in catalog.models() if m.id != "tiny-test" and m.params_total]
+        self._gpu_memory = {g.id: float(g.memory_gb) for g in catalog.gpus()}
+        # GPUs whose form factor is SXM (the datasheet's form_factor), so "SXM" after their name describes them
+        self._sxm = {g.id for g in catalog.gpus() if "sxm" in (g.form_factor or "").lower() or "sxm" in g.id}
         self._gpu_compact = {}
         for g in catalog.gpus():
             for name in _names(g.id, g.display_name, *g.aliases):
@@ -183,7 +190,13 @@ class Matcher:
         toks = tokenize(text)
         out: list[NameMatch] = []
         i = 0
+        by_first, families = self._by_first, self._families
         while i < len(toks):
+            t = toks[i].text
+            if (t not in by_first and t not in families and not (t[-1] == "s" and t[:-1] in by_first)
+                    and not _SIZE.fullmatch(t) and not self._may_be_typo(t, known)):
+                i += 1  # most words of a message start no name: one look, not four
+                continue
             hit = self._alias_at(toks, i) or self._family_at(toks, i) or self._size_first(toks, i)
             if hit is None:
                 hit = self._typo_at(toks, i, known, capitalized)
@@ -194,13 +207,98 @@ class Matcher:
             if used > 1 and match.kind == "model" and _context_variant(toks[i + used - 1], text):
                 used -= 1  # "phi3 mini 128k": the model, then a sequence length (see _context_variant)
                 match = NameMatch(match.kind, match.ident, match.start, toks[i + used - 1].end)
+            if match.kind == "gpu":
+                match = self._form_before(toks, i, used, match, out)
+                first = next(k for k in range(i, -1, -1) if toks[k].start == match.start)
+                match = self._with_vendor(toks, first, match, out)
+                used += self._own_memory(toks, i + used, match)
+                if used and toks[i + used - 1].end > match.end:
+                    match = NameMatch(match.kind, match.ident, match.start, toks[i + used - 1].end)
+            if "(" in toks[i + used - 1].gap and text.startswith(")", match.end):
+                match = NameMatch(match.kind, match.ident, match.start, match.end + 1, match.candidates, match.family,
+                                  match.size_b, match.sized, match.typed, match.word)  # "Llama 3.2 (3B)": the ")" too
             out.append(match)
             i += used
         return out + self._gpu_typos(text, out, known)
 
+    def _form_before(self, toks: list[Token], i: int, used: int, match: NameMatch, found: list[NameMatch]) -> NameMatch:
+        """"PCIe H100", "SXM H100s", "40GB A100": a form factor or a memory size typed before the GPU's
+        name names the same variant as after it ("H100 PCIe", "A100 40GB"): the name is looked up with the
+        word moved after it, and
+        the word is part of the match (so a count before it, "2 SXM H100s", is next to the name)."""
+        j, word = i - 1, toks[i - 1].text if i else ""
+        if i >= 2 and word.isdigit() and toks[i - 1].gap == "" and toks[i - 2].text == "sxm":
+            j, word = i - 2, "sxm" + word  # "SXM5 H100": the tokens split letters from digits
+        if i == 0 or not (word in _FORM_WORDS or _MEMORY.fullmatch(word)) or toks[i].gap.strip(" -") != "" \
+                or any(m.start <= toks[j].start < m.end for m in found):
+            return match
+        last = toks[i + used - 1]
+        moved = [*toks[i:i + used], Token(word, last.end, last.end, " ")]
+        hit = self._alias_at(moved, 0)
+        if (hit is None or hit[1] != used + 1) and last.text.endswith("s"):  # "2 of the 40GB A100s"
+            moved[used - 1] = Token(last.text[:-1], last.start, last.end, last.gap)
+            hit = self._alias_at(moved, 0)
+        if hit is not None and hit[0].kind == "gpu" and hit[1] == used + 1:
+            ident = hit[0].ident
+        elif word.startswith("sxm") and match.ident in self._sxm:
+            ident = match.ident
+        else:
+            return match
+        return NameMatch(match.kind, ident, toks[j].start, match.end, match.candidates, match.family,
+                         match.size_b, match.sized, match.typed, match.word)
+
+    @staticmethod
+    def _with_vendor(toks: list[Token], i: int, match: NameMatch, found: list[NameMatch]) -> NameMatch:
+        """"4 NVIDIA L40S", "8 GeForce 4090s", "AMD MI300X", "HGX B200": the vendor and product-line
+        words before a GPU name are part of it (``catalog.names`` drops them when it looks a name up),
+        so what stands before the name (a count) is read next to it."""
+        j = i
+        while j > 0 and toks[j - 1].text in _VENDOR_WORDS and toks[j].gap.strip(" -") == "" \
+                and not any(m.start <= toks[j - 1].start < m.end for m in found):
+            j -= 1
+        if j == i:
+            return match
+        return NameMatch(match.kind, match.ident, toks[j].start, match.end, match.candidates, match.family,
+                         match.size_b, match.sized, match.typed, match.word)
+
+    def _own_memory(self, toks: list[Token], j: int, match: NameMatch) -> int:
+        """"RTX 4090 24GB", "L40S (48 GB)", "H100 80GB SXM": the card's own memory (and form factor)
+        typed after its name describe it; they are part of the name, so a count after them ("24GBx4")
+        is read next to the name. Another memory size ("A100 40GB" read as the 80 GB A100) is left."""
+        used = 0
+        while j + used < len(toks):
+            tok = toks[j + used]
+            mem = _MEMORY.fullmatch(tok.text)
+            if mem and float(mem.group(1)) == self._gpu_memory.get(match.ident) and tok.gap.strip(" ()/-") == "":
+                used += 1
+                continue
+            if tok.text.isdigit() and tok.gap == "-" and float(tok.text) == self._gpu_memory.get(match.ident):
+                used += 1  # "a100-80": the 80 GB A100
+                continue
+            if tok.text in ("generation", "gen") and tok.gap == " ":
+                used += 1  # "RTX 6000 Ada Generation": NVIDIA's full product name
+                continue
+            if tok.text in ("sxm", "sxm4", "sxm5") and match.ident in self._sxm and tok.gap.strip(" ()-") == "":
+                used += 1
+                nxt = toks[j + used] if j + used < len(toks) else None
+                if nxt is not None and nxt.text in ("4", "5") and nxt.gap == "":
+                    used += 1  # "A100-SXM4-80GB": the tokens split "sxm4"
+                continue
+            break
+        return used
+
     def _size_first(self, toks: list[Token], i: int) -> tuple[NameMatch, int] | None:
         """"72b qwen", "405b llama 3.1": a size typed before the family word."""
         if i + 1 >= len(toks) or not _SIZE.fullmatch(toks[i].text) or toks[i + 1].gap not in (" ", "-", "_"):
+            return None
+        if toks[i + 1].text in ("param", "params", "parameter", "parameters") and i + 2 < len(toks) \
+                and toks[i + 2].gap in (" ", "-", "_") and toks[i + 2].text in self._families:
+            # "8B-param Qwen3", "70B-parameter Llama 2": the size, its unit word, then the family
+            hit = self._size_first(toks[:i + 1] + toks[i + 2:], i)
+            if hit is not None:
+                match, used = hit
+                return NameMatch(match.kind, match.ident, toks[i].start, match.end, match.candidates, match.family,
+                                 match.size_b, match.sized, match.typed, match.word), used + 1
             return None
         fam = self._families.get(toks[i + 1].text)
         typed = None
@@ -218,14 +316,23 @@ class Matcher:
         return NameMatch(match.kind, match.ident, toks[i].start, match.end, match.candidates, match.family,
                          match.size_b, True, typed=typed, word=toks[i + 1].text if typed else None), used + 1
 
+    def _may_be_typo(self, word: str, known: frozenset[str]) -> bool:
+        return not (not word.isalpha() or len(word) < 4 or word in self._known_tokens or word in fuzzy.KNOWN
+                    or word in known or word in fuzzy.METHOD_WORDS)
+
     def _typo_at(self, toks: list[Token], i: int, known: frozenset[str],
                  capitalized: frozenset[str] = frozenset()) -> tuple[NameMatch, int] | None:
         """A model word typed with one edit ("mistrl 7b") is read as the name; two edits ask."""
         word = toks[i].text
-        if (not word.isalpha() or len(word) < 4 or word in self._known_tokens or word in fuzzy.KNOWN
-                or word in known or word in fuzzy.METHOD_WORDS):
+        if not self._may_be_typo(word, known):
             return None
         found = fuzzy.closest(word, self._model_words, max_distance=2)
+        if found is None and len(word) == 4 and i + 1 < len(toks) and _SIZE.fullmatch(toks[i + 1].text):
+            # a short word right before a size, two edits from a family ("flon 40b"): too short to read as
+            # that name, close enough to ask about (never answered as a generic model of that size)
+            near = sorted(w for w in self._model_words if w[0] == word[0] and fuzzy.damerau(word, w, 2) <= 2)
+            if near:
+                found = fuzzy.Match(word, tuple(near), 2)
         if found is None:
             return self._unknown_name(toks, i, capitalized=capitalized)
         hits = []
@@ -292,13 +399,18 @@ class Matcher:
 
     def _alias_at(self, toks: list[Token], i: int) -> tuple[NameMatch, int] | None:
         first = toks[i].text
-        candidates = self._by_first.get(first, [])
+        candidates = self._by_first.get(first, ())
+        if not candidates and not (first.endswith("s") and first[:-1] in self._by_first):
+            return None
         if len(first) > 1 and first.endswith("s"):
-            candidates = candidates + [a for a in self._by_first.get(first[:-1], []) if first[-2].isdigit() or a.kind == "gpu"]
+            candidates = [*candidates, *(a for a in self._by_first.get(first[:-1], []) if first[-2].isdigit() or a.kind == "gpu")]
+        texts = [t.text for t in toks[i:i + self._longest]]
         for alias in candidates:
             n = len(alias.toks)
-            if i + n > len(toks):
+            if n > len(texts):
                 continue
+            if n > 1 and (texts[1] != alias.toks[1] and n > 2 or tuple(texts[2:n - 1]) != alias.toks[2:n - 1]):
+                continue  # a cheap look at the middle words before the full check
             if all(self._token_ok(toks[i + k], alias, k) for k in range(n)):
                 return NameMatch(alias.kind, alias.ident, toks[i].start, toks[i + n - 1].end), n
         return None
@@ -311,6 +423,8 @@ class Matcher:
             return False
         if k == 0:
             return True
+        if "(" in tok.gap and not _SIZE.fullmatch(want):
+            return False  # "(" only opens a size: "Llama 3.2 (3B)"
         return tok.gap in _JOIN_GAPS if alias.joined[k] else bool(_SEP_GAP.fullmatch(tok.gap))
 
     def _family_at(self, toks: list[Token], i: int, size: str | None = None) -> tuple[NameMatch, int] | None:
@@ -322,27 +436,27 @@ class Matcher:
         preset = size
         while j < len(toks) and _SEP_GAP.fullmatch(toks[j].gap):
             t = toks[j].text
+            if "(" in toks[j].gap and not _SIZE.fullmatch(t):
+                break  # "(" only opens a size: "yi (3 passes" is not Yi 3
             if _SIZE.fullmatch(t):
                 if preset is not None:
                     break  # "70b llama 3 8b": the size before belongs to something else
                 size = t
                 j += 1
                 break
-            if _NUMERIC.fullmatch(t) and len(versions) < 2:  # "llama 3.1", torchtune's "llama3_1"
+            # "llama 3.1" (one token), torchtune's "llama3_1" (two joined by "_"); "llama 2 8 sequences"
+            # is version 2, then a number of something else
+            if _NUMERIC.fullmatch(t) and (not versions or len(versions) < 2 and toks[j].gap == "_"):
                 versions.append(t)
                 j += 1
                 continue
             break
         if size is None and versions:  # "llama 3 70" is not a size; keep only what reads as one
             j = i + 1 + len(versions)
-        if preset is not None and j < len(toks) and _SIZE.fullmatch(toks[j].text) and _SEP_GAP.fullmatch(toks[j].gap):
-            return None
-        wanted = ".".join(versions)
-        models = [(v, s, ident) for v, s, ident, vs in fam.models
-                  if not wanted or ".".join(vs[: len(versions)]) == wanted
-                  or (vs and vs[0].startswith(wanted + "."))]
-        if size is not None:
-            models = [m for m in models if m[1] == size]
+        if preset is not None and j < len(toks) and _SIZE.fullmatch(toks[j].text) and _SEP_GAP.fullmatch(toks[j].gap) \
+                and "(" not in toks[j].gap:
+            return None  # "70b llama 3 8b": two sizes; "8B Llama 3 (200M tokens": a parenthesis of its own
+        models = self._versioned(fam, versions, size)
         ids = tuple(m[2] for m in models)
         start, end = toks[i].start, toks[j - 1].end
         if len(ids) == 1:
@@ -356,6 +470,24 @@ class Matcher:
         return NameMatch("family", None, start, end, candidates=ids, family=fam.word, sized=size is not None), j - i
 
 
+    @staticmethod
+    def _versioned(fam: _Family, versions: list[str], size: str | None) -> list[tuple[tuple[int, ...], str, str]]:
+        """The family's models of that version (and size). A version names its own models first: "70b
+        llama 3" is Llama 3 70B, not the newer 3.3, when the catalog has both; only where no model
+        has exactly that version does it name the newest of its point releases ("405b llama 3" is
+        Llama 3.1 405B). Without a size, the version's own models come first in the list to ask from."""
+        wanted = ".".join(versions)
+        models = [(v, s, ident, vs) for v, s, ident, vs in fam.models
+                  if not wanted or ".".join(vs[: len(versions)]) == wanted
+                  or (vs and vs[0].startswith(wanted + "."))]
+        if size is not None:
+            models = [m for m in models if m[1] == size]
+        exact = [m for m in models if ".".join(m[3]) == wanted]
+        if wanted and exact:  # with a size, the exact version only; alone, its models first ("llama 3": which one?)
+            models = exact if size is not None else exact + [m for m in models if m not in exact]
+        return [(v, s, ident) for v, s, ident, _vs in models]
+
+
 # Tokens shaped like a GPU name that are something else: precisions, quantization, attention
 # kernels, LoRA ranks, counts, versions, DeepSpeed stages, model families with a version.
 _NOT_GPUS = {"fp16", "bf16", "fp32", "fp8", "fp4", "tf32", "int8", "int4", "nf4", "fa2", "fa3", "mi300x"}
@@ -363,6 +495,7 @@ _NOT_GPU_SHAPE = re.compile(r"r\d+|x\d+|v\d+|zero\d|z\d|gpt\d+|qwen\d+|llama\d+|
                             r"|olmo\d+|sm\d+|cuda\d+|py\d+|e\d+|ep\d+|bs\d+|mbs\d+|lr\d+|top\d+|rtx\d{4}|q\d+[a-z]*")
 
 _CONTEXT_TOKEN = re.compile(r"\d+k")
+_MEMORY = re.compile(r"(\d{2,3})(?:gb|g|gib)s?")
 _SEQ_WORD_AFTER = re.compile(r"[\s-]*(?:context|ctx|seq|sequence|tokens?|contexto|secuencias?|longitud)\b")
 
 
@@ -376,21 +509,15 @@ def _context_variant(tok: Token, text: str) -> bool:
     return " " in tok.gap or _SEQ_WORD_AFTER.match(text, tok.end) is not None
 
 
-_CACHE: "weakref.WeakKeyDictionary[Catalog, tuple[tuple, Matcher]]" = weakref.WeakKeyDictionary()
-
-
-def _fingerprint(catalog: Catalog) -> tuple:
-    # The catalog replaces its lists whenever it reloads (an admin added a GPU): the lists
-    # themselves, compared by identity, say whether the names may have changed.
-    return (catalog._gpus, catalog._models, catalog._regions)  # noqa: SLF001 - the loaded tables, by identity
+_CACHE: "weakref.WeakKeyDictionary[Catalog, tuple[int, Matcher]]" = weakref.WeakKeyDictionary()
 
 
 def matcher_for(catalog: Catalog) -> Matcher:
-    """The matcher for ``catalog``, rebuilt only when it reloads its tables (an admin adds a GPU)."""
-    fp = _fingerprint(catalog)
+    """The matcher for ``catalog``, rebuilt only when it reloads its tables (an admin adds a GPU):
+    ``Catalog.version`` counts the loads."""
     cached = _CACHE.get(catalog)
-    if cached is not None and all(a is b for a, b in zip(cached[0], fp)):
+    if cached is not None and cached[0] == catalog.version:
         return cached[1]
     matcher = Matcher(catalog)
-    _CACHE[catalog] = (fp, matcher)
+    _CACHE[catalog] = (catalog.version, matcher)
     return matcher

@@ -72,7 +72,7 @@ def _number(raw: str) -> float:
         base, _, e = raw.partition("^")
         power_base, exp = base, int(e)
         raw = base
-    elif re.search(r"e\d", raw):
+    elif "e" in raw and _EXP.search(raw):
         raw, _, e = raw.partition("e")
         exp = int(e)
     value = _plain(raw)
@@ -105,17 +105,22 @@ def decimal_with_unit(raw: str, next_is_unit: bool, lang: str = "en") -> float:
     ("1.536B" is 1.536B in English, "1.200 millones" is 1200 millones in Spanish); without a
     unit both read as thousands ("2.048" = "2,048" = 2048)."""
     compact = raw.replace(" ", "")
-    if next_is_unit and re.fullmatch(r"\d{1,3}[.,]\d{3}", compact):
+    if next_is_unit and _THOUSANDS.fullmatch(compact):
         mark = "." if "." in compact else ","
         thousands = mark == ("." if lang == "es" else ",")
         return float(compact.replace(mark, "")) if thousands else float(compact.replace(",", "."))
     return parse_number(raw)
 
 
+_WS = re.compile(r"\s+")
+_EXP = re.compile(r"e\d")
+_THOUSANDS = re.compile(r"\d{1,3}[.,]\d{3}")
+
+
 def scale_of(word: str | None) -> str | None:
     if not word:
         return None
-    return SCALE_WORDS.get(re.sub(r"\s+", " ", word))
+    return SCALE_WORDS.get(word) or SCALE_WORDS.get(_WS.sub(" ", word))
 
 
 def count(raw: str, unit: str | None, lang: str = "en") -> float:

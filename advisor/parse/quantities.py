@@ -97,8 +97,10 @@ _G = r"§G(\d+)§"
 _UNITS = r"(?:gpus?|cards?|tarjetas?|graficas?|devices?|dispositivos?|accelerators?|aceleradores?)"
 _NODES = R(r"\b" + COUNT + r"\s*(?:nodes?|nodos?|machines?|maquinas?|servers?|servidores?)\s*(?:of|with|de|con|x|,)?\s*"
            + COUNT + r"\s*(?:x\s*)?(?:" + _G + r"|" + _UNITS + r")")
-_SINGLE = R(r"\b(?:a\s+single|one\s+single|single|one|only\s+one|just\s+one|un\s+sol[oa]|una\s+sola|una\s+unica|un\s+unico"
-            r"|sol[oa]\s+una?)\s+(?:" + _G + r"|" + _UNITS + r")")
+_SINGLE = R(r"\b(?:a\s+single|one\s+single|single|a\s+lone|one|only\s+one|just\s+one|un\s+sol[oa]|una\s+sola|una\s+unica|un\s+unico"
+            r"|sol[oa]\s+una?|solamente\s+una?|unicamente\s+una?)\s+(?:" + _G + r"|" + _UNITS + r")"
+            # "en una H100 nada más", "a single... only": an article, then a word that says there is no second
+            r"|\b(?:una?|an?)\s+(?:" + _G + r"|" + _UNITS + r")\s+(?:nada\s+mas|solamente|unicamente|y\s+ya|only|alone)\b")
 _COUNT_GPU = R(r"\b" + COUNT + r"\s*(?:x\s*)?" + _G)
 _GPU_TIMES = R(_G + r"\s*(?:x|\*)\s*(\d{1,4})\b")
 _COUNT_UNITS = R(r"\b" + COUNT + r"\s*(?:x\s*)?" + _UNITS + r"\b")
@@ -125,7 +127,7 @@ def _nodes(scan: Scan, m: re.Match[str]) -> None:
 
 
 def _single(scan: Scan, m: re.Match[str]) -> None:
-    _bind(scan, 1, m.group(1), m.start())
+    _bind(scan, 1, m.group(1) if m.group(1) is not None else m.group(2), m.start())
 
 
 def _count_gpu(scan: Scan, m: re.Match[str]) -> None:
@@ -145,12 +147,14 @@ def _count_units(scan: Scan, m: re.Match[str]) -> None:
 _EPOCH = r"(?:epochs?|epocas?|pasadas?|passes)"
 _EPOCHS = R(r"\b" + COUNT + r"\s*" + _EPOCH + r"\b|\b" + _EPOCH + r"\s*(?:=|:|of|de)?\s*" + N + r"(?![\w%])"
             r"|\b(half\s+an?|media|medio)\s+" + _EPOCH + r"\b")
-_FAILED_WORDS = (r"(?:failed|failing|fail(?:ure)?s?|wasted|reruns?|re-runs?|retries|extra\s+runs|fallid[oa]s|fallos?"
-                 r"|reintentos|repeticiones)")
-_FAILED = R(r"\b" + N + r"\s*%\s*(?:of\s+|de\s+)?(?:(?:the\s+|las\s+|los\s+)?(?:runs?|ejecuciones|corridas|entrenamientos)\s+)?"
+_FAILED_WORDS = (r"(?:failed|failing|fail(?:ure)?s?|fallar|wasted|reruns?|re-runs?|retries|extra\s+runs|fallid[oa]s|fallos?"
+                 r"|reintentos|repeticiones|fallan|falla|fallaron|fracasan|crash(?:es|ed)?)")  # nouns, adjectives and the verb
+_FAILED = R(r"\b" + N + r"\s*%\s*(?:of\s+|de\s+)?(?:(?:tasa|rate)\s+(?:de\s+|of\s+)?)?"
+            r"(?:(?:the\s+|las\s+|los\s+)?(?:runs?|jobs?|attempts?|ejecuciones|corridas|entrenamientos|intentos|trabajos)\s+)?"
+            r"(?:(?:will|would|may|might|could|usually|typically|tend\s+to|to|van\s+a|suelen|pueden|podrian)\s+)?"
             + _FAILED_WORDS + r"|\b(?:failed[\s_-]*runs?|failure[\s_-]*rate|fail[\s_-]*rate|reruns?|retries|"
             r"failed[\s_-]*run[\s_-]*fraction|ejecuciones\s+fallidas|tasa\s+de\s+fallos?|fallos|reintentos)\s*"
-            r"(?:of|=|:|at|de|del|a|al|en|is|es)?\s*" + N + r"\s*(%)?")
+            r"(?:(?:of|=|:|de|del|is|es)\s*" + N + r"\s*(%)?|(?:at|a|al|en)\s*" + N + r"\s*(%)|" + N + r"\s*(%)?)")
 _NO_FAILED = R(r"\b(?:no|without|zero|sin|cero|ninguna)\s+(?:failed\s+runs?|failures|reruns|retries|ejecuciones\s+fallidas|fallos|reintentos)\b")
 _EVAL = R(r"\b" + N + r"\s*%\s*(?:for\s+|de\s+|para\s+)?(?:eval\w*|validation|validacion|evaluacion|held[\s-]*out|test\s+split)"
           r"|\b(?:eval\w*|validation|validacion|evaluacion)\s*(?:split|fraction|set)?\s*(?:of|=|:|de)?\s*" + N + r"\s*%")
@@ -177,8 +181,11 @@ def _fraction(raw: str, percent: bool) -> float:
 def _failed(scan: Scan, m: re.Match[str]) -> None:
     if m.group(1) is not None:
         _cost(scan, "failed_run_fraction", _fraction(m.group(1), True))
-    else:
-        _cost(scan, "failed_run_fraction", _fraction(m.group(2), bool(m.group(3))))
+        return
+    # "failure rate of 10%", "tasa de fallos al 10%" (a joiner like "en" only with a percent sign: "fallo en 8
+    # GPUs" names no rate), "failed runs 10"
+    raw, percent = next((m.group(i), m.group(i + 1)) for i in (2, 4, 6) if m.group(i) is not None)
+    _cost(scan, "failed_run_fraction", _fraction(raw, bool(percent)))
 
 
 def _eval(scan: Scan, m: re.Match[str]) -> None:

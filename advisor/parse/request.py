@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from advisor.catalog import Catalog
 from advisor.errors import ParseError
 from advisor.i18n import t
-from advisor.parse import describe, external, fuzzy, intents, relative, slots
+from advisor.parse import describe, external, fuzzy, intents, pasted, relative, slots
 from advisor.parse.lang import _EN as _EN_WORDS
 from advisor.parse.lang import _ES as _ES_WORDS
 from advisor.parse.lang import detect_language
@@ -35,7 +35,7 @@ from advisor.parse.rules import LATE_RULES, WORD_RULES, flags_to_pairs
 from advisor.parse.scan import Scan
 from advisor.parse.sizes import LATE_NUMBER_RULES, NUMBER_RULES, read_slots
 from advisor.parse.text import MAX_MESSAGE_CHARS, clean, normalize
-from advisor.spec import ARCH_OVERRIDES, DEFAULTS, SpecRequest
+from advisor.spec import ARCH_OVERRIDES, DEFAULTS, MAX_SEQ_LEN, SpecRequest
 
 # Words in a message up to which a bare "full" / "completo" is read as the method ("and full?").
 SHORT_MESSAGE_WORDS = 6
@@ -47,10 +47,40 @@ _H100 = {"h100-sxm", "h100-pcie"}
 _FAQ_FIELDS = {"gpu", "num_gpus", "model", "params_b"}
 # Words of the parser's own vocabulary: never read as a typo of a model name.
 _VOCABULARY = frozenset(w for cue in slots.CUES for w in cue.words) | fuzzy.METHOD_WORDS | _EN_WORDS | _ES_WORDS
+# Words never corrected as a typo: ordinary words and the parser's own cue words ("param" is a word of
+# its own, not a typo of "params").
+_NOT_TYPOS = fuzzy.KNOWN | _VOCABULARY
 
-# A value that shows what to type when a stated value could not be read.
-_EXAMPLE_VALUES = {"seq_len": 4096, "micro_batch": 4, "lora_rank": 16, "epochs": 3, "dataset_tokens": 50_000_000,
-                   "num_gpus": 2}
+# A value that shows what to type when a stated value could not be read: one for every field a rule
+# can find unreadable (``scan.unreadable``: the typed slots' UNREADABLE_FIELDS, the config keys in
+# rules._config, the length distribution in sizes._len_range). tests/test_parse_clarify.py renders the
+# question for each, in both languages.
+_EXAMPLE_VALUES: dict[str, Any] = {
+    "seq_len": 4096, "micro_batch": 4, "lora_rank": 16, "lora_alpha": 32, "lora_dropout": 0.05, "epochs": 3,
+    "dataset_tokens": 50_000_000, "num_gpus": 2, "length_distribution": {"min": 200, "max": 2048, "mean": 600}}
+UNREADABLE_FIELDS = frozenset(_EXAMPLE_VALUES)
+
+
+def _example_setting(name: str) -> Any:
+    """The value an example message gives ``name`` (a length distribution is a model, not a number)."""
+    value = _EXAMPLE_VALUES[name]
+    if name == "length_distribution":
+        from advisor.spec import LengthDistribution
+
+        return LengthDistribution(**value)
+    return value
+
+
+def unreadable_question(name: str, typed: str, lang: str) -> str:
+    """The question back for a value of ``name`` the user typed (``typed``) and the parser could not
+    read, with an example of the setting phrased as ``describe`` phrases it (each field has its own
+    template arguments: "on 2 GPUs" takes a count, a length range three numbers)."""
+    example = describe.setting_phrase(name, _example_setting(name), lang, display=True)
+    return t("parse.clarify.unreadable", lang, field=t(f"parse.field.{name}", lang), typed=typed.strip(), example=example)
+
+
+_EARLY = [*WORD_RULES, *NUMBER_RULES]
+_LATE = [*LATE_NUMBER_RULES, *LATE_RULES]
 
 
 def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None = None,
@@ -65,22 +95,24 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
                          example=t("parse.example.estimate", lang), code="too_long")
     outside = external.find(cleaned, catalog)  # hub ids the catalog lacks, pasted config.json
     normalized = flags_to_pairs(normalize(external.blank(cleaned, outside)))
+    normalized, components = pasted.torchtune_components(pasted.flatten_json(normalized))
     if not re.search(r"[a-z0-9?]", normalized):
         raise ParseError(t("parse.error.empty", lang, example=t("parse.example.estimate", lang)),
                          example=t("parse.example.estimate", lang), code="empty")
     matcher = matcher_for(catalog)
-    normalized, corrections = fuzzy.correct(normalized, extra_known=matcher.known_tokens)
+    normalized, corrections = fuzzy.correct(normalized, known=_NOT_TYPOS, extra_known=matcher.known_tokens)
     names = matcher.find(normalized, known=_VOCABULARY, capitalized=_capitalized(cleaned))
     scan = Scan.of(normalized, names, short=len(normalized.split()) <= SHORT_MESSAGE_WORDS, lang=lang)
-    for pattern, handler in (*WORD_RULES, *NUMBER_RULES):
-        scan.run(pattern, handler)
+    for field_name, value, pos in components:  # pasted torchtune components, read before the rules
+        scan.claim(field_name, value, pos)
+    scan.run_all(_EARLY)
     read_slots(scan)
-    for pattern, handler in (*LATE_NUMBER_RULES, *LATE_RULES):
-        scan.run(pattern, handler)
+    scan.run_all(_LATE)
     for c in corrections:
         scan.warn("parse.warn.typo", typed=c.typed, word=c.word)
     for e in outside:
         scan.claim("model", e.ref, e.start)
+
     result = _Assembler(scan, catalog, lang, previous, normalized).result()
     configs = {e.ref: e.config for e in outside if e.config is not None}
     return replace(result, configs=configs) if configs else result
@@ -89,10 +121,15 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
 def _capitalized(text: str) -> frozenset[str]:
     """Words typed with a capital inside lower-case text ("qlora Pythia 12b"): names, by how people
     write them (nothing when the whole message is in capitals)."""
-    letters = [c for c in text if c.isalpha()]
-    if not letters or sum(c.isupper() for c in letters) > 0.6 * len(letters):
+    letters = len(_LETTER.findall(text))
+    if not letters or len(_UPPER.findall(text)) > 0.6 * letters:
         return frozenset()
-    return frozenset(w.lower() for w in re.findall(r"(?<![\w.])[A-Z][A-Za-z]{2,}", text))
+    return frozenset(w.lower() for w in _CAPITALIZED.findall(text))
+
+
+_LETTER = re.compile(r"[^\W\d_]")
+_UPPER = re.compile(r"[A-ZÁÉÍÓÚÑÜ]")
+_CAPITALIZED = re.compile(r"(?<![\w.])[A-Z][A-Za-z]{2,}")
 
 
 class _Assembler:
@@ -213,13 +250,26 @@ class _Assembler:
     def _examples(self, fields: dict[str, Any]) -> None:
         lens = self.scan.example_lens
         seq = self.scan.example_seq
-        if lens and not self.scan.examples and "seq_len" not in fields and seq and float(seq[0]).is_integer():
-            fields["seq_len"] = int(seq[0])  # "4096 tokens per example" without a count: the length (k = 1024)
+        means = self.scan.sample_means
+        if means and not self.scan.examples and "length_distribution" not in fields \
+                and "length_distribution" in SpecRequest.model_fields and 0 < means[0] <= MAX_SEQ_LEN:
+            # "avg sample length 700 tokens" with no count of samples: how long they are (advisor.spec.LengthDistribution);
+            # with a count ("50,000 samples, avg 700 tokens each") the pair is the dataset's size instead
+            fields["length_distribution"] = {"mean": means[0]}
+        if lens and not self.scan.examples and "seq_len" not in fields and seq and float(seq[0][0]).is_integer():
+            fields["seq_len"] = int(seq[0][0])  # "4096 tokens per example" without a count: the length (k = 1024)
         if not self.scan.examples or "dataset_tokens" in fields:
             return
-        examples = self.scan.examples[0][0]
-        if self.scan.example_lens and float(examples).is_integer():  # "1.5M examples; 300 tokens each"
-            fields["dataset_tokens"] = int(min(examples * self.scan.example_lens[0][0], HUGE))
+        examples, at = self.scan.examples[0]
+        if lens and float(examples).is_integer():  # "1.5M examples; 300 tokens each"
+            # the length said right after the count is its length ("10k rows, ~2000 tokens each"); another
+            # per-sample length ("16k tokens per sample") is then the sequence length
+            after = [x for x in lens if x[1] > at]
+            length, where = min(after, key=lambda x: x[1]) if after else lens[-1]
+            fields["dataset_tokens"] = int(min(examples * length, HUGE))
+            other = [v for v, p in seq if p != where]
+            if other and "seq_len" not in fields and float(other[0]).is_integer():
+                fields["seq_len"] = int(other[0])
             return
         seq = fields.get("seq_len") or (self.previous.seq_len if self.previous else None)
         shown = describe.number(examples, self.lang)
@@ -382,11 +432,10 @@ class _Assembler:
 
     def _clarify_unreadable(self) -> ParseResult:
         name, typed, _ = self.scan.unreadable[0]
-        question = t("parse.clarify.unreadable", self.lang, field=t(f"parse.field.{name}", self.lang),
-                     typed=typed.strip(), example=t(f"parse.say.{name}", self.lang, value=_EXAMPLE_VALUES[name]))
+        question = unreadable_question(name, typed, self.lang)
         request = merge(self.previous, self.delta) if self.previous is not None else self.delta
         return self._clarify("unreadable", request, question,
-                             example=self._example(request.model_copy(update={name: _EXAMPLE_VALUES[name]})))
+                             example=self._example(request.model_copy(update={name: _example_setting(name)})))
 
     def _clarify_number(self, request: SpecRequest) -> ParseResult:
         value = self._stray_number() or ""

@@ -10,6 +10,7 @@ fino completo", "sin gradient checkpointing", "8-bit adam", "paged_adamw_8bit", 
 
 from __future__ import annotations
 
+import functools
 import re
 
 from advisor.parse.scan import Scan
@@ -34,15 +35,15 @@ _CONFIG_KEYS = {
     "seq_len": "max_seq_length|max_seq_len|seq_len|seq_length|sequence_len|sequence_length|seqlen|"
                "max_length|cutoff_len|block_size|context_length|model_max_length|max_tokens_per_sample",
     "micro_batch": "per_device_train_batch_size|micro_batch_size|train_micro_batch_size_per_gpu|"
-                   "micro_batch|batch_size|mbs|bs|per_gpu_train_batch_size",
+                   "micro_batch|batch_size|mbs|bs|per_gpu_train_batch_size|train_batch_size_per_device",
     "lora_rank": "lora_r|lora_rank|rank|r",
     "lora_alpha": "lora_alpha|alpha",
     "lora_dropout": "lora_dropout",
-    "epochs": "num_train_epochs|num_epochs|epochs",
+    "epochs": "num_train_epochs|num_epochs|n_epochs|max_epochs|train_epochs|epochs",
     "gradient_checkpointing": "use_gradient_checkpointing|gradient_checkpointing|activation_checkpointing|"
                               "enable_activation_checkpointing",
     "optimizer": "optim|optimizer",
-    "num_gpus": "num_gpus|n_gpus|num_processes|gpus",  # accelerate's num_processes counts every machine's
+    "num_gpus": "num_gpus|n_gpus|num_processes|gpus|devices|world_size",  # accelerate's num_processes counts every machine's
     "gpus_per_node": "nproc_per_node|nproc|gpus_per_node",  # torchrun: per node, times --nnodes
     "num_nodes": "nnodes|num_nodes|num_machines",
     "bf16": "bf16",
@@ -51,7 +52,7 @@ _CONFIG_KEYS = {
     "load_in_8bit": "load_in_8bit",
     "quantization_bit": "quantization_bit",
     "use_peft": "use_peft",
-    "adapter": "adapter|finetuning_type|method|peft_type|training_type",
+    "adapter": "adapter|finetuning_type|method|peft_type|training_type|train_type",  # ms-swift: --train_type full|lora
     "flash": "flash_attention|use_flash_attention_2|use_flash_attention",
     "attn_implementation": "attn_implementation",
     "double_quant": "bnb_4bit_use_double_quant",
@@ -64,15 +65,35 @@ _CONFIG_KEYS = {
     "packing": "packing|sample_packing|packed",
     "liger": "use_liger_kernel|use_liger|liger_kernel",
     "deepspeed": "deepspeed",
+    "expandable_segments": "expandable_segments",  # PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
+    # a DeepSpeed config pasted as JSON, flattened by ``pasted.flatten_json``; accelerate's deepspeed_config
+    "zero_stage": r"zero_optimization\.stage|zero_stage",
+    "bf16_enabled": r"bf16\.enabled",
+    "fp16_enabled": r"fp16\.enabled",
+    # torchtune: the recipe's dtype (no autocast: training.get_dtype(cfg.dtype) is the dtype every weight is
+    # built in, recipes/lora_finetune_single_device.py, torchtune 0.6.1) and the LoRA builder's MLP flag
+    "tt_dtype": "dtype",
+    # accelerate's config file (accelerate/commands/config/config_args.py: distributed_type, mixed_precision,
+    # num_processes; fsdp_config.fsdp_sharding_strategy)
+    "mixed_precision": "mixed_precision",
+    # Lightning Fabric's precision names (LitGPT --precision): bf16-true trains in bf16 (no fp32 master
+    # weights), bf16-mixed / 16-mixed autocast, 32-true fp32 (lightning/fabric/connector.py _PRECISION_INPUT)
+    "lightning_precision": "precision",
+    "quantize": "quantize|quantization",
+    "distributed_type": "distributed_type",
+    "fsdp_strategy": "fsdp_sharding_strategy|sharding_strategy",
+    "apply_lora_to_mlp": "apply_lora_to_mlp",
 }
-_CONFIG = R(r"(?<![\w.])\"?(" + "|".join(_CONFIG_KEYS.values())
-            + r")[\"']?\s*[:=]\s*[\"']?(\d+(?:[.,]\d{3})*(?:\.\d+)?k?|\d+(?:[.,]\d+)?k?|[a-z0-9_./\-]+?)[\"']?(?=[\s,;)}\]?!]|$)")
-_KEY_FIELD = {k: f for f, keys in _CONFIG_KEYS.items() for k in keys.split("|")}
+# Any key, then its value; the handler reads the keys above (``_KEY_FIELD``) and leaves the rest to
+# ``_OTHER_KEY``. One key pattern, not an alternation of every key: Python's re tries each alternative at
+# every position, which made this the slowest rule on a pasted config.
+_CONFIG = R(r"(?<![\w.])\"?([a-z_][a-z0-9_]*(?:\.[a-z0-9_]+)*)[\"']?[ \t]*[:=][ \t]*[\"']?(\d+(?:[.,]\d{3})*(?:\.\d+)?k?|\d+(?:[.,]\d+)?k?|[a-z0-9_./\-]+?)[\"']?(?=[\s,;)}\]?!]|\.(?:\s|$)|$)")
+_KEY_FIELD = {k.replace("\\.", "."): f for f, keys in _CONFIG_KEYS.items() for k in keys.split("|")}
 # A key: value pair of a pasted config whose key we do not model ("warmup_ratio: 0.1",
 # "save_steps=500"): read and left alone, so its number is not asked about.
-_OTHER_KEY = R(r"(?<![\w.])\"?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\"?\s*[:=]\s*[\"']?(-?\d+(?:[.,]\d+)*(?:e-?\d+)?|[a-z0-9_./\-]+)[\"']?"
+_OTHER_KEY = R(r"(?<![\w.])\"?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\"?[ \t]*[:=][ \t]*[\"']?(-?\d+(?:[.,]\d+)*(?:e-?\d+)?|[a-z0-9_./\-]+)[\"']?"
                r"(?=[\s,;)}\]]|$)")
-_TARGETS = R(r"(?<![\w.])\"?(?:lora_target_modules|target_modules|lora_target)\"?\s*[:=]\s*(\[[^\]\n]*\]|\"[^\"\n]*\"|'[^'\n]*'|[a-z0-9_,\- ]+)")
+_TARGETS = R(r"(?<![\w.])\"?(lora_target_modules|target_modules|lora_target|lora_attn_modules)\"?\s*[:=]\s*(\[[^\]]{0,400}\]|\"[^\"\n]*\"|'[^'\n]*'|[a-z0-9_,\- ]+)")
 _OPTIM_VALUES = {
     "paged_adamw_8bit": "paged-adamw-8bit", "paged_adamw": "paged-adamw-8bit",
     "paged-adamw-8bit": "paged-adamw-8bit", "adamw_8bit": "adamw-8bit", "adamw_bnb_8bit": "adamw-8bit",
@@ -84,17 +105,31 @@ _OPTIM_VALUES = {
 _BOOL_FLAGS = {"use_peft", "load_in_4bit", "load_in_8bit", "gradient_checkpointing", "bf16", "fp16",
                "use_flash_attention_2", "flash_attention", "bnb_4bit_use_double_quant", "lora_target_linear",
                "multi_gpu", "packing", "use_liger_kernel", "use_liger", "torch_compile"}
-_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9_-]*)(?:=([^\s?!,;]+)|[ \t]+(?!--)([^\s\\?!,;]+))?")
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9_.-]*)(?:=([^\s?!,;]+)|[ \t]+(?!--)([^\s\\?!,;]+))?")
+
+
+# A Markdown table of settings (a wiki page, a PR description): "| max seq len | 4096 |" is the pair
+# "max seq len: 4096"; the rule line under the header ("|---|---|") says nothing.
+_MD_ROW = re.compile(r"^[ \t]*\|[ \t]*([^|\n]+?)[ \t]*\|[ \t]*([^|\n]+?)[ \t]*\|[ \t]*$", re.M)
+_MD_RULE = re.compile(r"^[ \t]*\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*$", re.M)
+
+
+def table_to_pairs(text: str) -> str:
+    if "|" not in text or "\n" not in text:
+        return text
+    return _MD_ROW.sub(lambda m: f"{m.group(1)}: {m.group(2)}", _MD_RULE.sub("", text))
 
 
 def flags_to_pairs(text: str) -> str:
     """Command-line flags as key=value pairs: "--nproc-per-node 8" -> "nproc_per_node=8",
-    "--use_peft --lora_r 16" -> "use_peft=true lora_r=16" (normalized text)."""
+    "--use_peft --lora_r 16" -> "use_peft=true lora_r=16" (normalized text); a Markdown table's rows too."""
+    text = table_to_pairs(text)
     if "--" not in text:
         return text
 
     def pair(m: re.Match[str]) -> str:
-        key = m.group(1).replace("-", "_")
+        # jsonargparse namespaces ("--train.micro_batch_size 2", LitGPT): the setting is the last part
+        key = m.group(1).replace("-", "_").rsplit(".", 1)[-1]
         value = m.group(2) or m.group(3)
         if value is None:
             return f"{key}=true"
@@ -113,7 +148,9 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
     from advisor.parse.quantities import claim_int, claim_number
 
     key, value = m.group(1), m.group(2).strip(".,")
-    name = _KEY_FIELD[key]
+    name = _KEY_FIELD.get(key)
+    if name is None:
+        return False
     flag = _bool(value)
     if name in ("gpus_per_node", "num_nodes"):
         if re.fullmatch(r"\d{1,4}", value):
@@ -136,8 +173,73 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
             return claim_int(scan, "gradient_accumulation_steps", value, m.start())
         scan.warn("parse.warn.global_batch")
         return None
-    if name in ("compile", "packing", "liger") and flag is not None:
+    if name in ("compile", "packing", "liger", "expandable_segments") and flag is not None:
         return _optional_field(scan, name, flag, m.start())
+    if name == "zero_stage" and value in ("0", "1", "2", "3"):
+        if value == "3":
+            _zero3_claim(scan, m.start())
+        elif value in ("1", "2"):
+            if _spec_accepts("sharding", f"zero{value}"):
+                scan.claim("sharding", f"zero{value}", m.start())
+            else:
+                scan.warn("parse.warn.zero12", stage=value)
+        return None  # stage 0: plain data parallelism, nothing to say
+    if name in ("bf16_enabled", "fp16_enabled") and flag is not None:
+        if flag:
+            scan.claim("precision", f"{name[:4]}-mixed", m.start())
+        return None
+    if name == "tt_dtype":
+        if not any(c.field == "stack" and c.value == "torchtune" for c in scan.claims) and "torchtune" not in scan.marked:
+            return None  # a dtype outside a torchtune config: what it sets depends on the tool; left alone
+        if value in ("bf16", "bfloat16"):
+            scan.claim("precision", "bf16", m.start())  # torchtune has no autocast: bf16 weights and states
+        elif value in ("fp32", "float32"):
+            scan.claim("precision", "fp32", m.start())
+        return None
+    if name == "apply_lora_to_mlp":
+        return None  # read with lora_attn_modules (``_targets``)
+    if name == "lightning_precision":
+        known = {"bf16-true": "bf16", "bf16-mixed": "bf16-mixed", "16-mixed": "fp16-mixed", "32-true": "fp32",
+                 "32": "fp32", "bf16": "bf16-mixed", "16": "fp16-mixed", "fp16": "fp16-mixed", "fp32": "fp32"}
+        if value in known:
+            scan.claim("precision", known[value], m.start())
+            return None
+        return False
+    if name == "quantize":
+        if value.startswith("bnb.nf4"):
+            scan.claim("method", "qlora", m.start())
+            scan.claim("quant", "nf4", m.start())
+            if value.endswith("-dq"):
+                scan.claim("double_quant", True, m.start())
+        elif value in ("bnb.int8", "int8"):
+            scan.claim("method", "qlora", m.start())
+            scan.claim("quant", "int8", m.start())
+        elif value.startswith("bnb.fp4"):
+            scan.claim("method", "qlora", m.start())
+            scan.warn("parse.warn.optimizer_unknown", name=value)  # FP4: sized as NF4 (the same 4 bits per weight)
+        else:
+            return False
+        return None
+    if name == "mixed_precision":
+        if value in ("bf16", "fp16"):
+            scan.claim("precision", f"{value}-mixed", m.start())
+        elif value == "no":
+            scan.claim("precision", "fp32", m.start())
+        return None
+    if name == "distributed_type":
+        if value in ("fsdp",):
+            scan.claim("sharding", "fsdp", m.start())
+        elif value in ("multi_gpu", "multi_npu", "multi_xpu"):
+            scan.claim("sharding", "ddp", m.start())
+        return None  # DEEPSPEED: its stage is in the deepspeed config; NO: one process
+    if name == "fsdp_strategy":
+        if value in ("full_shard", "1", "hybrid_shard"):
+            scan.claim("sharding", "fsdp", m.start())
+        elif value in ("no_shard", "3"):
+            scan.claim("sharding", "ddp", m.start())
+        else:
+            scan.warn("parse.warn.zero12", stage=value)  # SHARD_GRAD_OP: ZeRO-2-like, not modeled
+        return None
     if name == "gradient_checkpointing" and flag is not None:
         if _under(scan.text, m.start(), "fsdp_config"):
             # FSDP's own activation checkpointing (an accelerate/TRL fsdp_config): with it the trainer's
@@ -167,8 +269,7 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
     elif name == "adapter" and value.replace("-", "") in ("lora", "qlora", "full", "dora"):
         scan.claim("method", "lora" if value == "dora" else value.replace("-", ""), m.start())
     elif name == "deepspeed" and re.search(r"z(?:ero)?_?3|stage_?3", value):
-        scan.claim("sharding", "fsdp", m.start())
-        scan.warn("parse.warn.zero3")
+        _zero3_claim(scan, m.start())
     elif name == "deepspeed" and re.search(r"z(?:ero)?_?([12])|stage_?([12])", value):
         stage = re.search(r"([12])", value)
         scan.warn("parse.warn.zero12", stage=stage.group(1) if stage else "?")
@@ -196,7 +297,10 @@ _OPTIONAL_NAMES = {"compile": ("compile", "torch_compile"), "packing": ("packing
                    "liger": ("liger", "liger_kernel", "use_liger")}
 
 
+@functools.lru_cache(maxsize=256)
 def _spec_accepts(field_name: str, value: object) -> bool:
+    """Whether ``advisor.spec.SpecRequest`` has ``field_name`` and accepts ``value`` (remembered: the spec's
+    fields do not change while the process runs)."""
     from pydantic import ValidationError
 
     from advisor.spec import SpecRequest
@@ -218,11 +322,31 @@ def _optional_field(scan: Scan, name: str, value: object, pos: int) -> bool | No
     return None  # read: a setting this advisor does not model yet, never asked about
 
 
-_COMPILE_OFF = R(r"\b(?:no|without|sin|disable\w*)\s+(?:torch[\s._-]*)?compile\b|\btorch[\s._-]*compile\s*(?:[:=]\s*)?(?:off|false)\b")
+# An on/off setting said off: negated before its name ("no packing", "sin empaquetado", "disable
+# torch.compile", "desactiva los segmentos expandibles") or given an off value after it ("packing off",
+# "torch.compile: false", "expandable_segments:False" as in PYTORCH_CUDA_ALLOC_CONF). Every toggle gets
+# both forms from one builder, so "X off" is never read as "X" alone (on).
+_NEGATED = r"\b(?:no|without|w/o|sin|disabl\w*|desactiv\w*|turn(?:ing|ed)?\s+off|apag\w*)\s+(?:the\s+|el\s+|la\s+|los\s+|las\s+)?"
+_OFF_VALUE = (r"(?:\s*[:=]\s*(?:off|false|0|no|disabled?|desactivad[oa]s?)"
+              r"|\s+(?:off|disabled|desactivad[oa]s?|apagad[oa]s?))\b")
+
+
+def _toggle_off(term: str) -> re.Pattern[str]:
+    return R(_NEGATED + r"(?:" + term + r")\b|\b(?:" + term + r")" + _OFF_VALUE)
+
+
+_COMPILE_TERM = r"(?:torch[\s._-]*)?compile|compilar|compilacion"
+_PACKING_TERM = r"(?:sample[\s_-]*)?packing|empaquetad[oa]s?(?:\s+de\s+(?:secuencias|muestras))?"
+_EXPANDABLE_TERM = r"expandable[\s_-]*segments?|segmentos\s+expandibles"
+_COMPILE_OFF = _toggle_off(_COMPILE_TERM)
 _COMPILE_ON = R(r"\btorch[\s._-]*compile\b|\b(?:with|con)\s+compile\b")
-_PACKING_OFF = R(r"\b(?:no|without|sin)\s+(?:sample[\s_-]*)?packing\b")
+_PACKING_OFF = _toggle_off(_PACKING_TERM)
 _PACKING_ON = R(r"\b(?:sample[\s_-]*)?packing\b|\bpacked\s+(?:sequences|samples|dataset)\b|\bempaquetad[oa]s?\b")
 _LIGER = R(r"\bliger(?:[\s_-]*kernels?)?\b")
+# PyTorch's allocator option (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True; c10/cuda/CUDAAllocatorConfig.cpp),
+# in #17's spec field ``expandable_segments``; said as the option, the env setting, or in Spanish.
+_EXPANDABLE_OFF = _toggle_off(_EXPANDABLE_TERM)
+_EXPANDABLE_ON = R(r"\bexpandable[\s_-]*segments?(?:\s*[:=]\s*(?:true|on|1|yes))?\b|\bsegmentos\s+expandibles\b")
 _UNSLOTH = R(r"\bunsloth\b")
 
 
@@ -253,8 +377,19 @@ def _under(text: str, pos: int, key: str) -> bool:
 
 def _targets(scan: Scan, m: re.Match[str]) -> bool | None:
     """LoRA target modules: "all-linear" (PEFT), "all" (LLaMA-Factory), or a list of projections."""
-    value = m.group(1)
+    key, value = m.group(1), m.group(2)
     modules = set(re.findall(r"[a-z_]+", value))
+    if key == "lora_attn_modules":
+        # torchtune: the attention projections, plus every MLP projection when apply_lora_to_mlp (default
+        # False in the lora_* builders, torchtune/models/llama3_1/_model_builders.py)
+        mlp = re.search(r"apply_lora_to_mlp\s*[:=]\s*(true|false)", scan.marked)
+        if mlp is not None and mlp.group(1) == "true" and {"q_proj", "k_proj", "v_proj", "output_proj"} <= modules:
+            scan.claim("lora_targets", "all-linear", m.start())
+        elif modules and modules <= {"q_proj", "k_proj", "v_proj", "output_proj"} and (mlp is None or mlp.group(1) == "false"):
+            scan.claim("lora_targets", "attention", m.start())
+        else:
+            return False
+        return None
     if modules & {"all", "all_linear", "linear"} or "all-linear" in value:
         scan.claim("lora_targets", "all-linear", m.start())
     elif modules and modules <= {"q_proj", "k_proj", "v_proj", "o_proj", "qkv_proj", "query_key_value", "c_attn"}:
@@ -266,8 +401,15 @@ def _targets(scan: Scan, m: re.Match[str]) -> bool | None:
     return None
 
 
-def _other_key(scan: Scan, m: re.Match[str]) -> None:
-    """A config key we do not model: its value is read and left alone."""
+def _other_key(scan: Scan, m: re.Match[str]) -> bool | None:
+    """A config key we do not model: its value is read and left alone. A key whose words are a
+    setting's cue words ("per_device_batch_size=8", "micro_bs=4") is that setting: left for the
+    typed slots to read."""
+    from advisor.parse.slots import CUE_KEYS
+
+    if m.group(1) in CUE_KEYS:
+        return False
+    return None
 
 
 # --- methods ---------------------------------------------------------------------------------
@@ -276,19 +418,32 @@ _ART = r"(?:(?:an?|the|una?|la|el|las|los)\s+)?"
 _FT = r"(?:fine[\s_-]*tun\w*|finetun\w*|ft|sft|training|train|tun(?:e|ing))"
 _FT_ES = r"(?:ajuste(?:\s+fino)?|afinamiento|afinado|entrenamiento|reentrenamiento|fine[\s_-]*tun\w*|finetun\w*|sft|ft)"
 _ALL_ES = r"(?:complet[oa]|total|enter[oa]|integral|de\s+todos\s+los\s+(?:parametros|pesos))"
+# What may stand between "all of" and "weights" in "train all of <the model>'s weights": articles, the
+# model (a catalog name, a size, "a 3-billion-parameter model", "a 0.5B-param LLM", a pasted link to it), the
+# possessive. Never an adapter word ("all of the LoRA weights" are the adapters), a GPU or a count of something else.
+_OWNER = (r"(?:(?:the|its|a|an|our|my|this|that|whole|entire|base|model|models|llm|network|billion|§M\d+§|https?://\S*"
+          r"|(?:www\.)?(?:huggingface|hf)\.co/\S*"
+          r"|[a-z0-9.]*\d[a-z0-9.]*(?:-[a-z0-9.]+)*|[a-z0-9.-]*param\w*)(?:'s?)?|'s?)")
 _FULL_WORDS = (
     r"\bfull[\s_-]*(?:parameter[\s_-]*|param[\s_-]*|model[\s_-]*|weights?[\s_-]*)?" + _FT + r"\b"
     r"|\bfully[\s_-]*(?:fine[\s_-]*tun\w*|finetun\w*|train\w*|tun\w*)\b"
     r"|\b(?:whole|entire)[\s_-]*(?:model|network)(?:[\s_-]*" + _FT + r")?\b"
-    r"|\bfull[\s_-]*param(?:eter)?s?\b|\ball[\s_-]*param(?:eter)?s?(?:[\s_-]*" + _FT + r")?\b|\bfft\b|\bsft[\s_-]*(?:\(\s*)?(?:full|completo)\b"
-    r"|\ball\s+(?:of\s+)?(?:the\s+|its\s+)?(?:model'?s?\s+|§M\d+§\s*'?s?\s+)?(?:parameters|weights|params)\b"
-    r"|\bcomplete\s+" + _FT + r"\b"
+    r"|\bfull[\s_-]*param(?:eter)?s?\b|\ball[\s_-]?param(?:eter)?s?(?:[\s_-]*" + _FT + r")?\b|\bfft\b|\bsft[\s_-]*(?:\(\s*)?(?:full|completo)\b"
+    r"|\ball\s+(?:of\s+)?(?:the\s+|its\s+)?(?:parameters|weights|params)\b"
+    r"|\bcomplete[\s_-]+(?:(?:parameters?|params?|model|weights?)[\s_-]+)?" + _FT + r"\b"
+    # "a full weight update", "full-parameter updates": every weight is updated; "a full-weights run"
+    r"|\bfull[\s_-]*(?:parameter|param|model|weights?)?[\s_-]*updates?\b"
+    r"|\b(?:full|complete|all)[\s_-]*(?:parameters?|params?|weights?)[\s_-]*(?:runs?|jobs?)\b"
+    # "ajuste fino de todo el modelo", "entrenar todo un LLM": the whole model
+    r"|\b(?:" + _FT_ES + r"|entrenar|afinar|ajustar|reentrenar)\s+(?:de\s+)?tod[oa]\s+(?:el|la|un|una)\s+(?:modelo|red|llm)\b"
     r"|\b" + _FT_ES + r"\s+" + _ALL_ES + r"\b"
     r"|\btodos\s+los\s+(?:parametros|pesos)\b"
+    # "entrenar todo Qwen3 14B", "afinar todo el LLM": the verb and "all of" the model that follows
+    r"|\b(?:entrenar|afinar|ajustar|reentrenar)\s+tod[oa]\s+(?=§M\d+§|https?://|(?:el|la|un|una|modelo|llm)\s|[a-z]*\d)"
 )
 # "entrenar X completo", "afinar Llama 3 8B entero": the verb, the model, then the word for all.
 _FULL_WRAP = R(r"\b(?:entrenar|afinar|ajustar|reentrenar|tunear|entrenamos|afinamos|ajustamos)\b"
-               r"(?=(?:[^,.;:?!\n]|(?<=\d)\.(?=\d)){1,40}?\b(?:complet[oa]|enter[oa])\b)")
+               r"(?=(?:https?://\S*|[^,.;:?!\n]|(?<=\d)\.(?=\d)){1,40}?\b(?:complet[oa]|enter[oa])\b)")
 _METHOD_WORD = r"(?:q[\s_-]?lora|lora|" + _FULL_WORDS.replace(r"\b", "") + r")"
 _INSTEAD = R(r"\b(?:instead\s+of|rather\s+than|en\s+(?:vez|lugar)\s+del?|not)\s+" + _ART
              + r"(?:\d+\s*(?:x\s*)?)?(§[GM](\d+)§|" + _METHOD_WORD + r")")
@@ -297,21 +452,42 @@ _INT8 = R(r"\bload[\s_-]*in[\s_-]*8[\s_-]*bits?\b|\b(?:8[\s_-]*bits?|int8|llm\.i
 _QLORA = R(r"\bq[\s_-]?lora\b|\bnf4\b|\bload[\s_-]*in[\s_-]*4[\s_-]*bits?\b"
            r"|\b(?:4|four|cuatro)[\s_-]*bits?(?:[\s_-]*(?:nf4|quanti[sz]ed|quant|cuantizad[oa]|base))?(?:[\s_-]*(?:lora|adapters?))?\b"
            r"|\b(?:lora|adapters?)\s+(?:in\s+|en\s+|a\s+|with\s+|con\s+|on\s+|sobre\s+)?(?:(?:an?|un|una)\s+)?(?:4|four|cuatro)[\s_-]*bits?\b"
-           r"|\bcuantiza\w*\s+(?:a|en)\s+4\s+bits?\b|\bquanti[sz]ed\s+(?:to\s+)?4[\s_-]*bits?\b")
-_NO_QUANT = R(r"\b(?:without|no|sin|drop(?:\s+the)?|quita\w*(?:\s+la)?)\s+(?:the\s+|la\s+)?"
+           r"|\bcuantiza\w*\s+(?:a|en)\s+4\s+bits?\b|\bquanti[sz]ed\s+(?:to\s+)?4[\s_-]*bits?\b"
+           # "quantized LoRA", "LoRA cuantizada": the adapters on a quantized base (QLoRA's paper title, Dettmers et al. 2023)
+           r"|\b(?:quanti[sz]ed|cuantizad[oa]s?)\s+(?:lora|adapters?)\b|\b(?:lora|adaptadores?)\s+(?:cuantizad[oa]s?|quanti[sz]ed)\b")
+_NO_QUANT = R(r"\b(?:without|w/o|no|sin|drop(?:\s+the)?|quita\w*(?:\s+la)?)\s+(?:the\s+|la\s+)?"
               r"(?:quanti[sz]ation|quant|cuantizacion|cuantizar|4[\s_-]*bits?|qlora)\b")
-_NO_LORA = R(r"\b(?:without|no|sin)\s+(?:lora|adapters?|adaptadores|peft)\b")
+_NO_LORA = R(r"\b(?:without|w/o|no|sin)\s+(?:lora|adapters?|adaptadores|peft)\b|\bnon[\s_-]*(?:lora|adapters?|peft)\b")
 # "lora rank 16", "lora_alpha", "LoRA dropout": a setting of the adapters, which says LoRA only when
 # nothing else names a method (in a thread, "lora rank 64" changes the rank of a QLoRA, not its method).
-_LORA_SETTING = R(r"\blora(?=[\s_-]*(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango))"
-                  r"|\b(?:adapters?|adaptador(?:es)?)(?=[\s_-]*(?:(?:de|del|of)\s+)?(?:rank|r\b|r\s*[=:]|alpha|dropout|rango))"
-                  r"|(?<=rank)[\s_-]*\d+[\s_-]*(?=adapters?\b)|\b(?<=rango)\s+(?:del?\s+)?(?=adaptador(?:es)?\b)")
-_LORA = R(r"\blora\b(?![\s_-]*(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango))|\b(?:lora|peft)[\s_-]*config\b|\bget_peft_model\b|\badapters?\b|\badaptadores?\b|\bpeft\b|\blow[\s_-]*rank\s+adapt\w*|\bdora\b")
+_SETTING_WORDS = r"(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango|dim\b|dimension)"
+_LORA_SETTING = R(r"\blora(?=[\s_-]*(?:(?:de|del|of|with|con)\s+)?" + _SETTING_WORDS + r")"
+                  r"|\b(?:adapters?|adaptador(?:es)?)(?=[\s_-]*(?:(?:de|del|of)\s+)?(?:rank|r\b|r\s*[=:]|alpha|dropout|rango|dim\b|dimension))"
+                  r"|\br\s*=?\s*\d+[\s_-]*(?=(?:adapters?|adaptador(?:es)?|lora)\b)"  # "r8 adapters", "r = 64 adapters"
+                  r"|\b(?:rank|rango)[\s_-]*\d+[\s_-]*(?:\(\s*)?(?:(?:for|of|para|de|del)\s+(?:the\s+|el\s+|la\s+|los\s+)?)?"
+                  r"(?=(?:adapters?|adaptador(?:es)?|lora)\b)"
+                  # the setting first, the adapter word qualifying it: "rango LoRA de 32", "rank of the LoRA 16"
+                  r"|\b(?:rank|rango|alpha|alfa|dropout|dim|dimension)(?:\s+(?:de|del|of|the|la|el|los))*[\s_-]+"
+                  r"(?=(?:lora|adapters?|adaptador(?:es)?|peft)\b)")
+_LORA = R(r"\blora\b(?![\s_-]*(?:(?:de|del|of|with|con)\s+)?" + _SETTING_WORDS + r")|\b(?:lora|peft)[\s_-]*config\b|\bget_peft_model\b|\badapters?\b|\badaptadores?\b|\bpeft\b|\blow[\s_-]*rank\s+adapt\w*|\bdora\b")
 _FULL = R(_FULL_WORDS)
-_FULL_SHORT = R(r"\b(?:full|fully|completo|completa|entero)\b(?![\s_-]*(?:precision|context|contexto|shard\w*|dataset|data"
-                r"|attention|batch|run|epoch|node|gpu|card|stack|config|set|checkpoint\w*|log|list|name|id|path|text))")
+# "train all of a 3-billion-parameter model's weights": the method, with the model's words left in place
+# for the size and name rules (the handler claims without blanking).
+_FULL_ALL = R(r"\ball\s+(?:of\s+)?(?:" + _OWNER + r"\s*){1,6}?(?:parameters|weights|params)\b"
+              r"|\bevery\s+(?:single\s+)?(?:weight|parameter|param)\b"
+              # "unfreeze all of X and fine-tune it": nothing stays frozen
+              r"|\bunfreez\w*\s+(?:all|every\w*|the\s+whole|the\s+entire|the\s+full)\b"
+              r"|\ball[\s_-]*weights?[\s_-]*" + _FT + r"\b")
+_FULL_SHORT = R(r"(?<!pasada\s)(?<!pasadas\s)(?<!epoca\s)(?<!epocas\s)(?<!vuelta\s)"
+                r"\b(?:full|fully|completo|completa|entero)\b(?![\s_-]*(?:precision|context|contexto|shard\w*|dataset|data"
+                r"|attention|batch|run|epoch|node|gpu|card|stack|config|set|checkpoint\w*|log|list|name|id|path|text"
+                # "3 full passes", "dos épocas completas": full qualifies the count's noun
+                r"|pass|passes|pasadas?|epocas?|sweeps?|cycles?|days?|weeks?|hours?|fp32|bf16|fp16|float\w*))")
 # A fine-tuning word somewhere in the message makes a lone "full" the method ("SFT on llama 3 8b, full").
 _FT_ANYWHERE = R(r"\b(?:sft|fine[\s_-]*tun\w*|finetun\w*|train\w*|entrenar|entrenamiento|afinar|ajuste|ajustar)\b")
+
+
+_ADAPTER_WORD = R(r"(?:adaptador(?:es)?|adapters?|lora|peft)\b")
 
 
 def _lora_setting(scan: Scan, m: re.Match[str]) -> bool:
@@ -319,8 +495,8 @@ def _lora_setting(scan: Scan, m: re.Match[str]) -> bool:
     LoRA only weakly; the words stay for the setting's own rule to read."""
     scan.claim("method_weak", "lora", m.start())
     scan.lora_settings.append(m.start())
-    adapter = re.compile(r"adaptador(?:es)?|adapters?").match(scan.text, m.end())
-    if adapter:  # "rank-16 adapters": the adapter word after the number
+    adapter = _ADAPTER_WORD.match(scan.text, m.end())
+    if adapter:  # "rank-16 adapters", "rango LoRA de 32": the adapter word after the setting
         scan.lora_settings.append(m.end())
     return False
 
@@ -328,14 +504,19 @@ def _lora_setting(scan: Scan, m: re.Match[str]) -> bool:
 def _lora(scan: Scan, m: re.Match[str]) -> bool | None:
     if m.start() in scan.lora_settings:  # "lora rank=16", read by _lora_setting: a setting, not the method
         return False
+    if m.group(0) == "peft" and _VERSION_AFTER.match(scan.text, m.end()):
+        return False  # "peft 0.13": the library installed, not the method
     scan.claim("method", "lora", m.start())
     return None
 
 
 def _instead(scan: Scan, m: re.Match[str]) -> None:
-    """"on H100s instead of A100s": the A100 (or the method) after "instead of" is not asked for."""
+    """"on H100s instead of A100s": the A100 (or the model, or the method) after "instead of" is
+    not asked for."""
     if m.group(1).startswith("§G"):
         scan.excluded_gpus.add(int(m.group(2)))
+    elif m.group(1).startswith("§M"):
+        scan.excluded_models.add(int(m.group(2)))
 
 
 def _method(value: str, quant: str | None = None):
@@ -344,6 +525,14 @@ def _method(value: str, quant: str | None = None):
         if quant or "nf4" in m.group(0):
             scan.claim("quant", quant or "nf4", m.start())
     return handler
+
+
+def _keep(handler):
+    """``handler``, with the words of its match left for the rules after it."""
+    def keep(scan: Scan, m: re.Match[str]) -> bool:
+        handler(scan, m)
+        return False
+    return keep
 
 
 def _full_short(scan: Scan, m: re.Match[str]) -> bool | None:
@@ -360,16 +549,22 @@ def _full_short(scan: Scan, m: re.Match[str]) -> bool | None:
 # --- optimizer and precision ------------------------------------------------------------------
 
 _ADAM = r"adam(?:[\s_-]?w)?"
-_PAGED = R(r"\bpaged[\s_-]*" + _ADAM + r"(?:[\s_-]*(?:8|32)[\s_-]*bits?)?\b")
+# "paged AdamW 8-bit", Spanish "AdamW paginado de 8 bits" (the adjective after the noun)
+_PAGED = R(r"\b(?:paged|paginad[oa])[\s_-]*(?:(?:8|32)[\s_-]*bits?[\s_-]*)?" + _ADAM + r"(?:[\s_-]*\(?(?:8|32)[\s_-]*bits?\)?)?"
+           r"|\b" + _ADAM + r"\s+paginad[oa](?:\s+(?:de|en|a)?\s*(?:8|32)[\s_-]*bits?)?\b")
 _ADAM8 = R(r"\b(?:8[\s_-]*bits?|bnb|bitsandbytes)[\s_-]*" + _ADAM + r"\b|\b" + _ADAM
-           + r"[\s_-]*(?:bnb[\s_-]*)?(?:8[\s_-]*bits?|bnb)\b|\b" + _ADAM + r"\s+(?:en|in|de|a)\s+8[\s_-]*bits?\b")
+           + r"[\s_-]*(?:bnb[\s_-]*)?(?:8[\s_-]*bits?|bnb)\b|\b" + _ADAM + r"\s+(?:en|in|de|a)\s+8[\s_-]*bits?\b"
+           # the optimizer's states in 8 bits (bitsandbytes' 8-bit optimizers quantize the states): "AdamW, 8-bit states"
+           r"|\b" + _ADAM + r"\s*[,(]?\s*(?:with\s+|con\s+)?(?:8[\s_-]*bits?\s+(?:optimizer\s+)?states?|estados?\s+(?:de\s+|en\s+)?8[\s_-]*bits?)\b")
 _ADAMW = R(r"\b(?:(fused|foreach)\s+)?" + _ADAM + r"(?:[\s_-]*torch)?(?:[\s_-]*(fused|foreach))?\b")
 _SGD = R(r"\bsgd\b")
 _OTHER_OPT = R(r"\b(adafactor|lion|muon|sophia|lamb|galore|shampoo|soap|lomo)\b")
 
 _BF16 = r"(?:bf16|bfloat16|bfloat[\s_-]16)"
 _PURE_BF16 = R(r"\b(?:pure|full|only|solo|puro|all)[\s_-]*" + _BF16 + r"\b|\b" + _BF16
-               + r"[\s_-]*(?:pure|only|puro|weights|everywhere|puros)\b")
+               + r"[\s_-]*(?:pure|only|puro|weights|everywhere|puros)\b"
+               # "bf16 (no AMP)", "bf16 sin AMP": bf16 without autocast (HF's bf16=True is autocast, i.e. mixed)
+               r"|\b" + _BF16 + r"[\s_-]*[(,]?\s*(?:no|sin|without|w/o)\s+(?:amp|autocast|mixed(?:\s+precision)?|precision\s+mixta)\b")
 _BF16_MIXED = R(r"\b" + _BF16 + r"[\s_-]*(?:mixed|amp|mixta)\b|\bmixed[\s_-]*(?:precision[\s_-]*)?\(?\s*" + _BF16
                 + r"\b|\b" + _BF16 + r"\b")
 _MIXED = R(r"\bmixed[\s_-]*precision\b|\bprecision\s+mixta\b|\bamp\b")
@@ -412,7 +607,7 @@ def _other_opt(scan: Scan, m: re.Match[str]) -> None:
 # --- gradient checkpointing -----------------------------------------------------------------
 
 _GC = (r"(?:(?:gradient|grad|activation|activations|activaciones)[\s_-]*(?:checkpointing|checkpoints?|ckpt|ckpting)"
-       r"|checkpointing(?:\s+de\s+(?:gradientes|activaciones))?|recomput\w*(?:\s+(?:de\s+|of\s+)?(?:las\s+|the\s+)?activa\w*)?)")
+       r"|checkpointing(?:\s+de\s+(?:gradientes?|activaci\w+))?|recomput\w*(?:\s+(?:de\s+|of\s+)?(?:las\s+|the\s+)?activa\w*)?)")
 _GC_OFF = R(r"\b(?:without|w/o|no|not|disable[ds]?|disabling|turn(?:ed|ing)?\s+off|switch(?:ed)?\s+off|drop|sin|desactiva\w*"
             r"|quita\w*|apaga\w*|deshabilita\w*)\s+(?:the\s+|el\s+|la\s+|any\s+|de\s+)?" + _GC + r"\b"
             r"|\b" + _GC + r"\s*(?:[:=]\s*|is\s+|esta\s+)?(?:off|disabled|false|no|desactivad[oa]|apagad[oa]|deshabilitad[oa])\b"
@@ -428,7 +623,8 @@ _RANK = R(r"\b(?:lora[\s_-]*)?(?:rank|rango)(?:\s+(?:de\s+|del\s+|of\s+)?(?:la\s
           r"|\blora[\s_-]*r\s*[=:]?\s*" + _N + _NOT_SIZE + r"|\br\s*[=:]\s*" + _N
           + r"|\b(?:lora\s+)?r(\d{1,4})\b|\b(\d{1,4})[\s_-]*rank\b"
           r"|(?<![\w.,/-])r\s+(\d{1,4})\b" + _NOT_SIZE)
-_ALPHA = R(r"\b(?:lora[\s_-]*)?(?:alpha|alfa)\s*(?:of|de|=|:|is|es)?\s*" + _N)
+_ALPHA = R(r"\b(?:lora[\s_-]*)?(?:alpha|alfa)(?:\s+(?:de|del|of|the|la|el))*(?:\s+(?:lora|adapters?|adaptador(?:es)?))?"
+           r"\s*(?:of|de|=|:|is|es)?\s*" + _N)
 _DROPOUT = R(r"\b(?:lora[\s_-]*)?dropout\s*(?:of|de|=|:|is|es)?\s*" + _N + r"\s*(%)?|\b(?:no|sin|without)\s+dropout\b")
 _ALL_LINEAR = R(r"\ball[\s_-]*(?:the\s+)?linear(?:\s+(?:layers|modules|projections))?\b|\btodas\s+las\s+(?:capas\s+)?lineales\b")
 _ATTN_ONLY = R(r"\b(?:attention|attn)[\s_-]*(?:only|layers|projections|modules)\b|\bonly\s+(?:the\s+)?(?:attention|attn)\b"
@@ -443,7 +639,8 @@ _DOUBLE_OFF = R(r"\b(?:no|without|sin)\s+(?:double|doble)[\s_-]*(?:quant\w*|cuan
                  r"\s*(?:[:=]\s*)?(?:off|false|desactivad[oa])\b")
 _DOUBLE_ON = R(r"\b(?:double|doble)[\s_-]*(?:quant\w*|cuantiz\w*)(?:\s*(?:[:=]\s*)?(?:on|true|activad[oa]))?")
 _DDP = R(r"\bddp\b|\bdata[\s_-]*parallel\b")
-_STACKS = [(R(r"\btorchtune\b|\btune\s+run\b"), "torchtune"), (R(r"\blit[\s_-]?gpt\b"), "litgpt"),
+# "tune run lora_finetune_single_device": torchtune's CLI with a recipe (never "fine-tune run on ...")
+_STACKS = [(R(r"\btorchtune\b|\btune\s+run\s+[a-z0-9]+_[a-z0-9_]+"), "torchtune"), (R(r"\blit[\s_-]?gpt\b"), "litgpt"),
            (R(r"\breference\s+stack\b|\bpila\s+de\s+referencia\b"), "reference"),
            (R(r"(?<![/.])\b(?:hugging\s*face(?:\s+trainer)?(?![.\w]*\.co\b)|hf\s+trainer|transformers|trl|sft\s*trainer"
               r"|axolotl)\b(?![./])"), "hf")]
@@ -479,6 +676,21 @@ def _dropout(scan: Scan, m: re.Match[str]) -> bool | None:
 
 # torchtune recipes (torchtune/recipes/: lora_finetune_single_device.py, full_finetune_distributed.py,
 # ...; QLoRA is a LoRA recipe with a qlora config): the method, the stack, and one device or several.
+# LitGPT's CLI (litgpt/__main__.py: "finetune" is finetune_lora; litgpt/finetune/lora.py, full.py, adapter.py)
+_LITGPT = R(r"\blitgpt\s+finetune(?:_(lora|full|adapter(?:_v2)?))?\b")
+
+
+def _litgpt(scan: Scan, m: re.Match[str]) -> None:
+    kind = m.group(1) or "lora"
+    if kind == "full":
+        scan.claim("method", "full", m.start())
+    elif kind == "lora":
+        scan.claim("method", "lora", m.start())
+    else:
+        scan.warn("parse.warn.optimizer_unknown", name="litgpt " + kind)  # LLaMA-Adapter: not a method we model
+    scan.claim("stack", "litgpt", m.start())
+
+
 _RECIPE = R(r"\b(q?lora|full)_finetune_(single_device|distributed)\b|\b[a-z0-9_]+/\d+b_(q?lora|full)(?:_single_device)?\b")
 
 
@@ -491,26 +703,51 @@ def _recipe(scan: Scan, m: re.Match[str]) -> None:
 
 
 def _zero3(scan: Scan, m: re.Match[str]) -> None:
-    if "zero" in m.group(0) and _spec_accepts("sharding", "zero3"):  # a spec that models ZeRO-3 itself
-        scan.claim("sharding", "zero3", m.start())
-        return
-    scan.claim("sharding", "fsdp", m.start())
     if "zero" in m.group(0):
-        scan.warn("parse.warn.zero3")
+        _zero3_claim(scan, m.start())
+    else:
+        scan.claim("sharding", "fsdp", m.start())
+
+
+def _zero3_claim(scan: Scan, pos: int) -> None:
+    """DeepSpeed ZeRO-3: the spec's own "zero3" where it models it, else FSDP's full sharding (the same
+    partitioning of parameters, gradients and optimizer states), with a warning that says so."""
+    if _spec_accepts("sharding", "zero3"):
+        scan.claim("sharding", "zero3", pos)
+        return
+    scan.claim("sharding", "fsdp", pos)
+    scan.warn("parse.warn.zero3")
 
 
 def _zero12(scan: Scan, m: re.Match[str]) -> None:
     stage = m.group(1)
+    if stage is None and any(c.field == "sharding" for c in scan.claims) or any(
+            k == "parse.warn.zero12" for k, _ in scan.warnings):
+        return  # "deepspeed" beside a stage already read (a pasted DeepSpeed config)
     if stage and _spec_accepts("sharding", f"zero{stage}"):
         scan.claim("sharding", f"zero{stage}", m.start())
         return
     scan.warn("parse.warn.zero12", stage=stage or "?")
 
 
+def _stack(value: str):
+    def handler(scan: Scan, m: re.Match[str]) -> bool | None:
+        # Unsloth drives TRL's SFTTrainer over Transformers (unsloth/trainer.py): code that names Unsloth
+        # is an Unsloth run, whatever else it imports
+        if value == "hf" and _UNSLOTH.search(scan.marked):
+            return False
+        if _VERSION_AFTER.match(scan.text, m.end()):
+            return False  # "we're on transformers 4.46": what is installed, not the stack asked about; its version is read
+        # (the word stays for the typed slots, which leave a version after a tool name alone)
+        scan.claim("stack", value, m.start())
+        return None
+    return handler
+
+
 # Order matters: specific before general (paged before 8-bit before plain AdamW; "full precision"
 # before "full fine-tune"; 8-bit base before 4-bit before LoRA; "without GC" before "GC").
 WORD_RULES = [
-    (_LORA_SETTING, _lora_setting), (_RECIPE, _recipe), (_CONFIG, _config), (_TARGETS, _targets),
+    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_RECIPE, _recipe), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key),
     (_INSTEAD, _instead),
     (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
@@ -519,7 +756,7 @@ WORD_RULES = [
     (_FP32, _claim("precision", "fp32")), (_BF16_MIXED, _claim("precision", "bf16-mixed")), (_MIXED, _mixed),
     (_NO_QUANT, _claim("method", "lora")), (_NO_LORA, _claim("method", "full")),
     (_INT8, _method("qlora", "int8")), (_QLORA, _method("qlora")), (_FULL, _method("full")),
-    (_FULL_WRAP, _method("full")), (_LORA, _lora),
+    (_FULL_WRAP, _method("full")), (_FULL_ALL, _keep(_method("full"))), (_LORA, _lora),
     (_GC_OFF, _claim("gradient_checkpointing", False)), (_GC_ON, _claim("gradient_checkpointing", True)),
     (_EAGER, _claim("attention", "eager")), (_FLASH, _claim("attention", "flash")),
     (_ALPHA, _alpha), (_DROPOUT, _dropout),
@@ -529,14 +766,36 @@ WORD_RULES = [
     (_COMPILE_OFF, _optional("compile", False)), (_COMPILE_ON, _optional("compile", True)),
     (_PACKING_OFF, _optional("packing", False)), (_PACKING_ON, _optional("packing", True)),
     (_LIGER, _optional("liger", True)), (_UNSLOTH, _optional("stack", "unsloth")),
-    *[(pattern, _claim("stack", value)) for pattern, value in _STACKS],
+    (_EXPANDABLE_OFF, _optional("expandable_segments", False)), (_EXPANDABLE_ON, _optional("expandable_segments", True)),
+    *[(pattern, _stack(value)) for pattern, value in _STACKS],
 ]
 # An axolotl config (base_model with axolotl's own training keys) without ``adapter`` trains every
 # parameter: axolotl's config schema, field ``adapter``: "If you want to use 'lora' or 'qlora' or
 # leave blank to train all parameters in original model".
-_AXOLOTL = R(r"(?m)^[ \t\"{]*base_model\"?\s*:")
+_AXOLOTL = R(r"(?m)(?:^|\s)[ \t\"{]*base_model\"?\s*:")
 _AXOLOTL_KEYS = R(r"(?m)(?:^|[{,])[ \t\"]*(?:sequence_len|micro_batch_size|num_epochs)\"?\s*:")
 _AXOLOTL_ADAPTER = R(r"(?m)(?:^|[{,])[ \t\"]*(?:adapter|load_in_4bit|load_in_8bit)\"?\s*:")
+
+
+# A Transformers / TRL training script (a Trainer and a model from from_pretrained) that builds no
+# adapters (no LoraConfig, get_peft_model, peft_config, --use_peft) trains every parameter.
+_VERSION_AFTER = R(r"\s*(?:v(?:ersion)?\s*)?\d+\.\d+")
+_HF_SCRIPT = R(r"\b(?:trainingarguments|sftconfig|sfttrainer|seq2seqtrainingarguments)\s*\(")
+_FROM_PRETRAINED = R(r"\bfrom_pretrained\s*\(")
+_ADAPTER_CODE = R(r"\b(?:lora|peft|adapters?|qlora)")
+
+
+# TRL's own config (``trl sft --config``, or its keys): ModelConfig.use_peft defaults to False
+# (trl/trainer/model_config.py), so a TRL run without adapters trains every parameter.
+_TRL_CONFIG = R(r"(?m)\btrl\s+sft\b|^\s*dataset_name\s*:")
+
+
+def _hf_full(scan: Scan, m: re.Match[str]) -> bool | None:
+    if (any(c.field in ("method", "method_weak") for c in scan.claims) or not _FROM_PRETRAINED.search(scan.marked)
+            or _ADAPTER_CODE.search(scan.marked)):
+        return False
+    scan.claim("method", "full", m.start())
+    return None
 
 
 def _axolotl_full(scan: Scan, m: re.Match[str]) -> bool | None:
@@ -549,4 +808,29 @@ def _axolotl_full(scan: Scan, m: re.Match[str]) -> bool | None:
 
 # Read last: a lone "full" in a short follow-up ("and full?", "¿y completo?") or beside a
 # fine-tuning word; an axolotl config that names no adapter.
-LATE_RULES = [(_FULL_SHORT, _full_short), (_AXOLOTL, _axolotl_full)]
+# "retrain all layers of X", "afinar todas las capas de X": every layer trained, so a full fine-tune, when the
+# message names no adapters ("LoRA on all layers" is about where the adapters go).
+_ALL_LAYERS = R(r"\ball\s+(?:of\s+)?(?:the\s+|its\s+)?(?:model'?s?\s+)?layers\b|\btodas\s+las\s+capas\b")
+
+
+def _all_layers(scan: Scan, m: re.Match[str]) -> bool | None:
+    if any(c.field in ("method", "method_weak") for c in scan.claims) or _ADAPTER_CODE.search(scan.marked) \
+            or _ALL_LINEAR.search(scan.marked):
+        return False
+    scan.claim("method", "full", m.start())
+    return None
+
+
+_START = R(r"\A")  # a late rule that reads the whole message (``scan.marked``) itself
+
+
+def _trl_full(scan: Scan, m: re.Match[str]) -> bool | None:
+    if (any(c.field in ("method", "method_weak") for c in scan.claims) or _ADAPTER_CODE.search(scan.marked)
+            or not _TRL_CONFIG.search(scan.marked) or not re.search(r"model_name_or_path", scan.marked)):
+        return False
+    scan.claim("method", "full", m.start())
+    return None
+
+
+LATE_RULES = [(_FULL_SHORT, _full_short), (_AXOLOTL, _axolotl_full), (_HF_SCRIPT, _hf_full), (_ALL_LAYERS, _all_layers),
+              (_START, _trl_full)]

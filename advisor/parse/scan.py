@@ -5,11 +5,15 @@ Rules run in a fixed order (``advisor.parse.rules``). A rule that accepts a matc
 so that later, looser rules (a bare "8k", a bare "13B") never read the same characters twice:
 "8 x H100" is consumed as a GPU count before anything could take the 8 for a batch size.
 Catalog names are replaced by placeholders first ("§G0§" for the first GPU found, "§M0§" for a
-model, "§R0§" for a region) so rules can say "a number right before a GPU".
+model, "§R0§" for a region) so rules can say "a number right before a GPU". A rule's span may
+contain a placeholder ("train all of §M0§'s weights" is the method): blanking keeps placeholders,
+so the name is still read by the name rule; a rule that means a name is *not* asked for ("instead
+of §G1§") says so in ``excluded_gpus`` / ``excluded_models``.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,6 +24,38 @@ from advisor.parse.prefilter import needs
 
 BLANK = "\x01"
 # Upper case: rules read lower-case text, so no rule can take a placeholder for a word.
+def _blank_keeping_names(span: str) -> str:
+    out = []
+    prev = 0
+    for m in _NAME.finditer(span):
+        out += [BLANK * (m.start() - prev), m.group()]
+        prev = m.end()
+    out.append(BLANK * (len(span) - prev))
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=8)
+def _literals(patterns: tuple[re.Pattern[str], ...]) -> tuple[str, ...]:
+    """Every literal some rule of ``patterns`` requires (``prefilter.needs``), once."""
+    return tuple(sorted({w for p in patterns for w in (needs(p) or ())}))
+
+
+# Each rule list (module constants of rules.py and sizes.py), prepared once: its literals and, per rule,
+# the words one of which a match needs (``prefilter.needs``), so ``run_all`` skips a rule with one set test
+# instead of a call (profiled: the calls were the parser's largest self time, most rules being absent).
+_PREPARED: dict[int, tuple[list, tuple[str, ...], list]] = {}
+
+
+def _prepared(rules: list) -> tuple[tuple[str, ...], list]:
+    hit = _PREPARED.get(id(rules))
+    if hit is None or hit[0] is not rules or len(hit[2]) != len(rules):
+        prepared = [(p, h, frozenset(needs(p)) if needs(p) is not None else None) for p, h in rules]
+        hit = (rules, _literals(tuple(p for p, _ in rules)), prepared)
+        _PREPARED[id(rules)] = hit
+    return hit[1], hit[2]
+
+
+_NAME = re.compile(r"§[MGRFU]\d+§")
 _PLACEHOLDER = {"model": "M", "gpu": "G", "region": "R", "family": "F", "unsure": "U"}
 
 
@@ -42,11 +78,13 @@ class Scan:
     warnings: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     limits: list[tuple[str, float]] = field(default_factory=list)  # (field, value) beyond a limit
     excluded_gpus: set[int] = field(default_factory=set)
+    excluded_models: set[int] = field(default_factory=set)
     bound_gpus: set[int] = field(default_factory=set)  # GPU placeholders already claimed with a count
     gpu_counts: dict[int, int] = field(default_factory=dict)
     examples: list[tuple[float, int]] = field(default_factory=list)  # example counts without a length
     example_lens: list[tuple[float, int]] = field(default_factory=list)  # "300 tokens per example", apart from a count
-    example_seq: list[float] = field(default_factory=list)  # those lengths with k = 1024 ("4k tokens per sample")
+    example_seq: list[tuple[float, int]] = field(default_factory=list)  # those lengths with k = 1024 ("4k tokens per sample")
+    sample_means: list[float] = field(default_factory=list)  # "avg length 300 tokens": a mean, not each one's
     lora_settings: list[int] = field(default_factory=list)  # where "lora rank"/"lora_alpha" were read
     stray: list[Any] = field(default_factory=list)  # numbers nothing explains (slots.Tok): ask about them
     weak_sizes: list[Any] = field(default_factory=list)  # "350M" with no cue: a model size unless a model is named
@@ -77,18 +115,47 @@ class Scan:
         if (key, fields) not in self.warnings:
             self.warnings.append((key, fields))
 
-    def run(self, pattern: re.Pattern[str], handler: Callable[["Scan", re.Match[str]], bool | None]) -> None:
+    def run(self, pattern: re.Pattern[str], handler: Callable[["Scan", re.Match[str]], bool | None],
+            present: frozenset[str] | None = None) -> None:
         """Apply ``handler`` to each match; blank the spans it accepts (returns anything but False).
-        A pattern whose required words are all absent is skipped without running (``prefilter``)."""
+        A pattern whose required words are all absent is skipped without running (``prefilter``).
+        ``present``: the literals of ``needs`` found in the text when the rules started (``run_all``):
+        blanking only removes text, so a literal absent then is absent now."""
         need = needs(pattern)
-        if need is not None and not any(word in self.text for word in need):
-            return
+        if need is not None:
+            if present is not None:
+                if present.isdisjoint(need):
+                    return
+            elif not any(word in self.text for word in need):
+                return
+        self._apply(pattern, handler)
+
+    def _apply(self, pattern: re.Pattern[str], handler: Callable[["Scan", re.Match[str]], bool | None]) -> None:
         accepted = [m.span() for m in list(pattern.finditer(self.text)) if handler(self, m) is not False]
         if accepted:
-            chars = list(self.text)
+            text = self.text
+            parts = []
+            prev = 0
             for start, end in accepted:
-                chars[start:end] = BLANK * (end - start)
-            self.text = "".join(chars)
+                if start < prev:  # never: finditer's matches do not overlap
+                    continue
+                parts.append(text[prev:start])
+                span = text[start:end]
+                # names inside a span stay names
+                parts.append(_blank_keeping_names(span) if "§" in span else BLANK * (end - start))
+                prev = end
+            parts.append(text[prev:])
+            self.text = "".join(parts)
+
+    def run_all(self, rules: list[tuple[re.Pattern[str], Callable[["Scan", re.Match[str]], bool | None]]]) -> None:
+        """``run`` each rule in order, with one look for every rule's required literals first."""
+        literals, prepared = _prepared(rules)
+        text = self.text
+        present = frozenset(w for w in literals if w in text)
+        apply = self._apply
+        for pattern, handler, need in prepared:
+            if need is None or not present.isdisjoint(need):  # most rules need a word the message lacks
+                apply(pattern, handler)
 
     def search(self, pattern: str) -> bool:
         return re.search(pattern, self.text) is not None

@@ -25,23 +25,25 @@ from advisor.spec import MAX_PARAMS_B, MAX_SEQ_LEN
 R = re.compile
 N, SC = q.N, q.SC
 _ITEMS = (r"(?:(?:training|instruction|chat|sft|preference|qa)\s+|de\s+entrenamiento\s+)?(?:examples?|samples?|ejemplos?|muestras?|rows?|filas?|conversations?"
-          r"|conversaciones?|documents?|documentos?|pairs?|pares|instructions?|instrucciones|dialogues?|dialogos?"
-          r"|records?|registros?|sequences?|secuencias?)")
+          r"|conversaciones?|documents?|documentos?|(?:question[\s-]*answer\s+|qa\s+)?pairs?|pares(?:\s+(?:de\s+)?pregunta[\s-]*respuesta)?|instructions?|instrucciones|dialogues?|dialogos?"
+          r"|records?|registros?|sequences?|secuencias?|chats?|convos?|messages?|mensajes?|prompts?|transcripts?|turns?|docs?)")
 _TOK = r"(?:(?:de\s+)?(?:tokens?|toks?))"
 _ABOUT = r"(?:(?:about|around|roughly|approx\w*|~|unos|alrededor\s+de|aprox\w*|promedio\s+de|de\s+media)\s*)?"
 # Words between an example count and the length of each ("1.5M examples of ~300 tokens", "2M samples
 # averaging 512 tokens", "40k rows x 2k tokens", "1,5 millones de ejemplos con una media de 300 tokens").
-_EACH_FILL = (r"(?:[\s(,:;]*(?:of|de|x|\*|with|con|at|a|@|averaging|avg\.?|average|mean|media|promedio|promedian|promediando"
+_EACH_FILL = (r"(?:[\s(,:;]*(?:of|de|x|\*|with|con|at|a|averaging|avg\.?|average|mean|media|promedio|promedian|promediando"
               r"|each|cada|uno|una|an?|length|len|longitud|about|around|roughly|approx\w*|~|unos|alrededor|of\s+about|that|are|son"
-              r"|que|tienen|have|y|and)\b\.?|[\s(,:;]*~)")
-_EXAMPLES_X_LEN = R(r"\b" + N + SC + r"\s*(?:of\s+|de\s+)?" + _ITEMS + r"\b(?:" + _EACH_FILL + r"){0,6}\s*"
-                    + N + SC + r"\s*" + _TOK + r"\b(?:\s*(?:each|cada\s+uno|per\s+\w+|por\s+\w+|on\s+average|de\s+media|en\s+promedio|avg))?")
+              r"|que|tienen|have|y|and)\b\.?|[\s(,:;]*[~@≈]|[ \t]*\()")  # "50k ejemplos (300 tokens)"  # "@" and "≈" are no word: no \b after them
+# (the count and its items on one line: "un modelo de 2,7B\nsecuencias de 4096 tokens" is a size, then a length)
+_EXAMPLES_X_LEN = R(r"\b" + N + SC + r"[ \t]*(?:of\s+|de\s+)?" + _ITEMS + r"\b(?:" + _EACH_FILL + r"){0,6}\s*"
+                    + N + SC + r"\s*" + _TOK + r"\b(?:\s*(?:each|cada\s+un[oa]|per\s+\w+|por\s+\w+|on\s+average|de\s+media|en\s+promedio|avg))?")
 # The length of each example said apart from the count ("300 tokens per example", "avg length 300 tokens").
-_PER_ITEM = (r"(?:examples?|samples?|ejemplos?|muestras?|rows?|filas?|conversations?|conversaciones?|documents?|documentos?"
-             r"|pairs?|pares|instructions?|instrucciones|dialogues?|dialogos?|records?|registros?|item|sequences?|secuencias?)")
+_PER_ITEM = (r"(?:examples?|samples?|ejemplos?|muestras?|rows?|filas?|conversations?|convos?|conversaciones?|documents?|documentos?"
+             r"|pairs?|pares|instructions?|instrucciones|dialogues?|dialogos?|records?|registros?|item|sequences?|secuencias?"
+             r"|chats?|messages?|mensajes?|prompts?|transcripts?|turns?|docs?)")
 _EXAMPLE_LEN = R(r"\b" + N + SC + r"\s*" + _TOK + r"\s*(?:per|por|each|cada|/|an?|every)\s*(?:una?\s+)?" + _PER_ITEM + r"\b"
-                 r"|\b" + N + SC + r"\s*" + _TOK + r"\s*(?:on\s+average|de\s+media|en\s+promedio|avg|each|cada\s+uno|de\s+promedio)\b"
-                 r"|\b(?:avg|average|mean|media|promedio|typical|tipica)\s*(?:example\s+|sample\s+|sequence\s+|de\s+)?(?:length|len|longitud|size)?"
+                 r"|\b" + N + SC + r"\s*" + _TOK + r"\s*(?:on\s+average|de\s+media|en\s+promedio|avg|each|cada\s+un[oa]|de\s+promedio)\b"
+                 r"|\b(?:avg|average|averaging|mean|media|promedio|promediando|typical|tipica)\s*(?:example\s+|sample\s+|sequence\s+|de\s+)?(?:length|len|longitud|size)?"
                  r"\s*(?:of|de|:|=|is|es|around|about|~)?\s*" + _ABOUT + N + SC + r"\s*" + _TOK + r"\b")
 _DATASET_WORDS = (r"\b(?:dataset|data\s*set|corpus|data|datos|conjunto\s+de\s+datos|in\s+total|en\s+total|total"
                   r"|train(?:ing)?\s+on|entrenar\s+(?:con|sobre))\b")
@@ -57,7 +59,7 @@ def _cue_words(strict: bool) -> str:
     return "|".join(re.escape(w).replace("\\ ", r"[\s_-]*") for w in sorted(words, key=len, reverse=True))
 
 
-_SETTING_BEFORE = R(r"(?P<number>(?:\d[\d.,]*\s*(?:k|m|b)?|\b(?:" + "|".join(sl.WORD_NUMBERS) + r"))\s+(?:[a-z]+\s+)?)?"
+_SETTING_BEFORE = R(r"(?P<number>(?:\d[\d.,]*\s*(?:k|m|b)?|\b(?:" + "|".join(sl.WORD_NUMBERS) + r"))\s+(?:[a-z]+\s+){0,3})?"
                     r"\b(?:(?P<strict>" + _cue_words(True) + r")|" + _cue_words(False) + r")\s*[:=]?\s*$")
 
 
@@ -71,13 +73,68 @@ def _examples_x_len(scan: Scan, m: re.Match[str]) -> bool | None:
         return False
     examples = num.count(m.group(1), m.group(2), scan.lang)
     each = num.count(m.group(3), m.group(4), scan.lang)
+    # "200k examples averaging 512 tokens" states the dataset's size; the samples' length distribution
+    # (how batches pad) is read where the message speaks of the lengths themselves (_LEN_RANGE, _EXAMPLE_LEN)
     q.accept(scan, "dataset_tokens", examples * each, m.start(), integer=True)
 
 
 def _example_len(scan: Scan, m: re.Match[str]) -> None:
     raw, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4)) if m.group(3) else (m.group(5), m.group(6))
     scan.example_lens.append((num.count(raw, unit, scan.lang), m.start()))
-    scan.example_seq.append(num.seq_tokens(raw, unit, scan.lang))  # the same length, read as a sequence length
+    if _MEAN_WORDS.search(m.group(0)):  # "avg length 300 tokens": the samples' mean length, not each one's;
+        scan.sample_means.append(num.seq_tokens(raw, unit, scan.lang))  # the length distribution unless a count
+    else:                                                                # makes it the dataset's size (request)
+        scan.example_seq.append((num.seq_tokens(raw, unit, scan.lang), m.start()))  # the same length, as a sequence length
+
+
+# How long the samples are, when batches are padded to their longest sample (``advisor.spec.LengthDistribution``,
+# #17): "samples between 200 and 2048 tokens, mean 600", "muestras de 200 a 2048 tokens, media 600",
+# "sequences of 128-4096 tokens (avg 900)". A range without a mean is asked about (the spec needs the mean).
+_MEAN_WORDS = R(r"\b(?:averag\w*|avg|mean|media|promedi\w*)\b")
+_LEN_ITEMS = r"(?:" + _PER_ITEM + r"|lengths?|longitudes?|largos?)"
+_MEAN_PART = (r"(?:\s*[,;(]?\s*(?:with\s+|con\s+|y\s+|and\s+)?(?:an?\s+|una\s+)?(?:mean|average|averaging|avg|media|promedio|promediando)"
+              r"(?:\s+(?:length|len|longitud))?(?:\s+(?:of|de))?\s*[:=]?\s*~?" + N + SC + r"(?:\s*" + _TOK + r")?\s*\)?)?")
+# A range's words come in pairs: between/entre X and/y Y, from/de/desde X to/a/hasta Y ("secuencia de
+# 2048 y 20.000.000 tokens" is two settings, not a range).
+_RANGE_HEAD = r"(?:(?:are|son|of|de|with|con|que|van|ranging|range|range\s+from|lengths?|longitudes?)\s+)*"
+_LEN_RANGE = R(r"\b" + _LEN_ITEMS + r"\s+" + _RANGE_HEAD
+               + r"(?:(?:between|entre)\s+" + N + SC + r"\s*(?:tokens?\s+)?(?:and|y)\s*" + N + SC
+               + r"|(?:from|desde|de)\s+" + N + SC + r"\s*(?:to|a|hasta|-)\s*" + N + SC + r")"
+               + r"\s*" + _TOK + r"\b" + _MEAN_PART
+               + r"|\b" + _LEN_ITEMS + r"\s+(?:of\s+|de\s+)?" + N + SC + r"\s*-\s*" + N + SC + r"\s*" + _TOK + r"\b" + _MEAN_PART)
+
+
+def _len_range(scan: Scan, m: re.Match[str]) -> bool | None:
+    g = [x for x in m.groups()]
+    # the groups: (between lo, hi | from lo, hi), mean; then the hyphenated form's lo, hi, mean
+    first = next(i for i in (0, 4, 10) if g[i] is not None)
+    lo, lo_u, hi, hi_u = g[first:first + 4]
+    mean, mean_u = g[8:10] if first < 10 else g[14:16]
+    fields: dict = {"min": int(num.seq_tokens(lo, lo_u, scan.lang)), "max": int(num.seq_tokens(hi, hi_u, scan.lang))}
+    if not fields["min"] < fields["max"]:
+        return False  # not a range of lengths ("sequences of 4096 - 2 per GPU"): other rules read the numbers
+    if mean is None:
+        scan.unreadable.append(("length_distribution", m.group(0).strip(), m.start()))  # no mean: ask for it
+        return
+    fields["mean"] = num.seq_tokens(mean, mean_u, scan.lang)
+    _length_distribution(scan, fields, m)
+
+
+def _length_distribution(scan: Scan, fields: dict, m: re.Match[str]) -> None:
+    """Claim the lengths where the spec models them (read and left alone before #17 landed); lengths that
+    contradict each other (a mean outside the range) are a question, never a guess."""
+    from pydantic import ValidationError
+
+    from advisor.spec import SpecRequest
+
+    if "length_distribution" not in SpecRequest.model_fields:
+        return
+    from advisor.spec import LengthDistribution
+
+    try:
+        scan.claim("length_distribution", LengthDistribution(**fields), m.start())
+    except ValidationError:
+        scan.unreadable.append(("length_distribution", m.group(0).strip(), m.start()))
 
 
 def _bytes(scan: Scan, m: re.Match[str]) -> None:
@@ -99,9 +156,11 @@ _DATA_AFTER = R(r"^\s*(?:tokens?|toks?)?\s*(?:(?:of|de|in|en)\s+(?:\w+\s+){0,2}?
 def _tokens_field(scan: Scan, b: sl.Binding) -> tuple[str, float]:
     tok = b.tok
     as_count = sl.value_of(tok, "count", scan.lang)
-    before = " ".join(scan.text[max(0, tok.start - 24): tok.start].split()[-2:])
+    words_before = scan.text[max(0, tok.start - 24): tok.start].split()
+    before = " ".join(words_before[-2:])
+    at = bool(words_before) and words_before[-1] in ("at", "@", "con", "a", "with")  # "... dataset) at 8192 tokens": a length
     dataset = (tok.scale in ("m", "b", "t") or as_count > TOKENS_AS_SEQ_MAX
-               or _DATA_AFTER.match(scan.text, tok.end) is not None or re.search(_DATASET_WORDS, before) is not None)
+               or _DATA_AFTER.match(scan.text, tok.end) is not None or not at and re.search(_DATASET_WORDS, before) is not None)
     if dataset:
         return "dataset_tokens", as_count
     return "seq_len", sl.value_of(tok, "seq", scan.lang)
@@ -186,8 +245,11 @@ def _names(scan: Scan, m: re.Match[str]) -> None:
     elif letter == "G":
         if index not in scan.excluded_gpus and index not in scan.bound_gpus:
             scan.claim("gpu", match.ident, m.start())
-    elif letter in "MR":
-        scan.claim("model" if letter == "M" else "region", match.ident, m.start())
+    elif letter == "M":
+        if index not in scan.excluded_models:
+            scan.claim("model", match.ident, m.start())
+    elif letter == "R":
+        scan.claim("region", match.ident, m.start())
     else:
         scan.claim("family", match, m.start())
 
@@ -200,7 +262,7 @@ _HALF_EPOCH = R(r"\b(?:half\s+an?|media|medio)\s+(?:epochs?|epocas?|pasadas?)\b"
 # assumptions (percentages and months), then every other number through the typed slots, and
 # the catalog names last (a GPU a count did not already claim).
 NUMBER_RULES = [
-    (_EXAMPLES_X_LEN, _examples_x_len), (_EXAMPLE_LEN, _example_len),
+    (_LEN_RANGE, _len_range), (_EXAMPLES_X_LEN, _examples_x_len), (_EXAMPLE_LEN, _example_len),
     (q._NODES, q._nodes), (q._SINGLE, q._single),
     (q._FAILED, q._failed), (q._NO_FAILED, q._set_cost("failed_run_fraction", 0.0)), (q._EVAL, q._eval),
     (q._EVALS_PER, q._cost_value("evals_per_epoch", integer=True)),

@@ -55,7 +55,7 @@ _SPACED_SCALES = {"billion": "b", "billions": "b", "bn": "b", "b": "b", "million
                   "millones": "m", "millon": "m", "mn": "m", "m": "m", "thousand": "k", "k": "k", "mil": "k",
                   "miles": "k", "millardo": "b", "millardos": "b", "billones": "t", "billon": "t", "trillion": "t"}
 _GLUED_SCALES = {"k": "k", "m": "m", "mm": "m", "mn": "m", "b": "b", "bn": "b", "t": "t"}
-_BYTES = {"gb", "gib", "mb", "mib", "tb", "tib", "g"}
+_BYTES = {"gb", "gbs", "gib", "mb", "mib", "tb", "tib", "g"}
 _ORDINAL = {"st", "nd", "rd", "th", "o", "a"}
 WORD_NUMBERS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
@@ -67,7 +67,7 @@ WORD_NUMBERS = {
 ARTICLES = {"a": 1, "an": 1, "un": 1, "una": 1}
 
 
-@dataclass
+@dataclass(slots=True)  # thousands per message: slots make them cheaper to build and read
 class Tok:
     kind: str  # "num" | "word" | "name" | "punct" | "blank"
     text: str
@@ -77,10 +77,32 @@ class Tok:
     scale: str | None = None  # k / m / b / t for numbers
     unit: str | None = None  # "x", "%", "bytes", "bit", "ordinal" for numbers
     spoken: bool = False  # a number said in words ("two", "ocho")
+    in_url: bool = False  # inside a link ("https://wiki.example.com/runs/4531"): part of the address
     article: bool = False  # "a", "una": a count only before an epoch word
 
 
+# A link the name matcher did not read as a model: its digits are part of the address.
+_URL = re.compile(r"\b(?:https?://|www\.)\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)+\.(?:com|org|net|io|ai|dev|co)/\S*")
+
+
+_GLUED_X = re.compile(r"x(\d{1,4})")
+_GLUED_R = re.compile(r"r(\d{1,4})")
+_CUE_GAP = re.compile(r"[\s_\-.]{0,2}")
+_YEAR = re.compile(r"(?:19[89]\d|20[0-4]\d)")
+_DIGITS = re.compile(r"\d{3,7}")
+
+
 def tokenize(text: str) -> list[Tok]:
+    out = _tokenize(text)
+    if "/" in text:
+        urls = [m.span() for m in _URL.finditer(text)]
+        for tok in out:
+            if tok.kind == "num" and any(a <= tok.start < b for a, b in urls):
+                tok.in_url = True
+    return out
+
+
+def _tokenize(text: str) -> list[Tok]:
     out: list[Tok] = []
     prev = 0
     for m in _TOKEN.finditer(text):
@@ -113,11 +135,11 @@ def tokenize(text: str) -> list[Tok]:
         if kind == "word":
             word = m.group("word")
             last = out[-1] if out else None
-            glued_count = re.fullmatch(r"x(\d{1,4})", word)
+            glued_count = _GLUED_X.fullmatch(word) if word[0] == "x" else None
             if glued_count:  # "H100 x8"
                 out.append(Tok("num", glued_count.group(1), m.start() + 1, m.end(), gap, unit="x"))
                 continue
-            glued_rank = re.fullmatch(r"r(\d{1,4})", word)
+            glued_rank = _GLUED_R.fullmatch(word) if word[0] == "r" else None
             if glued_rank:  # "LoRA r16"
                 out.append(Tok("word", "r", m.start(), m.start() + 1, gap))
                 out.append(Tok("num", glued_rank.group(1), m.start() + 1, m.end(), ""))
@@ -148,7 +170,16 @@ def tokenize(text: str) -> list[Tok]:
                     and last.kind == "num" and last.unit is None and last.scale is None and gap.strip() == "":
                 last.unit, last.end = "bytes", m.end()  # "20.6 GiB", "80 GB": memory, not a setting
                 continue
+            if (word in ("bit", "bits") and len(out) >= 2 and out[-1].kind == "punct" and out[-1].text == "-"
+                    and out[-2].kind == "num" and out[-2].unit is None and out[-1].gap == "" and gap == ""):
+                out.pop()  # "16-bit base", "4-bits": a width, never a setting
+                out[-1].unit, out[-1].end = "bit", m.end()
+                continue
             if word in WORD_NUMBERS:
+                if last is not None and last.kind == "num" and not last.spoken and last.unit is None \
+                        and last.scale is None and gap.strip() == "" and last.text == str(WORD_NUMBERS[word]):
+                    last.end = m.end()  # "1 sola época", "1 single pass": the digit and its word are one number
+                    continue
                 out.append(Tok("num", word, m.start(), m.end(), gap, spoken=True))
                 continue
             if word in ARTICLES:
@@ -192,18 +223,24 @@ def _cues(slot: str, left: float, right: float, *phrases: str) -> list[Cue]:
     return [Cue(tuple(p.split()), slot, left, right) for p in phrases]
 
 
+_SEQ_HEADS = ("seq", "sequence", "context", "ctx", "token", "input")
 # Strengths: 10 a cue that names the slot outright; 6-8 a usual but looser word; 3-4 a weak hint.
 CUES: list[Cue] = [
-    *_cues("seq", 10, 6, "seq", "seq len", "seq length", "seq lens", "seqlen", "sequence length", "sequence len",
-           "max seq len", "max seq length", "max sequence length", "max length", "max len", "maxlen",
-           "context length", "context len", "context size", "ctx len", "block size", "cutoff len", "cutoff",
+    # every head word with every measure word: "seq len", "ctx length", "max context size", "sequence window"
+    *_cues("seq", 10, 6, *(f"{pre}{head} {measure}" for pre in ("", "max ", "maximum ") for head in _SEQ_HEADS
+                            for measure in ("len", "length", "lens", "lengths", "size", "window")),
+           "seq", "seqlen", "max seq", "max len", "max length", "maxlen", "block size", "cutoff len", "cutoff",
            "longitud de secuencia", "longitud de la secuencia", "longitud de contexto", "longitud del contexto",
-           "largo de secuencia", "longitud", "secuencia", "sequence"),
+           "largo de secuencia", "longitud", "secuencia", "sequence", "sequences capped at", "seqs capped at",
+           "ventana", "ventana de contexto",
+           "capped at", "max seq length"),
     *_cues("seq", 9, 10, "context", "ctx", "context window", "contexto", "ventana de contexto", "ventana",
            "tokens de contexto", "de contexto", "tokens of context", "of context", "token context"),
     *_cues("seq", 7, 0, "sequences", "secuencias", "sequences of", "secuencias de"),
-    *_cues("seq", 0, 9, "length sequences", "token sequences", "tokens long", "token long", "long sequences",
-           "tokens per sequence", "tokens por secuencia"),
+    *_cues("seq", 0, 9, "length sequences", "tokens long", "token long", "long sequences",
+           "tokens per sequence", "tokens por secuencia",
+           *(f"{unit} {seqs}" for unit in ("token", "tokens", "tok", "toks") for seqs in ("sequences", "seqs", "samples",
+                                                                                         "inputs", "windows"))),
     *_cues("seq", 3, 0, "at", "@", "a", "with", "con", "up to", "hasta"),
     *_cues("tokens", 0, 6.5, "tokens", "token", "toks", "tok", "de tokens", "tokens de entrenamiento",
            "training tokens"),
@@ -214,22 +251,42 @@ CUES: list[Cue] = [
            "micro batch size", "micro bs", "per device batch", "per device train batch size", "per device batch size",
            "per gpu batch", "per gpu batch size", "batch per device", "batch per gpu", "train micro batch size per gpu",
            "lote", "lotes", "micro lote", "microlote", "tamano de lote", "tamano del lote", "lote por gpu",
-           "lote por dispositivo", "micro lote de", "a micro batch of"),
-    *_cues("batch", 0, 9, "per gpu", "per device", "por gpu", "por dispositivo",
+           "lote por dispositivo", "micro lote de", "a micro batch of",
+           # the batch each device holds, said with "local" or "per ..." after it: "lote local 2", "batch size per gpu 4"
+           *(f"{what} {where}" for what in ("batch", "batch size", "bs", "micro batch", "micro batch size", "lote",
+                                            "micro lote", "tamano de lote", "tamano del lote")
+             for where in ("local", "per gpu", "per device", "por gpu", "por dispositivo", "per card", "por tarjeta")),
+           "local batch", "local batch size", "local bs"),
+    *_cues("batch", 0, 9, "per gpu", "per device", "por gpu", "por dispositivo", "/ gpu", "/ device", "per card",
+           "por tarjeta",
            *(f"{what} {per} {where}" for what in ("sequences", "seqs", "samples", "examples", "secuencias", "muestras",
                                                   "ejemplos") for per, where in (("per", "gpu"), ("per", "device"),
-                                                                                 ("por", "gpu"), ("por", "dispositivo")))),
+                                                                                 ("por", "gpu"), ("por", "dispositivo"),
+                                                                                 ("/", "gpu"), ("/", "device"),
+                                                                                 ("/", "dispositivo")))),
     *_cues("rank", 10, 6, "rank", "lora rank", "lora r", "rango", "rango lora", "rango de lora", "adapter rank",
            "rank of", "lora rank of"),
     *_cues("rank", 7, 0, "r"),
+    # the adapters' dimension is their rank (PEFT LoraConfig.r: "Lora attention dimension (the 'rank')")
+    *_cues("rank", 10, 0, "lora dim", "lora dimension", "adapter dim", "dimension lora", "dimension de lora",
+           "dimension del adaptador"),
     *_cues("epochs", 0, 7, "ep", "eps"),
     *_cues("epochs", 6, 10, "epochs", "epoch", "epocas", "epoca", "pasadas", "pasada", "passes", "pass",
-           "num epochs", "num train epochs", "passes over the data", "pass over the data"),
+           "num epochs", "num train epochs", "passes over the data", "pass over the data", "pass through the data",
+           "passes through the data", "pase", "pases", "pase por los datos", "pases por los datos"),
+    *_cues("gpus", 10, 0, "world size", "world_size", "num gpus", "gpu count", "number of gpus", "numero de gpus"),
     *_cues("gpus", 5, 10, "gpus", "gpu", "cards", "card", "tarjetas", "tarjeta", "graficas", "grafica",
            "devices", "dispositivos", "accelerators", "aceleradores", "gpus de", "tarjetas de"),
+    # a count in an order form: "A10G GPU, qty 2", "pcie h100, quantity 4", "2 unidades de MI300X"
+    *_cues("gpus", 8, 0, "qty", "quantity", "cantidad"),
+    *_cues("gpus", 0, 7, "way"),
+    *_cues("gpus", 0, 8, "of them", "de ellas", "de ellos"),  # "L4 24GB — 4 of them"  # "4-way B200", "an 8-way node": that many devices
+    *_cues("gpus", 0, 6, "units", "unidades"),
     *_cues("nodes", 0, 10, "nodes", "node", "nodos", "nodo", "machines", "maquinas", "servers", "servidores"),
     *_cues("examples", 0, 10, "examples", "example", "samples", "sample", "rows", "conversations", "documents",
-           "pairs", "instructions", "dialogues", "records", "ejemplos", "muestras", "filas", "conversaciones",
+           "pairs", "instructions", "dialogues", "records", "chats", "messages", "prompts", "transcripts", "turns",
+           "convos", "convo",
+           "mensajes", "docs", "doc", "ejemplos", "muestras", "filas", "conversaciones",
            "documentos", "pares", "instrucciones", "dialogos", "registros", "training examples",
            "ejemplos de entrenamiento"),
     *_cues("examples", 0, 5, "sequences", "secuencias"),
@@ -241,13 +298,21 @@ CUES: list[Cue] = [
     *_cues("grad_accum", 10, 4, "gradient accumulation", "gradient accumulation steps", "grad accum",
            "grad accumulation", "accumulation steps", "acumulacion de gradientes", "acumulacion de gradiente",
            "gradient accumulation of", "grad acc"),
+    # the word alone beside a batch ("micro-lote de 4 (acumulación 8)", "bs 2, accum 16")
+    *_cues("grad_accum", 8, 0, "acumulacion", "accumulation", "accum", "grad accum of"),
     *_cues("global_batch", 10, 0, "global batch", "effective batch", "total batch", "lote global", "lote efectivo",
-           "global batch size", "effective batch size", "batch global", "batch efectivo"),
+           "global batch size", "effective batch size", "batch global", "batch efectivo", "lote total", "total batch size",
+           "global batch size of", "tamano de lote global", "tamano de lote total", "eff batch", "eff. batch", "global",
+           "effective bs", "eff bs"),
     # Numbers we read and leave alone: what they measure is not part of a memory, time or cost estimate.
     *_cues("ignore", 0, 10, "steps", "step", "pasos", "iterations", "iteraciones", "iters", "hours", "hour", "horas",
            "hora", "days", "day", "dias", "dia", "minutes", "minutos", "weeks", "semanas", "dollars", "dolares",
            "euros", "usd", "eur", "mins", "h", "people", "personas", "users", "usuarios", "teams", "equipos",
            "languages", "idiomas", "experiments", "experimentos", "per epoch", "por epoca", "checkpoints kept"),
+    # the model's own widths are no adapter dimension: "hidden dim 4096", "head dim 128"
+    *_cues("ignore", 11, 0, "hidden dim", "hidden size", "model dim", "head dim", "embedding dim", "intermediate size",
+           "ffn dim", "d model"),
+    *_cues("rank", 8, 0, "dim", "dimension"),  # "LoRA dim 128", "dimensión LoRA 8" once the method word was read
     *_cues("ignore", 10, 0, "lr", "learning rate", "warmup", "warmup steps", "seed", "$", "usd", "eur", "budget",
            "budget of", "presupuesto", "presupuesto de", "spend", "top", "step", "steps", "save steps",
            "logging steps", "eval steps", "max steps", "version", "v", "weight decay", "gastar", "pay", "pagar",
@@ -255,21 +320,38 @@ CUES: list[Cue] = [
            "driver", "ubuntu", "nccl", "cudnn", "rocm", "gbp", "eur", "torchtune", "axolotl", "skypilot", "ray",
            "litgpt", "unsloth", "llamafactory", "bitsandbytes", "flash attn", "sky", "checkpoints kept"),
 ]
-_CUE_INDEX: dict[str, list[Cue]] = {}
+# Every cue as its words joined by "_": a config key we do not list whose words are a cue
+# ("per_device_batch_size=8", "micro_bs=4") is read as that cue (``rules._other_key``).
+CUE_KEYS = frozenset("_".join(c.words) for c in CUES if c.slot != "ignore")
+# One occurrence of a word binds one number: a phrase listed for the same slot on both sides ("steps"
+# after a count and before a setting) is one cue with both strengths, not two.
+_MERGED: dict[tuple[tuple[str, ...], str], Cue] = {}
 for _cue in CUES:
+    _old = _MERGED.get((_cue.words, _cue.slot))
+    _MERGED[(_cue.words, _cue.slot)] = _cue if _old is None else Cue(
+        _cue.words, _cue.slot, max(_old.left, _cue.left), max(_old.right, _cue.right))
+_CUE_INDEX: dict[str, list[Cue]] = {}
+for _cue in _MERGED.values():
     _CUE_INDEX.setdefault(_cue.words[0], []).append(_cue)
 for _list in _CUE_INDEX.values():
     _list.sort(key=lambda c: -len(c.words))
 
 # Words that may stand between a cue and its number ("context of 4096", "secuencia de la 2048").
 _LEFT_FILL_WORDS = {"of", "de", "del", "la", "el", "is", "es", "at", "to", "around", "about", "approx",
-                    "approximately", "aprox", "unos", "unas", "roughly", "max", "maximum", "maximo", "up",
+                    "approximately", "aprox", "unos", "unas", "roughly", "max", "maximum", "maximo", "maxima", "up",
                     "hasta", "set", "size", "len", "length", "a", "an", "be", "would", "será", "sera", "being",
-                    "value", "valor", "tamano", "per", "por", "device", "gpu", "only", "solo", "just", "en", "in"}
+                    "value", "valor", "tamano", "per", "por", "device", "gpu", "only", "solo", "just", "en", "in",
+                    "the", "los", "las"}
+# The adapters a setting belongs to, between the setting's word and its number: "rank of the lora 16",
+# "rango del adaptador en 64" (free filler: they qualify the cue).
+_QUALIFIERS = {"lora", "adapter", "adapters", "adaptador", "adaptadores"}
 _LEFT_FILL_PUNCT = {":", "=", "(", "~", "-", "*", "."}
+# Cue words people abbreviate with a period ("seq. 4096", "ctx. 8k", "num. epochs 3"): only after these is a "." filler.
+_SINGULAR_EPOCH = {"epoch", "epoca", "pass", "pasada"}
+_ABBREVIATIONS = {"seq", "ctx", "len", "max", "approx", "aprox", "num", "bs", "mbs", "lr", "eps", "ep", "r", "seqs"}
 _RIGHT_FILL_WORDS = {"of", "de", "training", "entrenamiento", "total", "in", "en", "each", "cada", "lora", "long",
                      "the", "la", "el", "our", "nuestro", "nuestra", "sized", "big", "tuned", "sft", "base", "full",
-                     "complete", "completas", "completos", "whole"}
+                     "complete", "completas", "completos", "whole", "sola", "solo", "single", "unica", "unico"}
 _RIGHT_FILL_PUNCT = {"-", "(", ")", "*"}
 MAX_FILL = 3
 
@@ -281,7 +363,7 @@ _ALLOWED = {
     "m": {"seq", "tokens", "dataset", "examples", "params", "ignore"},
     "b": {"tokens", "dataset", "examples", "params", "ignore"},
     "t": {"tokens", "dataset", "params", "ignore"},
-    "x": {"gpus"},
+    "x": {"gpus", "grad_accum"},  # "8x H100"; "grad accumulation x8"
     "%": {"ignore"},
     "bytes": {"ignore"},
     "bit": {"ignore"},
@@ -333,7 +415,7 @@ def _find_cues(toks: list[Tok]) -> list[tuple[int, int, Cue]]:
             if i + n > len(toks):
                 continue
             if all((toks[i + k].kind in ("word", "punct") or toks[i + k].spoken) and toks[i + k].text == cue.words[k]
-                   and (k == 0 or re.fullmatch(r"[\s_\-.]{0,2}", toks[i + k].gap)) for k in range(n)):
+                   and (k == 0 or _CUE_GAP.fullmatch(toks[i + k].gap)) for k in range(n)):
                 hit = (i, i + n - 1, cue)
                 break
         if hit is not None:
@@ -353,11 +435,13 @@ def _fill_ok(toks: list[Tok], lo: int, hi: int, words: set[str], punct: set[str]
     count = 0
     for k in range(lo + 1, hi):
         t = toks[k]
+        if t.kind == "word" and t.text in _QUALIFIERS and words is _LEFT_FILL_WORDS:
+            continue  # "rango de los adaptadores: 16": the adapters name whose rank, they do not stand apart
         if t.kind == "word" and t.text in words or t.kind == "punct" and t.text in punct:
             count += 1
             continue
-        if t.kind == "num" and t.article or t.kind == "blank" and words is _LEFT_FILL_WORDS:
-            count += 1
+        if t.kind == "num" and t.article and words is _LEFT_FILL_WORDS or t.kind == "blank" and words is _LEFT_FILL_WORDS:
+            count += 1  # ("16 a node": an article between a number and a noun counts that noun itself: one)
             continue
         return None
     return count if count <= MAX_FILL else None
@@ -380,6 +464,8 @@ def _plausible(slot: str, value: float) -> float:
         return 0 if 1 <= value <= 1024 and value == int(value) else -6
     if slot == "params":
         return 0 if 0 < value <= 1000 else -4
+    if slot == "dataset":  # fewer tokens than a few dozen examples is not a training set ("dataset 16 sequences")
+        return 0 if value >= 10_000 else -6
     return 0
 
 
@@ -408,6 +494,8 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
     edges: list[_Edge] = []
     for ni, ti in enumerate(nums):
         tok = toks[ti]
+        if tok.in_url or ti and toks[ti - 1].kind == "punct" and toks[ti - 1].text == "#" and tok.gap == "":
+            continue  # part of an address or an identifier: never a setting
         for ci, (first, last, cue) in enumerate(cues):
             if last < ti and cue.left:
                 fill = _fill_ok(toks, last, ti, _LEFT_FILL_WORDS, _LEFT_FILL_PUNCT)
@@ -419,6 +507,11 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
                 continue
             if fill is None:
                 continue
+            if cue.slot == "ignore" and last < ti and (tok.spoken or any(toks[k].kind == "word" for k in range(last + 1, ti))):
+                continue  # "top 5", "lr: 2e-4" bind what touches them; "on top of 33B" is an idiom, "steps one pass" two phrases
+            if last < ti and any(toks[k].kind == "punct" and toks[k].text == "." and toks[k - 1].text not in _ABBREVIATIONS
+                                 for k in range(last + 1, ti)):  # the period of an abbreviation: "longitud máx. 32.768"
+                continue  # "seq. 4096" is an abbreviation; "... token dataset. 0.36B-parameter LLM" a new sentence
             if cue.words in _WEAK_SEQ_LEFT and not (tok.scale == "k" or _pow2(tok)):
                 continue
             if cue.slot == "seq_sized":  # "2k sequences": a length when the number is one (a power of two up to 128k)
@@ -427,6 +520,8 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
                     continue
             if cue.slot == "epochs" and last < ti and fill > 1:
                 continue
+            if tok.article and (cue.words[-1] not in _SINGULAR_EPOCH or tok.text == "a" and lang == "es"):
+                continue  # "an epoch", "una época": an article counts one of a singular noun ("a épocas 4": a preposition)
             value = _value_ok(tok, "seq" if cue.slot == "seq_sized" else cue.slot, lang)
             if value is None:
                 continue
@@ -459,7 +554,7 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
     bound_cues = {e.cue for e in chosen.values() if e.cue is not None and e.cue < GPU_CUE}
     for ci, (first, last, cue) in enumerate(cues):
         if ci not in bound_cues and cue.slot in UNREADABLE_FIELDS and cue.left >= 6:
-            typed = _unreadable_value(toks, last)
+            typed = _unreadable_value(toks, last, first)
             if typed is not None:
                 out.unreadable.append((UNREADABLE_FIELDS[cue.slot], typed, toks[first].start))
     return out
@@ -468,25 +563,50 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
 # A slot word followed by a value nobody can read ("seq len: max", "batch: tbd", "rank ??"): the
 # parser asks about that field instead of assuming its default.
 UNREADABLE_FIELDS = {"seq": "seq_len", "batch": "micro_batch", "rank": "lora_rank", "epochs": "epochs"}
-VAGUE = {"max", "maximum", "tbd", "unknown", "auto", "maximo", "larga", "largo", "long", "longer", "huge",
-         "big", "full", "whatever", "any", "lo", "el"}
-_STOP = {",", ";", "\n", "|", ")", "."}
+# Spanish adjectives agree with their noun ("secuencia máxima", "lotes máximos"): every gender and number.
+VAGUE = {"max", "maximum", "tbd", "unknown", "auto", "maximo", "maxima", "maximos", "maximas", "larga", "largo",
+         "largas", "largos", "long", "longer", "huge", "big", "full", "whatever", "any", "lo", "el"}
+_STOP = {",", ";", "\n", "|", ")", "(", ".", "#"}
 
 
-def _unreadable_value(toks: list[Tok], last: int) -> str | None:
+# "for context: ...", "para dar contexto: ...", "some background/context": the word as a common noun
+# introducing prose, not the setting.
+_IDIOM_BEFORE = {"for", "some", "more", "as", "give", "dar", "para", "como", "poco", "algo", "mas"}
+# A value is a few words before a stop ("max", "as long as possible", "lo que quepa"); more is a sentence.
+MAX_VALUE_WORDS = 4
+# Words a vague value starts with ("as long as possible", "max that fits", "el máximo posible", "lo que quepa").
+_VAGUE_HEADS = {"as", "max", "maximum", "maximo", "maxima", "whatever", "lo", "el", "la", "largest", "biggest", "tbd",
+                "auto", "not", "aun", "todavia", "dunno", "unknown", "ni", "no", "por"}
+_POLITE = {"thanks", "thank", "thx", "ty", "pls", "please", "gracias", "muchas", "porfa", "cheers"}
+
+
+def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None) -> str | None:
     j = last + 1
     if j >= len(toks):
         return None
     first = toks[j]
+    if first_cue is not None and first_cue > 0 and toks[first_cue - 1].kind == "word" \
+            and toks[first_cue - 1].text in _IDIOM_BEFORE:
+        return None
     if first.kind == "punct" and first.text in (":", "="):
         k = j + 1
-        typed = []
-        while k < len(toks) and not (toks[k].kind == "punct" and toks[k].text in _STOP) and len(typed) < 5:
-            if toks[k].kind in ("num", "name") and not toks[k].spoken:
+        typed: list[str] = []
+        shown: list[str] = []  # as typed, with the spaces between
+        while k < len(toks) and not (toks[k].kind == "punct" and toks[k].text in _STOP):
+            tok = toks[k]
+            if tok.kind in ("num", "name") and not tok.spoken or tok.kind == "blank":
+                return None  # a number, a name, or words another rule read (a method, a GPU): not a vague value
+            if typed and (tok.kind == "word" and tok.text in _POLITE or tok.kind == "punct" and tok.text in "?!"
+                          and typed[-1] not in "?!"):
+                break  # "lote: lo que quepa ¡gracias!", "context: ??? thanks": the value ends there
+            if len(typed) == MAX_VALUE_WORDS:
+                if typed[0] in _VAGUE_HEADS:
+                    break  # "as big as possible by tomorrow": the value is what it starts as
                 return None
-            typed.append(toks[k].text)
+            typed.append(tok.text)
+            shown.append((tok.gap if len(shown) else "") + tok.text)
             k += 1
-        return " ".join(typed) if typed else None
+        return "".join(shown) if typed else None
     if first.kind == "punct" and first.text == "?" and j + 1 < len(toks) and toks[j + 1].text == "?":
         return "??"
     if first.kind == "word" and first.text in VAGUE:
@@ -505,13 +625,17 @@ def _part_of_something(toks: list[Tok], ti: int) -> bool:
     if prev is not None and prev.kind == "punct" and prev.text == "-" and tok.gap == "" and ti >= 2 \
             and toks[ti - 2].kind == "word" and prev.gap == "":
         return True
+    if prev is not None and prev.kind == "punct" and prev.text == "#" and tok.gap == "":
+        return True  # "PR #7105", "issue #12": an identifier
+    if tok.in_url:
+        return True
     if tok.text.count(".") >= 2:  # "0.6.1": a version
         return True
-    return bool(re.fullmatch(r"(?:19[89]\d|20[0-4]\d)", tok.text)) and tok.scale is None and tok.unit is None
+    return bool(_YEAR.fullmatch(tok.text)) and tok.scale is None and tok.unit is None
 
 
 def _pow2(tok: Tok) -> bool:
-    if tok.scale or tok.unit or tok.spoken or not re.fullmatch(r"\d{3,7}", tok.text):
+    if tok.scale or tok.unit or tok.spoken or not _DIGITS.fullmatch(tok.text):
         return False
     v = int(tok.text)
     return v >= 256 and v & (v - 1) == 0
@@ -532,6 +656,9 @@ def _alone(tok: Tok, lang: str) -> tuple[str, float] | None:
     return None
 
 
+# Words between a count and the GPU it counts: "8 x H100", "8 of our H100s", "ocho de nuestras A100".
+_COUNT_TO_GPU = {"x", "nvidia", "of", "de", "our", "the", "my", "these", "those", "nuestras", "nuestros", "las", "los",
+                 "mis", "sus", "units", "unidades"}
 # A GPU name is a cue of its own: one count binds to it ("r of 8 l40s x8": x8 is the count, 8 the rank).
 GPU_CUE = 1_000_000
 
@@ -544,17 +671,23 @@ def _gpu_edges(toks: list[Tok], ni: int, ti: int, lang: str) -> list[_Edge]:
     if value is None:
         return out
     nxt = ti + 1
-    while nxt < len(toks) and (toks[nxt].kind == "word" and toks[nxt].text in ("x", "nvidia", "of", "de")
-                               or toks[nxt].kind == "punct" and toks[nxt].text in ("*",)):
+    while nxt < len(toks) and nxt - ti <= 3 and (toks[nxt].kind == "word" and toks[nxt].text in _COUNT_TO_GPU
+                                                 or toks[nxt].kind == "punct" and toks[nxt].text in ("*",)):
         nxt += 1
     if nxt < len(toks) and toks[nxt].kind == "name" and toks[nxt].text.startswith("§G"):
         gpu = int(toks[nxt].text[2:-1])
         strength = 11 if tok.unit == "x" else 10
         out.append(_Edge(ni, GPU_CUE + gpu, "gpus", strength - 0.5 * (nxt - ti - 1) + _plausible("gpus", value), gpu=gpu))
     prev = ti - 1
-    if prev >= 0 and (toks[prev].kind == "punct" and toks[prev].text == "*" or toks[prev].kind == "word"
+    after = tuple(t.text for t in toks[ti + 1:ti + 3])
+    if prev >= 1 and toks[prev].kind == "punct" and toks[prev].text == "-" and toks[prev - 1].kind == "name" \
+            and toks[prev - 1].text.startswith("§G") and after in (("of", "them"), ("en", "total"), ("in", "total")):
+        gpu = int(toks[prev - 1].text[2:-1])  # "H200 141GB — 4 of them", "L4 24GB — 4 en total"
+        out.append(_Edge(ni, GPU_CUE + gpu, "gpus", 11 + _plausible("gpus", value), gpu=gpu))
+        return out
+    if prev >= 0 and (toks[prev].kind == "punct" and toks[prev].text in ("*", "(") or toks[prev].kind == "word"
                       and toks[prev].text == "x"):
-        prev -= 1
+        prev -= 1  # "H100 * 8", "H100 x 8", "NVIDIA L40S (x2)"
     if (prev >= 0 and toks[prev].kind == "name" and toks[prev].text.startswith("§G")
             and (tok.unit == "x" or prev + 1 < ti and toks[prev + 1].text in ("x", "*"))):
         gpu = int(toks[prev].text[2:-1])
@@ -564,7 +697,10 @@ def _gpu_edges(toks: list[Tok], ni: int, ti: int, lang: str) -> list[_Edge]:
 
 def _match(n_nums: int, edges: list[_Edge]) -> dict[int, _Edge]:
     """Each number at most one edge, each cue at most one number: the most numbers bound, best
-    edges first (Kuhn's algorithm with each number's edges tried in score order)."""
+    edges first (Kuhn's augmenting paths with each number's edges tried in score order). A number
+    takes a cue another number holds when that one can move to another edge of its own and the two
+    scores together do not drop (against the edge the newcomer would otherwise get); with no other
+    edge at all, any move that binds one more number is taken."""
     by_num: dict[int, list[_Edge]] = {}
     for e in edges:
         by_num.setdefault(e.num, []).append(e)
@@ -575,30 +711,36 @@ def _match(n_nums: int, edges: list[_Edge]) -> dict[int, _Edge]:
     order = sorted(by_num, key=lambda n: -by_num[n][0].score)
 
     def attempt(n: int, seen: set[int]) -> bool:
-        for e in by_num[n]:  # a free cue (or standing alone) first, best first
+        # best edge first: a free cue, or standing alone, or a cue whose number can move to another of
+        # its own edges ("16k context ... 256 contexto": the cue goes to the number that needs it)
+        edges = by_num[n]
+        for i, e in enumerate(edges):
             if e.cue is None or e.cue not in cue_owner:
                 chosen[n] = e
                 if e.cue is not None:
                     cue_owner[e.cue] = n
                 return True
-        for e in by_num[n]:  # else take a cue from a number that can go elsewhere
-            if e.cue is None:
-                continue
             if e.cue in seen:
                 continue
             seen.add(e.cue)
-            holder = cue_owner.get(e.cue)
-            if holder is None or (_alternative(holder, e.cue, by_num) and attempt_move(holder, e.cue, seen)):
+            holder = cue_owner[e.cue]
+            fallback = next((f.score for f in edges[i + 1:] if f.cue is None or f.cue not in cue_owner), None)
+            gain = None if fallback is None else e.score - fallback
+            if _alternative(holder, e.cue, by_num) and attempt_move(holder, e.cue, seen, gain):
                 cue_owner[e.cue] = n
                 chosen[n] = e
                 return True
         return False
 
-    def attempt_move(holder: int, taken: int, seen: set[int]) -> bool:
-        """Move ``holder`` off cue ``taken`` to another edge of its own, if it has one at all."""
+    def attempt_move(holder: int, taken: int, seen: set[int], gain: float | None = None) -> bool:
+        """Move ``holder`` off cue ``taken`` to another edge of its own, if it has one at all (and, when
+        ``gain`` is given, only if the scores together do not drop: the newcomer's edge plus the holder's
+        new one against the holder's old one plus the newcomer's next best)."""
         old = chosen.pop(holder)
         for e in by_num[holder]:
             if e.cue == taken:
+                continue
+            if gain is not None and e.score - old.score + gain < 0:
                 continue
             if e.cue is None:
                 chosen[holder] = e

@@ -23,7 +23,9 @@ MAX_MESSAGE_CHARS = 8000
 _SLACK_SPECIAL = re.compile(r"<[@#!][^>\s]*>")  # <@U123>, <@U1|name>, <#C1|chan>, <!here>, <!subteam^S1>
 _SLACK_LINK = re.compile(r"<((?:https?|mailto):[^>|\s]*)(?:\|([^>]*))?>")
 _FENCE = re.compile(r"```")
-_EMOJI_CODE = re.compile(r":[a-z0-9_+\-']{1,40}:(?::skin-tone-\d:)?", re.IGNORECASE)
+# An emoji shortcode (":rocket:", ":100:"), never a model size between two colons ("llama3.1:70b: qlora", an
+# Ollama tag followed by a colon).
+_EMOJI_CODE = re.compile(r":(?!\d+(?:\.\d+)?[bmk]:)[a-z0-9_+\-']{1,40}:(?::skin-tone-\d:)?", re.IGNORECASE)
 _MARKS = re.compile(r"(?<![\w*~])[*~]+|[*~]+(?![\w*~])|(?<![\w])_(?=\w)|(?<=\w)_(?![\w])")
 _BACKTICK = re.compile(r"`")
 _SUPERSCRIPTS = str.maketrans({"⁰": "^0", "¹": "^1", "²": "^2", "³": "^3", "⁴": "^4", "⁵": "^5",
@@ -34,40 +36,70 @@ _PUNCT = str.maketrans({"×": "x", "–": "-", "—": "-", "‐": "-", "‑": "-
 _COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _NON_ASCII = re.compile(r"[^\x20-\x7e\n]")  # emoji, other scripts, control characters -> a space
 _SPACES = re.compile(r"[ \t\r\f\v]+")
+# Digits grouped by a no-break, narrow no-break or thin space ("16 384", the SI and RAE style): one number.
+# A plain space is not read so: "batch 8 1024" is two numbers.
+_SPACE_GROUPED = re.compile(r"(?<![\d.,])(\d{1,3})((?:[\u00a0\u202f\u2009]\d{3})+)(?![\d])")
 _GLUED_COUNT = re.compile(r"\b(\d{1,4})\s*x\s*(?=[a-z])")
 # "4x4090" is four cards, "8x7b" / "8x22B" a Mixtral: a count unless the second number ends in b
 # "A100 de 40 GB", "A100 with 40GB", "A100 (40GB)" -> "a100 40gb", the way catalog aliases write it
 _GPU_MEMORY = re.compile(r"\b([a-z]{1,4}\d{2,4}[a-z]{0,2})\s*(?:\(\s*|,\s*|\s(?:de|with|con|w/)\s+)(\d{2,3})\s*gb?\b\s*\)?")
 _COUNT_TIMES_NUMBER = re.compile(r"\b(\d{1,4})\s*x\s*(\d+(?:\.\d+)?)(\s*b\b)?")
 # "H100x8", "l4x4", "4090x2", "A100 40GBx4": a GPU name, then its count ("h100 x8")
-_NAME_TIMES_COUNT = re.compile(r"\b([a-z]{1,3}\d{1,4}[a-z]{0,3}?|\d{2,3}gb|\d{4}|sxm\d?|pcie|ada)x(\d{1,4})\b(?!\s*b\b)")
+# (a memory variant ends the name as "40gb", "40g" or "40gib": "A100-40Gx8")
+_NAME_TIMES_COUNT = re.compile(r"\b([a-z]{1,3}\d{1,4}[a-z]{0,3}?|\d{2,3}g(?:i?b)?|(?<=\d )g(?:i?b)?|\d{4}|sxm\d?|pcie|ada)"
+                               r"x(\d{1,4})\b(?!\s*b\b)")
+# Spanish idioms with a number word that count nothing: "mil gracias" (thanks a lot) is not "x 1000".
+# ISO dates ("deadline 2025-03-01") and clock times ("by 5pm", "a las 17h", "17:30"): no setting in them.
+_DATE_TIME = re.compile(r"\b(?:19|20)\d{2}-\d{2}-\d{2}\b|(?<![\w.:])\d{1,2}:\d{2}(?![\w:])|\b\d{1,2}\s?(?:am|pm)\b"
+                        r"|\ba\s+las\s+\d{1,2}(?:h|:\d{2})?\b")
+_IDIOMS = re.compile(r"\bmil\s+(?=gracias|disculpas|perdones|besos)")
 
 
 def clean(text: str) -> str:
     """Slack markup removed; letters, accents and line breaks kept."""
-    text = html.unescape(text)
-    text = _SLACK_SPECIAL.sub(" ", text)
-    text = _SLACK_LINK.sub(lambda m: f" {m.group(1)} {m.group(2) or ''} ", text)
-    text = _FENCE.sub("\n", text)
-    text = _BACKTICK.sub(" ", text)
-    text = _EMOJI_CODE.sub(" ", text)
-    text = _MARKS.sub(" ", text)
+    if "&" in text:
+        text = html.unescape(text)
+    if "<" in text:
+        text = _SLACK_SPECIAL.sub(" ", text)
+        text = _SLACK_LINK.sub(lambda m: f" {m.group(1)} {m.group(2) or ''} ", text)
+    if "`" in text:
+        text = _FENCE.sub("\n", text)
+        text = _BACKTICK.sub(" ", text)
+    if ":" in text:
+        text = _EMOJI_CODE.sub(" ", text)
+    if "*" in text or "~" in text or "_" in text:
+        text = _MARKS.sub(" ", text)
+    if "/" in text and "(" in text:
+        text = _PART_COUNTER.sub(" ", text)
     return text.strip()
+
+
+# "(1/2) ...", "(2/3)": which part of a long message this is, no setting
+_PART_COUNTER = re.compile(r"(?<![\w/])\(\s*\d{1,2}\s*/\s*\d{1,2}\s*\)")
 
 
 def normalize(text: str) -> str:
     """Lower-case ASCII with unified punctuation; one space between words, lines and their
-    indentation kept."""
+    indentation kept. (Each substitution runs only where the characters it needs are present: a
+    long pasted config is the slowest message the parser sees.)"""
     # a pasted YAML config keeps each line's indentation (what is nested under "fsdp_config:"), as
     # typed: spaces and tabs only, before anything else becomes a space
     indents = [len(line) - len(line.lstrip(" \t")) for line in text.split("\n")]
-    text = text.translate(_SUPERSCRIPTS).translate(_PUNCT)
-    text = _COMBINING.sub("", unicodedata.normalize("NFKD", text))
-    text = _NON_ASCII.sub(" ", text).lower()
-    text = _GPU_MEMORY.sub(r"\1 \2gb ", text)
-    text = _NAME_TIMES_COUNT.sub(r"\1 x\2", text)
-    text = _COUNT_TIMES_NUMBER.sub(_split_count, text)
-    text = _GLUED_COUNT.sub(r"\1 x ", text)
+    if not text.isascii():
+        text = _SPACE_GROUPED.sub(lambda m: m.group(1) + re.sub(r"\D", "", m.group(2)), text)
+        text = text.translate(_SUPERSCRIPTS).translate(_PUNCT)
+        text = _COMBINING.sub("", unicodedata.normalize("NFKD", text))
+        text = _NON_ASCII.sub(" ", text)
+    text = text.lower()
+    if "mil " in text:
+        text = _IDIOMS.sub("muchas ", text)
+    text = _DATE_TIME.sub(" ", text)
+    if "x" in text:
+        text = _NAME_TIMES_COUNT.sub(r"\1 x\2", text)
+        text = _COUNT_TIMES_NUMBER.sub(_split_count, text)
+        text = _GLUED_COUNT.sub(r"\1 x ", text)
+    if "g" in text:
+        text = _GPU_MEMORY.sub(r"\1 \2gb ", text)  # after "8xA100" is "8 x a100", so "8xA100 (40GB)" is the 40 GB card
     split = text.split("\n")
     if len(split) != len(indents):  # never: every substitution above keeps line breaks
         indents = [0] * len(split)

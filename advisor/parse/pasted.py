@@ -1,0 +1,107 @@
+"""Pasted training configs whose shape the word rules cannot see: nested JSON and torchtune components.
+
+Both run on normalized text before names are matched (``advisor.parse.request``).
+
+``flatten_json``: a JSON object with nested objects (a DeepSpeed config: ``{"zero_optimization":
+{"stage": 3}, "bf16": {"enabled": true}}``) is rewritten as one ``path.to.key: value`` line per leaf,
+so the config-key rules (``rules._CONFIG_KEYS``) read ``zero_optimization.stage: 3`` and
+``bf16.enabled: true`` the way they read an axolotl YAML line. DeepSpeed's keys are documented in
+its config reference (deepspeed/runtime/config.py: ``train_micro_batch_size_per_gpu``,
+``gradient_accumulation_steps``, ``bf16.enabled``, ``fp16.enabled``; deepspeed/runtime/zero/config.py:
+``zero_optimization.stage``).
+
+``torchtune_components``: ``_component_: torchtune.models.llama3_1.qlora_llama3_1_8b`` names the
+method (the ``lora_`` / ``qlora_`` prefix, none for the full model) and the model the builder was
+written for (torchtune 0.6.1, torchtune/models/<family>/_model_builders.py; the builders the advisor
+itself writes are ``advisor.launch.names.TORCHTUNE_MODELS``, read lazily: only a pasted torchtune
+config pays for that import). The component is blanked so the names inside it ("mistral_7b", which
+a person would read as the current Mistral 7B, is v0.1 in torchtune) are not read again.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from typing import Any
+
+_LEAF = (str, int, float, bool, type(None))
+MAX_LINES = 200
+
+
+def flatten_json(text: str) -> str:
+    """``text`` with every nested JSON object written as ``a.b: value`` lines (flat ones are left as typed)."""
+    if "{" not in text:
+        return text
+    out: list[str] = []
+    prev = 0
+    decoder = json.JSONDecoder()
+    i = text.find("{")
+    while i >= 0:
+        try:
+            obj, end = decoder.raw_decode(text, i)
+        except json.JSONDecodeError:
+            i = text.find("{", i + 1)
+            continue
+        if isinstance(obj, dict) and any(isinstance(v, dict) for v in obj.values()):
+            lines = list(_leaves(obj, ""))[:MAX_LINES]
+            out += [text[prev:i], "\n" + "\n".join(f"{key}: {_show(value)}" for key, value in lines) + "\n"]
+            prev = end
+            i = text.find("{", end)
+        else:
+            i = text.find("{", i + 1)
+    out.append(text[prev:])
+    return "".join(out)
+
+
+def _leaves(obj: dict[str, Any], prefix: str):
+    for key, value in obj.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, dict):
+            yield from _leaves(value, path + ".")
+        elif isinstance(value, _LEAF):
+            yield path, value
+        # lists of objects (a dataset list) are not settings the advisor reads
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    return str(value)
+
+
+_COMPONENT = re.compile(r"\btorchtune\.models\.([a-z0-9_]+)\.(qlora_|lora_|dora_)?([a-z0-9_]+)")
+
+
+@functools.lru_cache(maxsize=1)
+def _builders() -> dict[str, str]:
+    from advisor.launch.names import TORCHTUNE_MODELS
+
+    return {tt.builder: ident for ident, tt in TORCHTUNE_MODELS.items()}
+
+
+def torchtune_components(text: str) -> tuple[str, list[tuple[str, Any, int]]]:
+    """``text`` with torchtune model components blanked, and the claims they make
+    (field, value, position): the method, the model where the builder is one we know, the stack."""
+    if "torchtune.models." not in text:
+        return text, []
+    claims: list[tuple[str, Any, int]] = []
+    spans = []
+    for m in _COMPONENT.finditer(text):
+        prefix, builder = m.group(2), m.group(3)
+        method = {"qlora_": "qlora", "lora_": "lora", "dora_": "lora", None: "full"}[prefix]
+        ident = _builders().get(builder)
+        if ident is None and not re.search(r"\d", builder):
+            continue  # a tokenizer or another component ("torchtune.models.llama3.llama3_tokenizer")
+        if builder.endswith(("_tokenizer", "_transform")):
+            continue
+        claims.append(("method", method, m.start()))
+        claims.append(("stack", "torchtune", m.start()))
+        if ident is not None:
+            claims.append(("model", ident, m.start()))
+            spans.append(m.span())
+    for start, end in spans:
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text, claims
