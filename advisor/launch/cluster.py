@@ -15,7 +15,6 @@ Sources:
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from typing import Any
