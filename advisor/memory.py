@@ -7,31 +7,39 @@ peak moment of a training step (they sum to ``allocated_bytes``, what
 context). It costs microseconds, so the ranking can call it for every GPU count it tries.
 
 How the peak is found: a step has moments with different things alive, and the peak is the
-largest of them.
+largest of them (``_moments``):
 
 * forward end: everything static, the activations saved for backward, the loss's forward copies;
 * loss backward: the same, with the cross-entropy backward's seq x vocab copies;
 * head backward: the gradient of the logits and of the LM head;
-* backward end (full fine-tune): all gradients, one layer's activations;
+* top layer's backward (recomputed under checkpointing) and the end of backward (first layer);
 * optimizer step: all gradients, the optimizer's temporaries (foreach AdamW's full-size buffer).
 
-"Static" is weights (stored dtype), quantization constants, LoRA adapters, the fp32 master copy
-and optimizer states; steps after the first find optimizer states allocated. Gradients are
-counted alive through forward and backward because fine-tuning recipes accumulate gradients over
-micro-batches (see ``ACCUMULATES_GRADIENTS``).
+The pieces are computed once each from the spec (``_Setup``): static memory (``_static``),
+activations (``_activations``), the loss (``_loss``), transients (``_transients``); the moments
+combine them, and ``device_bytes`` turns the peak into reserved and device memory.
 
-Term semantics (the same categories as the exact trace, ``advisor.trace``):
+"Static" is weights (stored dtype), quantization constants, LoRA adapters, a separate fp32 master
+copy and optimizer states (the trace creates them before measuring, as every step after the first
+finds them). Gradients are alive during forward only when the step accumulates gradients over
+micro-batches (``spec.gradient_accumulation_steps > 1``): on every micro-batch after the first the
+previous gradients exist while activations are built; with one micro-batch per step
+``zero_grad(set_to_none=True)`` freed them.
+
+Term semantics (the same categories as the exact traces, ``advisor.trace``):
 ``weights`` parameters as stored (the frozen base, packed NF4/int8 data, trainable weights in
 their dtype: fp32 under bf16-mixed, where they are themselves the master copy); ``quant_constants``
 the NF4/int8 scales; ``adapters`` LoRA A/B; ``master_weights`` a separate fp32 copy of 16-bit
-weights (none of the modelled stacks keeps one, so 0); ``gradients``; ``optimizer_states``;
+weights (DeepSpeed ZeRO's partitioned fp32 copy); ``gradients``; ``optimizer_states``;
 ``activations`` tensors saved for backward and the gradients flowing through the layers;
 ``logits_loss`` the seq x vocab logits and the loss's copies; ``transient`` autocast's 16-bit
-weight copies, optimizer temporaries, DDP gradient buckets, FSDP all-gather buffers.
+weight copies, optimizer temporaries, DDP gradient buckets, FSDP/ZeRO gather and reduce buffers.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -39,6 +47,7 @@ from pydantic import BaseModel, ConfigDict
 from advisor.arch import Architecture
 from advisor.memory_terms import (
     BF16,
+    BOOL,
     FP32,
     GRAD_FLOW_COPIES,
     LOSS_BWD_COPIES,
@@ -57,7 +66,7 @@ from advisor.memory_terms import (
     small_tensor_params,
 )
 from advisor.spec import FinetuneSpec
-from advisor.stacks import StackProfile, profile
+from advisor.stacks import StackProfile, for_spec
 
 TERMS: tuple[str, ...] = (
     "weights", "quant_constants", "adapters", "master_weights", "gradients",
@@ -65,18 +74,33 @@ TERMS: tuple[str, ...] = (
 )
 Phase = Literal["forward", "backward", "optimizer"]
 
-ACCUMULATES_GRADIENTS = True
-"""Gradients are alive during forward: HF Trainer, litgpt and torchtune recipes accumulate over
-micro-batches (litgpt config_hub global_batch_size 16 over micro-batches of 1-8; the QLoRA paper's
-recipes use gradient accumulation 16), so on all but the first micro-batch of a step the
-gradients of every trainable parameter exist while activations are built."""
-
-BATCH_BYTES_PER_TOKEN = 2 * 8  # input_ids and labels, int64 (torch default for token ids)
+BATCH_BYTES_PER_TOKEN = 2 * 8  # int64 token ids: the input ids and the shifted labels (a tensor of
+# the batch in the reference step, advisor.model.step; transformers' ForCausalLMLoss pads and shifts
+# labels=input_ids into a new tensor that nll_loss saves for backward)
 ROPE_TABLES = 2  # cos and sin, seq_len x head_dim each
 
 FSDP_UNITS_IN_FLIGHT = 2
 """FSDP keeps the current layer's unsharded parameters and prefetches the next one
-(torch FSDP forward/backward prefetch, limit_all_gathers): two layers' full parameters."""
+(torch FSDP forward/backward prefetch, limit_all_gathers): two layers' full parameters. DeepSpeed
+ZeRO-3 gathers the same way (stage3_prefetch_bucket_size: the next layer's parameters)."""
+
+ZERO_MIXED_STATE_BYTES = 12
+"""DeepSpeed ZeRO with 16-bit training: the fp32 master copy and the two fp32 Adam moments, K = 12
+bytes per parameter, partitioned over the ranks; 16-bit parameters and gradients besides
+(Rajbhandari et al. 2020, ZeRO, section 3 and Figure 1: 2 + 2 + K bytes per parameter)."""
+
+UNSLOTH_LOSS_TARGET_BYTES = 4 * 1024**3
+"""Unsloth's fused cross-entropy sizes its chunks so the fp32 logits of one chunk stay within
+``target_gb = min(free VRAM / 2, 4.0)`` GiB (unsloth_zoo fused_losses/cross_entropy_loss.py
+_get_chunk_multiplier). The free VRAM is read at run time; we take the 4 GiB cap, its bound
+(the answer says so)."""
+
+# --- what lives outside the allocated peak (see device_bytes) ----------------------------------
+CUDA_CONTEXT_BYTES = 476 * 1024**2
+"""CUDA context, cuBLAS/cuDNN workspaces and loaded kernels: what nvidia-smi shows beyond torch's
+reserved memory. docs/DESIGN.md gives 0.3-1 GiB; fitted by ``benchmarks/memory_accuracy.py``
+within that range on the ``nvidia_smi`` rows of tests/data/published_measurements.json (it prints
+the fit on all rows and the out-of-fold error of fitting it)."""
 
 
 class MemoryBreakdown(BaseModel):
@@ -113,10 +137,65 @@ class MemoryBreakdown(BaseModel):
         }
 
 
+def device_bytes(terms: dict[str, int], spec: FinetuneSpec, *, reserved_ratio: float | None = None,
+                 cuda_context: float | None = None, outside_allocator: float = 0.0) -> tuple[int, int, int]:
+    """(reserved, device, fit) bytes for the peak ``terms``: the caching allocator's reserved
+    memory (its simulation's closed form, advisor.allocator.closed_form.reserved_for, or a
+    reserved/allocated ratio measured by pilots), plus what lives outside it (the CUDA context,
+    paged optimizer states in unified memory); ``fit`` is what the run needs to not run out of
+    memory (reserved at equal batch lengths, plus the same outside bytes)."""
+    allocated = sum(terms.values())
+    if reserved_ratio is not None:  # measured by pilots (advisor.pilot.calibration)
+        reserved = needed = int(round(allocated * reserved_ratio))
+    else:  # the caching allocator's slack, fitted to its simulation (advisor.allocator.closed_form)
+        from advisor.allocator.closed_form import reserved_for
+
+        reserved, needed = reserved_for(terms, spec)
+    outside = int(round((CUDA_CONTEXT_BYTES if cuda_context is None else cuda_context) + outside_allocator))
+    return reserved, reserved + outside, needed + outside
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """The quantities every piece of the model needs, computed once per call."""
+
+    spec: FinetuneSpec
+    arch: Architecture
+    prof: StackProfile
+    n: int  # GPUs
+    shard: str  # "" (one GPU or DDP), "fsdp", "zero2", "zero3"
+    ddp: bool
+    full: bool
+    quant: bool
+    mixed: bool
+    act: int  # compute dtype bytes
+    tokens: int  # per GPU per micro-batch
+    seqs: int
+    trainable: int  # trainable parameters
+    train_bytes: int  # bytes of each trainable parameter (and its gradient)
+    base_bytes: int  # frozen base weights (LoRA), 0 for a full fine-tune
+    head_bytes: int  # stored dtype of the LM head (and input embedding)
+    accumulate: bool  # gradients alive during forward
+    in_backward: bool  # optimizer step fused into backward
+    ctx: LayerCtx
+
+    @property
+    def param_share(self) -> float:
+        """Fraction of the parameters one GPU stores (FSDP and ZeRO-3 partition them)."""
+        return 1.0 / self.n if self.shard in ("fsdp", "zero3") else 1.0
+
+    @property
+    def state_share(self) -> float:
+        """Fraction of gradients and optimizer states one GPU keeps (every sharded mode)."""
+        return 1.0 / self.n if self.shard else 1.0
+
+
 def _param_bytes(spec: FinetuneSpec, prof: StackProfile) -> tuple[int, int]:
     """(stored bytes of the frozen base weights, bytes of each trainable parameter)."""
     pure16 = spec.precision == "bf16"
     if spec.method == "full":
+        if spec.sharding in ("zero2", "zero3") and spec.precision in ("bf16-mixed", "fp16-mixed"):
+            return 0, BF16  # DeepSpeed runs the module in 16 bit; the fp32 copy is partitioned
         return 0, BF16 if pure16 else FP32
     base = FP32 if spec.precision == "fp32" else BF16
     # PEFT (autocast_adapter_dtype=True) keeps adapters fp32 even in a 16-bit model; litgpt and
@@ -124,58 +203,303 @@ def _param_bytes(spec: FinetuneSpec, prof: StackProfile) -> tuple[int, int]:
     return base, FP32 if (prof.adapters_fp32 or not pure16) else BF16
 
 
-def _static_terms(spec: FinetuneSpec, arch: Architecture, prof: StackProfile) -> dict[str, float]:
-    """Weights, constants, adapters, master copy, gradients and optimizer states (unsharded)."""
-    base_bytes, train_bytes = _param_bytes(spec, prof)
+def _setup(spec: FinetuneSpec, arch: Architecture, prof: StackProfile, num_gpus: int | None,
+           accumulates: bool | None) -> _Setup:
+    n = num_gpus if num_gpus is not None else spec.num_gpus
+    shard = spec.sharding if (n > 1 and spec.sharding != "ddp") else ""
+    full, quant = spec.method == "full", spec.method == "qlora"
     mixed = spec.precision in ("bf16-mixed", "fp16-mixed")
+    act = FP32 if spec.precision == "fp32" else BF16
+    base_bytes, train_bytes = _param_bytes(spec, prof)
+    trainable = arch.params_total if full else lora_params(arch, spec.lora_targets, spec.lora_rank)
+    kbit_fp32 = quant and prof.kbit_prep_fp32
+    head_bytes = train_bytes if full else (FP32 if (kbit_fp32 or spec.precision == "fp32") else BF16)
+    # the residual stream takes the embedding's dtype: fp32 when the stored embedding is fp32
+    # (mixed precision over fp32 weights, PEFT k-bit preparation), else the compute dtype
+    residual = max(head_bytes, act)
+    tokens = spec.seq_len * spec.micro_batch
+    recomputed = spec.gradient_checkpointing
+    first_grads = recomputed and prof.input_grads_with_checkpointing
+    ctx = LayerCtx(
+        act=act,
+        residual=residual,
+        norm_out=max(head_bytes, residual),
+        mixed=mixed,
+        base_trainable=full,
+        adapted=adapted_linears(arch, spec.lora_targets) if not full else frozenset(),
+        adapter_bytes=train_bytes,
+        lora_rank=spec.lora_rank,
+        dropout_copy=(not full) and prof.lora_dropout_copy and spec.lora_dropout > 0,
+        cast_input=prof.lora_cast_input and not (quant and mixed),
+        quant=quant,
+        quant_saves_input=quant and prof.keep_quant_input,
+        quant_out_follows_input=quant and prof.quant_out_follows_input,
+        flash=spec.attention == "flash",
+        seq_len=spec.seq_len,
+        recomputed=recomputed,
+        first_layer_input_grad=first_grads,
+    )
+    accumulate = spec.gradient_accumulation_steps > 1 if accumulates is None else accumulates
+    return _Setup(spec=spec, arch=arch, prof=prof, n=n, shard=shard, ddp=spec.sharding == "ddp" and n > 1,
+                  full=full, quant=quant, mixed=mixed, act=act, tokens=tokens, seqs=spec.micro_batch,
+                  trainable=trainable, train_bytes=train_bytes, base_bytes=base_bytes, head_bytes=head_bytes,
+                  accumulate=accumulate and not spec.optimizer_in_backward, in_backward=spec.optimizer_in_backward,
+                  ctx=ctx)
+
+
+def _static(s: _Setup) -> tuple[dict[str, float], float]:
+    """Weights, constants, adapters, master copy, gradients and optimizer states per GPU, and the
+    bytes kept outside torch's allocator (paged optimizer states)."""
+    spec, arch, prof = s.spec, s.arch, s.prof
     t = dict.fromkeys(TERMS, 0.0)
-    if spec.method == "full":
-        trainable = arch.params_total
+    zero_mixed = s.full and spec.sharding in ("zero2", "zero3") and s.mixed
+    if s.full:
         # HF Trainer's bf16-mixed keeps the trainable parameters themselves in fp32 (they are the
-        # master copy, counted as weights); master_weights is for a separate fp32 copy of 16-bit
-        # weights, which none of the modelled stacks keeps
-        t["weights"] = trainable * train_bytes
+        # master copy, counted as weights); DeepSpeed keeps 16-bit parameters and a partitioned
+        # fp32 master copy
+        t["weights"] = s.trainable * s.train_bytes * s.param_share
     else:
-        trainable = lora_params(arch, spec.lora_targets, spec.lora_rank)
-        t["adapters"] = trainable * train_bytes
+        t["adapters"] = s.trainable * s.train_bytes * s.param_share
         other = arch.params_total - arch.params_linear
-        if spec.method == "qlora":
+        if s.quant:
             if spec.quant == "int8":
                 data, constants = int8_bytes(arch)
             else:
                 data, constants = nf4_bytes(arch.params_linear, spec.double_quant)
-            other_bytes = FP32 if (prof.kbit_prep_fp32 or spec.precision == "fp32") else BF16
-            t["weights"] = data + other * other_bytes
-            t["quant_constants"] = constants
+            t["weights"] = (data + other * s.head_bytes) * s.param_share
+            t["quant_constants"] = constants * s.param_share
         else:
-            t["weights"] = arch.params_total * base_bytes
-    t["gradients"] = trainable * train_bytes
-    small = (small_tensor_params(arch) if spec.method == "full"
-             else lora_small_params(arch, spec.lora_targets, spec.lora_rank))
+            t["weights"] = arch.params_total * s.base_bytes * s.param_share
+    t["gradients"] = s.trainable * s.train_bytes * s.state_share
+    small = small_tensor_params(arch) if s.full else lora_small_params(arch, spec.lora_targets, spec.lora_rank)
+    states = 0.0
     if spec.optimizer == "adamw":
-        t["optimizer_states"] = adam_state_bytes(trainable, train_bytes)
-    elif spec.optimizer == "adamw-8bit":
-        t["optimizer_states"] = adam8bit_state_bytes(trainable, small)
+        states = adam_state_bytes(s.trainable, FP32 if zero_mixed else s.train_bytes)
+    elif spec.optimizer in ("adamw-8bit", "paged-adamw-8bit"):
+        states = adam8bit_state_bytes(s.trainable, small)
+    if zero_mixed:
+        t["master_weights"] = s.trainable * FP32 * s.state_share
     # paged-adamw-8bit: states live in CUDA unified memory (cudaMallocManaged), outside torch's
-    # allocator; they are added to device_bytes below. SGD: torch.optim.SGD with momentum=0 (its
-    # default, and HF's optim="sgd") keeps no state.
-    return t
+    # allocator (device_bytes counts them). SGD: torch.optim.SGD with momentum=0 (its default,
+    # and HF's optim="sgd") keeps no state.
+    paged = states * s.state_share if spec.optimizer == "paged-adamw-8bit" else 0.0
+    if spec.optimizer != "paged-adamw-8bit":
+        t["optimizer_states"] = states * s.state_share
+    return t, paged
 
 
-def _optimizer_transient(spec: FinetuneSpec, trainable: int, train_bytes: int, arch: Architecture) -> float:
+@dataclass(frozen=True)
+class _Acts:
+    saved: float  # every layer's saved activations (or checkpointed inputs) + final norm + fixed
+    top_layer: float  # the top layer's backward: saved + the (recomputed) layer with its peak
+    one_layer: float  # end of backward, inside the first layer
+    final_norm: float
+    grad_flow: float
+    autocast_copies: float  # 16-bit copies of fp32 trainable weights (autocast cache, saved)
+    copies_in_backward: bool  # ... still alive when backward starts (no checkpointing)
+    head_copy: float  # 16-bit copy of a frozen fp32 LM head, saved by its matmul
+
+
+def _activations(s: _Setup) -> _Acts:
+    spec, arch, prof, ctx, tokens = s.spec, s.arch, s.prof, s.ctx, s.tokens
+    per_layer = layer_saved_bytes_per_token(arch, ctx) * tokens
+    # the busiest moment inside one layer: the MLP's (backward gradients, LoRA forward) or eager
+    # attention's seq x seq scores, whichever is larger
+    layer_peak = max(layer_peak_extra_per_token(arch, ctx) * tokens, eager_transient_bytes(arch, ctx, s.seqs))
+    grad_flow = GRAD_FLOW_COPIES * ctx.residual * arch.hidden * tokens
+    # the first layer's input needs no gradient under LoRA/QLoRA (frozen embedding), unless
+    # transformers turned input gradients on with checkpointing
+    first_unsaved = 0.0 if ctx.first_layer_input_grad else first_layer_unsaved_per_token(arch, ctx) * tokens
+    final_norm = (FP32 * arch.hidden + (ctx.residual * arch.hidden if s.full else 0)) * tokens
+    # alive through forward and backward whatever the layers save: the batch and the rotary
+    # cos/sin tables in the residual stream's dtype (transformers LlamaRotaryEmbedding returns them
+    # in the hidden states' dtype; every layer's RoPE saves the same two tables)
+    fixed = BATCH_BYTES_PER_TOKEN * tokens + ROPE_TABLES * spec.seq_len * arch.head_dim * ctx.residual
+    # an fp32 residual stream makes the input norm's x.to(float32) the layer input itself, so
+    # in a recomputed layer what the norm saves is the checkpointed input (counted once, there)
+    ckpt_shared = FP32 * arch.hidden * tokens if spec.gradient_checkpointing and ctx.residual == FP32 else 0.0
+    ckpt_layer = ctx.residual * arch.hidden * tokens
+    if spec.gradient_checkpointing:
+        # checkpoint keeps each layer's input; backward recomputes one layer at a time. Unsloth
+        # moves those inputs to CPU memory: on the GPU only the layer in flight keeps its own
+        kept = 1 if prof.offload_checkpoints else arch.layers
+        saved = kept * ckpt_layer + final_norm + fixed
+        top_layer = saved + per_layer - ckpt_shared + layer_peak + grad_flow
+    else:
+        saved = arch.layers * per_layer - first_unsaved + final_norm + fixed
+        top_layer = saved + layer_peak + grad_flow
+    one_layer = per_layer - (first_unsaved or ckpt_shared) + layer_peak + grad_flow + fixed
+    if spec.gradient_checkpointing:
+        one_layer += ckpt_layer
+    # autocast's 16-bit copies of fp32 trainable weights: the autocast cache keeps them for the
+    # whole forward region (torch.autocast cache_enabled=True) and each linear saves its copy for
+    # backward, so without checkpointing they live on into backward
+    copies = 0.0
+    if s.mixed and s.train_bytes == FP32 and (prof.autocast_weight_cache or not spec.gradient_checkpointing):
+        params = (arch.params_linear + arch.vocab * arch.hidden) if s.full else s.trainable
+        copies = BF16 * params * s.param_share
+    # a frozen LM head stored in fp32 (PEFT's k-bit preparation) is cast to 16 bit by autocast for
+    # its matmul, and the copy is saved for the logits' backward (not cached: it needs no grad)
+    head_copy = BF16 * arch.vocab * arch.hidden if (not s.full and s.mixed and s.head_bytes == FP32) else 0.0
+    return _Acts(saved=saved, top_layer=top_layer, one_layer=one_layer, final_norm=final_norm, grad_flow=grad_flow,
+                 autocast_copies=copies, copies_in_backward=not spec.gradient_checkpointing, head_copy=head_copy)
+
+
+@dataclass(frozen=True)
+class _Loss:
+    forward: float  # logits and the loss's forward copies, at the end of forward
+    backward: float  # cross-entropy backward
+    head_backward: float  # the logits' gradient entering the LM head's backward
+    head_grad: float  # the LM head's weight gradient (full fine-tune)
+    input_grad: float  # fused losses: the hidden states' gradient, made in forward
+    chunked_head: float = 0.0  # chunked loss over a trainable head: the moment its per-chunk
+    # weight gradients are summed (see _loss)
+
+
+def _loss(s: _Setup) -> _Loss:
+    spec, arch, prof = s.spec, s.arch, s.prof
+    tokens, act = s.tokens, s.act
+    sv = tokens * arch.vocab
+    head_grad = arch.params_head * s.train_bytes * s.state_share if s.full else 0.0
+    if s.full and arch.tied_embeddings:
+        head_grad = arch.params_embedding * s.train_bytes * s.state_share
+    if prof.fused_loss == "liger":
+        # liger_kernel ops/fused_linear_cross_entropy.py: grad_input (tokens x hidden, the input's
+        # dtype) and grad_weight (a trainable head's) are made and saved in forward; one chunk of
+        # logits (chunk x vocab, input dtype) at a time, chunk = next_pow2(tokens / ceil(V / H)),
+        # and an fp32 loss per token
+        inc = math.ceil(arch.vocab / arch.hidden)
+        chunk = min(tokens, 1 << max(0, math.ceil(math.log2(max(1, math.ceil(tokens / inc))))))
+        grads = act * tokens * arch.hidden + head_grad
+        live = grads + act * chunk * arch.vocab + FP32 * tokens
+        return _Loss(forward=live, backward=grads, head_backward=0.0, head_grad=0.0, input_grad=0.0)
+    if prof.fused_loss == "unsloth":
+        # unsloth_zoo UnslothFusedLoss: the input gradient (tokens x hidden) is made in forward;
+        # each chunk's fp32 logits (at most UNSLOTH_LOSS_TARGET_BYTES) and their gradient
+        full_fp32 = FP32 * sv
+        n_chunks = 1 if full_fp32 <= UNSLOTH_LOSS_TARGET_BYTES else 4 * math.ceil(full_fp32 / UNSLOTH_LOSS_TARGET_BYTES / 4)
+        chunk = full_fp32 / n_chunks
+        grads = act * tokens * arch.hidden + head_grad
+        live = grads + act * sv / n_chunks + 2 * chunk
+        return _Loss(forward=live, backward=grads, head_backward=0.0, head_grad=0.0, input_grad=0.0)
+    chunks = max(1, prof.loss_chunks)
+    loss_bytes = FP32 if (prof.loss_upcast_fp32 or spec.precision == "fp32") else act
+    logits16 = act * sv / (1 if prof.loss_keeps_logits else chunks)  # all chunks, or the one in flight
+    upcast_copy = FP32 * sv / chunks if (prof.loss_upcast_fp32 and act != FP32) else 0.0
+    logsm_saved = loss_bytes * sv  # every chunk's log-softmax output is saved for backward
+    if chunks == 1:
+        backward = LOSS_BWD_COPIES * loss_bytes * sv
+    else:
+        backward = logsm_saved + (LOSS_BWD_COPIES - 1) * loss_bytes * sv / chunks
+    # a chunked loss over a trainable LM head uses the head weight once per chunk, so backward
+    # sums a weight gradient per chunk (autograd's InputBuffer: the running sum, the new chunk's
+    # gradient and their sum alive at once) while the log-softmax of the chunks still to go stays
+    # saved; the chunk's input gradient and the logits' gradient feeding the matmul beside them
+    chunked_head = 0.0
+    if chunks > 1 and s.full:
+        head_weight = arch.vocab * arch.hidden * s.train_bytes * s.param_share
+        chunk_tokens = tokens / chunks
+        chunked_head = (logsm_saved * (chunks - 2) / chunks + 3 * head_weight
+                        + 2 * act * chunk_tokens * arch.hidden)
+    return _Loss(forward=logits16 + upcast_copy + logsm_saved, backward=backward,
+                 head_backward=act * sv, head_grad=head_grad, input_grad=0.0, chunked_head=chunked_head)
+
+
+@dataclass(frozen=True)
+class _Transients:
+    optimizer: float  # optimizer.step() temporaries
+    buckets: float  # DDP gradient buckets / ZeRO-2 reduce buckets
+    gather: float  # FSDP / ZeRO-3 unsharded parameters in flight
+    grads_late: float  # gradients not yet made when backward reaches the first layer
+    largest_grad: float  # optimizer in backward: the one gradient alive at a time
+
+
+def _optimizer_transient(s: _Setup) -> float:
     """Temporaries of optimizer.step()."""
-    if spec.optimizer != "adamw":
+    spec = s.spec
+    if spec.optimizer != "adamw" or s.in_backward:
         return 0.0  # bnb 8-bit kernels update in place, block by block; SGD without momentum too
+    state_bytes = FP32 if s.spec.sharding in ("zero2", "zero3") and s.full and s.mixed else s.train_bytes
     if spec.optimizer_impl == "foreach":
         # torch _multi_tensor_adamw: exp_avg_sq_sqrt = torch._foreach_sqrt(exp_avg_sqs) is a
         # full-size copy of the second moments (docs/DESIGN.md: 8B bf16 full FT peaks at 74.8 GiB with
         # foreach vs 60.1 GiB fused; 8.03e9 x 2 B = 14.96 GiB of the 14.7 GiB gap)
-        return trainable * train_bytes
+        return s.trainable * state_bytes * s.state_share
     if spec.optimizer_impl == "for-loop":
         # _single_tensor_adamw: the same temporary for one parameter at a time (the largest)
-        largest = arch.vocab * arch.hidden if spec.method == "full" else 0
-        return largest * train_bytes
+        largest = s.arch.vocab * s.arch.hidden if s.full else 0
+        return largest * state_bytes
     return 0.0  # fused kernel: no temporaries
+
+
+def _transients(s: _Setup) -> _Transients:
+    arch, spec = s.arch, s.spec
+    buckets = s.trainable * s.train_bytes if s.ddp else 0.0  # DDP: gradient_as_bucket_view=False
+    if s.shard == "zero2":
+        # the 16-bit gradient of the whole model is produced in backward before being reduced
+        # into the partitions, bucket by bucket (reduce_bucket_size: hidden^2 under HF's "auto")
+        buckets = min(s.trainable, arch.hidden ** 2) * BF16
+    gather = 0.0
+    if s.shard in ("fsdp", "zero3"):  # unsharded parameters of the layers being computed
+        stored = BF16 if (s.mixed or s.act == BF16) else FP32
+        if s.full:
+            gather = FSDP_UNITS_IN_FLIGHT * arch.params_per_layer * stored
+        else:
+            gather = FSDP_UNITS_IN_FLIGHT * arch.params_per_layer * BF16 * (0.25 if s.quant else 1.0)
+    late_params = arch.params_per_layer + (0 if arch.tied_embeddings else arch.params_embedding)
+    grads_late = late_params * s.train_bytes * s.state_share if s.full else 0.0
+    largest = 0.0
+    if s.in_backward:
+        biggest = max(arch.params_embedding, arch.hidden * arch.intermediate) if s.full else 0
+        largest = biggest * s.train_bytes * s.state_share
+    return _Transients(optimizer=_optimizer_transient(s), buckets=buckets, gather=gather, grads_late=grads_late,
+                       largest_grad=largest)
+
+
+def _moments(s: _Setup, static: dict[str, float], a: _Acts, loss: _Loss, tr: _Transients) -> list:
+    static_keys = ("weights", "quant_constants", "adapters", "master_weights", "optimizer_states")
+    grads_all = static["gradients"]
+    grads_fwd = grads_all if s.accumulate else 0.0
+
+    def moment(phase: Phase, **extra: float) -> tuple[float, Phase, dict[str, float]]:
+        terms = {k: (static[k] if k in static_keys else 0.0) for k in TERMS}
+        for k, v in extra.items():
+            terms[k] += v
+        return sum(terms.values()), phase, terms
+
+    def grads(made: float) -> float:
+        """Gradients alive at a backward moment where ``made`` bytes of them were produced."""
+        if s.in_backward:  # each applied and freed at once: only the one being applied
+            return min(made, tr.largest_grad) if made else 0.0
+        return max(grads_fwd, made)
+
+    copies_bwd = a.autocast_copies if a.copies_in_backward else 0.0
+    fwd_extra = tr.gather + a.autocast_copies + a.head_copy
+    bwd_extra = tr.gather + tr.buckets + copies_bwd + a.head_copy
+    layer_extra = tr.gather + tr.buckets + copies_bwd
+    head_grad = loss.head_grad
+    return [
+        moment("forward", gradients=grads_fwd + (head_grad if s.prof.fused_loss else 0.0),
+               activations=a.saved, logits_loss=loss.forward, transient=fwd_extra),
+        moment("backward", gradients=grads(head_grad if s.prof.fused_loss else 0.0), activations=a.saved,
+               logits_loss=loss.backward, transient=bwd_extra),
+        moment("backward", gradients=grads(head_grad), activations=a.saved + a.grad_flow,
+               logits_loss=loss.head_backward, transient=bwd_extra),
+        moment("backward", gradients=grads_fwd, activations=a.saved, logits_loss=loss.chunked_head,
+               transient=bwd_extra),
+        # top layer's backward: every layer's saved activations (or checkpointed inputs) still
+        # alive with the recomputed layer; the final norm's saved tensors were freed by its own
+        # backward, and the LM head's gradient exists (traced: advisor.trace, tests/test_agreement)
+        # unless the optimizer stepped and freed it already in backward
+        moment("backward", gradients=0.0 if s.in_backward else grads(head_grad), activations=a.top_layer - a.final_norm,
+               transient=layer_extra),
+        # end of backward, inside the first layer: every gradient but that layer's and the
+        # embedding's, that layer's activations (recomputed under checkpointing, beside the
+        # checkpointed input it was recomputed from)
+        moment("backward", gradients=grads(grads_all - tr.grads_late), activations=a.one_layer,
+               transient=tr.gather + tr.buckets),
+        moment("optimizer", gradients=0.0 if s.in_backward else grads_all, transient=tr.optimizer + tr.buckets),
+    ]
 
 
 def estimate_memory(
@@ -184,172 +508,30 @@ def estimate_memory(
     *,
     num_gpus: int | None = None,
     reserved_ratio: float | None = None,
+    cuda_context: float | None = None,
     accumulates_gradients: bool | None = None,
+    stack: StackProfile | None = None,
 ) -> MemoryBreakdown:
     """Peak memory per GPU of one training step of ``spec`` on ``arch``.
 
     ``num_gpus`` overrides ``spec.num_gpus`` (the ranking tries 1, 2, 4, 8 ...);
+    ``num_gpus`` overrides ``spec.num_gpus`` (the ranking tries 1, 2, 4, 8 ...);
     ``reserved_ratio`` replaces the allocator's simulated slack by a measured reserved/allocated
-    ratio (calibration from pilots).
-    ``accumulates_gradients`` overrides ``ACCUMULATES_GRADIENTS`` (False: one optimizer step per
-    micro-batch, as in a single traced step or a loop without gradient accumulation).
+    ratio (calibration from pilots); ``cuda_context`` overrides CUDA_CONTEXT_BYTES (a fold of the
+    accuracy benchmark); ``accumulates_gradients`` overrides what
+    ``spec.gradient_accumulation_steps`` says; ``stack`` overrides the profile of ``spec.stack``
+    (a profile at older library versions: ``advisor.stacks.profile``).
     """
-    prof = profile(spec.stack)
-    n = num_gpus if num_gpus is not None else spec.num_gpus
-    fsdp = spec.sharding == "fsdp" and n > 1
-    ddp = spec.sharding == "ddp" and n > 1
-    full = spec.method == "full"
-    mixed = spec.precision in ("bf16-mixed", "fp16-mixed")
-    act = FP32 if spec.precision == "fp32" else BF16
-    tokens = spec.seq_len * spec.micro_batch
-    seqs = spec.micro_batch
-
-    static = _static_terms(spec, arch, prof)
-    _, train_bytes = _param_bytes(spec, prof)
-    trainable = arch.params_total if full else lora_params(arch, spec.lora_targets, spec.lora_rank)
-    paged_states = 0.0
-    if spec.optimizer == "paged-adamw-8bit":
-        paged_states = adam8bit_state_bytes(trainable, small_tensor_params(arch) if full
-                                            else lora_small_params(arch, spec.lora_targets, spec.lora_rank))
-    if fsdp:  # parameters, gradients and optimizer state are sharded; activations are not
-        static = {k: v / n for k, v in static.items()}
-        paged_states /= n
-    grads_all = static["gradients"]
-    static_keys = ("weights", "quant_constants", "adapters", "master_weights", "optimizer_states")
-
-    # --- activations ---------------------------------------------------------------------------
-    quant = spec.method == "qlora"
-    kbit_fp32 = quant and prof.kbit_prep_fp32
-    base_bytes, _ = _param_bytes(spec, prof)
-    # the residual stream takes the embedding's dtype: fp32 when the stored embedding is fp32
-    # (mixed precision over fp32 weights, PEFT k-bit preparation), else the compute dtype
-    embed_bytes = (train_bytes if full else (FP32 if kbit_fp32 else base_bytes))
-    residual = max(embed_bytes, act)
-    ctx = LayerCtx(
-        act=act,
-        residual=residual,
-        norm_out=max(embed_bytes, residual),
-        mixed=mixed,
-        base_trainable=full,
-        adapted=adapted_linears(arch, spec.lora_targets) if not full else frozenset(),
-        adapter_bytes=train_bytes,
-        lora_rank=spec.lora_rank,
-        dropout_copy=(not full) and prof.lora_dropout_copy and spec.lora_dropout > 0,
-        cast_input=prof.lora_cast_input,
-        quant=quant,
-        quant_saves_input=quant and prof.keep_quant_input,
-        quant_input_copy=quant and prof.keep_quant_input and prof.quant_input_copy,
-        flash=spec.attention == "flash",
-        seq_len=spec.seq_len,
-        recomputed=spec.gradient_checkpointing,
-    )
-    per_layer = layer_saved_bytes_per_token(arch, ctx) * tokens
-    # the busiest moment inside one layer: the MLP's (backward gradients, LoRA forward) or eager
-    # attention's seq x seq scores, whichever is larger
-    layer_peak = max(layer_peak_extra_per_token(arch, ctx) * tokens, eager_transient_bytes(arch, ctx, seqs))
-    grad_flow = GRAD_FLOW_COPIES * ctx.residual * arch.hidden * tokens
-    # the first layer's input needs no gradient under LoRA/QLoRA (frozen embedding)
-    first_unsaved = first_layer_unsaved_per_token(arch, ctx) * tokens
-    final_norm = (FP32 * arch.hidden + (residual * arch.hidden if full else 0)) * tokens
-    # alive through forward and backward whatever the layers save: the batch (input ids and
-    # labels, int64: advisor.model.step.synthetic_batch, as a DataLoader's collated batch) and the
-    # rotary cos/sin tables in the residual stream's dtype (transformers LlamaRotaryEmbedding
-    # returns them in the hidden states' dtype; every layer's RoPE saves the same two tables)
-    fixed = BATCH_BYTES_PER_TOKEN * tokens + ROPE_TABLES * spec.seq_len * arch.head_dim * ctx.residual
-    # an fp32 residual stream makes the input norm's x.to(float32) the layer input itself, so
-    # in a recomputed layer what the norm saves is the checkpointed input (counted once, there)
-    ckpt_shared = (FP32 * arch.hidden * tokens
-                   if spec.gradient_checkpointing and ctx.residual == FP32 else 0.0)
-    if spec.gradient_checkpointing:
-        # checkpoint keeps each layer's input; backward recomputes one layer at a time
-        act_saved = arch.layers * ctx.residual * arch.hidden * tokens + final_norm + fixed
-        act_bwd_layer = act_saved + per_layer - ckpt_shared + layer_peak + grad_flow
-    else:
-        act_saved = arch.layers * per_layer - first_unsaved + final_norm + fixed
-        act_bwd_layer = act_saved + layer_peak + grad_flow
-    # autocast's 16-bit copies of fp32 weights: saved by every linear for backward, and kept for
-    # the whole forward region by the autocast cache (torch.autocast cache_enabled=True)
-    autocast_copies = 0.0
-    if full and mixed and (prof.autocast_weight_cache or not spec.gradient_checkpointing):
-        autocast_copies = BF16 * (arch.params_linear + arch.vocab * arch.hidden)
-        if fsdp:
-            autocast_copies /= n
-
-    # --- logits and loss -----------------------------------------------------------------------
-    sv = tokens * arch.vocab
-    chunks = max(1, prof.loss_chunks)
-    loss_bytes = FP32 if (prof.loss_upcast_fp32 or spec.precision == "fp32") else act
-    logits16 = act * sv
-    upcast_copy = FP32 * sv / chunks if (prof.loss_upcast_fp32 and act != FP32) else 0.0
-    logsm_saved = loss_bytes * sv  # every chunk's log-softmax output is saved for backward
-    loss_fwd = logits16 + upcast_copy + logsm_saved
-    if chunks == 1:
-        loss_bwd = LOSS_BWD_COPIES * loss_bytes * sv
-    else:
-        loss_bwd = logsm_saved + (LOSS_BWD_COPIES - 1) * loss_bytes * sv / chunks
-    head_params = arch.vocab * arch.hidden
-    head_grad = head_params * train_bytes / (n if fsdp else 1) if full else 0.0
-    head_bwd = act * sv  # gradient of the 16-bit logits entering the LM head's backward
-
-    # --- transient -----------------------------------------------------------------------------
-    opt_tmp = _optimizer_transient(spec, trainable, train_bytes, arch) / (n if fsdp else 1)
-    buckets = 0.0
-    if ddp:  # DDP's gradient buckets are a second copy of the gradients (gradient_as_bucket_view=False)
-        buckets = trainable * train_bytes
-    gather = 0.0
-    if fsdp:  # unsharded parameters of the layers being computed
-        layer_params = arch.params_per_layer
-        gather = FSDP_UNITS_IN_FLIGHT * layer_params * (BF16 if (mixed or act == BF16) else FP32)
-        if not full:
-            gather = FSDP_UNITS_IN_FLIGHT * layer_params * BF16 * (0.25 if quant else 1.0)
-    accumulate = ACCUMULATES_GRADIENTS if accumulates_gradients is None else accumulates_gradients
-    grads_fwd = grads_all if accumulate else 0.0
-
-    def moment(phase: Phase, **extra: float) -> tuple[float, Phase, dict[str, float]]:
-        terms = {k: (static[k] if k in static_keys else 0.0) for k in TERMS}
-        for k, v in extra.items():
-            terms[k] += v
-        return sum(terms.values()), phase, terms
-
-    # gradients not yet made when backward reaches the first layer: its own and the input
-    # embedding's (when untied from the head, whose gradient came first)
-    late_params = arch.params_per_layer + (0 if arch.tied_embeddings else arch.params_embedding)
-    grads_late = (late_params * train_bytes / (n if fsdp else 1)) if full else 0.0
-    # one layer's activations (recomputed under checkpointing) with the gradients flowing
-    # (the first layer's unsaved bytes already leave out its input norm's)
-    act_one_layer = (per_layer - (first_unsaved or ckpt_shared) + layer_peak + grad_flow + fixed)
-    ckpt_input = ctx.residual * arch.hidden * tokens if spec.gradient_checkpointing else 0.0
-    moments = [
-        moment("forward", gradients=grads_fwd, activations=act_saved,
-               logits_loss=loss_fwd, transient=gather + autocast_copies),
-        moment("backward", gradients=grads_fwd, activations=act_saved,
-               logits_loss=loss_bwd, transient=gather + buckets + autocast_copies),
-        moment("backward", gradients=max(grads_fwd, head_grad), activations=act_saved + grad_flow,
-               logits_loss=head_bwd, transient=gather + buckets + autocast_copies),
-        # top layer's backward: every layer's saved activations (or checkpointed inputs) still
-        # alive with the recomputed layer; the final norm's saved tensors were freed by its own
-        # backward, and the LM head's gradient exists (traced: advisor.trace, tests/test_agreement)
-        moment("backward", gradients=max(grads_fwd, head_grad), activations=act_bwd_layer - final_norm,
-               transient=gather + buckets + autocast_copies),
-        # end of backward, inside the first layer: every gradient but that layer's and the
-        # embedding's, that layer's activations (recomputed under checkpointing, beside the
-        # checkpointed input it was recomputed from)
-        moment("backward", gradients=max(grads_fwd, grads_all - grads_late),
-               activations=act_one_layer + ckpt_input, transient=gather + buckets),
-        moment("optimizer", gradients=grads_all, transient=opt_tmp + buckets),
-    ]
+    prof = stack or for_spec(spec)
+    s = _setup(spec, arch, prof, num_gpus, accumulates_gradients)
+    static, paged = _static(s)
+    moments = _moments(s, static, _activations(s), _loss(s), _transients(s))
     _, phase, terms = max(moments, key=lambda m: m[0])
     rounded = {k: int(round(v)) for k, v in terms.items()}
     allocated = sum(rounded.values())
-    if reserved_ratio is not None:  # measured by pilots (advisor.pilot.calibration)
-        reserved = needed = int(round(allocated * reserved_ratio))
-    else:  # the caching allocator's slack, fitted to its simulation (advisor.allocator.closed_form)
-        from advisor.allocator.closed_form import reserved_for
-
-        reserved, needed = reserved_for(rounded, spec)
-    outside = prof.cuda_context_bytes + int(round(paged_states))
-    device = reserved + outside
+    reserved, device, fit = device_bytes(rounded, spec, reserved_ratio=reserved_ratio, cuda_context=cuda_context,
+                                         outside_allocator=paged)
     return MemoryBreakdown.model_construct(
         terms=rounded, allocated_bytes=allocated, reserved_bytes=reserved, device_bytes=device,
-        peak_phase=phase, num_gpus=n, fit_bytes=needed + outside,
+        peak_phase=phase, num_gpus=s.n, fit_bytes=fit,
     )

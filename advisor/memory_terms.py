@@ -67,12 +67,22 @@ class LayerCtx:
     cast_input: bool  # the adapter input is cast to the adapters' dtype under autocast too
     quant: bool  # frozen base weights are quantized (bitsandbytes-style linears)
     quant_saves_input: bool  # the quantized matmul saves its 16-bit input for backward
-    quant_input_copy: bool  # ... as its own copy even when already 16-bit (litgpt)
     flash: bool
     seq_len: int
     input_grad: bool = True  # the layer's input requires grad (False: the first layer of a
     # frozen-embedding model, LoRA/QLoRA without enable_input_require_grads)
     recomputed: bool = False  # gradient checkpointing: the MLP forward reruns inside backward
+    quant_out_follows_input: bool = False  # a quantized linear returns its input's dtype
+    # (bitsandbytes Linear4bit: ``.to(inp_dtype)``), not the compute dtype
+    first_layer_input_grad: bool = False  # the first layer's input requires grad even with a
+    # frozen embedding (transformers' enable_input_require_grads under checkpointing)
+
+    def linear_out(self, x_bytes: int) -> int:
+        """Bytes of a block linear's output for an input of ``x_bytes``: its base result's dtype
+        (an adapted linear returns it too: PEFT casts the sum back, lora/layer.py
+        ``result.to(torch_result_dtype)``, and its bitsandbytes layer adds a 16-bit branch to the
+        result under autocast, which keeps the wider result dtype)."""
+        return x_bytes if (self.quant and self.quant_out_follows_input) else self.act
 
 
 def adapted_linears(arch: Architecture, targets: str) -> frozenset[str]:
@@ -160,7 +170,7 @@ def _linear_input_bytes(c: LayerCtx, x_bytes: int, consumers: list[tuple[str, in
     own = 0.0
     for name, d_in in consumers:
         if c.input_grad and (c.base_trainable or (c.quant and c.quant_saves_input)):
-            if (c.quant and c.quant_input_copy) or ((c.quant or c.mixed) and x_bytes != a):
+            if (c.quant or c.mixed) and x_bytes != a:
                 own += a * d_in  # x.to(compute dtype): a new tensor per linear
             else:  # already in the compute dtype: .to() returns the tensor itself
                 shared = x_bytes * d_in
@@ -220,12 +230,13 @@ def layer_saved_bytes_per_token(arch: Architecture, c: LayerCtx) -> float:
 
 def mlp_saved_bytes_per_token(arch: Architecture, c: LayerCtx) -> float:
     """What the MLP (every routed expert) of one layer saves for backward, per token."""
-    h, inter, a = arch.hidden, arch.intermediate, c.act
+    h, inter = arch.hidden, arch.intermediate
+    m = c.linear_out(c.norm_out)  # gate/up outputs, act(gate) and the product share this dtype
     k_experts = arch.experts_per_token if arch.experts else 1
     mlp_in = [("gate_proj", h), ("up_proj", h)] if arch.mlp_kind == "gated" else [("up_proj", h)]
     mlp = _linear_input_bytes(c, c.norm_out, mlp_in)
-    mlp += (3 if arch.mlp_kind == "gated" else 1) * a * inter  # gate, act(gate), up | up
-    mlp += _linear_input_bytes(c, a, [("down_proj", inter)])
+    mlp += (3 if arch.mlp_kind == "gated" else 1) * m * inter  # gate, act(gate), up | up
+    mlp += _linear_input_bytes(c, m, [("down_proj", inter)])
     return mlp * k_experts
 
 
@@ -250,11 +261,22 @@ def first_layer_unsaved_per_token(arch: Architecture, c: LayerCtx) -> float:
     return FP32 * h + FP32 + saved - frozen_in  # the input norm's fp32 input and rsqrt
 
 
+MLP_BWD_GRADS = 3
+"""Gradients alive at once in the gated MLP's backward: the product's gradient (the input of
+MulBackward) and the two it makes, for act(gate) and for up (autograd frees a node's incoming
+gradient only after the node has returned all of its outputs)."""
+
+
 def layer_peak_extra_per_token(arch: Architecture, c: LayerCtx) -> float:
-    """Short-lived tensors at the busiest moment inside a layer's backward: the gradients of the
-    MLP's widest intermediates (two intermediate-sized tensors) beside the saved ones."""
+    """Short-lived tensors at the busiest moment inside a layer's backward, beyond the bytes the
+    layer saves: in the gated MLP's MulBackward, MLP_BWD_GRADS intermediate-sized gradients
+    (two, in and out of the activation, for a plain MLP), by when down_proj's backward has
+    freed what it saved (its input, its adapter's tensors); or a LoRA (re)compute moment."""
     k_experts = arch.experts_per_token if arch.experts else 1
-    bwd = 2 * c.act * arch.intermediate
+    grads = MLP_BWD_GRADS if arch.mlp_kind == "gated" else 2
+    m = c.linear_out(c.norm_out)
+    down_saved = _linear_input_bytes(c, m, [("down_proj", arch.intermediate)])
+    bwd = grads * m * arch.intermediate - down_saved
     return max(bwd, lora_forward_transient_per_token(arch, c)) * k_experts
 
 
@@ -277,8 +299,9 @@ def lora_forward_transient_per_token(arch: Architecture, c: LayerCtx) -> float:
     (tests/test_agreement.py)."""
     if "up_proj" not in c.adapted and "down_proj" not in c.adapted:
         return 0.0
-    a, inter = c.act, arch.intermediate
-    h = arch.hidden
+    inter, h = arch.intermediate, arch.hidden
+    a = c.linear_out(c.norm_out)  # the MLP's intermediates (gate/up outputs, the product)
+    base_out = c.norm_out if (c.quant and c.quant_out_follows_input) else c.act  # up's base result
     mlp_in = [("gate_proj", h), ("up_proj", h)] if arch.mlp_kind == "gated" else [("up_proj", h)]
     in_saved = _linear_input_bytes(c, c.norm_out, mlp_in) - _linear_input_bytes(c, c.norm_out, mlp_in, counted=True)
     mlp_input = 0.0 if in_saved else c.norm_out * h  # alive as the MLP's argument, unsaved
@@ -290,8 +313,8 @@ def lora_forward_transient_per_token(arch: Architecture, c: LayerCtx) -> float:
     product = 0.0 if product_saved else a * inter  # alive, but in the saved bytes only when kept
     moments = [0.0]
     if "up_proj" in c.adapted:
-        into = a if c.mixed else c.adapter_bytes
-        during = a + 2 * into + max(a, into)  # base result, B(A(x)), * scaling, the sum
+        into = c.act if c.mixed else c.adapter_bytes
+        during = base_out + 2 * into + max(base_out, into)  # base result, B(A(x)), * scaling, the sum
         later = a * inter + (0.0 if product else a * inter)  # up's output and the saved product: not made yet
         # down_proj's adapter tensors (dropout mask and output, cast copies, A's output) are not
         # made yet either (the product itself is in ``later``)
@@ -299,11 +322,14 @@ def lora_forward_transient_per_token(arch: Architecture, c: LayerCtx) -> float:
         moments.append(during * inter - later - down_own + mlp_input + mid_residual)
     if "down_proj" in c.adapted and c.dropout_copy:
         xa = c.adapter_bytes if (c.cast_input or not c.mixed) else a
-        into_a = a if c.mixed else c.adapter_bytes
+        into_a = c.act if c.mixed else c.adapter_bytes
         cast = xa * inter if xa != a else 0.0  # the product cast to the adapters' dtype
-        a_in = (xa if into_a == xa else into_a) * inter  # what A saves: not made yet
+        # at A's matmul: the cast copy (PEFT keeps it as its local ``x``), the dropout output
+        # and the 16-bit copy A saves (in the saved bytes, as the mask is; the dropout output is
+        # too when A reads it as it is); A's own output is not made yet
+        d_out = xa * inter if into_a != xa else 0.0
         a_out = into_a * c.lora_rank
-        moments.append(cast + xa * inter - a_in - a_out + mlp_input + mid_residual + product)
+        moments.append(cast + d_out - a_out + mlp_input + mid_residual + product)
     grads = recompute_grad_extra_per_token(arch, c) if len(moments) > 1 else 0.0
     return max(moments) + grads
 
@@ -323,8 +349,11 @@ def recompute_grad_extra_per_token(arch: Architecture, c: LayerCtx) -> float:
     gradient through the recomputed MLP (tests/test_agreement.py)."""
     if not c.recomputed or "down_proj" not in c.adapted:
         return 0.0
-    a, h = c.act, arch.hidden
-    into = a if c.mixed else c.adapter_bytes  # B's output: autocast's dtype or the adapters'
+    h = arch.hidden
+    # down_proj's base result: the product's dtype (a quantized linear returns its input's) or
+    # the compute dtype
+    a = c.linear_out(c.norm_out) if (c.quant and c.quant_out_follows_input) else c.act
+    into = c.act if c.mixed else c.adapter_bytes  # B's output: autocast's dtype or the adapters'
     summed = max(a, into)  # base output + scaled branch, promoted
     base = 0 if (c.residual == a and summed == a) else a
     return (c.residual + base + into - GRAD_FLOW_COPIES * c.residual) * h

@@ -31,6 +31,7 @@ from advisor.cost import (
 from advisor.fit import fit_limit, is_tight
 from advisor.memory import MemoryBreakdown, estimate_memory
 from advisor.spec import FinetuneSpec
+from advisor.stacks import unread_behaviours
 from advisor.throughput import GPUS_PER_NODE, Calibration, FlopsPerToken, Throughput, estimate_throughput, flops_per_token
 
 if TYPE_CHECKING:  # resolving names (advisor.resolve, advisor.hub) is the caller's step, above the ranking
@@ -373,6 +374,8 @@ def build_notes(spec: FinetuneSpec, options: list[Option], best: Option | None,
     if is_tight(best.device_bytes, best.usable_bytes):
         notes.append(Note(code="tight", gpu=best.gpu))
     notes.append(Note(code="calibrated" if best.efficiency_source == "calibrated" else "prior", gpu=best.gpu))
+    # stack behaviours decided at run time, counted at their cap (advisor.stacks)
+    notes += [Note(code="stack", behaviour=code) for code in unread_behaviours(spec)]
     if spec.gpu is not None and spec.gpu != best.gpu:
         asked = next((o for o in options if o.gpu == spec.gpu), None)
         if asked is not None:

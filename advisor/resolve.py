@@ -45,8 +45,18 @@ def architecture_for(spec: FinetuneSpec, catalog: Catalog,
     elif spec.model is not None:
         entry = catalog.model(spec.model)
         base = entry.arch
+    elif spec.params_b is None:  # FinetuneSpec guarantees the whole shape then
+        if spec.hidden % spec.heads:
+            raise SpecError(f"Invalid architecture: hidden size {spec.hidden} is not a multiple of {spec.heads} heads")
+        try:
+            arch = Architecture(layers=spec.layers, hidden=spec.hidden, intermediate=spec.intermediate,
+                                heads=spec.heads, kv_heads=spec.kv_heads, head_dim=spec.hidden // spec.heads,
+                                vocab=spec.vocab, tied_embeddings=bool(spec.tied_embeddings))
+        except ValueError as exc:
+            raise SpecError(f"Invalid architecture: {exc}") from None
+        _check_rank(spec, arch)
+        return arch, None, f"architecture as given ({arch.params_total / 1e9:.2f}B parameters, Llama-style blocks)"
     else:
-        assert spec.params_b is not None  # FinetuneSpec guarantees model or params_b
         base, ref = infer_architecture(spec.params_b * 1e9)
         note = f"architecture inferred from {spec.params_b:g}B parameters (shape of {ref}, depth scaled)"
     overrides = {k: getattr(spec, k) for k in ARCH_OVERRIDES if getattr(spec, k) is not None}
@@ -62,12 +72,16 @@ def architecture_for(spec: FinetuneSpec, catalog: Catalog,
             raise SpecError(f"Invalid architecture override: {exc}") from None
     else:
         arch = base
+    _check_rank(spec, arch)
+    return arch, entry, note
+
+
+def _check_rank(spec: FinetuneSpec, arch: Architecture) -> None:
     if spec.trains_adapters and spec.lora_rank > arch.hidden:
         raise SpecError(
             f"LoRA rank {spec.lora_rank} is larger than the model's hidden size {arch.hidden}; "
             "ranks of 8-64 are usual (e.g. 'rank 16')."
         )
-    return arch, entry, note
 
 
 def resolve_request(request: SpecRequest, catalog: Catalog, models: "HubReader | None" = None) -> Resolved:

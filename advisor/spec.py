@@ -1,9 +1,13 @@
 """What a team wants to train: ``FinetuneSpec`` (resolved) and ``SpecRequest`` (what was said).
 
-Every default lives in ``DEFAULTS`` below with the reason for it. The reference stack is the most
-common one: Hugging Face Trainer + PEFT + bitsandbytes. Where the libraries' own defaults are not
-what people run for fine-tuning (the libraries default to settings meant for small models), we say
-what we assume instead and why; the answer always lists the defaults it assumed.
+Every default lives in ``DEFAULTS`` below with the reason for it. The default stack is the most
+common one: Hugging Face Trainer + PEFT + TRL's SFTTrainer (+ bitsandbytes). Where the libraries'
+own defaults are not what people run for fine-tuning (the libraries default to settings meant for
+small models), we say what we assume instead and why; the answer always lists the defaults it
+assumed. Another stack brings its own recipe defaults (``STACK_DEFAULTS``: torchtune's recipe
+configs, litgpt's config hub, Unsloth's ``get_peft_model``), each with the file it comes from;
+``default_for(field, stack, method)`` is the one lookup, and a ``FinetuneSpec`` fills what was
+not given from it.
 
 ``SpecRequest`` has the same fields, all optional (None = "the user did not say"): the parser
 produces it, follow-ups merge into it, and ``resolve`` turns it into a ``FinetuneSpec``.
@@ -18,20 +22,21 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from advisor.errors import SpecError
 
 Method = Literal["full", "lora", "qlora"]
-Stack = Literal["hf", "torchtune", "litgpt", "reference"]
+Stack = Literal["hf", "torchtune", "litgpt", "unsloth", "reference"]
 LoraTargets = Literal["all-linear", "attention"]
 Quant = Literal["nf4", "int8"]
 Optimizer = Literal["adamw", "adamw-8bit", "paged-adamw-8bit", "sgd"]
 OptimizerImpl = Literal["foreach", "fused", "for-loop"]
 Precision = Literal["bf16-mixed", "bf16", "fp16-mixed", "fp32"]
 Attention = Literal["flash", "eager"]
-Sharding = Literal["ddp", "fsdp"]
+Sharding = Literal["ddp", "fsdp", "zero2", "zero3"]
 
 # Limits that keep every number physical; each message says what to type instead.
 MAX_SEQ_LEN = 1_048_576  # 1M tokens: the longest context any catalog model was trained for is 1M
 MAX_PARAMS_B = 999.0  # below 10^12 parameters; the largest open dense model is 405B
 MAX_MICRO_BATCH = 4096
 MAX_GPUS = 4096
+MAX_ACCUMULATION = 4096
 MAX_DATASET_TOKENS = 100_000_000_000_000  # 10^14: beyond any fine-tuning corpus (pre-training is ~10^13)
 MAX_EPOCHS = 1000
 
@@ -182,6 +187,7 @@ class _SpecFields(BaseModel):
     tied_embeddings: bool | None = None
     seq_len: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
     micro_batch: int | None = Field(default=None, ge=1, le=MAX_MICRO_BATCH)
+    gradient_accumulation_steps: int | None = Field(default=None, ge=1, le=MAX_ACCUMULATION)
     gradient_checkpointing: bool | None = None
     lora_rank: int | None = Field(default=None, ge=1, le=65536)
     lora_alpha: float | None = Field(default=None, gt=0, le=1_000_000)
@@ -191,6 +197,8 @@ class _SpecFields(BaseModel):
     double_quant: bool | None = None
     optimizer: Optimizer | None = None
     optimizer_impl: OptimizerImpl | None = None
+    optimizer_in_backward: bool | None = None
+    liger_kernel: bool | None = None
     precision: Precision | None = None
     attention: Attention | None = None
     compile: bool | None = None
@@ -222,14 +230,20 @@ DEFAULTS: dict[str, Default] = {
     "micro_batch": Default(value=1, reason="the smallest footprint; raise it with gradient "
                            "accumulation for throughput (HF's per_device_train_batch_size=8 is "
                            "meant for small models)."),
-    "gradient_checkpointing": Default(value=True, reason="what TRL/PEFT fine-tuning recipes turn "
-                                      "on for LLMs; it trades ~1/3 more compute for activations."),
-    "lora_rank": Default(value=16, reason="a common recipe value (PEFT's own default is 8; "
-                         "rank moves memory very little)."),
-    "lora_alpha": Default(value=32, mention=False, reason="2 x rank, the usual recipe ratio."),
-    "lora_dropout": Default(value=0.05, mention=False, reason="the QLoRA paper and TRL examples "
-                            "use 0.05 (PEFT defaults to 0.0); dropout keeps a copy of each "
-                            "adapted input."),
+    "gradient_accumulation_steps": Default(value=1, mention=False, reason="HF TrainingArguments' "
+                                           "gradient_accumulation_steps default."),
+    "gradient_checkpointing": Default(value=True, reason="TRL's SFTConfig default "
+                                      "(trl/trainer/base_config.py gradient_checkpointing=True); "
+                                      "it trades ~1/3 more compute for activations."),
+    "lora_rank": Default(value=16, reason="TRL's ModelConfig lora_r default (trl/trainer/"
+                         "model_config.py), what `trl sft --use_peft` runs; PEFT's LoraConfig "
+                         "default is 8; rank moves memory very little."),
+    "lora_alpha": Default(value=32, mention=False, reason="TRL's ModelConfig lora_alpha default "
+                          "(trl/trainer/model_config.py; PEFT's LoraConfig default is 8)."),
+    "lora_dropout": Default(value=0.05, mention=False, reason="TRL's ModelConfig lora_dropout default "
+                            "(trl/trainer/model_config.py), as in the QLoRA paper; PEFT's "
+                            "LoraConfig default is 0.0. Dropout keeps a mask and a copy of "
+                            "each adapted input for backward."),
     "lora_targets": Default(value="all-linear", reason="the QLoRA paper (Dettmers et al. 2023) "
                             "found all linear layers are needed to match full fine-tuning."),
     "quant": Default(value="nf4", mention=False, reason="QLoRA's 4-bit NormalFloat "
@@ -237,10 +251,18 @@ DEFAULTS: dict[str, Default] = {
     "double_quant": Default(value=True, mention=False, reason="the QLoRA paper quantizes the "
                             "quantization constants too (0.127 instead of 0.5 bit/param)."),
     "optimizer": Default(value="adamw", reason="HF Trainer's default optimizer (adamw_torch)."),
-    "optimizer_impl": Default(value="foreach", mention=False, reason="torch.optim.AdamW picks "
-                              "the foreach implementation on CUDA unless fused=True is asked for."),
-    "precision": Default(value="bf16-mixed", reason="HF Trainer with bf16=True: autocast over "
-                         "fp32 trainable weights (fp32 master copy)."),
+    "optimizer_impl": Default(value="fused", mention=False, reason="transformers' TrainingArguments "
+                              "optim default is adamw_torch_fused with torch >= 2.8 "
+                              "(transformers/training_args.py default_optim), torch.optim.AdamW(fused=True)."),
+    "optimizer_in_backward": Default(value=False, mention=False, reason="HF Trainer steps the "
+                                     "optimizer after backward."),
+    "liger_kernel": Default(value=False, mention=False, reason="TrainingArguments "
+                            "use_liger_kernel default."),
+    "precision": Default(value="bf16-mixed", reason="TRL's SFTConfig turns on bf16=True "
+                         "(trl/trainer/base_config.py): autocast over the model, which TRL loads "
+                         "in fp32 from a model id (trainable fp32 weights: the master copy of a "
+                         "full fine-tune); the frozen base of LoRA is loaded in 16-bit, as TRL's "
+                         "PEFT examples pass dtype=bfloat16."),
     "attention": Default(value="flash", mention=False, reason="transformers uses PyTorch SDPA "
                          "(flash / memory-efficient kernels) by default."),
     "compile": Default(value=False, mention=False, reason="HF Trainer's torch_compile and the "
@@ -260,11 +282,106 @@ DEFAULTS: dict[str, Default] = {
                                    "default (PYTORCH_CUDA_ALLOC_CONF unset: expandable_segments:False)."),
 }
 
+
+_TT = "torchtune recipes/configs/llama3_1/8B_{}_single_device.yaml"
+_TT_LORA = "torchtune recipes/configs/llama3_1/8B_lora_single_device.yaml and 8B_qlora_single_device.yaml"
+_LITGPT = "litgpt config_hub/finetune/llama-3.1-8b/{lora,qlora,full}.yaml"
+_UNSLOTH = "unsloth/models/llama.py FastLlamaModel.get_peft_model"
+
+# Recipe defaults of the other stacks, per method ("*" = every method). A value here replaces
+# DEFAULTS for that stack; each cites the file it is read from.
+STACK_DEFAULTS: dict[str, dict[str, dict[str, Default]]] = {
+    "torchtune": {
+        "*": {
+            "precision": Default(value="bf16", reason=f"dtype: bf16 in {_TT.format('*')}: the whole "
+                                 "model in bf16, no fp32 master copy, no autocast."),
+            "gradient_checkpointing": Default(value=True, reason="enable_activation_checkpointing: "
+                                              f"True in {_TT.format('*')}."),
+            "micro_batch": Default(value=2, reason=f"batch_size: 2 in {_TT.format('*')}."),
+        },
+        "full": {
+            "optimizer": Default(value="paged-adamw-8bit", reason="optimizer: bitsandbytes.optim."
+                                 f"PagedAdamW8bit in {_TT.format('full')}."),
+            "optimizer_in_backward": Default(value=True, reason="optimizer_in_bwd: True in "
+                                             f"{_TT.format('full')} (each gradient is applied and "
+                                             "freed as soon as backward makes it)."),
+            "gradient_accumulation_steps": Default(value=1, mention=False, reason="gradient_"
+                                                   f"accumulation_steps: 1 in {_TT.format('full')} "
+                                                   "(optimizer_in_bwd requires 1)."),
+        },
+        "lora": {
+            "optimizer": Default(value="adamw", reason=f"torch.optim.AdamW in {_TT_LORA}."),
+            "optimizer_impl": Default(value="fused", mention=False, reason=f"fused: True in {_TT_LORA}."),
+            "lora_rank": Default(value=8, reason=f"lora_rank: 8 in {_TT_LORA}."),
+            "lora_alpha": Default(value=16, mention=False, reason=f"lora_alpha: 16 in {_TT_LORA}."),
+            "lora_dropout": Default(value=0.0, reason=f"lora_dropout: 0.0 in {_TT_LORA}."),
+            "lora_targets": Default(value="all-linear", reason=f"{_TT_LORA} adapt q_proj, v_proj, "
+                                    "output_proj and the MLP (not k_proj): our closest target set; "
+                                    "k_proj's adapter adds well under 0.1% of the memory."),
+            "gradient_accumulation_steps": Default(value=8, reason="gradient_accumulation_steps: 8 "
+                                                   f"in {_TT_LORA}."),
+        },
+    },
+    "litgpt": {
+        "*": {
+            "precision": Default(value="bf16", reason=f"precision: bf16-true in {_LITGPT}: weights, "
+                                 "gradients and optimizer states in bf16."),
+            "gradient_checkpointing": Default(value=False, reason="litgpt's finetune scripts "
+                                              "(litgpt/finetune/lora.py, full.py) run without "
+                                              "activation checkpointing on one device."),
+            "micro_batch": Default(value=1, reason=f"train.micro_batch_size: 1 in {_LITGPT}."),
+            "gradient_accumulation_steps": Default(value=8, reason="train.global_batch_size: 8 over "
+                                                   f"micro_batch_size 1 in {_LITGPT}."),
+            "optimizer_impl": Default(value="foreach", mention=False, reason="optimizer: torch.optim."
+                                      f"AdamW in {_LITGPT}, which takes its foreach implementation on "
+                                      "CUDA when neither foreach nor fused is given."),
+        },
+        "lora": {
+            "lora_rank": Default(value=32, reason=f"lora_r: 32 in {_LITGPT}."),
+            "lora_alpha": Default(value=16, mention=False, reason=f"lora_alpha: 16 in {_LITGPT}."),
+            "lora_dropout": Default(value=0.05, reason=f"lora_dropout: 0.05 in {_LITGPT}."),
+            "lora_targets": Default(value="attention", reason=f"lora_query and lora_value only in "
+                                    f"{_LITGPT}: our attention target set is the closest."),
+        },
+    },
+    "unsloth": {
+        "*": {
+            "gradient_checkpointing": Default(value=True, reason="use_gradient_checkpointing="
+                                              f"'unsloth' in {_UNSLOTH}: checkpointed layer inputs "
+                                              "offloaded to CPU memory."),
+        },
+        "lora": {
+            "lora_rank": Default(value=16, reason=f"r = 16 in {_UNSLOTH}."),
+            "lora_alpha": Default(value=16, mention=False, reason=f"lora_alpha = 16 in {_UNSLOTH}."),
+            "lora_dropout": Default(value=0.0, reason=f"lora_dropout = 0.0 in {_UNSLOTH} (Unsloth's "
+                                    "fast LoRA kernels need 0)."),
+            "lora_targets": Default(value="all-linear", reason=f"target_modules q/k/v/o/gate/up/down "
+                                    f"in {_UNSLOTH}."),
+        },
+    },
+}
+STACK_DEFAULTS["torchtune"]["qlora"] = STACK_DEFAULTS["torchtune"]["lora"]
+STACK_DEFAULTS["litgpt"]["qlora"] = STACK_DEFAULTS["litgpt"]["lora"]
+STACK_DEFAULTS["unsloth"]["qlora"] = STACK_DEFAULTS["unsloth"]["lora"]
+
+
+def default_for(field: str, stack: str | None = None, method: str | None = None) -> Default:
+    """The default of ``field`` under ``stack`` (default hf) for ``method`` (default lora)."""
+    stack = stack or DEFAULTS["stack"].value
+    method = method or DEFAULTS["method"].value
+    per_stack = STACK_DEFAULTS.get(stack, {})
+    for key in (method, "*"):
+        if field in per_stack.get(key, {}):
+            return per_stack[key][field]
+    return DEFAULTS[field]
+
+
 METHODS: tuple[str, ...] = get_args(Method)
 STACKS: tuple[str, ...] = get_args(Stack)
 OPTIMIZERS: tuple[str, ...] = get_args(Optimizer)
 PRECISIONS: tuple[str, ...] = get_args(Precision)
 ARCH_OVERRIDES = ("layers", "hidden", "intermediate", "heads", "kv_heads", "vocab", "tied_embeddings")
+FULL_SHAPE = ("layers", "hidden", "intermediate", "heads", "kv_heads", "vocab")  # enough to build an Architecture
 
 
 class FinetuneSpec(_SpecFields):
@@ -274,6 +391,8 @@ class FinetuneSpec(_SpecFields):
     stack: Stack = DEFAULTS["stack"].value
     seq_len: int = Field(default=DEFAULTS["seq_len"].value, ge=1, le=MAX_SEQ_LEN)
     micro_batch: int = Field(default=DEFAULTS["micro_batch"].value, ge=1, le=MAX_MICRO_BATCH)
+    gradient_accumulation_steps: int = Field(default=DEFAULTS["gradient_accumulation_steps"].value, ge=1,
+                                             le=MAX_ACCUMULATION)
     gradient_checkpointing: bool = DEFAULTS["gradient_checkpointing"].value
     lora_rank: int = Field(default=DEFAULTS["lora_rank"].value, ge=1, le=65536)
     lora_alpha: float = Field(default=DEFAULTS["lora_alpha"].value, gt=0)
@@ -289,14 +408,37 @@ class FinetuneSpec(_SpecFields):
     num_gpus: int = Field(default=DEFAULTS["num_gpus"].value, ge=1, le=MAX_GPUS)
     sharding: Sharding = DEFAULTS["sharding"].value
     epochs: float = Field(default=DEFAULTS["epochs"].value, gt=0, le=MAX_EPOCHS)
+    optimizer_in_backward: bool = DEFAULTS["optimizer_in_backward"].value
+    liger_kernel: bool = DEFAULTS["liger_kernel"].value
     expandable_segments: bool = DEFAULTS["expandable_segments"].value
     costs: CostAssumptions = CostAssumptions()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _stack_defaults(cls, data: Any) -> Any:
+        """Fill fields not given with the defaults of the spec's stack and method."""
+        if not isinstance(data, dict):
+            return data
+        stack, method = data.get("stack"), data.get("method")
+        if not isinstance(stack, str) or stack not in STACK_DEFAULTS:
+            return data
+        method = method if isinstance(method, str) else None
+        filled = dict(data)
+        for key in (method or DEFAULTS["method"].value, "*"):
+            for name, d in STACK_DEFAULTS[stack].get(key, {}).items():
+                if filled.get(name) is None:
+                    filled[name] = d.value
+        return filled
 
     @model_validator(mode="after")
     def _coherent(self) -> "FinetuneSpec":
         problems: list[str] = []
-        if self.model is None and self.params_b is None:
-            problems.append("say which model (e.g. 'llama-3.1-8b') or its size (e.g. '8B')")
+        if self.model is None and self.params_b is None and not self.full_architecture:
+            missing = [n.replace("_", "-") for n in FULL_SHAPE if getattr(self, n) is None]
+            given = len(missing) < len(FULL_SHAPE)
+            problems.append("say which model (e.g. 'llama-3.1-8b'), its size (e.g. '8B'), or its whole shape "
+                            + (f"(still missing: {', '.join(missing)})" if given
+                               else "(layers, hidden, intermediate, heads, kv-heads, vocab)"))
         if self.method == "qlora" and self.quant is None:
             object.__setattr__(self, "quant", DEFAULTS["quant"].value)
         if self.method != "qlora" and self.quant is not None:
@@ -304,11 +446,27 @@ class FinetuneSpec(_SpecFields):
                 f"quantized base weights ({self.quant}) are QLoRA; use method 'qlora', or drop "
                 "the quantization for LoRA or a full fine-tune"
             )
-        if self.method == "full" and self.optimizer in ("adamw-8bit", "paged-adamw-8bit") and self.precision == "fp32":
-            pass  # allowed: 8-bit states with fp32 weights is a valid bitsandbytes setup
+        if self.optimizer_in_backward and self.gradient_accumulation_steps > 1:
+            problems.append("an optimizer step fused into backward applies each gradient at once, so it "
+                            "cannot accumulate gradients: use gradient accumulation 1, or turn "
+                            "optimizer-in-backward off")
+        if self.optimizer_in_backward and self.stack not in ("torchtune", "reference"):
+            problems.append("an optimizer step fused into backward is torchtune's optimizer_in_bwd; use "
+                            "--stack torchtune (or reference)")
+        if self.liger_kernel and self.stack != "hf":
+            problems.append("Liger kernels are an option of the hf stack (TrainingArguments."
+                            "use_liger_kernel); use --stack hf")
+        if self.sharding in ("zero2", "zero3") and self.stack not in ("hf", "reference"):
+            problems.append(f"DeepSpeed ZeRO ({self.sharding}) runs through the HF Trainer/accelerate; "
+                            "use --stack hf, or --sharding fsdp for this stack")
         if problems:
             raise ValueError("; ".join(problems))
         return self
+
+    @property
+    def full_architecture(self) -> bool:
+        """Every shape field given: the architecture needs no catalog model nor size."""
+        return all(getattr(self, name) is not None for name in FULL_SHAPE)
 
     @property
     def trains_adapters(self) -> bool:
@@ -351,10 +509,12 @@ def resolve(request: SpecRequest | dict[str, Any]) -> tuple[FinetuneSpec, list[s
     said = request.said() if isinstance(request, SpecRequest) else {
         k: v for k, v in request.items() if v is not None
     }
-    method = said.get("method", DEFAULTS["method"].value)
+    method = said.get("method") if said.get("method") in METHODS else DEFAULTS["method"].value
+    stack = said.get("stack") if said.get("stack") in STACKS else DEFAULTS["stack"].value
+    names = list(DEFAULTS) + [n for per in STACK_DEFAULTS.get(stack, {}).values() for n in per if n not in DEFAULTS]
     assumed = [
-        name for name, d in DEFAULTS.items()
-        if name not in said and d.mention and _relevant(name, method)
+        name for name in dict.fromkeys(names)
+        if name not in said and default_for(name, stack, method).mention and _relevant(name, method)
     ]
     try:
         spec = FinetuneSpec(**said)

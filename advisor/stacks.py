@@ -3,17 +3,28 @@
 The same architecture trained by different stacks peaks at different memory: most of the gap
 between a plain decoder and published measurements is the stack (how the loss treats the
 seq x vocab logits, what PEFT's k-bit preparation casts to fp32, what bitsandbytes saves for
-backward, LoRA dropout copies, autocast weight copies, the allocator). A ``StackProfile`` names
-those behaviours as switches. ``advisor.model`` implements each switch in the reference decoder
-(so the exact trace and the pilot keep alive what that stack keeps alive) and ``advisor.memory``
-mirrors each one in closed form. Constants cite where they were measured.
+backward, LoRA dropout copies, autocast weight copies, where checkpointed activations live). A
+``StackProfile`` names those behaviours as switches, each read from the stack's source (file and
+function cited per switch). ``advisor.model`` implements each switch in the reference decoder (so
+the reference trace and pilot keep alive what that stack keeps alive), ``advisor.hftrace`` runs
+the real hf stack itself, and ``advisor.memory`` mirrors each switch in closed form.
+
+Some behaviours changed between library versions; ``profile(stack, versions)`` gives the profile
+at given versions (``versions={"bitsandbytes": "0.42.0"}``: a measurement taken with an older
+release), by default the current releases. Nothing here is fitted to measurements: allocator and
+CUDA-context figures live in ``advisor.memory.device_bytes``, with their source.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 MIB = 1024**2
+
+BNB_STOPPED_SAVING_INPUT = (0, 43, 2)
+"""bitsandbytes MatMul4Bit kept its 16-bit input ``A`` for backward (``ctx.tensors = (A, B)``)
+until PR #1270 ("fix QLoRA mem bug: delete useless buffered activation", commit 9e75374, July
+2024), first released in 0.43.2; since then ``ctx.tensors = (None, B)``."""
 
 
 @dataclass(frozen=True)
@@ -21,82 +32,124 @@ class StackProfile:
     name: str
     # --- behaviours: implemented by advisor.model, mirrored by advisor.memory -------------------
     loss_upcast_fp32: bool
-    """logits.float() before cross-entropy: an fp32 copy of the seq x vocab logits (HF
-    transformers LlamaForCausalLM / ForCausalLMLoss upcasts)."""
+    """logits.float() before cross-entropy: an fp32 copy of the seq x vocab logits (transformers
+    loss/loss_utils.py ForCausalLMLoss; torchtune LinearCrossEntropyLoss.compute_cross_entropy)."""
     loss_chunks: int
     """Cross-entropy computed over this many chunks of the sequence, so only one chunk of fp32
-    logits is alive at a time (torchtune CEWithChunkedOutputLoss: 8; litgpt chunked_cross_entropy
-    with lm_head_chunk_size=128). 1 = the whole sequence at once."""
+    logits is alive at a time (torchtune LinearCrossEntropyLoss num_output_chunks=8; litgpt
+    chunked_cross_entropy over lm_head_chunk_size=128, here as 16 chunks of a 2048 sequence).
+    1 = the whole sequence at once."""
+    loss_keeps_logits: bool
+    """The 16-bit logits of every chunk stay alive until the loss is done: litgpt's model returns
+    the list of lm_head chunks (finetune/lora.py ``model(input_ids, lm_head_chunk_size=128)``)
+    and transformers its whole logits; torchtune's LinearCrossEntropyLoss projects each chunk
+    inside ``compute_cross_entropy`` and drops it once its fp32 copy is made."""
     kbit_prep_fp32: bool
     """PEFT prepare_model_for_kbit_training casts every non-quantized parameter (embeddings,
-    norms, LM head) to fp32 under QLoRA."""
+    norms, LM head) to fp32 under QLoRA (peft/utils/other.py: ``param.data.to(torch.float32)``)."""
     keep_quant_input: bool
-    """bitsandbytes MatMul4Bit saves its 16-bit input for backward even though the 4-bit weight is
-    frozen (needed for the input gradient through the dequantized weight)."""
-    quant_input_copy: bool
-    """With keep_quant_input, what is saved is a copy of the input made per quantized linear even
-    when the input is already in the compute dtype. Calibrated, not read from source: litgpt's 21
-    published QLoRA rows (tests/data/published_measurements.json; litgpt config_hub and
-    tutorials/resource-tables.md, bf16-true) are under-predicted without it (median abs error
-    12.2% vs 6.5% with it), although bnb Linear4bit's x.to(compute_dtype) is a no-op in bf16-true
-    and MatMul4Bit keeps the input tensor itself; the missing bytes are about one 16-bit copy of
-    each quantized linear's input. Our other stacks do not show it (False)."""
+    """bitsandbytes MatMul4Bit keeps its 16-bit input for backward (bitsandbytes before 0.43.2,
+    see BNB_STOPPED_SAVING_INPUT); torchtune's NF4 linear (torchao linear_nf4) saves only the
+    weight."""
     lora_dropout_copy: bool
     """PEFT LoRA applies nn.Dropout to the adapter input: with p > 0 a new tensor (and its mask)
     per adapted linear is saved for backward."""
     lora_cast_input: bool
     """PEFT lora.Linear casts the adapter input to the adapters' dtype (``_cast_input_dtype``)
     even under autocast: a 16-bit input becomes an fp32 copy that autocast casts back to 16 bit
-    for A's matmul, so A saves its own 16-bit copy instead of sharing the input tensor. With
-    dropout p > 0 (the default) the bytes saved are the same either way (A saves a cast copy of
-    the dropout output); it matters for p = 0. litgpt and torchtune call A on the input as is."""
+    for A's matmul. PEFT's bitsandbytes layer (peft/tuners/lora/bnb.py Linear4bit.forward) casts
+    only when autocast is off (``requires_conversion = not torch.is_autocast_enabled()``).
+    litgpt and torchtune call A on the input as is."""
     autocast_weight_cache: bool
-    """torch.autocast caches the 16-bit copy of each fp32 weight for the whole forward region
-    (bf16-mixed/fp16-mixed with fp32 weights): one extra 16-bit copy of the trainable weights."""
-    # --- allocator and device: fitted by advisor.memory against measurements -------------------
-    reserved_ratio: float
-    """Peak reserved / peak allocated of the CUDA caching allocator."""
-    cuda_context_bytes: int
-    """CUDA context, cuBLAS/cuDNN workspaces and kernels loaded: memory nvidia-smi shows that
-    torch does not."""
+    """torch.autocast caches the 16-bit copy of each fp32 trainable weight for the whole forward
+    region (autocast_mode.cpp cached_cast: a leaf that requires grad): an extra 16-bit copy of the
+    trainable weights (a full fine-tune's, or fp32 LoRA adapters') while the forward runs."""
     adapters_fp32: bool = True
     """LoRA A/B kept in fp32 even when the model is 16-bit (PEFT autocast_adapter_dtype=True, the
-    default since PEFT 0.12; the reference decoder does the same). litgpt (bf16-true converts the
-    whole model) and torchtune (LoRA recipes in bf16) keep adapters in the model dtype.
-    Implemented by advisor.model.build (DtypePolicy.adapter) too."""
+    default since PEFT 0.12). litgpt (bf16-true converts the whole model) and torchtune (LoRA
+    recipes in bf16) keep adapters in the model dtype."""
+    quant_out_follows_input: bool = False
+    """bitsandbytes Linear4bit.forward returns ``matmul_4bit(x.to(compute_dtype), ...).to(inp_dtype)``
+    (bitsandbytes/nn/modules.py): with an fp32 input (PEFT's k-bit preparation makes norms and
+    embeddings fp32) every 4-bit linear's output is fp32 too."""
+    input_grads_with_checkpointing: bool = False
+    """transformers enables input gradients when gradient checkpointing is turned on
+    (modeling_utils ``_activation_checkpointing_enable`` calls ``enable_input_require_grads``),
+    so even the first layer of a frozen-embedding model saves what needs its input's gradient."""
+    offload_checkpoints: bool = False
+    """Unsloth's gradient checkpointing (use_gradient_checkpointing="unsloth") moves each
+    checkpointed layer input to CPU memory in forward and back for its recompute
+    (unsloth_zoo gradient_checkpointing.py Unsloth_Offloaded_Gradient_Checkpointer): on the GPU
+    only the layers in flight keep their input."""
+    fused_loss: str = ""
+    """"" (logits materialised), "unsloth" (unsloth_zoo fused_losses/cross_entropy_loss.py
+    UnslothFusedLoss: chunks of at most UNSLOTH_LOSS_TARGET_BYTES of fp32 logits, the input
+    gradient computed in forward) or "liger" (liger_kernel fused_linear_cross_entropy)."""
 
-
-# Reserved/allocated and the CUDA context: docs/DESIGN.md "reserved is typically 5-15% above
-# allocated; the CUDA context adds roughly 0.3-1 GiB". Starting values; advisor.memory may refine
-# them from published measurements (tests/data/published_measurements.json) and pilots.
-_RESERVED_RATIO_DEFAULT = 1.10
-_CUDA_CONTEXT_DEFAULT = 600 * MIB
 
 PROFILES: dict[str, StackProfile] = {
     "hf": StackProfile(
-        name="hf", loss_upcast_fp32=True, loss_chunks=1, kbit_prep_fp32=True,
-        keep_quant_input=True, quant_input_copy=False, lora_dropout_copy=True, lora_cast_input=True, autocast_weight_cache=True,
-        reserved_ratio=_RESERVED_RATIO_DEFAULT, cuda_context_bytes=_CUDA_CONTEXT_DEFAULT,
+        name="hf", loss_keeps_logits=True, loss_upcast_fp32=True, loss_chunks=1, kbit_prep_fp32=True,
+        keep_quant_input=False, lora_dropout_copy=True, lora_cast_input=True, autocast_weight_cache=True,
+        quant_out_follows_input=True, input_grads_with_checkpointing=True,
     ),
     "torchtune": StackProfile(
-        name="torchtune", loss_upcast_fp32=True, loss_chunks=8, kbit_prep_fp32=False,
-        keep_quant_input=False, quant_input_copy=False, lora_dropout_copy=True, lora_cast_input=False, autocast_weight_cache=False,
-        reserved_ratio=_RESERVED_RATIO_DEFAULT, cuda_context_bytes=_CUDA_CONTEXT_DEFAULT,
+        name="torchtune", loss_keeps_logits=False, loss_upcast_fp32=True, loss_chunks=8, kbit_prep_fp32=False,
+        keep_quant_input=False, lora_dropout_copy=True, lora_cast_input=False, autocast_weight_cache=False,
         adapters_fp32=False,
     ),
     "litgpt": StackProfile(
-        name="litgpt", loss_upcast_fp32=True, loss_chunks=16, kbit_prep_fp32=False,
-        keep_quant_input=True, quant_input_copy=True, lora_dropout_copy=True, lora_cast_input=False, autocast_weight_cache=False,
-        reserved_ratio=_RESERVED_RATIO_DEFAULT, cuda_context_bytes=_CUDA_CONTEXT_DEFAULT,
-        adapters_fp32=False,
+        name="litgpt", loss_keeps_logits=True, loss_upcast_fp32=True, loss_chunks=16, kbit_prep_fp32=False,
+        keep_quant_input=False, lora_dropout_copy=True, lora_cast_input=False, autocast_weight_cache=False,
+        adapters_fp32=False, quant_out_follows_input=True,
+    ),
+    "unsloth": StackProfile(
+        name="unsloth", loss_keeps_logits=True, loss_upcast_fp32=True, loss_chunks=1, kbit_prep_fp32=False,
+        keep_quant_input=False, lora_dropout_copy=True, lora_cast_input=True, autocast_weight_cache=True,
+        quant_out_follows_input=True, input_grads_with_checkpointing=True,
+        offload_checkpoints=True, fused_loss="unsloth",
     ),
     "reference": StackProfile(
-        name="reference", loss_upcast_fp32=False, loss_chunks=1, kbit_prep_fp32=False,
-        keep_quant_input=False, quant_input_copy=False, lora_dropout_copy=False, lora_cast_input=False, autocast_weight_cache=False,
-        reserved_ratio=_RESERVED_RATIO_DEFAULT, cuda_context_bytes=_CUDA_CONTEXT_DEFAULT,
+        name="reference", loss_keeps_logits=True, loss_upcast_fp32=False, loss_chunks=1, kbit_prep_fp32=False,
+        keep_quant_input=False, lora_dropout_copy=False, lora_cast_input=False, autocast_weight_cache=False,
     ),
 }
 
 
-def profile(stack: str) -> StackProfile:
-    return PROFILES[stack]
+def _version(text: str) -> tuple[int, ...]:
+    parts = []
+    for piece in text.split(".")[:3]:
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
+
+
+def profile(stack: str, versions: dict[str, str] | None = None) -> StackProfile:
+    """The profile of ``stack`` at the given library ``versions`` (default: current releases)."""
+    prof = PROFILES[stack]
+    bnb = (versions or {}).get("bitsandbytes")
+    if bnb and stack != "torchtune" and _version(bnb) < BNB_STOPPED_SAVING_INPUT:
+        prof = replace(prof, keep_quant_input=True)
+    return prof
+
+
+def for_spec(spec) -> StackProfile:
+    """The spec's stack profile, with the options the spec turns on (Liger's fused linear
+    cross-entropy on the hf stack: ``spec.liger_kernel``)."""
+    prof = PROFILES[spec.stack]
+    if getattr(spec, "liger_kernel", False):
+        prof = replace(prof, fused_loss="liger")
+    return prof
+
+
+def unread_behaviours(spec) -> list[str]:
+    """Codes of behaviours the spec depends on that the stack decides at run time (not readable
+    from its source): the answer says what was assumed (advisor.i18n notes.stack.<code>)."""
+    codes = []
+    if spec.stack == "unsloth":
+        codes.append("unsloth_loss_chunks")
+    if spec.sharding in ("zero2", "zero3") and spec.num_gpus > 1:
+        codes.append("zero_buckets")
+    if getattr(spec, "liger_kernel", False):
+        codes.append("liger_trl")
+    return codes

@@ -2,12 +2,14 @@
 trace, on whatever GPU this node has. Needs CUDA; run it through scripts/gpu_pilot_grid.sh.
 
 Rows: full fine-tune of Llama 3.2 1B, LoRA and QLoRA of Llama 3.1 8B, each at two sequence
-lengths, with and without gradient checkpointing (12 pilots). Each row records the spec, the
-analytic estimate (advisor.memory + advisor.throughput), the exact trace (advisor.trace, fake
-tensors on this node's CPU) and the measured pilot (``python -m advisor.pilot`` in a fresh
-process, so each row starts from an empty CUDA context), and the prediction's error.
+lengths, with and without gradient checkpointing, on the reference runtime (advisor's decoder)
+and on the hf runtime (transformers + PEFT + bitsandbytes: ``--runtime hf``), 24 pilots. Each
+row records the spec, the analytic estimate (advisor.memory + advisor.throughput), the exact
+trace of the same runtime (advisor.trace / advisor.hftrace, fake tensors on this node's CPU) and
+the measured pilot (``python -m advisor.pilot`` in a fresh process, so each row starts from an
+empty CUDA context), and the errors of both against the measurement.
 
-    python benchmarks/pilot_grid.py --out $OUT/pilot_grid.json [--steps 5] [--only qlora]
+    python benchmarks/pilot_grid.py --out $OUT/pilot_grid.json [--steps 5] [--only qlora] [--runtime hf]
 """
 
 from __future__ import annotations
@@ -52,26 +54,30 @@ def detect_gpu(catalog: Catalog):
     raise SystemExit(f"{props.name} ({props.total_memory / 2**30:.1f} GiB) is not in the catalog; add it first.")
 
 
-def trace_of(spec, arch) -> dict:
+RUNTIMES = ("reference", "hf")
+
+
+def trace_of(spec, arch, runtime: str) -> dict:
     try:
         from advisor.trace import trace_step
     except ImportError as exc:
         return {"error": f"advisor.trace unavailable: {exc}"}
     try:
-        tr = trace_step(spec, arch)
+        tr = trace_step(spec, arch, runtime=runtime)
     except Exception as exc:  # a grid row must not stop the grid
         return {"error": f"{type(exc).__name__}: {exc}"}
-    return {"allocated_bytes": tr.allocated_bytes, "breakdown": tr.breakdown, "by_phase": tr.by_phase,
-            "seconds": tr.seconds}
+    return {"runtime": tr.runtime, "versions": tr.versions, "allocated_bytes": tr.allocated_bytes,
+            "breakdown": tr.breakdown, "by_phase": tr.by_phase, "seconds": tr.seconds}
 
 
-def run_row(name, fields, gpu, catalog, steps, workdir: Path, time_limit: float) -> dict:
+def run_row(name, fields, gpu, catalog, steps, workdir: Path, time_limit: float, runtime: str = "reference") -> dict:
     resolved = resolve_request(SpecRequest(**{**COMMON, **fields}), catalog)
-    pspec = pilot_spec_for(resolved, gpu, steps=steps, pilot_id=name, device="cuda",
+    pspec = pilot_spec_for(resolved, gpu, steps=steps, pilot_id=name, device="cuda", runtime=runtime,
                            output_dir=str(workdir / name), time_limit_s=time_limit)
     prediction = predict(pspec, gpu)
-    row = {"name": name, "spec": resolved.spec.model_dump(mode="json"), "gpu": gpu.id,
-           "estimate": prediction, "trace": trace_of(resolved.spec.model_copy(update={"num_gpus": 1}), resolved.arch)}
+    row = {"name": name, "runtime": runtime, "spec": resolved.spec.model_dump(mode="json"), "gpu": gpu.id,
+           "estimate": prediction,
+           "trace": trace_of(resolved.spec.model_copy(update={"num_gpus": 1}), resolved.arch, runtime)}
     spec_path, events_path = workdir / f"{name}.spec.json", workdir / f"{name}.events.jsonl"
     spec_path.write_text(pspec.model_dump_json())
     started = time.monotonic()
@@ -98,6 +104,7 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--only", default=None, help="run only rows whose name contains this")
     parser.add_argument("--time-limit", type=float, default=240)
+    parser.add_argument("--runtime", choices=RUNTIMES, default=None, help="only rows of this runtime")
     args = parser.parse_args()
     catalog = Catalog.open(ROOT / "catalog.db")
     gpu, props = detect_gpu(catalog)
@@ -105,20 +112,23 @@ def main() -> int:
     workdir = out.parent / "pilot-grid-runs"
     workdir.mkdir(parents=True, exist_ok=True)
     rows = []
-    for base, fields in GRID:
-        for seq in SEQ_LENS:
-            for gc in (True, False):
-                name = f"{base}-seq{seq}-{'gc' if gc else 'nogc'}"
-                if args.only and args.only not in name:
-                    continue
-                row = run_row(name, {**fields, "seq_len": seq, "gradient_checkpointing": gc}, gpu, catalog,
-                              args.steps, workdir, args.time_limit)
-                rows.append(row)
-                errs = {c["metric"]: c["error"] for c in row.get("comparison", [])}
-                print(f"{name:<28} " + (f"alloc err {errs.get('peak_allocated_bytes')}, tokens/s err "
-                                        f"{errs.get('tokens_per_s')}, trace err {row.get('trace_error')}"
-                                        if "measured" in row else f"FAILED {row['failed'].get('reason')}"), flush=True)
-                out.write_text(json.dumps({"gpu": gpu.id, "device": props.name, "rows": rows}, indent=1, default=str))
+    for runtime in RUNTIMES if args.runtime is None else (args.runtime,):
+        for base, fields in GRID:
+            for seq in SEQ_LENS:
+                for gc in (True, False):
+                    name = f"{runtime}-{base}-seq{seq}-{'gc' if gc else 'nogc'}"
+                    if args.only and args.only not in name:
+                        continue
+                    row = run_row(name, {**fields, "seq_len": seq, "gradient_checkpointing": gc}, gpu, catalog,
+                                  args.steps, workdir, args.time_limit, runtime)
+                    rows.append(row)
+                    errs = {c["metric"]: c["error"] for c in row.get("comparison", [])}
+                    print(f"{name:<38} " + (f"alloc err {errs.get('peak_allocated_bytes')}, tokens/s err "
+                                            f"{errs.get('tokens_per_s')}, trace err {row.get('trace_error')}"
+                                            if "measured" in row else f"FAILED {row['failed'].get('reason')}"),
+                          flush=True)
+                    out.write_text(json.dumps({"gpu": gpu.id, "device": props.name, "rows": rows}, indent=1,
+                                              default=str))
     return 0
 
 

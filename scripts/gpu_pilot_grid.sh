@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The GPU verification grid (issue 7, item 7), as one short script for a node with a CUDA GPU:
-# full 1B, LoRA and QLoRA 8B at two sequence lengths, with and without gradient checkpointing.
-# Writes $OUT/pilot_grid.json (estimate, trace and measurement per row) and the CUDA-marked tests'
-# output to $OUT/gpu_tests.txt. Commit the JSON as tests/data/pilot_grid_<gpu>.json afterwards.
+# The GPU verification grid (issue 7, item 7; issue 11: --runtime hf rows), as one short script for
+# a node with a CUDA GPU: full 1B, LoRA and QLoRA 8B at two sequence lengths, with and without
+# gradient checkpointing, on the reference runtime and on the hf runtime (transformers + PEFT +
+# bitsandbytes; needs the hf extra: pip install -e ".[pilot,hf]"). Writes $OUT/pilot_grid.json
+# (estimate, trace of the same runtime, and measurement per row) and the CUDA-marked tests' output
+# to $OUT/gpu_tests.txt. Commit the JSON as tests/data/pilot_grid_<gpu>.json afterwards.
 #
-#   OUT=/some/dir scripts/gpu_pilot_grid.sh [--only qlora] [--steps 5]
+#   OUT=/some/dir scripts/gpu_pilot_grid.sh [--only qlora] [--steps 5] [--runtime hf]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${OUT:?set OUT to the directory for results}"

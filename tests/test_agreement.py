@@ -46,9 +46,21 @@ GRID = [
     *[_c("qlora", st, gc, p) for st in ("reference", "hf", "litgpt") for gc in (False, True) for p in ("bf16", "bf16-mixed")],
     *[_c("qlora", "torchtune", gc, "bf16") for gc in (False, True)],
     _c("qlora", "reference", True, "bf16", "sgd"),
+    # gradient accumulation: the previous micro-batches' gradients live through the next forward
+    _c("lora", "hf", False, "bf16-mixed", gradient_accumulation_steps=4),
+    _c("full", "reference", True, "bf16", gradient_accumulation_steps=2),
+    _c("qlora", "hf", True, "bf16-mixed", seq=512, mb=1, gradient_accumulation_steps=8),
     _c("qlora", "hf", False, "bf16-mixed", seq=512, mb=1, attention="eager"),
 ]
-KNOWN_GAPS: dict = {}  # none open: the two LoRA recompute moments now itemise what the trace keeps
+_RECOMPUTE_GAP = (
+    "the recomputed top layer at down_proj's adapter (fp32 gate/up/act/product with PEFT-bnb's fp32 "
+    "dropout output) keeps two hidden-sized tensors per token more than itemised (an fp32 _to_copy and "
+    "a 16-bit mul, not yet attributed); negligible at real shapes, where the hf trace agrees "
+    "(test_hf_estimate_agrees_with_the_real_stack)")
+KNOWN_GAPS: dict = {
+    _c("qlora", "hf", True, "bf16-mixed"): "-3.4%: " + _RECOMPUTE_GAP,
+    _c("qlora", "hf", True, "bf16-mixed", seq=512, mb=1, gradient_accumulation_steps=8): "-3.3%: " + _RECOMPUTE_GAP,
+}
 
 
 def _case(catalog, case, model="tiny-test"):
@@ -57,7 +69,7 @@ def _case(catalog, case, model="tiny-test"):
                         precision=precision, optimizer=optimizer, seq_len=seq, micro_batch=mb, **dict(extra))
     arch = catalog.model(model).arch
     traced = trace.trace_step(spec, arch).allocated_bytes
-    ours = estimate_memory(spec, arch, accumulates_gradients=False).allocated_bytes
+    ours = estimate_memory(spec, arch).allocated_bytes
     return ours, traced
 
 
@@ -88,4 +100,55 @@ def test_llama_8b_qlora_agrees_with_the_trace(catalog):
 @pytest.mark.slow
 def test_llama_70b_full_fsdp_agrees_with_the_trace(catalog):
     ours, traced = _case(catalog, _c("full", "reference", True, "bf16", seq=2048, mb=1), "llama-3.1-70b")
+    assert ours == pytest.approx(traced, rel=TOLERANCE)
+
+
+# --- the analytic hf profile against the real stack (advisor.hftrace: transformers + PEFT +
+# bitsandbytes at the installed versions), at real shapes -----------------------------------------
+HF_MODELS = ("llama-3.2-1b", "llama-3.2-3b", "llama-3.1-8b")
+HF_SEQ_LENS = (512, 2048, 8192)
+HF_MICRO_BATCHES = (1, 2, 4)
+# every (model, method, checkpointing, dropout) once; sequence length and micro-batch cycle
+# through their values so each model meets each of them (24 traces, about 5 minutes on 2 cores)
+HF_GRID = [
+    (model, method, gc, dropout, HF_SEQ_LENS[i % 3], HF_MICRO_BATCHES[(i // 3) % 3])
+    for i, (model, method, gc, dropout) in enumerate(
+        (m, meth, g, d) for m in HF_MODELS for meth in ("lora", "qlora") for g in (True, False) for d in (0.0, 0.05))
+]
+
+
+def _hf_available() -> bool:
+    from tests.conftest import have
+
+    return have("transformers") and have("peft") and have("bitsandbytes")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _hf_available(), reason="needs the hf extra (transformers, peft, bitsandbytes)")
+@pytest.mark.parametrize("model,method,gc,dropout,seq,mb", HF_GRID,
+                         ids=["-".join(map(str, c)) for c in HF_GRID])
+def test_hf_estimate_agrees_with_the_real_stack(catalog, model, method, gc, dropout, seq, mb):
+    spec = FinetuneSpec(model=model, method=method, stack="hf", gradient_checkpointing=gc, lora_dropout=dropout,
+                        seq_len=seq, micro_batch=mb)
+    arch = catalog.model(model).arch
+    traced = trace.trace_step(spec, arch, runtime="hf")
+    ours = estimate_memory(spec, arch)
+    assert traced.runtime == "hf" and "transformers" in traced.versions
+    assert ours.allocated_bytes == pytest.approx(traced.allocated_bytes, rel=TOLERANCE)
+
+
+# the reference decoder at real shapes too (the tiny grid above cannot see real-shape terms)
+REAL_REFERENCE = [
+    ("llama-3.1-8b", _c("qlora", "hf", True, "bf16-mixed", seq=4096, mb=1)),
+    ("llama-3.2-3b", _c("lora", "litgpt", False, "bf16", seq=1024, mb=2)),
+    ("llama-3.2-1b", _c("qlora", "torchtune", True, "bf16", seq=2048, mb=2)),
+    ("llama-3.2-1b", _c("full", "torchtune", True, "bf16", "paged-adamw-8bit", seq=2048, mb=2,
+                        optimizer_in_backward=True)),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model,case", REAL_REFERENCE, ids=[f"{m}-{_id(c)}" for m, c in REAL_REFERENCE])
+def test_reference_real_shapes_agree_with_the_trace(catalog, model, case):
+    ours, traced = _case(catalog, case, model)
     assert ours == pytest.approx(traced, rel=TOLERANCE)

@@ -108,7 +108,8 @@ def test_trl_config_is_read_by_trl_sft(plans, key, tmp_path, monkeypatch, clean_
     assert (train.max_length, train.per_device_train_batch_size, train.num_train_epochs) == (plan.spec.seq_len, 1, 3)
     assert (lora.r, lora.lora_alpha, lora.lora_dropout, lora.target_modules) == (16, 32, 0.05, "all-linear")
     assert model.model_name_or_path == plan.hub_id and script.dataset_name == "trl-lib/Capybara"
-    assert (launch.num_processes or 1) == plan.num_gpus and train.optim == "adamw_torch" and train.bf16
+    # the hf stack's default optimizer is transformers' own default, adamw_torch_fused (advisor.spec DEFAULTS)
+    assert (launch.num_processes or 1) == plan.num_gpus and train.optim == "adamw_torch_fused" and train.bf16
 
 
 def test_trl_qlora_70b_quantizes_as_planned_and_shards_with_fsdp(plans, tmp_path, monkeypatch, clean_env):

@@ -124,4 +124,4 @@ def test_settings_the_spec_does_not_model_yet_invent_nothing(text, catalog):
     said = _said(text, catalog)
     fields = SpecRequest.model_fields
     extra = {k: v for k, v in said.items() if k not in BASE}
-    assert all(k in ("gradient_accumulation_steps", "stack", "liger") and k in fields for k in extra), extra
+    assert all(k in ("gradient_accumulation_steps", "stack", "liger", "liger_kernel") and k in fields for k in extra), extra

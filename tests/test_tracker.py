@@ -9,7 +9,7 @@ from advisor.arch import Architecture  # noqa: E402
 from advisor.model import build_model, make_optimizer, synthetic_batch, train_step  # noqa: E402
 from advisor.model.tracker import LiveBytes  # noqa: E402
 from advisor.spec import FinetuneSpec  # noqa: E402
-from advisor.trace import trace_step  # noqa: E402
+from advisor.trace import trace_step, warm_optimizer  # noqa: E402
 
 pytestmark = pytest.mark.torch
 
@@ -17,6 +17,7 @@ ARCH = Architecture(layers=2, hidden=64, intermediate=128, heads=4, kv_heads=2, 
 # The profiler also sees a few bytes the tracker must not count (e.g. 0-dim step counters made
 # outside the dispatcher); measured gaps are 12-112 bytes on ~2-7 MB peaks.
 REL_TOL = 1e-4
+RNG_STATE_BYTES = torch.get_rng_state().numel()
 
 
 def _profiler_peak(spec: FinetuneSpec) -> int:
@@ -26,9 +27,9 @@ def _profiler_peak(spec: FinetuneSpec) -> int:
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         model = build_model(spec, ARCH, "cpu")
         opt = make_optimizer(model, spec)
+        warm_optimizer(torch, model, opt)  # the same program the trace runs: state made, then a step
         batch = synthetic_batch(spec, ARCH, "cpu")
-        for _ in range(2):
-            train_step(model, opt, batch, spec)
+        train_step(model, opt, batch, spec)
     events = [e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"]
     live = peak = 0
     for e in sorted(events, key=lambda e: e.start_ns()):
@@ -38,8 +39,7 @@ def _profiler_peak(spec: FinetuneSpec) -> int:
 
 
 # Cases whose peak does not fall inside a custom kernel's private workspace (the NF4 dequantize
-# kernel's internal temporaries are deliberately invisible, like bitsandbytes' CUDA kernel) nor
-# at checkpoint's saved CPU RNG state (host memory on a GPU run); LoRA dropout is off because
+# kernel's internal temporaries are deliberately invisible, like bitsandbytes' CUDA kernel); LoRA dropout is off because
 # the CPU native_dropout kernel draws its noise into a private float buffer (CUDA's does not).
 @pytest.mark.parametrize("method,checkpointing,attention,micro_batch,seq_len", [
     ("full", True, "eager", 2, 32), ("lora", False, "eager", 2, 32), ("qlora", False, "flash", 4, 64),
@@ -49,7 +49,11 @@ def test_tracked_peak_equals_the_profilers_allocator_peak(method, checkpointing,
                         stack="hf", gradient_checkpointing=checkpointing, attention=attention,
                         lora_dropout=0.0)
     tracked = trace_step(spec, ARCH, fake=False).allocated_bytes
-    assert _profiler_peak(spec) == pytest.approx(tracked, rel=REL_TOL)
+    # checkpoint stashes the CPU RNG state per checkpointed layer (torch.get_rng_state(): a
+    # 5056-byte tensor made outside the dispatcher; host memory on a GPU run): the profiler sees
+    # it, the tracker rightly does not
+    rng = RNG_STATE_BYTES * ARCH.layers if checkpointing else 0
+    assert tracked * (1 - REL_TOL) <= _profiler_peak(spec) <= tracked * (1 + REL_TOL) + rng
 
 
 def test_views_share_storage_and_frees_are_seen():
@@ -72,3 +76,19 @@ def test_in_place_resize_is_counted():
         a.resize_(1000)
         del a
     assert tracker.replay(phases=("forward",)).peak_bytes == 4000
+
+
+@pytest.mark.parametrize("order", [(0, 1, 2), (2, 0, 1), (1, 2, 0)])
+def test_a_burst_of_frees_is_logged_in_storage_order_whatever_order_they_die_in(order):
+    # autocast's weight-cast cache dies in address-hash order (advisor.model.tracker docstring):
+    # the log must not depend on it
+    tracker = LiveBytes()
+    with tracker:
+        tracker.set_phase("forward")
+        made = [torch.empty(n) for n in (10, 20, 30)]
+        for i in order:
+            made[i] = None
+        c = torch.empty(5)
+        del c
+    tracker.settle()
+    assert tracker.events == [0, 1, 2, ~0, ~1, ~2, 3, ~3]

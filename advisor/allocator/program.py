@@ -42,9 +42,15 @@ def trace_program(spec: FinetuneSpec, arch: Architecture, *, lengths: tuple[int,
 
     lengths = lengths or trace_lengths(spec.seq_len, spec.stack)
     logs: dict[int, EventLog] = {}
+    # the other lengths are traced the way the given trace was (its runtime and step count), so the
+    # logs are the same program; one traced step is steady (advisor.trace makes the optimizer state
+    # before the first step)
+    given = next((r for r in (traced or {}).values() if getattr(r, "tracker", None) is not None), None)
+    runtime, steps = getattr(given, "runtime", "reference"), getattr(given, "steps", 2)
     for length in lengths:
         result = (traced or {}).get(length)
-        if result is None or getattr(result, "tracker", None) is None or getattr(result, "steps", 2) < 2:
-            result = trace_step(spec.model_copy(update={"seq_len": length}), arch, steps=2, stack=stack)
+        if result is None or getattr(result, "tracker", None) is None:
+            result = trace_step(spec.model_copy(update={"seq_len": length}), arch, steps=steps, stack=stack,
+                                runtime=runtime)
         logs[length] = EventLog.from_tracker(result.tracker)
     return StepProgram.from_logs(logs, micro_batch=spec.micro_batch)

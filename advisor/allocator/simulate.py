@@ -4,7 +4,7 @@
 length), replays ``steps`` micro-batches whose lengths follow ``spec.length_distribution``
 (every batch ``seq_len`` long without one) with the default allocator settings and with
 ``expandable_segments:True``, and returns both (``ReservedSimulation``). ``device_bytes`` is
-what nvidia-smi shows: reserved plus the CUDA context (``StackProfile.cuda_context_bytes``).
+what nvidia-smi shows: reserved plus the CUDA context (``advisor.memory.CUDA_CONTEXT_BYTES``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from advisor.allocator.program import trace_lengths, trace_program
 from advisor.allocator.replay import RunResult, replay_run
 from advisor.arch import Architecture
 from advisor.spec import FinetuneSpec, LengthDistribution
-from advisor.stacks import profile
 
 DEFAULT_STEPS = 200
 """Micro-batches replayed: reserved memory stops growing once the longest batches have been
@@ -72,5 +71,7 @@ def simulate_reserved(spec: FinetuneSpec, arch: Architecture, *, trace=None, ste
     if with_expandable and not config.expandable_segments:
         expandable = replay_run(program, lengths, accumulation=accumulation, config=config.with_expandable(),
                                 capacity=capacity)
-    return ReservedSimulation(run=run, expandable=expandable, context_bytes=profile(spec.stack).cuda_context_bytes,
+    from advisor.memory import CUDA_CONTEXT_BYTES
+
+    return ReservedSimulation(run=run, expandable=expandable, context_bytes=CUDA_CONTEXT_BYTES,
                               lengths=lengths, distribution=dist)

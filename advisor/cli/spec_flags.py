@@ -10,14 +10,16 @@ config.json: ``advisor.hub``); ``--config path/to/config.json`` reads an archite
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, get_args
 
 import click
 from pydantic import ValidationError
 
+from advisor import spec as _spec
 from advisor.errors import SpecError
 from advisor.parse.numbers import read_quantity
 from advisor.spec import LengthDistribution, SpecRequest, explain_validation, parse_length_distribution
+
 
 
 class Quantity(click.ParamType):
@@ -47,16 +49,12 @@ COUNT = Quantity("count", integer=True)
 PARAMS_B = Quantity("params")
 NUMBER = Quantity("count")
 
+# every choice is the spec's own Literal, so a new value cannot be missing here
 _CHOICES = {
-    "method": ("full", "lora", "qlora"),
-    "stack": ("hf", "torchtune", "litgpt", "reference"),
-    "lora_targets": ("all-linear", "attention"),
-    "quant": ("nf4", "int8"),
-    "optimizer": ("adamw", "adamw-8bit", "paged-adamw-8bit", "sgd"),
-    "optimizer_impl": ("foreach", "fused", "for-loop"),
-    "precision": ("bf16-mixed", "bf16", "fp16-mixed", "fp32"),
-    "attention": ("flash", "eager"),
-    "sharding": ("ddp", "fsdp"),
+    "method": get_args(_spec.Method), "stack": get_args(_spec.Stack), "lora_targets": get_args(_spec.LoraTargets),
+    "quant": get_args(_spec.Quant), "optimizer": get_args(_spec.Optimizer),
+    "optimizer_impl": get_args(_spec.OptimizerImpl), "precision": get_args(_spec.Precision),
+    "attention": get_args(_spec.Attention), "sharding": get_args(_spec.Sharding),
 }
 
 _COST_FLAGS = ("failed_run_fraction", "eval_fraction", "evals_per_epoch", "checkpoints_kept", "storage_months")
@@ -92,7 +90,7 @@ def spec_options(fn: Callable) -> Callable:
     opts = [
         click.option("--method", type=click.Choice(_CHOICES["method"])),
         click.option("--stack", type=click.Choice(_CHOICES["stack"]),
-                     help="Training stack whose memory behaviour to model (default hf)."),
+                     help="Training stack whose memory behaviour and recipe defaults to use (default hf)."),
         click.option("--model", metavar="ID", help="Catalog model id or alias (e.g. llama-3.1-8b), or a Hugging Face id "
                      "(Qwen/Qwen3-4B: its config.json is read from the Hub, HF_ENDPOINT)."),
         click.option("--config", "config_path", metavar="PATH", type=click.Path(dir_okay=False),
@@ -104,6 +102,8 @@ def spec_options(fn: Callable) -> Callable:
         click.option("--tied-embeddings/--untied-embeddings", default=None),
         click.option("--seq-len", type=SEQ, help="Sequence length in tokens (4096, 4k, 128k)."),
         click.option("--micro-batch", type=COUNT),
+        click.option("--gradient-accumulation-steps", type=COUNT,
+                     help="Micro-batches per optimizer step (1: gradients never meet the next forward)."),
         click.option("--gradient-checkpointing/--no-gradient-checkpointing", default=None),
         click.option("--lora-rank", type=COUNT), click.option("--lora-alpha", type=NUMBER),
         click.option("--lora-dropout", type=float),
@@ -112,6 +112,10 @@ def spec_options(fn: Callable) -> Callable:
         click.option("--double-quant/--no-double-quant", default=None),
         click.option("--optimizer", type=click.Choice(_CHOICES["optimizer"])),
         click.option("--optimizer-impl", type=click.Choice(_CHOICES["optimizer_impl"])),
+        click.option("--optimizer-in-backward/--no-optimizer-in-backward", default=None,
+                     help="Step each parameter as backward makes its gradient (torchtune optimizer_in_bwd)."),
+        click.option("--liger-kernel/--no-liger-kernel", default=None,
+                     help="hf stack with Liger kernels (TrainingArguments use_liger_kernel)."),
         click.option("--precision", type=click.Choice(_CHOICES["precision"])),
         click.option("--attention", type=click.Choice(_CHOICES["attention"])),
         click.option("--compile/--no-compile", default=None,

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import importlib
+import sys
+import time
 
 import click
 
 from advisor.catalog import Catalog
 from advisor.cli.common import catalog_path, db_option, emit_json, hub_reader, json_option
 from advisor.cli.spec_flags import spec_options
+from advisor.errors import MissingExtra, SpecError
 from advisor.format import gib
 from advisor.i18n import t
 from advisor.resolve import resolve_request
@@ -32,10 +35,91 @@ def _estimate(spec, arch, traced: int) -> dict | None:
     return {"allocated_bytes": est, "error_pct": round(100.0 * (est - traced) / traced, 2)}
 
 
+def hf_unavailable(spec, arch) -> str | None:
+    """Why the real hf stack cannot trace this spec here (None when it can)."""
+    if spec.stack != "hf":
+        return f"the {spec.stack} stack is not transformers + PEFT (its behaviour is traced in the reference decoder)"
+    if spec.liger_kernel:
+        return ("Liger's kernels are Triton kernels, which do not run on fake CPU tensors "
+                "(the estimate models their memory from liger_kernel's source)")
+    if arch.mlp_kind != "gated" or arch.norm != "rmsnorm":
+        return "transformers' Llama-family classes cannot express this architecture"
+    if arch.experts:
+        return ("transformers 5 keeps a mixture of experts' weights as 3-D parameters (MixtralExperts), which "
+                "PEFT's target_modules do not adapt, and picks its experts kernel at run time: not traced as "
+                "the estimate models it (LoRA on every expert, balanced routing)")
+    if spec.method == "qlora" and spec.quant != "nf4":
+        return "only NF4 4-bit (bitsandbytes Linear4bit) has a fake-tensor stand-in"
+    try:
+        import torch  # noqa: F401 - transformers without torch only warns; ask torch first
+    except ImportError:
+        return "torch is not installed (the pilot extra)"
+    try:
+        from advisor.pilot import hf_stack
+
+        hf_stack.imports(spec)
+    except MissingExtra as exc:
+        return str(exc)
+    return None
+
+
+def choose_runtime(runtime: str, spec, arch) -> tuple[str, str | None]:
+    """(runtime to trace with, why hf was not used) for ``--runtime auto|reference|hf``."""
+    if runtime == "reference":
+        return "reference", None
+    why = hf_unavailable(spec, arch)
+    if runtime == "hf":
+        if why:
+            raise SpecError(f"Cannot trace --runtime hf: {why}. Use --runtime reference.")
+        return "hf", None
+    return ("reference", why) if why else ("hf", None)
+
+
+def _step_recorder(arch):
+    """advisor.steptime's operator recorder, kept to the last traced step (as its record_step
+    keeps the steady one), and the phase listener that drives it."""
+    from advisor.steptime.record import OpRecorder
+
+    recorder = OpRecorder(vocab=arch.vocab)
+    last = {"phase": "build"}
+
+    def listen(phase: str) -> None:
+        if phase == "forward" and last["phase"] in ("batch", "done"):
+            recorder.reset()  # a new step begins: keep only the last one
+        if phase != "batch":
+            recorder.set_phase(phase)
+        last["phase"] = phase
+
+    return recorder, listen
+
+
+class _Progress:
+    """One self-overwriting status line on stderr, only when stderr is a terminal."""
+
+    def __init__(self, enabled: bool):
+        self.enabled, self.started, self.last = enabled, time.perf_counter(), 0.0
+
+    def __call__(self, text: str) -> None:
+        now = time.perf_counter()
+        if not self.enabled or now - self.last < 0.1:
+            return
+        self.last = now
+        sys.stderr.write(f"\r  tracing ({now - self.started:4.1f} s): {text:<40}")
+        sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.enabled and self.last:
+            sys.stderr.write("\r" + " " * 70 + "\r")
+            sys.stderr.flush()
+
+
 @click.command()
 @spec_options
-@click.option("--steps", type=click.IntRange(1, 10), default=2, show_default=True,
-              help="Training steps to trace (the optimizer state appears in the first).")
+@click.option("--runtime", type=click.Choice(["auto", "reference", "hf"]), default="auto", show_default=True,
+              help="hf: the real transformers + PEFT step at the installed versions; reference: advisor's "
+                   "decoder with the stack's switches; auto: hf for --stack hf when the hf extra is installed.")
+@click.option("--steps", type=click.IntRange(1, 10), default=1, show_default=True,
+              help="Training steps to trace (the optimizer state is made before the first).")
 @click.option("--lang", type=click.Choice(["en", "es"]), default="en", show_default=True)
 @click.option("--replay-steps", type=click.IntRange(1, 100_000), default=200, show_default=True,
               help="Micro-batches replayed through the caching-allocator model for reserved memory.")
@@ -43,14 +127,16 @@ def _estimate(spec, arch, traced: int) -> dict | None:
               help="PYTORCH_CUDA_ALLOC_CONF to simulate (e.g. max_split_size_mb:512).")
 @db_option
 @json_option
-def trace(request: SpecRequest, steps: int, lang: str, replay_steps: int, alloc_conf: str, db: str | None,
-          as_json: bool) -> None:
-    """Exact peak memory of one training step, traced with fake tensors (needs the pilot extra),
-    and what the caching allocator reserves over a run of such steps."""
+def trace(request: SpecRequest, runtime: str, steps: int, lang: str, replay_steps: int, alloc_conf: str,
+          db: str | None, as_json: bool) -> None:
+    """Exact peak memory of one training step, traced with fake tensors (needs the pilot extra;
+    --runtime hf the hf extra), and what the caching allocator reserves over a run of such steps."""
     from advisor.allocator import AllocatorConfig, AllocatorConfigError
     from advisor.allocator.simulate import simulate_reserved
-    from advisor.trace import trace_step
+    from advisor.trace import _torch, trace_step
 
+    _torch()  # the pilot extra, before anything below imports torch
+    from advisor.steptime.record import RecordedStep
     from advisor.steptime.traced import text_lines, traced_step_time
 
     try:
@@ -60,20 +146,35 @@ def trace(request: SpecRequest, steps: int, lang: str, replay_steps: int, alloc_
     catalog = Catalog.open(catalog_path(db))
     resolved = resolve_request(request, catalog, hub_reader())
     spec, arch = resolved.spec, resolved.arch
-    result = trace_step(spec, arch, steps=max(steps, 2))
+    chosen, why = choose_runtime(runtime, spec, arch)
+    progress = _Progress(sys.stderr.isatty())
+    recorder, listen = _step_recorder(arch)  # the step time rides along the same traced run
+    try:
+        result = trace_step(spec, arch, steps=steps, runtime=chosen, progress=progress, modes=(recorder,),
+                            on_phase=listen)
+    finally:
+        progress.done()
     reserved = simulate_reserved(spec, arch, trace=result, steps=replay_steps, config=config)
     estimate = _estimate(spec, arch, result.allocated_bytes)
+    notes = list(result.notes)
+    if runtime == "auto" and why and spec.stack == "hf":
+        notes.append(f"traced with the reference decoder: {why}")
     gpus = [catalog.gpu(spec.gpu)] if spec.gpu else catalog.gpus(offered_only=True)
-    step_time = traced_step_time(spec, arch, gpus, steps=steps)  # the step's operators, priced per GPU
+    recorded = RecordedStep(ops=list(recorder.ops), tokens=spec.seq_len * spec.micro_batch,
+                            seconds=result.seconds, runtime=result.runtime)
+    step_time = traced_step_time(spec, arch, gpus, recorded=recorded)  # the step's operators, priced per GPU
     if as_json:
         out = {"spec": spec.model_dump(mode="json"), "memory": {**result.to_json(), **reserved.to_json()},
-               "trace_seconds": round(result.seconds, 3), "notes": result.notes, "step_time": step_time}
+               "runtime": result.runtime, "versions": result.versions, "trace_seconds": round(result.seconds, 3),
+               "notes": notes, "step_time": step_time}
         if estimate is not None:
             out["estimate"] = estimate
         emit_json(out)
         return
     click.echo(t("trace.title", lang, label=resolved.label, method=t(f"method.{spec.method}", lang),
                  seq_len=spec.seq_len, micro_batch=spec.micro_batch, stack=spec.stack))
+    click.echo(t("trace.runtime", lang, runtime=result.runtime,
+                 versions=", ".join(f"{k} {v}" for k, v in result.versions.items()) or "advisor.model"))
     if spec.num_gpus > 1:
         click.echo(t("trace.per_gpu", lang, num_gpus=spec.num_gpus, sharding=spec.sharding.upper()))
     peak = result.allocated_bytes
@@ -103,7 +204,7 @@ def trace(request: SpecRequest, steps: int, lang: str, replay_steps: int, alloc_
                      slack=100 * (reserved.expandable.slack - 1)))
     if run.oom_step is not None:
         click.echo(t("alloc.oom", lang, step=run.oom_step, message=run.oom_message))
-    for note in result.notes:
+    for note in notes:
         click.echo(note)
     click.echo(t("trace.seconds", lang, steps=result.steps, seconds=result.seconds))
     click.echo("")

@@ -170,5 +170,23 @@ MESSAGES = {
     "notes.field.optimizer": {"en": "optimizer {value}", "es": "optimizador {value}"},
     "notes.field.precision": {"en": "precision {value}", "es": "precisión {value}"},
     "notes.field.epochs": {"en": "{value} epochs", "es": "{value} épocas"},
+    "notes.field.lora_dropout": {"en": "LoRA dropout {value}", "es": "dropout LoRA {value}"},
+    "notes.field.gradient_accumulation_steps": {"en": "gradient accumulation {value}",
+                                                "es": "acumulación de gradientes {value}"},
+    "notes.field.optimizer_in_backward": {"en": "optimizer step in backward {value}",
+                                          "es": "paso del optimizador en el backward {value}"},
     "notes.field.other": {"en": "{name} {value}", "es": "{name} {value}"},
+    # --- stack behaviours decided at run time (advisor.stacks.unread_behaviours) ---------------
+    "notes.stack.unsloth_loss_chunks": {
+        "en": "Unsloth sizes its loss chunks from the GPU memory free at run time (at most 4 GiB of fp32 logits per chunk); counted at that cap.",
+        "es": "Unsloth elige el tamaño de los trozos de la pérdida según la memoria libre de la GPU al ejecutar (como mucho 4 GiB de logits fp32 por trozo); se cuenta ese tope.",
+    },
+    "notes.stack.zero_buckets": {
+        "en": "DeepSpeed ZeRO buffers follow HF's 'auto' config (reduce bucket of hidden² values, next layer prefetched); other bucket sizes move the peak.",
+        "es": "Los búferes de DeepSpeed ZeRO siguen la configuración 'auto' de HF (bucket de reducción de hidden² valores, la capa siguiente precargada); otros tamaños mueven el pico.",
+    },
+    "notes.stack.liger_trl": {
+        "en": "Liger's fused linear cross-entropy counted as transformers' Trainer applies it; TRL's SFTTrainer turns it off and uses its own fused LM head.",
+        "es": "La entropía cruzada lineal fusionada de Liger se cuenta como la aplica el Trainer de transformers; el SFTTrainer de TRL la desactiva y usa su propia cabeza fusionada.",
+    },
 }

@@ -6,6 +6,7 @@ MESSAGES = {
         "es": "Memoria pico exacta de un paso de entrenamiento de {label} ({method}, secuencia {seq_len}, micro-lote {micro_batch}, stack {stack})",
     },
     "trace.peak": {"en": "Peak allocated: {size}", "es": "Pico asignado: {size}"},
+    "trace.runtime": {"en": "Traced step: {runtime} ({versions})", "es": "Paso trazado: {runtime} ({versions})"},
     "trace.col.part": {"en": "Part", "es": "Parte"},
     "trace.col.size": {"en": "Size", "es": "Tamaño"},
     "trace.col.share": {"en": "Share", "es": "Porción"},
@@ -15,8 +16,8 @@ MESSAGES = {
         "es": "Estimación analítica: {size} ({error:+.1f}% frente a la traza)",
     },
     "trace.seconds": {
-        "en": "Traced {steps} steps with fake tensors in {seconds:.1f} s (nothing was allocated).",
-        "es": "Se trazaron {steps} pasos con tensores falsos en {seconds:.1f} s (no se asignó memoria).",
+        "en": "Traced {steps} step(s) with fake tensors in {seconds:.1f} s (nothing was allocated).",
+        "es": "Se trazaron {steps} paso(s) con tensores falsos en {seconds:.1f} s (no se asignó memoria).",
     },
     "trace.per_gpu": {
         "en": "Per GPU, {num_gpus} GPUs with {sharding}.",

@@ -17,7 +17,7 @@ from advisor.model.decoder import Block, Decoder, Norm
 from advisor.model.layers import Dense, LoraLinear, QuantLinear, Runtime
 from advisor.model.step import causal_lm_loss
 from advisor.spec import FinetuneSpec
-from advisor.stacks import StackProfile, profile
+from advisor.stacks import StackProfile, for_spec
 
 INIT_STD = 0.02  # transformers PretrainedConfig initializer_range (Llama, Mistral, Qwen)
 
@@ -66,7 +66,7 @@ def build_model(spec: FinetuneSpec, arch: Architecture, device: torch.device | s
     (full: all; lora/qlora: only the adapters), stack switches from ``spec.stack`` (or
     ``stack``, a profile given explicitly)."""
     device = torch.device(device)
-    stack = stack or profile(spec.stack)
+    stack = stack or for_spec(spec)
     pol = dtype_policy(spec, stack)
     rt = Runtime(compute_dtype=pol.compute, mixed=pol.mixed, weight_cache=stack.autocast_weight_cache)
     full = spec.method == "full"
@@ -77,7 +77,7 @@ def build_model(spec: FinetuneSpec, arch: Architecture, device: torch.device | s
             base = QuantLinear(fan_in, fan_out, rt, bias=bias, kind=spec.quant or "nf4",
                                double_quant=spec.double_quant, init_dtype=pol.linear, bias_dtype=pol.other,
                                device=device, std=INIT_STD, keep_input=stack.keep_quant_input,
-                               input_copy=stack.quant_input_copy)
+                               out_follows_input=stack.quant_out_follows_input)
         else:
             base = Dense(fan_in, fan_out, rt, bias=bias, dtype=pol.linear, device=device, std=INIT_STD,
                          trainable=full)

@@ -140,10 +140,10 @@ class QuantLinear(nn.Module):
 
     def __init__(self, in_features: int, out_features: int, rt: Runtime, *, bias: bool, kind: str,
                  double_quant: bool, init_dtype, bias_dtype, device, std: float, keep_input: bool,
-                 input_copy: bool = False):
+                 out_follows_input: bool = False):
         super().__init__()
         self.rt, self.keep_input = rt, keep_input
-        self.input_copy = input_copy  # StackProfile.quant_input_copy
+        self.out_follows_input = out_follows_input  # StackProfile.quant_out_follows_input
         self.in_features, self.out_features = in_features, out_features
         # quantize each weight as it is made: at most one 16-bit linear exists at a time
         self.qweight = QuantizedWeight(init_weight(out_features, in_features, dtype=init_dtype, device=device, std=std),
@@ -153,11 +153,11 @@ class QuantLinear(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         cd = self.rt.compute_dtype
-        xq = x.to(cd, copy=True) if (self.input_copy and self.keep_input) else x.to(cd)
-        out = _QuantMatmul.apply(xq, self.qweight, cd, self.keep_input)
+        out = _QuantMatmul.apply(x.to(cd), self.qweight, cd, self.keep_input)
         if self.bias is not None:
             out = out + self.rt.cast(self.bias).to(cd)
-        return out
+        # bitsandbytes Linear4bit.forward: matmul_4bit(x.to(compute_dtype), ...).to(inp_dtype)
+        return out.to(x.dtype) if self.out_follows_input else out
 
 
 class LoraLinear(nn.Module):
@@ -194,12 +194,16 @@ class LoraLinear(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         result = self.base(x)
         rt = self.rt
-        xa = x.to(self.lora_A.dtype) if (self.cast_input or not rt.mixed) else x
+        # PEFT casts the adapter input to the adapters' dtype (lora.Linear._cast_input_dtype);
+        # its bitsandbytes layer only when autocast is off (lora/bnb.py requires_conversion)
+        cast = self.cast_input and not (isinstance(self.base, QuantLinear) and rt.mixed)
+        xa = x.to(self.lora_A.dtype) if (cast or not rt.mixed) else x  # alive to the end, as PEFT's x
+        dropped = xa
         if self.dropout > 0 and self.training:
             # aten::native_dropout (output + bool mask) is what F.dropout runs on CUDA; on CPU
             # F.dropout decomposes into a float noise tensor instead, so call it directly to keep
             # the CUDA footprint on every device
-            xa, _mask = torch.native_dropout(xa, self.dropout, True)
-        h = F.linear(rt.activation(xa), rt.cast(self.lora_A))
+            dropped, _mask = torch.native_dropout(xa, self.dropout, True)
+        h = F.linear(rt.activation(dropped), rt.cast(self.lora_A))
         h = F.linear(h, rt.cast(self.lora_B))
         return (result + h * self.scaling).to(result.dtype)

@@ -142,9 +142,43 @@ def _bnb_optimizer(name: str, params, lr: float):
     return cls(params, lr=lr, betas=BETAS, eps=EPS, weight_decay=WEIGHT_DECAY)
 
 
-def make_optimizer(model: torch.nn.Module, spec: FinetuneSpec, lr: float | None = None) -> torch.optim.Optimizer:
-    """The spec's optimizer over the model's trainable parameters, implementation explicit."""
+class InBackward:
+    """The optimizer step fused into backward, as torchtune's ``optimizer_in_bwd`` does
+    (torchtune/training/memory.py register_optim_in_bwd_hooks): one optimizer per parameter,
+    stepped and zeroed by a post-accumulate-grad hook the moment backward has made that
+    parameter's gradient, so gradients never pile up. ``step``/``zero_grad`` are then no-ops;
+    ``state`` gathers the per-parameter optimizers' states (what the tracker labels)."""
+
+    def __init__(self, params: list, make_one):
+        self.optimizers = {p: make_one([p]) for p in params}
+        self._hooks = [p.register_post_accumulate_grad_hook(self._step) for p in params]
+
+    def _step(self, p) -> None:
+        opt = self.optimizers[p]
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    @property
+    def state(self) -> dict:
+        return {p: st for opt in self.optimizers.values() for p, st in opt.state.items()}
+
+    def step(self, closure=None) -> None:
+        return None
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        return None
+
+
+def make_optimizer(model: torch.nn.Module, spec: FinetuneSpec, lr: float | None = None):
+    """The spec's optimizer over the model's trainable parameters, implementation explicit
+    (stepped inside backward when ``spec.optimizer_in_backward``)."""
     params = [p for p in model.parameters() if p.requires_grad]
+    if spec.optimizer_in_backward:
+        return InBackward(params, lambda ps: _make(ps, spec, lr))
+    return _make(params, spec, lr)
+
+
+def _make(params: list, spec: FinetuneSpec, lr: float | None) -> torch.optim.Optimizer:
     if lr is None:
         lr = LR_ADAPTERS if spec.trains_adapters else LR_FULL
     impl = {"foreach": dict(foreach=True, fused=False), "fused": dict(foreach=False, fused=True),

@@ -29,9 +29,10 @@ PHASES = ("forward", "backward", "optimizer")
 def causal_lm_loss(stack: StackProfile) -> Callable:
     """Mean next-token cross-entropy from the final hidden states.
 
-    loss_chunks > 1 (torchtune CEWithChunkedOutputLoss, litgpt chunked_cross_entropy): the LM
-    head runs per sequence chunk and all 16-bit logit chunks are kept for the loss, but only one
-    chunk is upcast at a time. loss_upcast_fp32: logits.float() before cross-entropy
+    loss_chunks > 1 (torchtune LinearCrossEntropyLoss, litgpt chunked_cross_entropy): the LM head
+    runs per sequence chunk and only one chunk is upcast at a time; loss_keeps_logits: all 16-bit
+    logit chunks are made first and kept to the end of the loss (litgpt), or each is dropped
+    after its cross-entropy (torchtune). loss_upcast_fp32: logits.float() before cross-entropy
     (transformers ForCausalLMLoss). The loss runs outside autocast so its dtype does not depend
     on the device's autocast op lists.
     """
@@ -39,16 +40,24 @@ def causal_lm_loss(stack: StackProfile) -> Callable:
     def loss_fn(x: torch.Tensor, head_weight: torch.Tensor, labels: torch.Tensor, rt) -> torch.Tensor:
         w = rt.cast(head_weight)
         chunks = max(1, min(stack.loss_chunks, x.shape[1]))
+
+        def part(lg, lb):
+            if stack.loss_upcast_fp32:
+                lg = lg.float()
+            return F.cross_entropy(lg.reshape(-1, lg.shape[-1]), lb.reshape(-1),
+                                   ignore_index=IGNORE_INDEX, reduction="sum")
+
         with torch.autocast(x.device.type, enabled=False):
-            logits = [F.linear(rt.activation(xc), w) for xc in x.chunk(chunks, dim=1)]
-            total = None
-            for lg, lb in zip(logits, labels.chunk(chunks, dim=1)):
-                if stack.loss_upcast_fp32:
-                    lg = lg.float()
-                part = F.cross_entropy(lg.reshape(-1, lg.shape[-1]), lb.reshape(-1),
-                                       ignore_index=IGNORE_INDEX, reduction="sum")
-                total = part if total is None else total + part
-            del logits, lg
+            pairs = zip(x.chunk(chunks, dim=1), labels.chunk(chunks, dim=1))
+            if stack.loss_keeps_logits:  # every chunk's logits made first and kept (StackProfile)
+                logits = [F.linear(rt.activation(xc), w) for xc in x.chunk(chunks, dim=1)]
+                parts = [part(lg, lb) for lg, lb in zip(logits, labels.chunk(chunks, dim=1))]
+                del logits
+            else:  # each chunk projected, upcast and dropped in turn (torchtune)
+                parts = [part(F.linear(rt.activation(xc), w), lb) for xc, lb in pairs]
+            total = parts[0]
+            for p in parts[1:]:
+                total = total + p
             return total / (labels != IGNORE_INDEX).sum()
 
     return loss_fn
@@ -73,21 +82,26 @@ def _autocast(model, device_type: str):
 
 
 def train_step(model, optimizer, batch: dict[str, torch.Tensor], spec: FinetuneSpec,
-               on_phase: Callable[[str], None] | None = None) -> torch.Tensor:
-    """Forward (with the loss), backward, optimizer step, zero_grad(set_to_none=True).
+               on_phase: Callable[[str], None] | None = None, micro_batches: int | None = None) -> torch.Tensor:
+    """Forward (with the loss) and backward for each of ``spec.gradient_accumulation_steps``
+    micro-batches (``micro_batches`` overrides the count: a trace runs two, since every one
+    after the first keeps the same tensors alive, the accumulated gradients among them), then the
+    optimizer step and zero_grad(set_to_none=True).
 
-    Returns the loss, detached. ``on_phase`` is called with "forward", "backward", "optimizer"
-    as each starts and "done" at the end.
+    Returns the last loss, detached. ``on_phase`` is called with "forward", "backward",
+    "optimizer" as each starts and "done" at the end.
     """
     mark = on_phase or (lambda _phase: None)
     model.train()
     ids = batch["input_ids"]
-    mark("forward")
-    with _autocast(model, ids.device.type):
-        loss = model(ids, batch["labels"])
-    mark("backward")
     fp16 = spec.precision == "fp16-mixed"
-    (loss * FP16_LOSS_SCALE if fp16 else loss).backward()
+    runs = spec.gradient_accumulation_steps if micro_batches is None else micro_batches
+    for _ in range(max(1, runs)):
+        mark("forward")
+        with _autocast(model, ids.device.type):
+            loss = model(ids, batch["labels"])
+        mark("backward")
+        (loss * FP16_LOSS_SCALE if fp16 else loss).backward()
     if fp16:
         grads = [p.grad for p in model.parameters() if p.grad is not None]
         if grads:

@@ -6,6 +6,15 @@ It records an event log (alloc / free / phase) and labels storages by role; ``re
 the log into the peak, its composition by category and the peak per phase. Keeping the log and
 classifying afterwards lets a role learned late (a tensor that becomes ``.grad`` or optimizer
 state) apply to the storage's whole lifetime, and lets sharding rescale categories exactly.
+
+Frees that follow one another with no allocation or phase mark between them are kept in storage
+order (``_settle``): such a burst is one moment for every consumer (live bytes only rise at an
+allocation), and its order can be arbitrary in the run itself. Autocast's weight-cast cache is
+the case met: ``torch.clear_autocast_cache()`` (torch/amp/autocast_mode.py ``autocast.__exit__``)
+destroys ``cached_casts``, a ``ska::flat_hash_map<TensorImpl*, ...>`` keyed by address
+(aten/src/ATen/autocast_mode.cpp ``get_cached_casts``, torch 2.13), so the casts die in hash
+order, which differs between runs; settled, the same step traced at two lengths logs the same
+program (what advisor.allocator.events.StepProgram checks).
 """
 
 from __future__ import annotations
@@ -21,14 +30,31 @@ CATEGORIES = ("weights", "quant_constants", "adapters", "master_weights", "gradi
               "optimizer_states", "activations", "logits_loss", "transient")
 
 _SKIP = {torch.ops.prim.device.default}
+_TO_COPY = torch.ops.aten._to_copy.default
 
 
-@dataclass
+@dataclass(slots=True)
 class _Storage:
     nbytes: int
     phase: str
     hint: str | None  # "logits", "weight_copy", "dequant" from the op that made it
     label: str | None = None  # role learned later (weights, gradients, ...)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One entry of the tracker's log: a storage allocated or freed.
+
+    ``storage`` is the storage's index (its alloc and its free share it), ``nbytes`` its size
+    (after any sharding ``scale``), ``phase`` the phase running when the event happened (build,
+    batch, forward, backward, optimizer, idle), ``category`` the storage's category at the end of
+    the run (advisor.trace's categories)."""
+
+    kind: str  # "alloc" or "free"
+    storage: int
+    nbytes: int
+    phase: str
+    category: str
 
 
 @dataclass
@@ -51,9 +77,14 @@ class LiveBytes(TorchDispatchMode):
     _live: dict[int, int] = field(default_factory=dict)  # id(storage) -> index
     _param_ids: set[int] = field(default_factory=set)
     phase: str = "build"
+    _settled: int = 0  # events before this index are settled (see _settle)
 
     def __post_init__(self):
         super().__init__()
+        # one weak reference per live storage, all with the same callback (cheaper than a
+        # weakref.finalize each): id(ref) -> (id(storage), index, ref)
+        self._refs: dict[int, tuple[int, int, weakref.ref]] = {}
+        self._on_dead = self._dead
         self.dequant_ops = set()
         if hasattr(torch.ops, "advisor"):
             for name in ("dequantize_nf4", "dequantize_int8"):
@@ -69,12 +100,15 @@ class LiveBytes(TorchDispatchMode):
         hint = None
         if func in self.dequant_ops:
             hint = "dequant"
-        elif func is torch.ops.aten._to_copy.default and args and isinstance(args[0], torch.Tensor) \
+        elif func is _TO_COPY and args and isinstance(args[0], torch.Tensor) \
                 and id(args[0].untyped_storage()) in self._param_ids:
             hint = "weight_copy"
-        for t in tree_leaves(out):
-            if isinstance(t, torch.Tensor):
-                self.track(t, hint)
+        if isinstance(out, torch.Tensor):  # the common case, without walking a pytree
+            self.track(out, hint)
+        else:
+            for t in tree_leaves(out):
+                if isinstance(t, torch.Tensor):
+                    self.track(t, hint)
         return out
 
     def track(self, t: torch.Tensor, hint: str | None = None) -> None:
@@ -85,26 +119,47 @@ class LiveBytes(TorchDispatchMode):
         if idx is not None:
             rec = self.storages[idx]
             if rec.nbytes != nbytes:  # resized in place: free the old size, allocate the new
+                self._settle()
                 self.events.append(~idx)
                 rec.nbytes = nbytes
                 self.events.append(idx)
+                self._settled = len(self.events)
             return
         # logits are (batch, seq, vocab) or (tokens, vocab); eager attention scores are 4-D
         # (batch, heads, seq, seq) and must not be taken for logits when seq_len == vocab
         if hint is None and self.vocab and 2 <= t.dim() <= 3 and t.shape[-1] == self.vocab and self.phase != "build":
             hint = "logits"
+        self._settle()
         idx = len(self.storages)
         self.storages.append(_Storage(nbytes, self.phase, hint))
         self._live[key] = idx
         self.events.append(idx)
-        weakref.finalize(st, self._free, key, idx)
+        self._settled = len(self.events)
+        ref = weakref.ref(st, self._on_dead)
+        self._refs[id(ref)] = (key, idx, ref)
+
+    def _dead(self, ref: weakref.ref) -> None:
+        key, idx, _ = self._refs.pop(id(ref))
+        self._free(key, idx)
 
     def _free(self, key: int, idx: int) -> None:
         if self._live.get(key) == idx:
             del self._live[key]
             self.events.append(~idx)
 
+    def _settle(self) -> None:
+        """Put the frees logged since the last allocation or phase mark in storage order."""
+        events, start = self.events, self._settled
+        if len(events) - start > 1:
+            events[start:] = sorted(events[start:], reverse=True)  # ~i descending = i ascending
+        self._settled = len(events)
+
+    def settle(self) -> None:
+        """Settle the last burst of frees (call when the run is over, before reading ``events``)."""
+        self._settle()
+
     def set_phase(self, phase: str) -> None:
+        self._settle()
         self.phase = phase
         self.phase_marks.append((len(self.events), phase))
 
@@ -116,14 +171,20 @@ class LiveBytes(TorchDispatchMode):
         if idx is not None:
             self.storages[idx].label = category
 
-    def label_model(self, model: torch.nn.Module) -> None:
-        """Parameters and buffers as stored: adapters, quantization constants, weights."""
+    def label_model(self, model: torch.nn.Module, constants=()) -> None:
+        """Parameters and buffers as stored: adapters, quantization constants, weights.
+        ``constants``: quantization-state tensors kept outside parameters and buffers
+        (bitsandbytes' ``weight.quant_state``), labelled as quant_constants."""
         from advisor.model.layers import QuantizedWeight
 
-        constants = set()
+        constants = {id(c.untyped_storage()) for c in constants}
         for mod in model.modules():
             if isinstance(mod, QuantizedWeight):
                 constants |= {id(c.untyped_storage()) for c in mod.constant_buffers()}
+        for key in constants:
+            idx = self._live.get(key)
+            if idx is not None:
+                self.storages[idx].label = "quant_constants"
         for name, p in list(model.named_parameters()) + list(model.named_buffers()):
             key = id(p.untyped_storage())
             self._param_ids.add(key)
@@ -153,6 +214,22 @@ class LiveBytes(TorchDispatchMode):
         if rec.phase == "build":
             return "weights"
         return "transient"
+
+    def event_log(self, scale: dict[str, float] | None = None) -> list[Event]:
+        """Every alloc and free in order, with size, phase and category (what an allocator
+        model replays; ``replay`` below is the same walk summed)."""
+        scale = scale or {}
+        marks = dict(self.phase_marks)
+        phase = "build"
+        out = []
+        for i, ev in enumerate(self.events):
+            phase = marks.get(i, phase)
+            idx = ev if ev >= 0 else ~ev
+            rec = self.storages[idx]
+            cat = self.category(rec)
+            out.append(Event("alloc" if ev >= 0 else "free", idx, int(-(-rec.nbytes * scale.get(cat, 1.0) // 1)),
+                             phase, cat))
+        return out
 
     def replay(self, scale: dict[str, float] | None = None, phases: tuple[str, ...] = ("forward", "backward", "optimizer")) -> Replay:
         """Walk the event log: the peak after the first phase mark, its composition, and the

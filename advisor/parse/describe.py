@@ -14,7 +14,8 @@ from advisor.catalog import Catalog
 from advisor.i18n import t
 from advisor.spec import DEFAULTS, SpecRequest
 
-_ORDER = ("method", "model", "params_b", "seq_len", "micro_batch", "gradient_checkpointing", "lora_rank",
+_ORDER = ("method", "model", "params_b", "seq_len", "micro_batch", "gradient_accumulation_steps",
+          "gradient_checkpointing", "lora_rank",
           "lora_alpha", "lora_dropout", "lora_targets", "quant", "double_quant", "optimizer", "optimizer_impl",
           "precision", "attention", "sharding", "stack", "gpu", "num_gpus", "dataset_tokens", "epochs", "region",
           # fields other parts added to the spec (#12, #17); phrased only when the spec has them

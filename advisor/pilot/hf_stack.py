@@ -1,16 +1,28 @@
-"""``runtime='hf'``: the pilot's step through the stack teams run — transformers
+"""``runtime='hf'``: the training step through the stack teams run — transformers
 (``AutoModelForCausalLM``), PEFT LoRA and bitsandbytes 4-bit — instead of advisor's decoder.
+
+One step, two users: ``advisor pilot run --runtime hf`` runs it on a GPU, and the exact trace
+(``advisor.hftrace``, ``advisor trace --runtime hf``) runs the very same functions under
+``FakeTensorMode``. Everything that decides memory is here once: how the model is made
+(``make_model``), how it is prepared for training (``prepare``: gradient checkpointing as
+transformers applies it, PEFT's k-bit preparation, the LoRA wrapper), the optimizer
+(``make_optimizer``), the batch (``make_batch``) and the step (``make_step``: forward with the
+loss as transformers computes it, only the loss kept alive through backward as
+``Trainer.compute_loss`` does, backward, optimizer step, ``zero_grad(set_to_none=True)``).
 
 Random weights are made from the catalog architecture (``AutoModelForCausalLM.from_config``)
 directly on the device in the target dtype; under QLoRA the skeleton is built on the meta device
 and each decoder layer is materialised and quantized in turn, so a 70B QLoRA pilot never holds
-the 16-bit model. Real weights come from a local directory the user names (``weights_dir``,
+the 16-bit model. ``make_linear4bit`` decides how a 4-bit linear is made: bitsandbytes'
+``Params4bit`` on a GPU, the byte-faithful stand-in of ``advisor.hftrace.bnb4bit`` under fake
+tensors. Real weights come from a local directory the user names (``weights_dir``,
 ``from_pretrained`` loads shard by shard). Needs the ``hf`` extra (transformers, peft,
-bitsandbytes on CUDA).
+bitsandbytes for QLoRA and 8-bit optimizers).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from advisor.errors import MissingExtra, PilotError
@@ -19,6 +31,7 @@ from advisor.errors import MissingExtra, PilotError
 INIT_STD = 0.02
 RMS_NORM_EPS = 1e-5
 LEARNING_RATE = 1e-4  # a common LoRA/QLoRA recipe value (QLoRA paper: 1e-4 to 2e-4)
+NF4_BLOCKSIZE = 64  # bitsandbytes Linear4bit / quantize_4bit default blocksize
 LORA_MODULES = {
     "all-linear": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
     "attention": ["q_proj", "k_proj", "v_proj", "o_proj"],
@@ -52,33 +65,75 @@ def _imports(qlora: bool, optimizer: str):
         import peft
         import transformers
     except ImportError as exc:
-        raise MissingExtra("The hf pilot runtime (transformers + PEFT)", "hf", exc.name or "transformers") from None
+        raise MissingExtra("The hf runtime (transformers + PEFT)", "hf", exc.name or "transformers") from None
     bnb = None
     if qlora or optimizer in ("adamw-8bit", "paged-adamw-8bit"):
         try:
             import bitsandbytes as bnb
         except ImportError:
-            raise MissingExtra("QLoRA and 8-bit optimizers in the hf pilot runtime", "hf", "bitsandbytes") from None
+            raise MissingExtra("QLoRA and 8-bit optimizers in the hf runtime", "hf", "bitsandbytes") from None
     return transformers, peft, bnb
 
 
-def _dtype(torch, precision: str):
+def imports(spec):
+    """(transformers, peft, bitsandbytes or None) for ``spec``; MissingExtra when absent."""
+    return _imports(spec.method == "qlora", spec.optimizer)
+
+
+def versions(spec=None) -> dict[str, str]:
+    """Versions of the libraries the hf step runs on (what a trace or pilot result says)."""
+    import torch
+
+    out = {"torch": torch.__version__}
+    for name in ("transformers", "peft", "bitsandbytes", "liger_kernel"):
+        try:
+            module = __import__(name)
+        except ImportError:
+            continue
+        if name in ("bitsandbytes",) and spec is not None and spec.method != "qlora" \
+                and spec.optimizer not in ("adamw-8bit", "paged-adamw-8bit"):
+            continue
+        if name == "liger_kernel" and not getattr(spec, "liger_kernel", False):
+            continue
+        out[name] = getattr(module, "__version__", None) or _dist_version(name)
+    return out
+
+
+def _dist_version(name: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name.replace("_", "-"))
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def compute_dtype(torch, precision: str):
+    """The 16-bit (or fp32) dtype the model is loaded in and autocast computes in."""
     return {"bf16-mixed": torch.bfloat16, "bf16": torch.bfloat16, "fp16-mixed": torch.float16,
             "fp32": torch.float32}[precision]
 
 
-def _quantize_layer(torch, bnb, layer, device, dtype, double_quant: bool) -> None:
-    """Materialise one meta-device decoder layer on ``device`` and swap its linears for 4-bit."""
+def bnb_linear4bit(torch, bnb, module, weight, dtype, double_quant: bool, device):
+    """bitsandbytes' own 4-bit linear (a GPU node): ``Params4bit(...).to(device)`` quantizes."""
+    q = bnb.nn.Linear4bit(module.in_features, module.out_features, bias=module.bias is not None,
+                          compute_dtype=dtype, compress_statistics=double_quant, quant_type="nf4",
+                          device="meta")
+    q.weight = bnb.nn.Params4bit(weight, requires_grad=False, compress_statistics=double_quant,
+                                 quant_type="nf4", blocksize=NF4_BLOCKSIZE).to(device)
+    return q
+
+
+def _quantize_layer(torch, layer, device, dtype, double_quant: bool, make_linear4bit: Callable) -> None:
+    """Materialise one meta-device decoder layer on ``device`` and swap its linears for 4-bit
+    (transformers' bitsandbytes quantizer replaces every nn.Linear of the blocks; the LM head is
+    in modules_to_not_convert)."""
     layer.to_empty(device=device)
     for name, module in list(layer.named_modules()):
         if isinstance(module, torch.nn.Linear):
             weight = torch.empty(module.out_features, module.in_features, dtype=dtype, device=device)
             weight.normal_(0.0, INIT_STD)
-            q = bnb.nn.Linear4bit(module.in_features, module.out_features, bias=module.bias is not None,
-                                  compute_dtype=dtype, compress_statistics=double_quant, quant_type="nf4",
-                                  device="meta")
-            q.weight = bnb.nn.Params4bit(weight, requires_grad=False, compress_statistics=double_quant,
-                                         quant_type="nf4").to(device)
+            q = make_linear4bit(module, weight, dtype, double_quant, device)
             if module.bias is not None:
                 q.bias = torch.nn.Parameter(torch.zeros(module.out_features, dtype=dtype, device=device))
             parent_name, _, child = name.rpartition(".")
@@ -88,79 +143,140 @@ def _quantize_layer(torch, bnb, layer, device, dtype, double_quant: bool) -> Non
             torch.nn.init.ones_(module.weight) if "norm" in name.lower() else module.weight.data.normal_(0.0, INIT_STD)
 
 
-def _model(torch, transformers, bnb, pspec, device):
-    spec, dtype = pspec.spec, _dtype(torch, pspec.spec.precision)
+def make_model(spec, arch, device, *, weights_dir: str | None = None, make_linear4bit: Callable | None = None):
+    """The transformers model of ``spec`` on ``device`` (random weights unless ``weights_dir``).
+
+    ``make_linear4bit(module, weight, dtype, double_quant, device)`` makes each 4-bit linear
+    under QLoRA (default: bitsandbytes' own, which needs CUDA)."""
+    import torch
+
+    transformers, _, bnb = imports(spec)
+    dtype = compute_dtype(torch, spec.precision)
     attn = "sdpa" if spec.attention == "flash" else "eager"
-    if pspec.weights_dir:
-        kwargs: dict[str, Any] = {"torch_dtype": dtype, "attn_implementation": attn, "device_map": {"": device}}
+    device = torch.device(device)
+    if weights_dir:
+        kwargs: dict[str, Any] = {"dtype": dtype, "attn_implementation": attn, "device_map": {"": device}}
         if spec.method == "qlora":
             kwargs["quantization_config"] = transformers.BitsAndBytesConfig(
                 load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=spec.double_quant,
                 bnb_4bit_compute_dtype=dtype)
-        return transformers.AutoModelForCausalLM.from_pretrained(pspec.weights_dir, **kwargs)
-    config = transformers.AutoConfig.for_model(**hf_config(pspec.arch))
+        return transformers.AutoModelForCausalLM.from_pretrained(weights_dir, **kwargs)
+    config = transformers.AutoConfig.for_model(**hf_config(arch))
     if spec.method != "qlora":
         with torch.device(device):
-            return transformers.AutoModelForCausalLM.from_config(config, torch_dtype=dtype, attn_implementation=attn)
-    if device.type != "cuda":
-        raise PilotError("bitsandbytes 4-bit needs a CUDA GPU; run this QLoRA pilot on a GPU node or use "
-                         "--runtime reference (the byte-faithful NF4 stand-in).")
+            return transformers.AutoModelForCausalLM.from_config(config, dtype=dtype, attn_implementation=attn)
+    if make_linear4bit is None:
+        if device.type != "cuda":
+            raise PilotError("bitsandbytes 4-bit needs a CUDA GPU; run this QLoRA pilot on a GPU node, trace it "
+                             "(advisor trace --runtime hf), or use --runtime reference (the NF4 stand-in).")
+
+        def make_linear4bit(module, weight, dtype, double_quant, device):
+            return bnb_linear4bit(torch, bnb, module, weight, dtype, double_quant, device)
+
     with torch.device("meta"):
-        model = transformers.AutoModelForCausalLM.from_config(config, torch_dtype=dtype, attn_implementation=attn)
+        model = transformers.AutoModelForCausalLM.from_config(config, dtype=dtype, attn_implementation=attn)
     for layer in model.model.layers:
-        _quantize_layer(torch, bnb, layer, device, dtype, spec.double_quant)
+        _quantize_layer(torch, layer, device, dtype, spec.double_quant, make_linear4bit)
     for module in (model.model.embed_tokens, model.model.norm, model.lm_head):
         module.to_empty(device=device)
     model.model.embed_tokens.weight.data.normal_(0.0, INIT_STD)
-    model.lm_head.weight.data.normal_(0.0, INIT_STD)
+    if model.lm_head.weight is not model.model.embed_tokens.weight:
+        model.lm_head.weight.data.normal_(0.0, INIT_STD)
+    if arch.tied_embeddings:
+        model.lm_head.weight = model.model.embed_tokens.weight
     torch.nn.init.ones_(model.model.norm.weight)
-    if hasattr(model.model, "rotary_emb"):
-        model.model.rotary_emb.to_empty(device=device)
-        model.model.rotary_emb.__init__(config=config, device=device)
+    if hasattr(model.model, "rotary_emb"):  # its inv_freq buffers are computed, not loaded: make it anew
+        with torch.device(device):
+            model.model.rotary_emb = type(model.model.rotary_emb)(config=model.config)
+    # what transformers' bitsandbytes quantizer marks on a 4-bit model
+    # (transformers/quantizers/quantizer_bnb_4bit.py: setattr(model, "is_loaded_in_4bit", True)); PEFT
+    # reads it to pick its bitsandbytes LoRA layer and k-bit preparation
+    model.is_loaded_in_4bit = True
     return model
 
 
-def _optimizer(torch, bnb, params, spec):
-    impl = {"foreach": {"foreach": True}, "fused": {"fused": True}, "for-loop": {"foreach": False}}[spec.optimizer_impl]
-    if spec.optimizer == "adamw":
-        return torch.optim.AdamW(params, lr=LEARNING_RATE, **impl)
-    if spec.optimizer == "adamw-8bit":
-        return bnb.optim.AdamW8bit(params, lr=LEARNING_RATE)
-    if spec.optimizer == "paged-adamw-8bit":
-        return bnb.optim.PagedAdamW8bit(params, lr=LEARNING_RATE)
-    return torch.optim.SGD(params, lr=LEARNING_RATE)
-
-
-def build(pspec, device):
-    """(model, step(mark), description), like the reference runtime's."""
-    import torch
-
-    spec = pspec.spec
-    transformers, peft, bnb = _imports(spec.method == "qlora", spec.optimizer)
-    model = _model(torch, transformers, bnb, pspec, device)
+def prepare(model, spec):
+    """Training setup as transformers + PEFT apply it: gradient checkpointing (non-reentrant,
+    transformers' default when no kwargs are given: modeling_utils
+    ``_activation_checkpointing_enable``), PEFT's ``prepare_model_for_kbit_training`` under
+    QLoRA, ``get_peft_model`` with the spec's LoRA; a full fine-tune under mixed precision
+    trains fp32 weights (HF Trainer with bf16=True on a model loaded in fp32)."""
+    _, peft, _ = imports(spec)
     if spec.gradient_checkpointing:
-        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        if hasattr(model, "activation_checkpointing_enable"):  # transformers >= 5 (the old name is deprecated)
+            model.activation_checkpointing_enable(activation_checkpointing_kwargs={"use_reentrant": False})
+        else:
+            model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     if spec.method == "qlora":
-        model = peft.prepare_model_for_kbit_training(model, use_gradient_checkpointing=spec.gradient_checkpointing)
+        model = peft.prepare_model_for_kbit_training(
+            model, use_gradient_checkpointing=spec.gradient_checkpointing,
+            gradient_checkpointing_kwargs={"use_reentrant": False})
     if spec.trains_adapters:
         model = peft.get_peft_model(model, peft.LoraConfig(
             r=spec.lora_rank, lora_alpha=spec.lora_alpha, lora_dropout=spec.lora_dropout,
             target_modules=LORA_MODULES[spec.lora_targets], task_type="CAUSAL_LM"))
     elif spec.precision in ("bf16-mixed", "fp16-mixed"):
         model = model.float()  # HF Trainer with bf16=True trains fp32 weights under autocast
-    optimizer = _optimizer(torch, bnb, [p for p in model.parameters() if p.requires_grad], spec)
-    gen = torch.Generator(device="cpu").manual_seed(pspec.seed)
-    ids = torch.randint(0, pspec.arch.vocab, (spec.micro_batch, spec.seq_len), generator=gen).to(device)
+    return model
+
+
+def make_optimizer(model, spec, *, stand_in_8bit: bool = False):
+    """The spec's optimizer over the trainable parameters, its implementation explicit (the
+    default of torch.optim.AdamW differs between CPU and CUDA). ``stand_in_8bit``: the 8-bit
+    AdamW of advisor.model.optim (same bytes) instead of bitsandbytes' CUDA one (fake tensors)."""
+    import torch
+
+    params = [p for p in model.parameters() if p.requires_grad]
+    impl = {"foreach": {"foreach": True}, "fused": {"fused": True}, "for-loop": {"foreach": False}}[spec.optimizer_impl]
+    if spec.optimizer == "adamw":
+        return torch.optim.AdamW(params, lr=LEARNING_RATE, **impl)
+    if spec.optimizer == "sgd":
+        return torch.optim.SGD(params, lr=LEARNING_RATE)
+    if stand_in_8bit:
+        from advisor.model.optim import AdamW8bit
+
+        return AdamW8bit(params, lr=LEARNING_RATE)
+    _, _, bnb = imports(spec)
+    if spec.optimizer == "adamw-8bit":
+        return bnb.optim.AdamW8bit(params, lr=LEARNING_RATE)
+    return bnb.optim.PagedAdamW8bit(params, lr=LEARNING_RATE)
+
+
+def make_batch(spec, arch, device, seed: int = 0):
+    """micro_batch x seq_len random token ids (labels = input_ids: transformers shifts them)."""
+    import torch
+
+    gen = torch.Generator(device="cpu").manual_seed(seed)
+    return torch.randint(0, arch.vocab, (spec.micro_batch, spec.seq_len), generator=gen).to(device)
+
+
+def make_step(model, optimizer, ids, spec, device_type: str, micro_batches: int | None = None) -> Callable:
+    """step(mark) -> loss: one optimizer step over ``spec.gradient_accumulation_steps``
+    micro-batches (``micro_batches`` overrides the count: a trace runs two, since every
+    micro-batch after the first keeps the same tensors alive); ``mark`` is called with "forward",
+    "backward", "optimizer", "done".
+
+    The forward keeps only the loss (``model(...).loss``; the output with its logits is dropped at
+    once, as ``Trainer.compute_loss`` returns only the loss), under autocast for mixed precision.
+    fp16-mixed scales the loss with torch's GradScaler (HF Trainer fp16=True)."""
+    import torch
+
     mixed = spec.precision in ("bf16-mixed", "fp16-mixed")
-    scaler = torch.amp.GradScaler(device.type) if spec.precision == "fp16-mixed" else None
+    dtype = compute_dtype(torch, spec.precision)
+    scaler = torch.amp.GradScaler(device_type) if spec.precision == "fp16-mixed" else None
+    accumulation = getattr(spec, "gradient_accumulation_steps", 1)
+    runs = accumulation if micro_batches is None else micro_batches
     model.train()
 
     def step(mark):
-        mark("forward")
-        with torch.autocast(device.type, dtype=_dtype(torch, spec.precision), enabled=mixed):
-            loss = model(input_ids=ids, labels=ids).loss  # transformers shifts the labels itself
-        mark("backward")
-        (scaler.scale(loss) if scaler else loss).backward()
+        loss = None
+        for _ in range(runs):
+            mark("forward")
+            with torch.autocast(device_type, dtype=dtype, enabled=mixed):
+                loss = model(input_ids=ids, labels=ids).loss  # transformers shifts the labels itself
+            mark("backward")
+            scaled = loss / accumulation if accumulation > 1 else loss
+            (scaler.scale(scaled) if scaler else scaled).backward()
         mark("optimizer")
         if scaler:
             scaler.step(optimizer)
@@ -171,6 +287,17 @@ def build(pspec, device):
         mark("done")
         return loss.detach()
 
+    return step
+
+
+def build(pspec, device):
+    """(model, step(mark), description), like the reference runtime's."""
+    spec = pspec.spec
+    transformers, peft, bnb = imports(spec)
+    model = prepare(make_model(spec, pspec.arch, device, weights_dir=pspec.weights_dir), spec)
+    optimizer = make_optimizer(model, spec)
+    ids = make_batch(spec, pspec.arch, device, pspec.seed)
+    step = make_step(model, optimizer, ids, spec, device.type)
     describe = {"runtime": "hf", "stack_profile": spec.stack,
                 "implementation": f"transformers {transformers.__version__} + peft {peft.__version__}",
                 "quant_impl": f"bitsandbytes {bnb.__version__} NF4" if spec.method == "qlora" else None}

@@ -288,11 +288,13 @@ class Runner:
     def _result(self, build_s, losses, measured_memory, checkpoint) -> dict[str, Any]:
         pspec, spec, arch = self.pspec, self.pspec.spec, self.pspec.arch
         times = _spread(self.step_times)
-        tokens_per_step = spec.seq_len * spec.micro_batch
+        # a step is one optimizer step over gradient_accumulation_steps micro-batches (both runtimes)
+        accumulation = spec.gradient_accumulation_steps
+        tokens_per_step = spec.seq_len * spec.micro_batch * accumulation
         measured_lengths = (self.describe or {}).get("batch_lengths")
         if measured_lengths:  # padded tokens of the measured (post-warmup) steps
             steady = measured_lengths[pspec.warmup_steps:] or measured_lengths
-            tokens_per_step = sum(steady) / len(steady) * spec.micro_batch
+            tokens_per_step = sum(steady) / len(steady) * spec.micro_batch * accumulation
         tokens_per_s = tokens_per_step / times["mean"] if times["mean"] else None
         model_flops, hw_flops = flops_per_token(spec, arch)
         achieved = model_flops * tokens_per_s / 1e12 if tokens_per_s else None

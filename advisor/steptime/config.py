@@ -50,7 +50,7 @@ class Config:
     loss_chunked: bool
     kbit_prep_fp32: bool
     keep_quant_input: bool
-    quant_input_copy: bool
+    quant_out_follows_input: bool  # a quantized linear returns its input's dtype
     lora_dropout_copy: bool
     lora_cast_input: bool
     adapters_fp32: bool
@@ -69,7 +69,7 @@ def config_for(spec, arch, kernels: Kernels | None = None, stack=None) -> Config
         mlp_kind=arch.mlp_kind, norm=arch.norm, attn_bias=arch.attn_bias, tied=arch.tied_embeddings,
         moe=arch.experts > 0, loss_upcast_fp32=st.loss_upcast_fp32, loss_chunked=st.loss_chunks > 1,
         kbit_prep_fp32=st.kbit_prep_fp32, keep_quant_input=st.keep_quant_input,
-        quant_input_copy=st.quant_input_copy, lora_dropout_copy=st.lora_dropout_copy,
+        quant_out_follows_input=st.quant_out_follows_input, lora_dropout_copy=st.lora_dropout_copy,
         lora_cast_input=st.lora_cast_input, adapters_fp32=st.adapters_fp32, kernels=kernels or for_spec(spec),
     )
 

@@ -94,12 +94,13 @@ class Decoder:
         return self.o.linear(self.activation(x), self.wcast(w), self.T, fan_in, fan_out, bias=self.wcast(bt))
 
     def quant_linear(self, x: Tn, fan_in: Poly, fan_out: Poly, bias: bool) -> Tn:
-        """QuantLinear.forward: x.to(compute) (a copy with quant_input_copy and keep_input),
-        _QuantMatmul (dequantize, x @ w.t(); backward: dequantize again, the input-gradient
-        matmul; the 4-bit weight is frozen), + the bias cast to the compute dtype."""
+        """QuantLinear.forward: x.to(compute), _QuantMatmul (dequantize, x @ w.t(); backward:
+        dequantize again, the input-gradient matmul; the 4-bit weight is frozen), + the bias cast
+        to the compute dtype, and with quant_out_follows_input the output cast back to x's dtype
+        (bitsandbytes Linear4bit.forward: ``matmul_4bit(x.to(compute_dtype), ...).to(inp_dtype)``)."""
         o, ex, cfg = self.o, self.ex, self.cfg
         cd = self.dt.compute
-        xq = o.cast(x, cd, copy=cfg.quant_input_copy and cfg.keep_quant_input)
+        xq = o.cast(x, cd)
         n = fan_in * fan_out
         if cfg.quant == "int8":
             data, consts, dq_op = Tn(n, "int8"), [Tn(fan_out, "fp32")], "advisor.dequantize_int8.default"
@@ -131,7 +132,7 @@ class Decoder:
         if bias:
             bt = Tn(fan_out, self.dt.other, False)
             y = o.add(y, o.cast(self.wcast(bt), cd), out=y.numel)
-        return y
+        return o.cast(y, x.dtype) if cfg.quant_out_follows_input else y
 
     def lora(self, x: Tn, fan_in: Poly, fan_out: Poly, base: Tn) -> Tn:
         """LoraLinear.forward (PEFT lora.Linear): x.to(A.dtype) when casting, dropout, A, B,
@@ -146,7 +147,10 @@ class Decoder:
             h = o.linear(x, a, self.T, fan_in, r)
             return o.add(base, o.linear(h, b, self.T, r, fan_out), op="aten.addmm_.default")
         a, b = Tn(r * fan_in, dt.adapter, True), Tn(fan_out * r, dt.adapter, True)
-        xa = o.cast(x, a.dtype) if (cfg.lora_cast_input or not dt.mixed) else x
+        # PEFT's bitsandbytes layer casts the adapter input only when autocast is off (lora/bnb.py
+        # requires_conversion), as advisor.model.layers.LoraLinear
+        cast = cfg.lora_cast_input and not (cfg.method == "qlora" and dt.mixed)
+        xa = o.cast(x, a.dtype) if (cast or not dt.mixed) else x
         if cfg.lora_dropout and cfg.lora_dropout_copy:
             xa = o.dropout(xa)
         h = o.linear(self.activation(xa), self.wcast(a), self.T, fan_in, r)

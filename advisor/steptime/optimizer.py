@@ -51,8 +51,9 @@ def optimizer_step(ex: Exec, cfg: Config, tensors: list[tuple[Poly, Poly, str]])
         ex.emit(op, C.OPTIMIZER, [], [], read_bytes=read, write_bytes=written, flops=numel,
                 kernels=0 if cpu else 1, foreach=None if cpu else (lists, n, numel), cpu_only=cpu)
 
-    if cfg.optimizer == "sgd":
-        fe("aten._foreach_add_.List", 2, 2 * pbytes, pbytes)
+    if cfg.optimizer == "sgd":  # momentum 0 (advisor.model.optim): fused or foreach, one pass
+        fe("aten._fused_sgd_.default" if cfg.optimizer_impl == "fused" else "aten._foreach_add_.List", 2,
+           2 * pbytes, pbytes)
         return
     if cfg.optimizer in ("adamw-8bit", "paged-adamw-8bit"):
         _optimizer_8bit(ex, tensors)

@@ -256,6 +256,13 @@ class OpRecorder(TorchDispatchMode):
             read = float(sum(tensor_bytes(t) for t in _tensors(list(args[:4]))))
             written = float(sum(tensor_bytes(t) for t in _tensors([args[0], args[2], args[3]])))
             kernels = _foreach_kernels(func, args[:4])
+        elif name.startswith("aten._fused_sgd_"):
+            # _fused_sgd_(params, grads, momentum_buffer_list, ...): the schema marks grads mutable
+            # (for grad_scale); without one the kernel reads params, grads (and momentum buffers)
+            # and writes params (and momentum buffers) (torch 2.13 native_functions.yaml)
+            read = float(sum(tensor_bytes(t) for t in _tensors(list(args[:3]))))
+            written = float(sum(tensor_bytes(t) for t in _tensors([args[0], args[2]])))
+            kernels = _foreach_kernels(func, args[:2])
         elif func is aten._local_scalar_dense.default:
             kernels, read, written = 0, 0.0, 0.0  # .item() of a CPU step counter: host work only
         elif self.phase == "optimizer" and all(t.dim() == 0 for t in read_tensors + written_tensors):
@@ -330,7 +337,9 @@ def record_step(spec, arch, *, steps: int = 2, stack=None,
                     for i in range(max(1, steps)):
                         if i == max(1, steps) - 1:
                             recorder.reset()
-                        train_step(model, optimizer, batch, spec, on_phase=recorder.set_phase)
+                        # one micro-batch: RecordedStep.tokens is one micro-batch's, and the
+                        # step-time model multiplies forward and backward by the accumulation
+                        train_step(model, optimizer, batch, spec, on_phase=recorder.set_phase, micro_batches=1)
                     del model, optimizer, batch
                     runtime = "reference"
     return RecordedStep(ops=list(recorder.ops), tokens=spec.seq_len * spec.micro_batch,
