@@ -14,7 +14,9 @@ traceback.
     ├── ParseError           chat text we could not understand (carries an example that works)
     ├── MissingExtra         a feature needs an optional extra (torch, ray, matplotlib)
     ├── PilotError           a pilot could not be started, tracked or read back
-    └── LaunchError          no launch config for this plan and tool (says which would work)
+    ├── LaunchError          no launch config for this plan and tool (says which would work)
+    └── StateUnavailable     the state database cannot be written or reached (full or read-only
+                             disk, a PostgreSQL server that does not answer)
 """
 
 from __future__ import annotations
@@ -80,3 +82,7 @@ class PilotError(AdvisorError):
 
 class LaunchError(AdvisorError):
     """A launch config cannot be written for this plan and tool; the message says what would work."""
+
+
+class StateUnavailable(AdvisorError):
+    """The state database cannot record anything right now; the message says what to check."""

@@ -1,6 +1,7 @@
 """Ack and answer latency of the real bot under a burst of signed slash commands.
 
-Starts the fake Slack (tests/fakeslack.py) and `python -m bot` in HTTP mode against it, then sends
+Starts the fake Slack (tests/fakeslack.py) and `python -m bot` in HTTP mode (gunicorn, ``--workers``
+processes) against it, then sends
 ``--rate`` signed `/finetune` commands per second for ``--seconds`` (open loop: each request leaves
 at its scheduled time, whatever the previous ones are doing), each from its own channel so its
 answer can be matched. Prints the ack latency (HTTP response to the command; Slack's deadline is
@@ -48,10 +49,11 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=3.0, help="length of the burst (default 3)")
     parser.add_argument("--text", default="qlora llama-3-70b seq 8192", help="the question")
     parser.add_argument("--answer-timeout", type=float, default=120.0)
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
     args = parser.parse_args()
     total = int(args.rate * args.seconds)
     with FakeSlack() as slack, tempfile.TemporaryDirectory() as tmp:
-        bot = BotProcess(slack, Path(tmp)).start()
+        bot = BotProcess(slack, Path(tmp), web_workers=args.workers).start()
         try:
             for i in range(WARMUP):
                 bot.command(args.text, channel=f"CWARM{i}")

@@ -127,7 +127,9 @@ def trace_command(text: str) -> list[tuple[str, str]]:
             sys.setprofile(None)
             threading.setprofile(None)
         deadline = time.monotonic() + 60  # the worker still records the thread after posting
-        while getattr(services.answers, "pending", 0) and time.monotonic() < deadline:
+        outbox = getattr(services, "outbox", None)  # the outbox workers (bot/outbox.py) deliver the answer
+        while (getattr(getattr(services, "answers", None), "pending", 0) or (outbox is not None and outbox.busy)) \
+                and time.monotonic() < deadline:
             time.sleep(0.05)
         if getattr(services, "pilots", None) is not None and hasattr(services.pilots, "stop"):
             services.pilots.stop()

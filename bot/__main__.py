@@ -1,5 +1,15 @@
-"""`python -m bot`: Socket Mode when SLACK_APP_TOKEN is set, otherwise HTTP mode on PORT
-(POST /slack/events, GET /healthz). See docs/DESIGN.md, "Contracts": Bot."""
+"""`python -m bot [all|web|socket|worker]` (docs/DESIGN.md, "Contracts": Bot).
+
+    all      the default: HTTP mode under gunicorn on PORT (or Socket Mode when SLACK_APP_TOKEN
+             is set), each process also answering from the outbox; one command runs everything
+    web      HTTP mode under gunicorn on PORT: acknowledges and records requests (no answers)
+    socket   Socket Mode (SLACK_APP_TOKEN): acknowledges and records requests (no answers)
+    worker   answers from the outbox and follows pilots; no port, no Slack connection to hold
+
+Every role shares the state database (ADVISOR_STATE_DB, or ADVISOR_STATE_URL=postgresql://...
+for more than one machine), so ``web`` + ``worker`` (the Procfile) or several replicas of
+``all`` answer each request once.
+"""
 
 from __future__ import annotations
 
@@ -8,60 +18,101 @@ import signal
 import sys
 import threading
 
-from slack_sdk.errors import SlackApiError
-
+from advisor.errors import StateUnavailable
 from bot.settings import Settings, SettingsError
 
 logger = logging.getLogger("bot")
 GIL_SWITCH_INTERVAL_S = 0.001
+ROLES = ("all", "web", "socket", "worker")
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    role = args[0] if args else "all"
+    if role in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    if role not in ROLES or len(args) > 1:
+        print(f"usage: python -m bot [{'|'.join(ROLES)}]", file=sys.stderr)
+        return 2
     try:
         settings = Settings.from_env()
     except SettingsError as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 2
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(process)d %(name)s: %(message)s")
     # Answers are CPU-bound Python; acks are I/O. A shorter GIL switch interval (default 5 ms)
     # lets an ack thread get the interpreter back sooner while answers compute (measured with
     # benchmarks/bot_latency.py: see the closing note of issue 6).
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
-    from bot.app import build_app, health
+    if role == "socket" and not settings.socket_mode:
+        print("Error: `python -m bot socket` needs SLACK_APP_TOKEN (xapp-..., scope connections:write).",
+              file=sys.stderr)
+        return 2
+    if role == "web" and settings.signing_secret is None:
+        print("Error: `python -m bot web` needs SLACK_SIGNING_SECRET (Basic Information -> App Credentials).",
+              file=sys.stderr)
+        return 2
+    from bot.app import StartupError, authenticate, client_for
+    from bot.store import StateStore
 
     try:
-        app, services = build_app(settings)
-    except SlackApiError as exc:
-        print(f"Error: Slack refused the bot token ({exc.response.get('error')}) at {settings.api_url}: "
-              "check SLACK_BOT_TOKEN (and SLACK_API_URL if you set it).", file=sys.stderr)
+        authenticate(client_for(settings), settings)  # before any process is forked: plain errors
+        StateStore(settings.state_target).close()  # the state database opens and migrates, or says why
+        if role == "worker":
+            return _worker(settings)
+        if role == "socket" or (role == "all" and settings.socket_mode):
+            return _socket(settings, deliver=role == "all")
+    except (StartupError, StateUnavailable) as exc:
+        print(f"Error: {exc}", file=sys.stderr)
         return 2
-    except OSError as exc:
-        print(f"Error: cannot reach the Slack Web API at {settings.api_url} ({exc}); check the network "
-              "or SLACK_API_URL.", file=sys.stderr)
-        return 2
-    services.store.prune()
-    if settings.socket_mode:
-        from slack_bolt.adapter.socket_mode import SocketModeHandler
+    from bot.web import gunicorn_app
 
-        logger.info("Socket Mode via %s", settings.api_url)
-        SocketModeHandler(app, settings.app_token).start()
-        return 0
-    from bot.server import make_server
+    logger.info("HTTP mode on port %s (POST /slack/events, GET /healthz): %s gunicorn worker(s) x %s thread(s), "
+                "Slack API at %s", settings.port, settings.web_workers, settings.web_threads, settings.api_url)
+    gunicorn_app(settings, deliver=role == "all", role=role).run()
+    return 0
 
-    server = make_server(app, settings.port, lambda: health(services, "http"), signing_secret=settings.signing_secret)
+
+def _wait_for_signal() -> None:
+    stopped = threading.Event()
 
     def stop(signum: int, frame: object) -> None:
         logger.info("signal %s: stopping", signum)
-        threading.Thread(target=server.shutdown, daemon=True).start()
+        stopped.set()
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    logger.info("HTTP mode on port %s (POST /slack/events, GET /healthz), Slack API at %s",
-                server.server_address[1], settings.api_url)
+    while not stopped.wait(1.0):
+        pass
+
+
+def _worker(settings: Settings) -> int:
+    from bot.app import build_app
+
+    _, services = build_app(settings, deliver=True, role="worker")
+    services.store.prune()
     try:
-        server.serve_forever(poll_interval=0.05)
+        _wait_for_signal()
     finally:
-        server.server_close()
+        services.close()
+    return 0
+
+
+def _socket(settings: Settings, *, deliver: bool) -> int:
+    from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+    from bot.app import build_app
+
+    app, services = build_app(settings, deliver=deliver, role="socket")
+    services.store.prune()
+    logger.info("Socket Mode via %s", settings.api_url)
+    handler = SocketModeHandler(app, settings.app_token)
+    handler.connect()
+    try:
+        _wait_for_signal()
+    finally:
+        handler.close()
         services.close()
     return 0
 

@@ -13,7 +13,7 @@ The listener for `/finetune catalog ...` calls one pure-ish function and posts w
                                     catalog_path=settings.catalog_path, audit=audit, lang=lang)
         respond(text=text, response_type="ephemeral")
 
-Settings (read from a mapping the caller passes, like ``bot.pilots_policy.PilotSettings``):
+Settings (``bot.settings.Settings.catalog_admins``):
 
     ADVISOR_CATALOG_ADMINS   Slack user ids that may change the catalog (comma-separated)
 """
@@ -21,8 +21,7 @@ Settings (read from a mapping the caller passes, like ``bot.pilots_policy.PilotS
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -31,9 +30,7 @@ from advisor.errors import AdvisorError
 from advisor.format import usd
 from advisor.i18n import t
 from bot.audit import AuditLog
-from bot.pilots_policy import id_list
 
-ENV_ADMINS = "ADVISOR_CATALOG_ADMINS"
 VERBS = ("set-price", "set-offered", "set-storage-price", "audit")
 HELP_WORDS = frozenset({"help", "ayuda", "?", "admin"})
 YES = frozenset({"yes", "y", "si", "sí", "true", "on", "1"})
@@ -48,15 +45,6 @@ USAGE = {
 MAX_AUDIT_ROWS = 25
 # What an audit row keeps of the typed arguments (a pasted essay is not evidence).
 MAX_AUDITED_ARGS, MAX_AUDITED_ARG_CHARS = 8, 100
-
-
-@dataclass(frozen=True)
-class CatalogAdminSettings:
-    admins: frozenset[str] = frozenset()
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> "CatalogAdminSettings":
-        return cls(admins=id_list(env.get(ENV_ADMINS)))
 
 
 class _Invalid(Exception):

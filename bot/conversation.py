@@ -1,5 +1,6 @@
-"""One question, one answer: ask the advisor (with the thread's stored spec), render, post, and
-remember the thread. Shared by the slash command, mentions, thread replies and DMs."""
+"""One question, one answer: ask the advisor (with the thread's stored spec), render, post once,
+and remember the thread in the same transaction. Shared by the slash command, mentions, thread
+replies and DMs; runs as an outbox job (bot/outbox.py) after the ack."""
 
 from __future__ import annotations
 
@@ -9,17 +10,19 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
-from slack_sdk.webhook import WebhookClient
 
 from advisor.i18n import t
 from advisor.spec import SpecRequest
+from advisor.statedb import Tx
+from bot.delivery import post_once
 from bot.render import blockkit as bk
 from bot.render.answer import render_answer
 from bot.render.labels import changes
 from bot.render.simple import render_catalog, render_help, render_text
 from bot.services import Services
+from bot.slack import webhook
+from bot.store import Job
 
 logger = logging.getLogger(__name__)
 
@@ -51,9 +54,15 @@ def clean_text(text: str) -> str:
     return " ".join(html.unescape(text).split())
 
 
-def answer_question(services: Services, client: WebClient, q: Question) -> str | None:
-    """Answer ``q``; returns the ts of the posted answer (None when nothing was posted)."""
-    state = services.store.thread(q.channel, q.thread_ts) if q.thread_ts else None
+def answer_question(services: Services, q: Question, job: Job | None = None) -> str | None:
+    """Answer ``q``; returns the ts of the posted answer (None when nothing was posted).
+
+    With ``job`` (an outbox job), the answer is posted at most once (bot.delivery, key
+    ``<job key>#answer``) and the thread's new spec, the stored answer and the job's end are
+    committed in one transaction with the delivery; the thread state is read when the job runs,
+    so a follow-up queued behind another in the same thread sees the spec the first one left."""
+    store, client = services.store, services.client
+    state = store.thread(q.channel, q.thread_ts) if q.thread_ts else None
     previous = state.request if state else None
     answer = services.advisor.ask(q.text, previous=previous, lang_hint=state.lang if state else None)
     if answer.kind == "clarify" and not q.addressed:
@@ -65,13 +74,27 @@ def answer_question(services: Services, client: WebClient, q: Question) -> str |
     if answer.kind in PRIVATE_KINDS and q.response_url and q.thread_ts is None:
         # A slash command the advisor could not read: only the person who typed it sees the
         # question back, instead of the whole channel.
-        WebhookClient(q.response_url).send(text=text, blocks=blocks, response_type="ephemeral")
+        webhook(q.response_url).send(text=text, blocks=blocks, response_type="ephemeral")
         return None
-    ts = post(client, q, blocks, text, answer.lang)
-    if ts is None:
+
+    def on_posted(tx: Tx, ts: str) -> None:
+        remember(services, q, answer, data, previous, ts, tx)
+        if job is not None:
+            store.finish(job, {"ts": ts}, tx)
+
+    try:
+        return post_once(store, client, f"{job.key if job else 'direct'}#answer", channel=q.channel,
+                         thread_ts=q.thread_ts, text=text, blocks=blocks, job_id=job.id if job else None,
+                         on_posted=on_posted, unfurl_links=False, unfurl_media=False)
+    except SlackApiError as err:
+        code = err.response.get("error")
+        if code not in CANNOT_POST or not q.response_url:
+            raise
+        logger.info("cannot post in %s (%s); answering through response_url", q.channel, code)
+        hint = bk.context(t("bot.not_in_channel", answer.lang, bot=f"<@{q.bot_user}>" if q.bot_user else "@advisor"))
+        webhook(q.response_url).send(text=text, blocks=bk.fit(blocks + [hint], t("bot.answer.overflow", answer.lang)),
+                                     response_type="in_channel")
         return None
-    remember(services, q, answer, data, previous, ts)
-    return ts
 
 
 def with_option_breakdowns(answer: Any) -> dict[str, Any]:
@@ -109,40 +132,23 @@ def render(services: Services, answer: Any, data: dict[str, Any], q: Question,
     return render_text(answer.text, lang, example=example if example and example not in answer.text else None)
 
 
-def post(client: WebClient, q: Question, blocks: list[bk.Block], text: str, lang: str) -> str | None:
-    """chat.postMessage in the thread (or as a new message); when the bot may not post in the
-    channel and the question came with a response_url, answer there with a hint instead."""
-    try:
-        result = client.chat_postMessage(channel=q.channel, thread_ts=q.thread_ts, blocks=blocks, text=text,
-                                         unfurl_links=False, unfurl_media=False)
-    except SlackApiError as err:
-        code = err.response.get("error")
-        if code not in CANNOT_POST or not q.response_url:
-            raise
-        logger.info("cannot post in %s (%s); answering through response_url", q.channel, code)
-        hint = bk.context(t("bot.not_in_channel", lang, bot=f"<@{q.bot_user}>" if q.bot_user else "@advisor"))
-        WebhookClient(q.response_url).send(text=text, blocks=bk.fit(blocks + [hint], t("bot.answer.overflow", lang)),
-                                           response_type="in_channel")
-        return None
-    return result["ts"]
-
-
 def remember(services: Services, q: Question, answer: Any, data: dict[str, Any], previous: SpecRequest | None,
-             ts: str) -> None:
-    """Store what the thread now means, and the answer behind the buttons of this message."""
+             ts: str, tx: Tx | None = None) -> None:
+    """Store what the thread now means, and the answer behind the buttons of this message
+    (inside the delivery's transaction when ``tx`` is given)."""
     store = services.store
     root = q.thread_ts or ts
     if answer.kind == "reset":
-        store.save_thread(q.channel, root, SpecRequest(), answer.lang, ts)
+        store.save_thread(q.channel, root, SpecRequest(), answer.lang, ts, tx=tx)
         return
     request = answer.request if answer.request is not None else previous
     if answer.kind in NUMBERS_KINDS:
-        store.save_answer(q.channel, ts, root, answer.kind, answer.lang, request, data)
+        store.save_answer(q.channel, ts, root, answer.kind, answer.lang, request, data, tx=tx)
     if request is not None:
-        store.save_thread(q.channel, root, request, answer.lang, ts)
+        store.save_thread(q.channel, root, request, answer.lang, ts, tx=tx)
     elif q.thread_ts and previous is not None:
-        store.touch_thread(q.channel, root, answer.lang, ts)
+        store.touch_thread(q.channel, root, answer.lang, ts, tx=tx)
     else:
         # A first answer without numbers (help, a FAQ): still a thread we follow, so a reply in
         # it is read as a question against an empty spec.
-        store.save_thread(q.channel, root, SpecRequest(), answer.lang, ts)
+        store.save_thread(q.channel, root, SpecRequest(), answer.lang, ts, tx=tx)

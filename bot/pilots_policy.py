@@ -1,8 +1,8 @@
 """Who may start pilots, where, and how much they may spend (the pilot flow's settings).
 
 Safe by default: with nothing configured nobody may start a pilot, and the refusal says which
-variables to set. ``PilotSettings.from_env`` reads them (like ``bot.settings.Settings.from_env``,
-from a mapping the caller passes in):
+variables to set. ``bot.settings.Settings`` reads them (the one settings model) and builds
+``Settings.pilots`` from:
 
     ADVISOR_PILOT_USERS            Slack user ids allowed to confirm pilots (comma-separated)
     ADVISOR_PILOT_GROUPS           Slack user group ids whose members may confirm
@@ -18,7 +18,7 @@ from a mapping the caller passes in):
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -35,19 +35,6 @@ GROUP_CACHE_S = 300.0
 def id_list(raw: str | None) -> frozenset[str]:
     """Slack ids from a setting: separated by commas or semicolons, spaces ignored."""
     return frozenset(x.strip() for x in (raw or "").replace(";", ",").split(",") if x.strip())
-
-
-def _float(env: Mapping[str, str], key: str, default: float) -> float:
-    raw = (env.get(key) or "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"{key} must be a number of US dollars (e.g. 5); got {raw!r}") from None
-    if value < 0:
-        raise ValueError(f"{key} cannot be negative; got {raw!r}")
-    return value
 
 
 @dataclass(frozen=True)
@@ -114,19 +101,3 @@ class PilotSettings:
     launcher: str = "local"
     ray_address: str | None = None
     workdir: str = "pilot-runs"
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> "PilotSettings":
-        policy = PilotPolicy(
-            users=id_list(env.get("ADVISOR_PILOT_USERS")), groups=id_list(env.get("ADVISOR_PILOT_GROUPS")),
-            admins=id_list(env.get("ADVISOR_PILOT_ADMINS")), channels=id_list(env.get("ADVISOR_PILOT_CHANNELS")),
-            cost_cap_usd=_float(env, "ADVISOR_PILOT_COST_CAP_USD", DEFAULT_COST_CAP_USD),
-            daily_budget_usd=_float(env, "ADVISOR_PILOT_DAILY_BUDGET_USD", DEFAULT_DAILY_BUDGET_USD),
-        )
-        launcher = (env.get("ADVISOR_PILOT_LAUNCHER") or "local").strip()
-        if launcher not in ("local", "ray"):
-            raise ValueError(f"ADVISOR_PILOT_LAUNCHER must be local or ray; got {launcher!r}")
-        steps = int((env.get("ADVISOR_PILOT_STEPS") or DEFAULT_STEPS))
-        return cls(policy=policy, steps=steps, launcher=launcher,
-                   ray_address=(env.get("RAY_ADDRESS") or "").strip() or None,
-                   workdir=(env.get("ADVISOR_PILOT_DIR") or "pilot-runs").strip())

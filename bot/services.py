@@ -1,6 +1,7 @@
-"""What every listener needs, built once per process: the catalog, the advisor, the state store
-and the work pools. Listeners get it from Bolt's ``context["services"]`` (a middleware puts it
-there), so they stay plain functions with a ``register(app)`` beside them."""
+"""What every listener and job needs, built once per process: the catalog, the advisor, the state
+store, the Web API client and the outbox workers. Listeners get it from Bolt's
+``context["services"]`` (a middleware puts it there), so they stay plain functions with a
+``register(app)`` beside them."""
 
 from __future__ import annotations
 
@@ -10,34 +11,31 @@ from typing import TYPE_CHECKING, Any, Protocol
 from advisor.catalog import Catalog
 from bot.settings import Settings
 from bot.store import StateStore
-from bot.work import ErrorHandler, WorkPool
 
 if TYPE_CHECKING:
     from slack_sdk import WebClient
 
-# Answers waiting for a worker before new questions are told "busy": 100 requests/s for a few
-# seconds (issue 8's burst) fits; beyond that, a prompt "busy" beats an answer minutes late.
-MAX_PENDING_ANSWERS = 1000
-# Traces and charts waiting for the heavy worker: each takes seconds, so a longer queue would
-# only promise results that arrive long after anyone is looking.
+    from bot.outbox import Outbox
+
+# Traces waiting for the heavy workers before a new "Verify exactly" is told to click again
+# later: each takes seconds to a minute, so a longer queue would only promise results that
+# arrive long after anyone is looking.
 MAX_PENDING_HEAVY = 8
 
 
 class Asker(Protocol):
     """advisor.answer.Advisor's interface, as the bot uses it."""
 
-    def ask(self, text: str, previous: Any = None) -> Any: ...
+    def ask(self, text: str, previous: Any = None, lang_hint: str | None = None) -> Any: ...
 
 
 class PilotFlow(Protocol):
-    """The pilot flow (bot/pilots*, a later part) plugs in here: it registers its own listeners
-    (the "Run pilot" button, confirmation, progress edits) and starts a pilot for
-    ``/finetune pilot <text>``."""
+    """The pilot flow (bot/pilots*): registers its listeners (the "Run pilot" button,
+    confirmation, cancel), runs its jobs, and follows running pilots."""
 
     def register(self, app: Any) -> None: ...
 
-    def start_from_command(self, services: "Services", client: "WebClient", command: dict[str, Any],
-                           text: str, lang: str) -> None: ...
+    def handlers(self) -> dict[str, Any]: ...
 
 
 @dataclass
@@ -46,20 +44,31 @@ class Services:
     catalog: Catalog
     advisor: Asker
     store: StateStore
-    answers: WorkPool
-    heavy: WorkPool
+    client: "WebClient"
+    outbox: "Outbox | None" = None
     pilots: PilotFlow | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def wake(self) -> None:
+        """A job was just recorded by this process: its local workers take it at once."""
+        if self.outbox is not None:
+            self.outbox.notify()
+
+    def heavy_backlog(self) -> int:
+        return int((self.store.backlog().get("heavy") or {}).get("jobs", 0))
+
     def close(self) -> None:
-        self.answers.shutdown(wait=False)
-        self.heavy.shutdown(wait=False)
+        if self.outbox is not None:
+            self.outbox.stop(timeout=2)
+        if self.pilots is not None and hasattr(self.pilots, "stop"):
+            self.pilots.stop()
         self.store.close()
 
 
-def build_services(settings: Settings, on_error: ErrorHandler, *, advisor: Asker | None = None) -> Services:
-    """Open the catalog and the state store, and make the advisor and the pools."""
+def build_services(settings: Settings, client: "WebClient", *, advisor: Asker | None = None) -> Services:
+    """Open the catalog and the state store, and make the advisor (no workers yet)."""
     catalog = Catalog.open(settings.catalog_path)
+    store = StateStore(settings.state_target)
     if advisor is None:
         from advisor.answer import Advisor
         from advisor.hub import HubReader
@@ -67,15 +76,8 @@ def build_services(settings: Settings, on_error: ErrorHandler, *, advisor: Asker
         from advisor.pilot.store import PilotStore
 
         # measured pilots in the same state database calibrate every later answer; Hub configs
-        # read for model ids in chat are kept there too (advisor.hub)
+        # read for model ids in chat are cached in the SQLite state file (advisor.hub)
         models = HubReader(settings.state_db, endpoint=settings.hub_endpoint, cache_dir=settings.hub_cache,
                            token=settings.hub_token)
-        advisor = Advisor(catalog, calibration=PilotCalibration(PilotStore(settings.state_db)), models=models)
-    return Services(
-        settings=settings,
-        catalog=catalog,
-        advisor=advisor,
-        store=StateStore(settings.state_db),
-        answers=WorkPool("answers", settings.answer_workers, MAX_PENDING_ANSWERS, on_error),
-        heavy=WorkPool("heavy", settings.heavy_workers, MAX_PENDING_HEAVY, on_error),
-    )
+        advisor = Advisor(catalog, calibration=PilotCalibration(PilotStore(store.db)), models=models)
+    return Services(settings=settings, catalog=catalog, advisor=advisor, store=store, client=client)

@@ -52,6 +52,34 @@ def cli():
     return invoke
 
 
+@pytest.fixture(scope="session")
+def pg_server():
+    """A real PostgreSQL server for the whole run (tests/pgserver.py; as an unprivileged user when
+    the tests run as root). Skipped, with the reason, only where one cannot be started."""
+    from tests.pgserver import PostgresServer, unavailable
+
+    reason = unavailable()
+    if reason:
+        pytest.skip(f"no PostgreSQL server for this run: {reason}")
+    server = PostgresServer.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server) -> str:
+    """A fresh, empty database on the run's PostgreSQL server."""
+    return pg_server.create_database()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def state_target(request, tmp_path) -> str:
+    """The same state test against both backends: a SQLite file and a PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "state.db")
+    return request.getfixturevalue("pg_url")
+
+
 def run_advisor(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:
     """`python -m advisor ...` in a subprocess (a real process start, as a user runs it)."""
     return subprocess.run([sys.executable, "-m", "advisor", *args], cwd=cwd, env=env,

@@ -17,7 +17,8 @@ from advisor.catalog import Catalog
 from advisor.format import usd
 from advisor.i18n import t
 from advisor.pilot.store import PilotStore
-from bot.admin import CatalogAdminSettings, handle_catalog_admin, is_admin_command
+from bot.admin import handle_catalog_admin, is_admin_command
+from bot.settings import Settings
 from bot.audit import AuditLog
 from tests.conftest import have
 from tests.fakeslack import BotProcess, FakeSlack, message_text
@@ -42,7 +43,7 @@ def admin(words: str, user: str, scratch_db, audit, *, admins=(ADMIN,), lang="en
     ({"ADVISOR_CATALOG_ADMINS": " U1, U2 ;U3,"}, frozenset({"U1", "U2", "U3"})),
 ])
 def test_admins_come_from_settings_and_default_to_nobody(env, admins):
-    assert CatalogAdminSettings.from_env(env).admins == admins
+    assert Settings.from_env({"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s", **env}).catalog_admins == admins
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])

@@ -1,8 +1,7 @@
 """The app as wired (in-process, against the fake Slack): the manifest and the listeners agree,
-Socket Mode uses the same listeners and SLACK_API_URL, and the work pools bound their backlog and
-route failures to the error handler."""
+Socket Mode uses the same listeners and SLACK_API_URL, the outbox workers run what was recorded
+and route failures to the failure handler, and start-up survives a failing auth.test."""
 
-import threading
 import time
 
 import pytest
@@ -12,10 +11,8 @@ from slack_bolt import BoltRequest
 from bot.app import build_app
 from bot.conversation import clean_text
 from bot.listeners.commands.finetune import COMMAND, subcommand
-from bot.server import EVENTS_PATH
 from bot.settings import Settings
-from advisor.i18n import t
-from bot.work import Busy, WorkPool
+from bot.web import EVENTS_PATH
 from tests.conftest import ROOT
 from tests.fakeslack import BOT_TOKEN, SIGNING_SECRET, command_body, event_body, sign
 
@@ -102,16 +99,62 @@ def test_clean_text(raw, clean):
     assert clean_text(raw) == clean
 
 
-def test_a_full_pool_says_busy_and_a_failure_reaches_the_error_handler():
-    errors, gate = [], threading.Event()
-    pool = WorkPool("t", workers=1, max_pending=2, on_error=lambda exc, where: errors.append((str(exc), where)))
-    pool.submit(gate.wait, 5)
-    pool.submit(lambda: 1 / 0, where={"channel": "C1"})
-    with pytest.raises(Busy):
-        pool.submit(print)
-    gate.set()
-    pool.shutdown(wait=True)
-    assert errors == [("division by zero", {"channel": "C1"})] and pool.pending == 0
+def test_the_outbox_runs_what_was_recorded_and_routes_failures(tmp_path):
+    from bot.outbox import Outbox, QueueSpec
+    from bot.store import NewJob, StateStore
+
+    store = StateStore(tmp_path / "state.db")
+    ran, failed = [], []
+
+    def work(job):
+        if job.payload.get("boom"):
+            raise ZeroDivisionError("division by zero")
+        ran.append(job.key)
+
+    outbox = Outbox(store, {"question": work}, lambda job, exc: failed.append((job.key, str(exc))),
+                    queues=[QueueSpec("answers", 2)], lease_s=5, poll_s=0.05).start()
+    try:
+        for key, boom in (("ok1", False), ("bad", True), ("ok2", False)):
+            store.enqueue(NewJob(key, "question", {"boom": boom}))
+            outbox.notify()
+        deadline = time.monotonic() + 30
+        while (len(ran) < 2 or not failed) and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        outbox.stop()
+    assert sorted(ran) == ["ok1", "ok2"] and failed == [("bad", "division by zero")]
+    states = {r["key"]: r["state"] for r in store.db.query("SELECT key, state FROM outbox")}
+    assert states == {"ok1": "done", "ok2": "done", "bad": "failed"}
+
+
+def test_a_transient_failure_is_tried_again_not_apologised_for(tmp_path):
+    from slack_sdk.errors import SlackApiError
+    from slack_sdk.web import SlackResponse
+
+    from bot.outbox import Outbox, QueueSpec
+    from bot.store import NewJob, StateStore
+
+    store = StateStore(tmp_path / "state.db")
+    tries, failed = [], []
+
+    def flaky(job):
+        tries.append(job.attempts)
+        if job.attempts == 1:
+            raise SlackApiError("ratelimited", SlackResponse(client=None, http_verb="POST", api_url="x", req_args={},
+                                                             data={"ok": False, "error": "ratelimited"},
+                                                             headers={}, status_code=429))
+
+    outbox = Outbox(store, {"question": flaky}, lambda job, exc: failed.append(job.key),
+                    queues=[QueueSpec("answers", 1)], lease_s=5, poll_s=0.05).start()
+    try:
+        store.enqueue(NewJob("flaky", "question", {}))
+        outbox.notify()
+        deadline = time.monotonic() + 30
+        while store.job("flaky")["state"] != "done" and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        outbox.stop()
+    assert tries == [1, 2] and failed == [] and store.job("flaky")["state"] == "done"
 
 
 def test_the_bot_starts_without_importing_heavy_extras(slack, tmp_path):
@@ -131,18 +174,47 @@ def test_the_bot_starts_without_importing_heavy_extras(slack, tmp_path):
     assert out.stdout.strip().splitlines()[-1] == "[]"
 
 
-def test_a_full_pool_tells_the_person_busy_off_the_listener_thread(slack):
-    from slack_sdk import WebClient
+def test_start_up_retries_a_failing_auth_test_then_starts(slack, tmp_path):
+    """One 500 and one 429 on auth.test at start: retried by the client's handlers, no traceback."""
+    slack.fault("auth.test", "server_error", status=500)
+    slack.fault("auth.test", "ratelimited", retry_after=1)
+    app, services = build_app(settings_for(slack, tmp_path))
+    try:
+        assert len(slack.calls_to("auth.test", processed_only=False)) >= 3
+    finally:
+        services.close()
 
-    from bot.listeners.submit import submit
 
-    gate = threading.Event()
-    pool = WorkPool("t", workers=1, max_pending=1, on_error=lambda exc, where: None)
-    pool.submit(gate.wait, 5)
-    where = {"channel": "CBUSY", "user": "U1", "response_url": slack.response_url("busy"), "lang": "es"}
-    client = WebClient(token=BOT_TOKEN, base_url=slack.api_url)
-    assert submit(pool, client, where, print) is False
-    [call] = slack.wait_for("response_url", lambda c: c.args.get("name") == "busy")
-    assert call.args["response_type"] == "ephemeral" and call.args["text"] == t("bot.busy", "es")
-    gate.set()
-    pool.shutdown(wait=True)
+def test_start_up_says_plainly_when_slack_stays_down_or_refuses_the_token(slack, tmp_path):
+    import subprocess
+    import sys
+
+    from tests.fakeslack import free_port
+
+    env = {"SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_SIGNING_SECRET": SIGNING_SECRET, "ADVISOR_STATE_DB": str(tmp_path / "s.db"),
+           "ADVISOR_STARTUP_RETRY_S": "3", "ADVISOR_SLACK_RETRY_S": "1", "PATH": "/usr/bin:/bin",
+           "PYTHONPATH": str(ROOT)}
+    down = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**env, "SLACK_API_URL": f"http://127.0.0.1:{free_port()}/api/"})
+    assert down.returncode == 2 and "Traceback" not in down.stderr
+    assert "Could not check the bot token" in down.stderr and "status.slack.com" in down.stderr
+    refused = subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                             env={**env, "SLACK_API_URL": slack.api_url, "SLACK_BOT_TOKEN": "xoxb-wrong"})
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "Slack refused the bot token (invalid_auth)" in refused.stderr
+
+
+def test_healthz_fails_when_the_web_api_does_not_answer(slack, tmp_path):
+    from bot.app import health
+
+    app, services = build_app(settings_for(slack, tmp_path))
+    try:
+        assert health(services, "http")["ok"] is True
+        slack.fault("api.test", "server_error", status=503, times=5)
+        services.extra["slack_health"]["at"] = -1e9  # the next check asks Slack again
+        report = health(services, "http")
+        assert report["ok"] is False and report["slack"]["reachable"] is False and report["state"]["writable"]
+        slack.clear_faults()
+        assert health(services, "http")["ok"] is True  # a failed check is retried on the next probe
+    finally:
+        services.close()

@@ -106,8 +106,8 @@ def test_a_write_killed_mid_transaction_leaves_the_last_commit_intact(tmp_path):
     path = tmp_path / "state.db"
     StateStore(path).close()
     script = ("import os, signal, sys; from bot.store import StateStore; s = StateStore(sys.argv[1]); "
-              "[s.claim(f'k{i}', 'test') for i in range(20)]; c = s._conn; c.execute('BEGIN IMMEDIATE'); "
-              "c.execute(\"INSERT INTO processed VALUES ('half', 'test', 0)\"); os.kill(os.getpid(), signal.SIGKILL)")
+              "[s.claim(f'k{i}', 'test') for i in range(20)]; cm = s.transaction(); tx = cm.__enter__(); "
+              "tx.execute(\"INSERT INTO processed VALUES ('half', 'test', 0)\"); os.kill(os.getpid(), signal.SIGKILL)")
     assert subprocess.run([sys.executable, "-c", script, str(path)], cwd=ROOT).returncode == -signal.SIGKILL
     store = StateStore(path)
     assert all(not store.claim(f"k{i}", "test") for i in range(20)) and store.claim("half", "test")
@@ -175,12 +175,16 @@ def finals(slack: FakeSlack, channel: str, root: str, pilot_id: str) -> list:
                           and any((b.get("block_id") or "") == f"pilot_final_{pilot_id}" for b in c.args.get("blocks") or []))
 
 
-def wait_final(slack: FakeSlack, channel: str, root: str, pilot_id: str):
+def wait_final(bot: BotProcess, slack: FakeSlack, channel: str, root: str, pilot_id: str):
+    """The pilot's end as posted, once. The end is the outbox job ``pilot-final:<id>`` (a unique
+    key: a second enqueue does nothing), so once that job is done no second final can follow:
+    wait for that, not for a fixed time."""
     deadline = time.monotonic() + PILOT_TIMEOUT_S
-    while not finals(slack, channel, root, pilot_id):
-        assert time.monotonic() < deadline, "no final message in the thread"
+    key = f"pilot-final:{pilot_id}"
+    while not (finals(slack, channel, root, pilot_id)
+               and bot.query("SELECT 1 AS x FROM outbox WHERE key = ? AND state = 'done'", (key,))):
+        assert time.monotonic() < deadline, f"no final message in the thread (or job {key} not done)"
         time.sleep(0.1)
-    time.sleep(1.5)  # a second final would follow within a watcher tick or two
     [final] = finals(slack, channel, root, pilot_id)
     return final
 
@@ -204,7 +208,7 @@ def test_kill_9_of_the_bot_mid_pilot_then_restart(slack, tmp_path, runner_surviv
         if not runner_survives:
             os.killpg(json.loads(pilot_row(bot, pilot_id)["handle"])["ref"]["pid"], signal.SIGKILL)
         bot.restart()
-        final = wait_final(slack, "CPILOT", "1700000000.000001", pilot_id)
+        final = wait_final(bot, slack, "CPILOT", "1700000000.000001", pilot_id)
         text = message_text(final.args["blocks"])
         if runner_survives:
             assert "predicted" in text and "measured" in text and pilot_row(bot, pilot_id)["state"] == "finished"
@@ -232,7 +236,7 @@ def test_a_killed_runner_is_reported_failed_with_its_last_progress(slack, tmp_pa
         pilot_id, _ = start_pilot(bot, slack, "CRUNNER")
         handle = json.loads(pilot_row(bot, pilot_id)["handle"])
         os.killpg(handle["ref"]["pid"], signal.SIGKILL)
-        final = wait_final(slack, "CRUNNER", "1700000000.000001", pilot_id)
+        final = wait_final(bot, slack, "CRUNNER", "1700000000.000001", pilot_id)
         row = pilot_row(bot, pilot_id)
         steps = json.loads(row["last_progress"])["steps_completed"]
         assert (row["state"], row["reason"]) == ("failed", "killed") and steps >= 1

@@ -5,11 +5,19 @@ from __future__ import annotations
 import pytest
 
 from bot.pilots import ChannelLimiter
-from bot.pilots_policy import PilotPolicy, PilotSettings, start_of_day
+from bot.pilots_policy import PilotPolicy, start_of_day
+from bot.settings import Settings, SettingsError
+
+BASE = {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s"}
+
+
+def pilot_settings(env):
+    """The pilot settings as the bot reads them (one settings model: bot.settings.Settings)."""
+    return Settings.from_env({**BASE, **env}).pilots
 
 
 def test_nothing_configured_means_nobody_may_start_a_pilot():
-    settings = PilotSettings.from_env({})
+    settings = pilot_settings({})
     assert not settings.policy.configured and not settings.policy.may_confirm("UALICE")
     assert (settings.launcher, settings.policy.cost_cap_usd, settings.policy.daily_budget_usd) == ("local", 5.0, 50.0)
 
@@ -22,7 +30,7 @@ def test_nothing_configured_means_nobody_may_start_a_pilot():
     ({"ADVISOR_PILOT_GROUPS": "SOTHER"}, "UCAROL", False),
 ])
 def test_who_may_confirm(env, user, allowed):
-    policy = PilotSettings.from_env(env).policy
+    policy = pilot_settings(env).policy
     assert policy.may_confirm(user, members=lambda g: {"UCAROL"} if g == "SMLTEAM" else set()) is allowed
 
 
@@ -44,13 +52,13 @@ def test_cost_cap_and_daily_budget(cost, spent, problem):
 
 
 def test_channels_restrict_where_pilots_run():
-    policy = PilotSettings.from_env({"ADVISOR_PILOT_USERS": "U", "ADVISOR_PILOT_CHANNELS": "CML"}).policy
+    policy = pilot_settings({"ADVISOR_PILOT_USERS": "U", "ADVISOR_PILOT_CHANNELS": "CML"}).policy
     assert policy.channel_allowed("CML") and not policy.channel_allowed("CRANDOM")
 
 
 def test_a_bad_amount_says_what_to_type():
-    with pytest.raises(ValueError, match="ADVISOR_PILOT_COST_CAP_USD must be a number"):
-        PilotSettings.from_env({"ADVISOR_PILOT_COST_CAP_USD": "five"})
+    with pytest.raises(SettingsError, match="ADVISOR_PILOT_COST_CAP_USD must be a number"):
+        pilot_settings({"ADVISOR_PILOT_COST_CAP_USD": "five"})
 
 
 def test_the_budget_day_starts_at_midnight_utc():

@@ -1,75 +1,196 @@
-"""The Ray launcher on a real local Ray cluster (CPU; one fake GPU of type H100 for scheduling)."""
+"""The Ray launcher on a real local Ray cluster through the Ray Jobs API.
+
+The cluster is ``ray start --head --block`` on loopback with the dashboard (the Jobs API), token
+authentication on (Ray's default), one fake GPU and the accelerator label of an H100 SXM
+(``accelerator_type:H100-SXM``), started from an environment that holds Slack secrets, as an
+operator's shell might: the pilot's runner must not see them. Pilots run on this CPU (tiny
+model, fp32); placement, events, logs, stop, re-attach and the runner's environment are real."""
 
 from __future__ import annotations
 
+import json
+import os
+import secrets
+import signal
 import subprocess
 import sys
+import tempfile
 import time
+import urllib.request
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT, have
+from tests.fakeslack import free_port
 from tests.pilot_helpers import tiny_pilot
 
 pytestmark = [pytest.mark.ray, pytest.mark.torch, pytest.mark.slow,
               pytest.mark.skipif(not (have("ray") and have("torch")), reason="needs the ray and pilot extras")]
 
+LABEL = "H100-SXM"
+START_TIMEOUT_S = 180
+PILOT_TIMEOUT_S = 240
+LONG = 10_000  # steps: a pilot still running when the test acts on it
+CLUSTER_SECRETS = {"SLACK_BOT_TOKEN": "xoxb-cluster-secret", "SLACK_SIGNING_SECRET": "cluster-signing"}
+
 
 @pytest.fixture(scope="module")
 def cluster():
-    import ray
+    """(dashboard address, auth token) of a head node of our own; torn down by process group."""
+    token = secrets.token_hex(16)
+    port = free_port()
+    temp = tempfile.mkdtemp(prefix="ray-", dir="/tmp")  # short: Ray's socket paths must fit 107 bytes
+    env = {**os.environ, **CLUSTER_SECRETS, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token,
+           "RAY_USAGE_STATS_ENABLED": "0", "PYTHONPATH": str(ROOT),
+           "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+    log = open(Path(temp) / "head.log", "wb")
+    head = subprocess.Popen(
+        [sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--block", "--port=0",
+         "--node-ip-address=127.0.0.1", "--dashboard-host=127.0.0.1", f"--dashboard-port={port}",
+         "--include-dashboard=true", "--num-cpus=2", "--num-gpus=1",
+         f"--resources={json.dumps({f'accelerator_type:{LABEL}': 1})}", f"--temp-dir={temp}",
+         "--disable-usage-stats"], env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    address = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while True:
+        try:
+            request = urllib.request.Request(f"{address}/api/version", headers={"authorization": f"Bearer {token}"})
+            with urllib.request.urlopen(request, timeout=2):
+                break
+        except OSError:
+            if head.poll() is not None or time.monotonic() > deadline:
+                _stop(head)
+                pytest.fail(f"the Ray head did not start:\n{(Path(temp) / 'head.log').read_text()[-3000:]}")
+            time.sleep(0.5)
+    saved = {k: os.environ.get(k) for k in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN")}
+    os.environ.update({"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token})  # the client (the bot's side)
+    _forget_cached_token()  # another test of this run may have made Ray load another cluster's token
+    yield address
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+    _forget_cached_token()
+    _stop(head)
+    log.close()
 
-    ray.init(address="local", num_cpus=2, num_gpus=1, resources={"accelerator_type:H100": 1},
-             include_dashboard=False, namespace="advisor-pilots", log_to_driver=False, logging_level="warning")
-    yield ray.get_runtime_context().gcs_address
-    ray.shutdown()
+
+def _forget_cached_token() -> None:
+    """Ray reads the auth token once per process (ray._raylet.AuthenticationTokenLoader, a
+    singleton with reset_cache); the client must read this cluster's."""
+    try:
+        from ray._raylet import AuthenticationTokenLoader
+    except ImportError:  # a Ray without token authentication
+        return
+    AuthenticationTokenLoader.instance().reset_cache()
 
 
-def test_a_pilot_lands_on_the_requested_gpu_type_and_finishes(cluster, tmp_path):
+def _stop(head: subprocess.Popen) -> None:
+    """SIGTERM to the head's process group (ray start --block tears its processes down), then
+    SIGKILL whatever is left: only the processes this fixture started."""
+    for sig, wait in ((signal.SIGTERM, 20), (signal.SIGKILL, 10)):
+        try:
+            os.killpg(head.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            head.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            continue
+        if sig == signal.SIGTERM:
+            try:
+                os.killpg(head.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            return
+
+
+def launcher_for(address, workdir, **kwargs):
     from advisor.pilot.launchers.ray import RayLauncher
 
-    launcher = RayLauncher(cluster, tmp_path)
-    handle = launcher.submit(tiny_pilot(tmp_path, gpu="h100-sxm", steps=2))
-    deadline, st = time.monotonic() + 120, None
+    return RayLauncher(address, workdir, python=sys.executable, **kwargs)
+
+
+def wait(launcher, handle, until, timeout=PILOT_TIMEOUT_S):
+    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         st = launcher.status(handle)
-        if st.terminal:
-            break
-        time.sleep(0.2)
-    assert handle.ref["accelerator_type"] == "H100" and handle.ref["num_gpus"] == 1
+        if until(st):
+            return st
+        time.sleep(0.3)
+    raise AssertionError(f"pilot did not reach the expected state; last {st}\nlog: {launcher.logs(handle)[-2000:]}")
+
+
+def runner_pids(workdir: Path) -> list[int]:
+    out = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            cmd = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"advisor.pilot.job" in cmd and str(workdir).encode() in cmd:
+            out.append(int(proc.name))
+    return out
+
+
+def test_a_pilot_is_a_ray_job_on_the_labelled_gpu_and_finishes(cluster, tmp_path):
+    from ray.job_submission import JobSubmissionClient
+
+    launcher = launcher_for(cluster, tmp_path)
+    handle = launcher.submit(tiny_pilot(tmp_path, gpu="h100-sxm", steps=2))
+    st = wait(launcher, handle, lambda s: s.terminal)
+    assert (handle.ref["accelerator_type"], handle.ref["num_gpus"]) == (LABEL, 1)
+    assert handle.ref["resources"] == {f"accelerator_type:{LABEL}": 0.001}
     assert st.state == "finished" and st.result["gpu"] == "h100-sxm" and len(st.result["step_s"]) == 2
     assert [e.type for e in launcher.events(handle)][-1] == "finished"
-    launcher.release(handle)
+    info = JobSubmissionClient(cluster).get_job_info(handle.ref["submission_id"])
+    assert info.metadata["pilot_id"] == handle.pilot_id and "advisor.pilot.job" in info.entrypoint
+    assert "Running entrypoint" in launcher.logs(handle)  # the log without the event lines
 
 
-def test_a_gpu_type_no_node_has_stays_pending_then_times_out(cluster, tmp_path):
-    from advisor.pilot.launchers.ray import RayLauncher
+def test_the_runner_on_the_cluster_has_no_slack_secrets_even_when_the_node_does(cluster, tmp_path):
+    launcher = launcher_for(cluster, tmp_path)
+    handle = launcher.submit(tiny_pilot(tmp_path, gpu="h100-sxm", steps=LONG))
+    try:
+        wait(launcher, handle, lambda s: s.last_progress is not None or s.terminal)
+        [pid] = runner_pids(tmp_path)
+        raw = Path(f"/proc/{pid}/environ").read_bytes()
+        names = {item.split(b"=", 1)[0].decode() for item in raw.split(b"\0") if b"=" in item}
+        assert not [n for n in names if n.startswith("SLACK_")] and "RAY_AUTH_TOKEN" not in names
+        assert b"xoxb-cluster-secret" not in raw and "CUDA_VISIBLE_DEVICES" in names  # Ray's GPU assignment stays
+    finally:
+        launcher.cancel(handle)
+    st = wait(launcher, handle, lambda s: s.terminal)
+    assert (st.state, st.reason) == ("failed", "cancelled")
 
-    launcher = RayLauncher(cluster, tmp_path, pending_timeout_s=3)
+
+def test_a_gpu_label_no_node_has_stays_pending_then_times_out(cluster, tmp_path):
+    launcher = launcher_for(cluster, tmp_path, pending_timeout_s=3)
     handle = launcher.submit(tiny_pilot(tmp_path, gpu="a100-80gb", steps=1))
-    first = launcher.status(handle)
-    time.sleep(3.5)
-    last = launcher.status(handle)
-    assert first.state == "pending" and (last.state, last.reason) == ("failed", "pending_timeout")
-    assert "A100-80G" in last.message
+    assert launcher.status(handle).state == "pending" and handle.ref["accelerator_type"] == "A100-80G"
+    last = wait(launcher, handle, lambda s: s.terminal, timeout=60)
+    assert (last.state, last.reason) == ("failed", "pending_timeout") and "A100-80G" in last.message
 
 
-def test_a_new_driver_reattaches_by_actor_name(cluster, tmp_path):
+def test_a_new_driver_reattaches_by_submission_id_and_a_second_submit_adopts(cluster, tmp_path):
     """Submit from another process that then exits (a bot restart); follow from this one."""
     from advisor.pilot.launchers.base import PilotHandle
-    from advisor.pilot.launchers.ray import RayLauncher
+    from ray.job_submission import JobSubmissionClient
 
+    pspec = tiny_pilot(tmp_path, gpu="h100-sxm", steps=1)
     spec_path = tmp_path / "spec.json"
-    spec_path.write_text(tiny_pilot(tmp_path, gpu="h100-sxm", steps=1).model_dump_json())
+    spec_path.write_text(pspec.model_dump_json())
     code = ("import sys; from advisor.pilot.launchers.ray import RayLauncher; from advisor.pilot.spec import PilotSpec;"
-            f"h = RayLauncher({cluster!r}, {str(tmp_path)!r}).submit(PilotSpec.model_validate_json(open({str(spec_path)!r}).read()));"
-            "print(h.model_dump_json())")
+            f"h = RayLauncher({cluster!r}, {str(tmp_path)!r}, python={sys.executable!r}).submit("
+            f"PilotSpec.model_validate_json(open({str(spec_path)!r}).read())); print(h.model_dump_json())")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
     handle = PilotHandle.model_validate_json(out.stdout.strip().splitlines()[-1])
-    launcher = RayLauncher(cluster, tmp_path)
-    deadline = time.monotonic() + 120
-    while not (st := launcher.status(handle)).terminal and time.monotonic() < deadline:
-        time.sleep(0.2)
+    launcher = launcher_for(cluster, tmp_path)
+    again = launcher.submit(pspec)  # a start resumed after a crash: the same job, not a second one
+    assert again.ref["submission_id"] == handle.ref["submission_id"]
+    jobs = [j for j in JobSubmissionClient(cluster).list_jobs() if j.submission_id == handle.ref["submission_id"]]
+    assert len(jobs) == 1
+    st = wait(launcher, handle, lambda s: s.terminal)
     assert st.state == "finished"
-    launcher.release(handle)
-    assert launcher.status(handle).reason == "node_lost"  # released: the actor is gone

@@ -1,4 +1,5 @@
-"""Pilot state, results and calibration in the state database (shared with the bot's tables)."""
+"""Pilot state, results and calibration in the state database (shared with the bot's tables),
+against both backends (a SQLite file and a real PostgreSQL server) where the database matters."""
 
 from __future__ import annotations
 
@@ -37,41 +38,41 @@ def test_pilot_tables_live_beside_the_bots_tables(tmp_path):
     bot = StateStore(path)
     store = PilotStore(path)
     names = {r[0] for r in sqlite3.connect(path).execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert {"pilots", "pilot_results", "pilot_meta", "threads"} <= names
-    assert store.schema_version() == 1 and bot.version("bot") >= 1
+    assert {"pilots", "pilot_results", "schema_versions", "threads", "outbox"} <= names
+    assert store.schema_version() == 1 and bot.version("bot") >= 2
     assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
-def test_reopening_does_not_migrate_twice(tmp_path):
-    PilotStore(tmp_path / "s.db")
-    assert PilotStore(tmp_path / "s.db").schema_version() == 1
+def test_reopening_does_not_migrate_twice(state_target):
+    PilotStore(state_target)
+    assert PilotStore(state_target).schema_version() == 1
 
 
-def test_confirm_moves_a_proposed_pilot_once(tmp_path):
-    store = PilotStore(tmp_path / "s.db")
+def test_confirm_moves_a_proposed_pilot_once(state_target, tmp_path):
+    store = PilotStore(state_target)
     store.create(tiny_pilot(tmp_path, pilot_id="p-one"), launcher="local")
     assert store.transition("p-one", ("proposed",), "pending", confirmed_by="U1")
     assert not store.transition("p-one", ("proposed",), "pending", confirmed_by="U2")
     assert store.require("p-one").confirmed_by == "U1"
 
 
-def test_a_finished_pilot_records_its_result_and_cost(tmp_path):
-    store = PilotStore(tmp_path / "s.db")
+def test_a_finished_pilot_records_its_result_and_cost(state_target, tmp_path):
+    store = PilotStore(state_target)
     rec = _finished(store, tmp_path, "p-done")
     [row] = store.results()
     assert rec.state == "finished" and rec.cost_usd is not None and rec.cost_usd >= 0
     assert row["gpu"] == "a100-80gb" and row["efficiency"] == 0.3 and row["reserved_ratio"] == 1.08
 
 
-def test_terminal_pilots_are_not_changed_by_late_status(tmp_path):
-    store = PilotStore(tmp_path / "s.db")
+def test_terminal_pilots_are_not_changed_by_late_status(state_target, tmp_path):
+    store = PilotStore(state_target)
     _finished(store, tmp_path, "p-late")
     rec = store.apply_status("p-late", PilotStatus(state="failed", reason="killed"))
     assert rec.state == "finished" and rec.reason is None
 
 
-def test_spend_counts_estimates_of_running_and_costs_of_ended_pilots(tmp_path):
-    store = PilotStore(tmp_path / "s.db")
+def test_spend_counts_estimates_of_running_and_costs_of_ended_pilots(state_target, tmp_path):
+    store = PilotStore(state_target)
     for name, cost in (("p-a", 1.5), ("p-b", 2.0), ("p-c", 9.0)):
         store.create(tiny_pilot(tmp_path / name, pilot_id=name), launcher="local", estimated_cost_usd=cost)
     store.update("p-a", confirmed_at=100.0, state="running")
@@ -86,8 +87,8 @@ def test_spend_counts_estimates_of_running_and_costs_of_ended_pilots(tmp_path):
     ([{"on_target": False}], None),  # another card, or a CPU: not a calibration of this GPU
     ([{"efficiency": 7.0}], None),  # impossible efficiency: a measurement error
 ])
-def test_calibration_uses_the_median_of_pilots_on_the_target_gpu(tmp_path, results, expected):
-    store = PilotStore(tmp_path / "s.db")
+def test_calibration_uses_the_median_of_pilots_on_the_target_gpu(state_target, tmp_path, results, expected):
+    store = PilotStore(state_target)
     for i, r in enumerate(results):
         _finished(store, tmp_path, f"p-{i}", **r)
     cal = PilotCalibration(store)
@@ -128,3 +129,42 @@ def test_cli_estimates_are_calibrated_by_pilots_in_the_state_db(tmp_path, cli):
     assert (a100(calibrated)["efficiency_source"], a100(calibrated)["pilots"]) == ("calibrated", 1)
     assert a100(prior)["efficiency_source"] == "prior" and not (tmp_path / "none.db").exists()
     assert a100(calibrated)["tokens_per_s"] != a100(prior)["tokens_per_s"]
+
+
+def test_two_processes_ending_one_pilot_record_one_end(state_target, tmp_path):
+    """Two replicas' watchers see the same finished pilot: one result row, the first end kept."""
+    store = PilotStore(state_target)
+    pspec = tiny_pilot(tmp_path / "race", pilot_id="p-race")
+    store.create(pspec, launcher="local", state="pending")
+    other = PilotStore(state_target)
+    a = store.apply_status("p-race", PilotStatus(state="finished", result=_result(), events=3))
+    b = other.apply_status("p-race", PilotStatus(state="failed", reason="killed", events=3))
+    assert a.state == b.state == "finished" and len(store.results()) == 1
+
+
+def test_a_confirmed_pilot_whose_start_was_interrupted_is_failed_not_left_pending(state_target, tmp_path):
+    from advisor.pilot import tracking
+
+    store = PilotStore(state_target)
+    store.create(tiny_pilot(tmp_path / "stuck", pilot_id="p-stuck"), launcher="local")
+    assert tracking.confirm(store, "p-stuck", "UALICE", now=1000.0)
+    assert tracking.abandon_unstarted(store, older_than_s=60, now=1030.0) == []  # still within the grace
+    assert tracking.abandon_unstarted(store, older_than_s=60, now=2000.0) == ["p-stuck"]
+    rec = store.require("p-stuck")
+    assert (rec.state, rec.reason) == ("failed", "error") and rec.message.startswith("could not start")
+
+
+def test_a_launcher_that_refuses_leaves_a_failed_pilot_with_the_reason(state_target, tmp_path):
+    from advisor.errors import PilotError
+    from advisor.pilot import tracking
+
+    class Refusing:
+        def submit(self, spec):
+            raise RuntimeError("no cluster at ray://nowhere")
+
+    store = PilotStore(state_target)
+    store.create(tiny_pilot(tmp_path / "ref", pilot_id="p-refused"), launcher="ray")
+    with pytest.raises(PilotError, match="could not start"):
+        tracking.launch(store, "p-refused", Refusing(), confirmed_by="UALICE")
+    rec = store.require("p-refused")
+    assert (rec.state, rec.handle) == ("failed", None) and "no cluster" in rec.message

@@ -107,7 +107,7 @@ def test_a_request_not_signed_by_slack_now_is_refused_and_changes_nothing(bot, s
     assert traces(bot, forged_channel) == [] and traces(bot, good_channel) != []
 
 
-# bot/server.py checks the signature before anything parses the body or the timestamp (Bolt parses
+# bot/web.py checks the signature before anything parses the body or the timestamp (Bolt parses
 # the body before its own signature middleware runs, and slack_sdk's verifier calls int(timestamp)
 # unguarded: a 500 without the server's check).
 @pytest.mark.parametrize("timestamp", ["not-a-number", "", "1e9", "1700000000.5", "-1", "0", "+1700000000"])

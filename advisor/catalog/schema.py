@@ -118,6 +118,18 @@ MIGRATIONS: list[str] = [
     ALTER TABLE gpus ADD COLUMN network_gbps REAL NOT NULL DEFAULT 0;     -- provider network per node, Gb/s
     ALTER TABLE gpus ADD COLUMN network_source TEXT NOT NULL DEFAULT '';
     """,
+    # 3: the exact Ray accelerator label a pilot asks for. ``ray_accelerator_type`` is what Ray
+    # puts on a node by itself from the NVML device name (ray 2.60,
+    # ray/_private/accelerators/nvidia_gpu.py, NvidiaGPUAcceleratorManager.
+    # _gpu_name_to_accelerator_type: "NVIDIA A100-SXM4-80GB" -> "A100", "NVIDIA H100 80GB HBM3"
+    # and "NVIDIA H100 PCIe" -> "H100", "NVIDIA GeForce RTX 4090" -> "GeForce-RTX-4090"); where two
+    # catalog GPUs share it, the label tells them apart, and operators add it to those nodes
+    # (`ray start --resources='{"accelerator_type:A100-80G": 1}'`), as Ray's own A100-40G and
+    # A100-80G constants require (ray/util/accelerators/accelerators.py: "these labels are not
+    # auto-added to nodes, you'll have to add them manually").
+    """
+    ALTER TABLE gpus ADD COLUMN ray_accelerator_label TEXT;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -172,6 +184,7 @@ def gpu_rows(path: Path = DATA_DIR / "gpus.csv") -> list[dict]:
                 "pcie_gen": r["pcie_gen"],
                 "tdp_w": int(r["tdp_w"]),
                 "ray_accelerator_type": r["ray_accelerator_type"] or None,
+                "ray_accelerator_label": r["ray_accelerator_label"] or None,
                 "price_usd_per_hour": _num(r["price_usd_per_hour"]),
                 "offered": int(r["offered"]),
                 "regions": json.dumps(_split(r["regions"])),

@@ -47,7 +47,8 @@ class Gpu(BaseModel):
     interconnect_gbs: float
     pcie_gen: str
     tdp_w: int
-    ray_accelerator_type: str | None
+    ray_accelerator_type: str | None  # what Ray detects on such a node by itself (NVML name)
+    ray_accelerator_label: str | None = None  # what a pilot asks for: tells apart GPUs sharing a type
     price_usd_per_hour: float | None
     offered: bool
     regions: list[str]

@@ -40,12 +40,17 @@ def _store(path: str | None):
 
 def _factory(out_dir: str, ray_address: str | None):
     from advisor.pilot.launchers import make_launcher
+    from advisor.pilot.launchers.env import DEFAULT_DENY, child_environment
 
     cache: dict = {}
+    # The runner starts with an explicit environment: this one minus every SLACK_* variable and
+    # the secrets named in ADVISOR_CHILD_ENV_DENY (names or fnmatch patterns).
+    deny = [x.strip() for x in os.environ.get("ADVISOR_CHILD_ENV_DENY", ",".join(DEFAULT_DENY)).split(",")]
+    env = child_environment(os.environ, deny=deny)
 
     def get(name: str):
         if name not in cache:
-            cache[name] = make_launcher(name, workdir=out_dir, ray_address=ray_address)
+            cache[name] = make_launcher(name, workdir=out_dir, ray_address=ray_address, env=env, env_deny=deny)
         return cache[name]
 
     return get
@@ -63,15 +68,25 @@ def pilot() -> None:
     """Measured pilot runs: real training steps on a GPU node (or this CPU)."""
 
 
-def _progress_line(rec, status) -> str:
-    p = status.last_progress or {}
-    if status.terminal:
-        return t("pilot.cli.ended", "en", id=rec.id, state=status.state, reason=status.reason or "")
-    if not p:
-        return t("pilot.cli.waiting", "en", id=rec.id, state=status.state)
+def _event_line(rec, event) -> str | None:
+    """One stderr line per runner event (every progress event the runner wrote, also those
+    written between two polls: a fast pilot's progress is never skipped)."""
+    p = event.data or {}
+    if event.type == "started":
+        return t("pilot.cli.waiting", "en", id=rec.id, state="started")
+    if event.type in ("finished", "failed"):
+        return t("pilot.cli.ended", "en", id=rec.id, state=event.type, reason=p.get("reason") or "")
+    if event.type != "progress":
+        return None
     tps = p.get("tokens_per_s")
     return t("pilot.cli.progress", "en", id=rec.id, step=p.get("steps_completed", 0), total=p.get("total_steps", "?"),
              phase=p.get("phase", "?"), tps=f"{tps:,.0f}" if tps else "-")
+
+
+def _echo_event(rec, event) -> None:
+    line = _event_line(rec, event)
+    if line:
+        click.echo(line, err=True)
 
 
 @pilot.command("run")
@@ -129,8 +144,7 @@ def run(request: SpecRequest, steps: int, warmup: int, launcher: str, runtime: s
     chosen = get_launcher(launcher)
     rec = tracking.launch(store, pspec.pilot_id, chosen, confirmed_by=f"cli:{getpass.getuser()}")
     try:
-        rec = tracking.follow(store, rec.id, chosen,
-                              on_update=lambda r, s: click.echo(_progress_line(r, s), err=True))
+        rec = tracking.follow(store, rec.id, chosen, on_event=_echo_event)
     except KeyboardInterrupt:
         rec = tracking.cancel(store, rec.id, get_launcher)
     _print_outcome(rec, as_json)

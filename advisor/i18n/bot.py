@@ -208,6 +208,29 @@ MESSAGES = {
         "en": ":hourglass: I am answering many questions right now; please ask again in a minute.",
         "es": ":hourglass: Estoy respondiendo muchas preguntas ahora mismo; vuelve a preguntar en un minuto.",
     },
+    "bot.unrecorded": {
+        "en": ":floppy_disk: I could not record your request, so I will not answer it: my state database "
+              "is not taking writes right now (full or read-only disk, or its server is down). An operator "
+              "has been alerted through the health check; please ask again in a few minutes.",
+        "es": ":floppy_disk: No he podido registrar tu petición, así que no la responderé: mi base de datos "
+              "de estado no acepta escrituras ahora mismo (disco lleno o de solo lectura, o su servidor está "
+              "caído). El chequeo de salud ya avisa a quien opera el bot; vuelve a preguntar en unos minutos.",
+    },
+    "bot.chart.failed": {
+        "en": ":warning: I could not upload the chart ({reason}). Click *Show chart* again to retry.",
+        "es": ":warning: No he podido subir el gráfico ({reason}). Pulsa *Ver gráfico* otra vez para reintentarlo.",
+    },
+    "bot.verify.busy": {
+        "en": ":hourglass: {ahead} exact traces are already waiting, so this one did not start. Click "
+              "*Verify exactly* again in a few minutes.",
+        "es": ":hourglass: Ya hay {ahead} trazas exactas esperando, así que esta no ha empezado. Pulsa "
+              "*Verificar exacto* otra vez en unos minutos.",
+    },
+    "bot.verify.failed": {
+        "en": ":warning: The exact trace failed on my side (logged). Click *Verify exactly* again to retry.",
+        "es": ":warning: La traza exacta ha fallado por mi parte (registrado). Pulsa *Verificar exacto* "
+              "otra vez para reintentarlo.",
+    },
     "bot.not_in_channel": {
         "en": "I am not a member of this channel, so I cannot start a thread here. Invite {bot} with "
               "`/invite` to get threaded answers and follow-ups.",

@@ -125,7 +125,7 @@ def ray_job(plan: Plan, opts: LaunchOptions) -> LaunchConfig:
             f"over {plan.nodes} nodes; use --format skypilot (num_nodes {plan.nodes}), or a Ray Train job."
         )
     inner = TRAINERS[opts.tool](plan, opts)
-    label = names.ray_accelerator(plan.gpu.id, plan.gpu.ray_accelerator_type)
+    label = names.ray_accelerator(plan.gpu)
     unexpressed = list(inner.unexpressed)
     resources = None
     if label is not None:

@@ -122,10 +122,11 @@ SKYPILOT_ACCELERATORS = {
 
 # Ray labels a node with the resource "accelerator_type:<type>" (ray/_common/utils.py
 # RESOURCE_CONSTRAINT_PREFIX) where <type> comes from the NVML device name through
-# nvidia_gpu.py _gpu_name_to_accelerator_type. The catalog carries the type for most GPUs
-# (gpus.csv ray_accelerator_type); an RTX 4090 reports "NVIDIA GeForce RTX 4090", which that
-# function turns into "GeForce-RTX-4090" (the mixed-case consumer fallback).
-RAY_ACCELERATOR_FALLBACK = {"rtx-4090": "GeForce-RTX-4090"}
+# nvidia_gpu.py _gpu_name_to_accelerator_type (an RTX 4090 reports "NVIDIA GeForce RTX 4090",
+# which that function turns into "GeForce-RTX-4090"). The catalog is the one source of these
+# strings (gpus.csv ray_accelerator_type, and ray_accelerator_label where two catalog GPUs share
+# a type, migration 3 in advisor/catalog/schema.py); a launch config asks for the type Ray adds
+# by itself, so it schedules on a cluster nobody labelled by hand.
 RAY_ACCELERATOR_PREFIX = "accelerator_type:"
 RAY_ACCELERATOR_FRACTION = 0.001
 """What ``accelerator_type=`` asks for in Ray itself (ray/_common/utils.py
@@ -133,8 +134,9 @@ resources_from_ray_options: ``resources[f"{RESOURCE_CONSTRAINT_PREFIX}{accelerat
 0.001``): a constraint, not a share of the node's single unit."""
 
 
-def ray_accelerator(gpu_id: str, catalog_value: str | None) -> str | None:
-    return catalog_value or RAY_ACCELERATOR_FALLBACK.get(gpu_id)
+def ray_accelerator(gpu) -> str | None:
+    """The accelerator type Ray puts on a node of this catalog GPU (None: Ray has none for it)."""
+    return gpu.ray_accelerator_type or None
 
 
 # Our catalog regions by city, and the region of each cloud in that city (the clouds' public

@@ -48,7 +48,8 @@ class PilotSpec(BaseModel):
     gpu_peak_tflops: float | None = Field(default=None, gt=0,
                                           description="catalog dense peak for spec.precision, per GPU")
     accelerator_type: str | None = Field(default=None,
-                                         description="Ray accelerator_type from the catalog (e.g. A100-80G)")
+                                         description="Ray accelerator label from the catalog (e.g. A100-80G): "
+                                                     "the pilot asks for the resource accelerator_type:<label>")
     price_usd_per_hour: float | None = Field(default=None, ge=0)
     model_id: str | None = None
     hub_id: str | None = None
@@ -89,7 +90,7 @@ def pilot_spec_for(resolved, gpu=None, **kwargs) -> PilotSpec:
         gpu_name=gpu.display_name if gpu else None,
         gpu_peak_tflops=gpu.dense_tflops(spec.precision) if gpu else None,
         gpu_usable_memory_bytes=gpu.usable_memory_bytes if gpu else None,
-        accelerator_type=gpu.ray_accelerator_type if gpu else None,
+        accelerator_type=(gpu.ray_accelerator_label or gpu.ray_accelerator_type) if gpu else None,
         price_usd_per_hour=gpu.price_usd_per_hour if gpu else None,
         model_id=model.id if model else None,
         hub_id=model.hub_id if model else None,

@@ -1,10 +1,11 @@
 """Pilot state, measured results and spend, in the state database (ADVISOR_STATE_DB).
 
-The state database is shared with the bot's own tables (threads, processed events), so this
-module only touches tables named ``pilot*`` and keeps its schema version in its own table
-(``pilot_meta``), never in ``PRAGMA user_version``: each owner migrates its own tables. Every call
-opens a short-lived connection (WAL mode, a busy timeout), so Bolt's worker threads, the pilot
-watcher thread and a CLI in another process can all use the file at once.
+The state database (``advisor.statedb``: a SQLite file, or PostgreSQL shared by several bot
+processes) is shared with the bot's own tables (threads, outbox, ...), so this module only
+touches tables named ``pilot*`` and migrates them under its own owner name (``pilot``), never
+``PRAGMA user_version``. Bolt's worker threads, the pilot watcher and a CLI in another process
+can all use it at once; every state change is one transaction (``transition`` moves a pilot only
+from the states it names, so two processes never both confirm or both finish one pilot).
 
 States of a pilot:
 
@@ -16,16 +17,17 @@ States of a pilot:
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from advisor import statedb
 from advisor.errors import PilotError
 from advisor.pilot.launchers.base import PilotHandle, PilotStatus
 from advisor.pilot.spec import PilotSpec
+from advisor.statedb import StateDB, Tx
+
+OWNER = "pilot"
 
 ACTIVE = ("pending", "running")
 TERMINAL = ("finished", "failed", "declined")
@@ -140,7 +142,7 @@ class PilotRecord:
         return out
 
 
-def _row_to_record(row: sqlite3.Row) -> PilotRecord:
+def _row_to_record(row: dict[str, Any]) -> PilotRecord:
     d = dict(row)
     for k in _JSON_FIELDS:
         d[k] = json.loads(d[k]) if d[k] is not None else None
@@ -151,39 +153,18 @@ def _row_to_record(row: sqlite3.Row) -> PilotRecord:
 
 
 class PilotStore:
-    """The pilot tables of a state database file."""
+    """The pilot tables of a state database (a SQLite path, a PostgreSQL URL or a ``StateDB``)."""
 
-    def __init__(self, path: str | Path):
-        self.path = statedb.prepare(path)
-        with self._connect() as conn:
-            self._migrate(conn)
+    def __init__(self, target: "str | Path | StateDB"):
+        self.db = StateDB.open(target)
+        self.db.migrate(OWNER, MIGRATIONS)
 
-    def _connect(self):
-        return statedb.connect(self.path, rows=True)
-
-    @staticmethod
-    def _migrate(conn: sqlite3.Connection) -> None:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            conn.execute("CREATE TABLE IF NOT EXISTS pilot_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            row = conn.execute("SELECT value FROM pilot_meta WHERE key = 'schema_version'").fetchone()
-            version = int(row[0]) if row else 0
-            if version > len(MIGRATIONS):
-                raise PilotError(f"The state database {conn} has pilot schema {version}, newer than this "
-                                 f"advisor ({len(MIGRATIONS)}); upgrade the advisor.")
-            for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
-                for statement in filter(str.strip, script.split(";")):
-                    conn.execute(statement)
-                conn.execute("INSERT OR REPLACE INTO pilot_meta (key, value) VALUES ('schema_version', ?)",
-                             (str(number),))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+    @property
+    def path(self) -> Path | None:
+        return self.db.path
 
     def schema_version(self) -> int:
-        with self._connect() as conn:
-            return int(conn.execute("SELECT value FROM pilot_meta WHERE key='schema_version'").fetchone()[0])
+        return self.db.version(OWNER)
 
     # --- pilots --------------------------------------------------------------------------------
 
@@ -192,53 +173,68 @@ class PilotStore:
                prediction: dict[str, Any] | None = None, estimated_cost_usd: float | None = None,
                estimated_duration_s: float | None = None) -> PilotRecord:
         now = time.time()
-        with self._connect() as conn:
-            conn.execute(
-                "INSERT INTO pilots (id, created_at, updated_at, state, launcher, pilot_spec, gpu, method, stack, "
-                "requested_by, channel, thread_ts, lang, prediction, estimated_cost_usd, estimated_duration_s) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (pspec.pilot_id, now, now, state, launcher, pspec.model_dump_json(), pspec.gpu,
-                 pspec.spec.method, pspec.spec.stack, requested_by, channel, thread_ts, lang,
-                 json.dumps(prediction) if prediction is not None else None,
-                 estimated_cost_usd, estimated_duration_s),
-            )
+        self.db.execute(
+            "INSERT INTO pilots (id, created_at, updated_at, state, launcher, pilot_spec, gpu, method, stack, "
+            "requested_by, channel, thread_ts, lang, prediction, estimated_cost_usd, estimated_duration_s) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (pspec.pilot_id, now, now, state, launcher, pspec.model_dump_json(), pspec.gpu,
+             pspec.spec.method, pspec.spec.stack, requested_by, channel, thread_ts, lang,
+             json.dumps(prediction) if prediction is not None else None,
+             estimated_cost_usd, estimated_duration_s),
+        )
         return self.require(pspec.pilot_id)
 
-    def get(self, pilot_id: str) -> PilotRecord | None:
-        with self._connect() as conn:
-            row = conn.execute("SELECT * FROM pilots WHERE id = ?", (pilot_id,)).fetchone()
-        return _row_to_record(row) if row else None
+    def get(self, pilot_id: str, tx: Tx | None = None) -> PilotRecord | None:
+        sql = "SELECT * FROM pilots WHERE id = ?"
+        rows = tx.execute(sql, (pilot_id,)).rows if tx else self.db.query(sql, (pilot_id,))
+        return _row_to_record(rows[0]) if rows else None
 
-    def require(self, pilot_id: str) -> PilotRecord:
-        rec = self.get(pilot_id)
+    def require(self, pilot_id: str, tx: Tx | None = None) -> PilotRecord:
+        rec = self.get(pilot_id, tx)
         if rec is None:
             raise PilotError(f"No pilot {pilot_id!r} in this state database; `advisor pilot history` lists them.")
         return rec
 
-    def update(self, pilot_id: str, **fields: Any) -> PilotRecord:
-        if fields:
-            stored = {k: (json.dumps(v, default=str) if k in _JSON_FIELDS and v is not None and k != "handle"
-                          else v.model_dump_json() if k == "handle" and v is not None else v)
-                      for k, v in fields.items()}
-            stored["updated_at"] = time.time()
-            cols = ", ".join(f"{k} = ?" for k in stored)
-            with self._connect() as conn:
-                conn.execute(f"UPDATE pilots SET {cols} WHERE id = ?", (*stored.values(), pilot_id))  # noqa: S608
-        return self.require(pilot_id)
+    @staticmethod
+    def _stored(fields: dict[str, Any]) -> dict[str, Any]:
+        stored = {k: (json.dumps(v, default=str) if k in _JSON_FIELDS and v is not None and k != "handle"
+                      else v.model_dump_json() if k == "handle" and v is not None else v)
+                  for k, v in fields.items()}
+        if "notified" in stored and isinstance(stored["notified"], bool):
+            stored["notified"] = int(stored["notified"])
+        stored["updated_at"] = time.time()
+        return stored
 
-    def transition(self, pilot_id: str, from_states: tuple[str, ...], to_state: str, **fields: Any) -> bool:
-        """Move a pilot from one of ``from_states`` to ``to_state`` atomically; False when it was
-        not in one of them (a second click on Confirm, a cancel after the end)."""
+    def update(self, pilot_id: str, tx: Tx | None = None, **fields: Any) -> PilotRecord:
+        if fields:
+            stored = self._stored(fields)
+            cols = ", ".join(f"{k} = ?" for k in stored)
+            sql = f"UPDATE pilots SET {cols} WHERE id = ?"  # noqa: S608 - column names are ours
+            if tx is not None:
+                tx.execute(sql, (*stored.values(), pilot_id))
+            else:
+                self.db.execute(sql, (*stored.values(), pilot_id))
+        return self.require(pilot_id, tx)
+
+    def transition(self, pilot_id: str, from_states: tuple[str, ...], to_state: str, tx: Tx | None = None,
+                   **fields: Any) -> bool:
+        """Move a pilot from one of ``from_states`` to ``to_state``, with ``fields``, in one
+        statement; False when it was not in one of them (a second click on Confirm, a cancel after
+        the end, another process that got there first)."""
         marks = ", ".join("?" for _ in from_states)
-        with self._connect() as conn:
-            cur = conn.execute(
-                f"UPDATE pilots SET state = ?, updated_at = ? WHERE id = ? AND state IN ({marks})",  # noqa: S608
-                (to_state, time.time(), pilot_id, *from_states),
-            )
-            moved = cur.rowcount == 1
-        if moved and fields:
-            self.update(pilot_id, **fields)
-        return moved
+        stored = self._stored({**fields, "state": to_state})
+        cols = ", ".join(f"{k} = ?" for k in stored)
+        sql = f"UPDATE pilots SET {cols} WHERE id = ? AND state IN ({marks})"  # noqa: S608
+        params = (*stored.values(), pilot_id, *from_states)
+        if tx is not None:
+            return tx.execute(sql, params).rowcount == 1
+        return self.db.execute(sql, params).rowcount == 1
+
+    def set_handle(self, pilot_id: str, handle: PilotHandle) -> bool:
+        """Record the handle of a started pilot, only while it is pending without one (False:
+        it was cancelled or ended while it was being submitted)."""
+        return self.db.execute("UPDATE pilots SET handle = ?, updated_at = ? WHERE id = ? AND state = 'pending' "
+                               "AND handle IS NULL", (handle.model_dump_json(), time.time(), pilot_id)).rowcount == 1
 
     def records(self, *, states: tuple[str, ...] | None = None, limit: int = 100) -> list[PilotRecord]:
         query, args = "SELECT * FROM pilots", []
@@ -246,9 +242,7 @@ class PilotStore:
             query += f" WHERE state IN ({', '.join('?' for _ in states)})"
             args += list(states)
         query += " ORDER BY created_at DESC LIMIT ?"
-        with self._connect() as conn:
-            rows = conn.execute(query, (*args, limit)).fetchall()
-        return [_row_to_record(r) for r in rows]
+        return [_row_to_record(r) for r in self.db.query(query, (*args, limit))]
 
     def active(self) -> list[PilotRecord]:
         """Pilots a restarted process must re-attach to."""
@@ -257,18 +251,18 @@ class PilotStore:
     def unnotified(self) -> list[PilotRecord]:
         """Pilots started from a Slack thread that ended but whose end is not in the thread yet
         (the bot stopped in between): a restarted bot posts them."""
-        with self._connect() as conn:
-            rows = conn.execute(
-                "SELECT * FROM pilots WHERE notified = 0 AND channel IS NOT NULL AND state IN ('finished', 'failed') "
-                "ORDER BY updated_at").fetchall()
+        rows = self.db.query(
+            "SELECT * FROM pilots WHERE notified = 0 AND channel IS NOT NULL AND state IN ('finished', 'failed') "
+            "ORDER BY updated_at")
         return [_row_to_record(r) for r in rows]
 
     def apply_status(self, pilot_id: str, status: PilotStatus) -> PilotRecord:
-        """Record what a launcher reports; on the end, the cost and (when finished) the result."""
+        """Record what a launcher reports; on the end, the cost and (when finished) the result,
+        in one transaction (the end is recorded once, by whichever process gets there first)."""
         rec = self.require(pilot_id)
         if rec.terminal:
             return rec
-        fields: dict[str, Any] = {"state": status.state, "events_seen": status.events}
+        fields: dict[str, Any] = {"events_seen": status.events}
         if status.last_progress is not None:
             fields["last_progress"] = status.last_progress
         if status.terminal:
@@ -277,35 +271,36 @@ class PilotStore:
             started = rec.confirmed_at or rec.created_at
             if price is not None:
                 fields["cost_usd"] = max(0.0, time.time() - started) * price / 3600
-        rec = self.update(pilot_id, **fields)
-        if status.state == "finished" and status.result:
-            self.record_result(rec.pilot_spec, status.result)
-        return rec
+        with self.db.transaction() as tx:
+            if self.transition(pilot_id, ACTIVE + ("proposed",), status.state, tx=tx, **fields):
+                if status.state == "finished" and status.result:
+                    self.record_result(rec.pilot_spec, status.result, tx=tx)
+        return self.require(pilot_id)
 
     def spent_since(self, since: float) -> float:
         """USD committed to pilots confirmed since ``since``: what they cost when they have ended,
         their estimate while they run."""
-        with self._connect() as conn:
-            row = conn.execute(
-                "SELECT COALESCE(SUM(COALESCE(cost_usd, estimated_cost_usd, 0)), 0) FROM pilots "
-                "WHERE confirmed_at IS NOT NULL AND confirmed_at >= ?", (since,),
-            ).fetchone()
-        return float(row[0])
+        rows = self.db.query(
+            "SELECT COALESCE(SUM(COALESCE(cost_usd, estimated_cost_usd, 0)), 0) AS spent FROM pilots "
+            "WHERE confirmed_at IS NOT NULL AND confirmed_at >= ?", (since,))
+        return float(rows[0]["spent"])
 
     # --- measured results (calibration) --------------------------------------------------------
 
-    def record_result(self, pspec: PilotSpec, result: dict[str, Any]) -> None:
+    def record_result(self, pspec: PilotSpec, result: dict[str, Any], tx: Tx | None = None) -> None:
         spec = pspec.spec
         mem = result.get("memory") or {}
         ckpt = result.get("checkpoint") or {}
         env = result.get("environment") or {}
-        with self._connect() as conn:
-            conn.execute(
-                "INSERT OR REPLACE INTO pilot_results (pilot_id, at, gpu, device, device_name, on_target, method, "
-                "stack, runtime, model_id, seq_len, micro_batch, tokens_per_s, efficiency, mfu, "
-                "peak_allocated_bytes, peak_reserved_bytes, reserved_ratio, nvml_peak_bytes, checkpoint_s, "
-                "checkpoint_bytes, spec, hardware, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                "?, ?, ?, ?, ?, ?, ?, ?)",
+        columns = ("pilot_id, at, gpu, device, device_name, on_target, method, stack, runtime, model_id, seq_len, "
+                   "micro_batch, tokens_per_s, efficiency, mfu, peak_allocated_bytes, peak_reserved_bytes, "
+                   "reserved_ratio, nvml_peak_bytes, checkpoint_s, checkpoint_bytes, spec, hardware, result")
+        updates = ", ".join(f"{c.strip()} = excluded.{c.strip()}" for c in columns.split(",")[1:])
+        sql = (f"INSERT INTO pilot_results ({columns}) VALUES ({', '.join('?' for _ in columns.split(','))}) "  # noqa: S608
+               f"ON CONFLICT (pilot_id) DO UPDATE SET {updates}")
+        with (self.db.transaction() if tx is None else _same(tx)) as t:
+            t.execute(
+                sql,
                 (pspec.pilot_id, time.time(), pspec.gpu, result.get("device", "cpu"), env.get("gpu_name"),
                  int(bool(result.get("on_target_gpu"))), spec.method, spec.stack,
                  (result.get("stack_ran") or {}).get("runtime", pspec.runtime), pspec.model_id,
@@ -326,8 +321,7 @@ class PilotStore:
         if on_target_only:
             query += " AND on_target = 1"
         query += " ORDER BY at DESC LIMIT ?"
-        with self._connect() as conn:
-            rows = conn.execute(query, (*args, limit)).fetchall()
+        rows = self.db.query(query, (*args, limit))
         out = []
         for r in rows:
             d = dict(r)
@@ -336,3 +330,16 @@ class PilotStore:
             d["on_target"] = bool(d["on_target"])
             out.append(d)
         return out
+
+
+class _same:
+    """A transaction the caller already holds, as a context manager."""
+
+    def __init__(self, tx: Tx):
+        self.tx = tx
+
+    def __enter__(self) -> Tx:
+        return self.tx
+
+    def __exit__(self, *exc: object) -> None:
+        return None

@@ -1,4 +1,4 @@
-"""Global middleware: hand the services to listeners, drop malformed and repeated event deliveries."""
+"""Global middleware: hand the services (and the request's own claim) to listeners, drop malformed events."""
 
 from __future__ import annotations
 
@@ -36,19 +36,12 @@ def malformed_event(body: dict[str, Any]) -> str | None:
 
 
 def register(app: App, services: Services) -> None:
-    def inject_services(context: BoltContext, next: Callable[[], Any]) -> Any:
+    def inject_services(context: BoltContext, request: Any, next: Callable[[], Any]) -> Any:
         context["services"] = services
-        return next()
-
-    def drop_repeated_events(body: dict[str, Any], context: BoltContext, request: Any,
-                             next: Callable[[], Any]) -> Any:
-        """Slack redelivers an event it thinks we missed (X-Slack-Retry-Num, same event_id);
-        the claim is persisted, so a restart in between does not answer twice."""
-        event_id = body.get("event_id") if body.get("type") == "event_callback" else None
-        if event_id and not services.store.claim(f"event:{event_id}", "event"):
-            retry = (request.headers.get("x-slack-retry-num") or ["-"])[0] if request is not None else "-"
-            logger.info("event %s already processed (retry %s); acknowledging only", event_id, retry)
-            return BoltResponse(status=200, body="")
+        # The same signed body sent twice (same signature, same timestamp: a replay) is processed
+        # once: its signature is claimed with the job (bot/listeners/record.py).
+        signature = (request.headers.get("x-slack-signature") or [None])[0] if request is not None else None
+        context["request_claims"] = [(f"request:{signature}", "request")] if signature else []
         return next()
 
     def drop_malformed_events(body: dict[str, Any], next: Callable[[], Any]) -> Any:
@@ -62,4 +55,3 @@ def register(app: App, services: Services) -> None:
 
     app.middleware(inject_services)
     app.middleware(drop_malformed_events)
-    app.middleware(drop_repeated_events)

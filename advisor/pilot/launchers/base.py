@@ -7,8 +7,9 @@
     release(handle)                 free what the launcher keeps once the result is stored
 
 A handle is plain JSON (pilot id, launcher name, and a launcher-specific ``ref``: a process id and
-event file, or a Ray actor name), so it can be stored and used again by a new process after a bot
-restart: that is how pilots are re-attached.
+event file, or a Ray job's submission id), so it can be stored and used again by a new process
+after a bot restart: that is how pilots are re-attached. ``submit`` is idempotent per pilot id:
+submitting a pilot that was already submitted returns the handle of what runs for it.
 """
 
 from __future__ import annotations

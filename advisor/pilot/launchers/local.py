@@ -1,9 +1,15 @@
 """The local launcher: `python -m advisor.pilot` as a subprocess on this machine.
 
 Each pilot gets a directory ``<workdir>/<pilot_id>/`` holding ``spec.json``, ``events.jsonl``
-(the runner's event stream), ``runner.log`` (its stdout and stderr) and the checkpoint with its
-manifest. The handle records the process id and the process start time (so a recycled pid is not
-mistaken for our runner), which is all a new process needs to re-attach after a restart.
+(the runner's event stream), ``runner.log`` (its stdout and stderr), ``handle.json`` and the
+checkpoint with its manifest. The handle records the process id and the process start time (so
+a recycled pid is not mistaken for our runner), which is all a new process needs to re-attach
+after a restart. ``submit`` is idempotent per pilot id: submitting a pilot that already has a run
+directory returns the handle of the runner started for it (a start resumed after a crash never
+starts a second runner).
+
+The runner starts with the environment it is given (``env``, required): the bot and the CLI pass
+``advisor.pilot.launchers.env.child_environment(...)``, never their own environment as is.
 
 A runner that disappears without a final event (killed, crashed) is reported as failed/killed
 with the last progress it sent; a cancel sends SIGTERM to the runner's process group (the runner
@@ -17,6 +23,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from advisor.errors import PilotError
@@ -72,11 +79,11 @@ class LocalLauncher:
 
     name = "local"
 
-    def __init__(self, workdir: str | Path, *, python: str | None = None,
-                 env: dict[str, str] | None = None, kill_grace_s: float = KILL_GRACE_S):
+    def __init__(self, workdir: str | Path, *, env: Mapping[str, str], python: str | None = None,
+                 kill_grace_s: float = KILL_GRACE_S):
         self.workdir = Path(workdir).resolve()
         self.python = python or sys.executable
-        self.env = env
+        self.env = dict(env)
         self.kill_grace_s = kill_grace_s
         self._children: dict[int, subprocess.Popen] = {}
 
@@ -86,7 +93,7 @@ class LocalLauncher:
     def submit(self, spec: PilotSpec) -> PilotHandle:
         run_dir = self.pilot_dir(spec.pilot_id)
         if run_dir.exists() and any(run_dir.iterdir()):
-            raise PilotError(f"Pilot {spec.pilot_id} already has a run directory at {run_dir}.")
+            return self._adopt(spec, run_dir)
         run_dir.mkdir(parents=True, exist_ok=True)
         spec = spec.model_copy(update={"output_dir": spec.output_dir or str(run_dir)})
         spec_path = run_dir / "spec.json"
@@ -98,12 +105,41 @@ class LocalLauncher:
             proc = subprocess.Popen(cmd, stdout=log_fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                     env=self.env, start_new_session=True, cwd=str(run_dir))
         self._children[proc.pid] = proc
-        return PilotHandle(
+        handle = PilotHandle(
             pilot_id=spec.pilot_id, launcher="local", submitted_at=time.time(),
             ref={"pid": proc.pid, "start_time": _proc_start_time(proc.pid), "dir": str(run_dir),
                  "events": str(events), "log": str(log),
                  "hard_limit_s": spec.time_limit_s + HARD_LIMIT_GRACE_S},
         )
+        tmp = run_dir / "handle.json.tmp"
+        tmp.write_text(handle.model_dump_json())
+        tmp.replace(run_dir / "handle.json")
+        return handle
+
+    def _adopt(self, spec: PilotSpec, run_dir: Path) -> PilotHandle:
+        """The runner already started for this pilot (a resumed start): its handle, from
+        ``handle.json`` or, when the submitter died before writing it, from the live process
+        whose command line names this pilot's spec."""
+        saved = run_dir / "handle.json"
+        if saved.exists():
+            return PilotHandle.model_validate_json(saved.read_text())
+        spec_path = str(run_dir / "spec.json")
+        for proc in Path("/proc").glob("[0-9]*"):
+            try:
+                cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"advisor.pilot" in cmdline and spec_path.encode() in cmdline:
+                pid = int(proc.name)
+                handle = PilotHandle(
+                    pilot_id=spec.pilot_id, launcher="local", submitted_at=(run_dir / "spec.json").stat().st_mtime,
+                    ref={"pid": pid, "start_time": _proc_start_time(pid), "dir": str(run_dir),
+                         "events": str(run_dir / "events.jsonl"), "log": str(run_dir / "runner.log"),
+                         "hard_limit_s": spec.time_limit_s + HARD_LIMIT_GRACE_S})
+                saved.write_text(handle.model_dump_json())
+                return handle
+        raise PilotError(f"Pilot {spec.pilot_id} already has a run directory at {run_dir} and no runner "
+                         "is running for it; it was not started twice.")
 
     # --- reading -------------------------------------------------------------------------------
 

@@ -1,15 +1,31 @@
-"""What a button click on an answer refers to, claimed once per answer message and action."""
+"""A click on a button of an answer: recorded as a ``click`` job with its claims, then acked.
+
+"Verify exactly" and "Show chart" are claimed once per answer message and action
+(``action:<action_id>:<channel>:<message ts>``): a second click, also after a restart or on
+another replica, is told "already done" instead of tracing or uploading again. A trace or a chart
+that failed releases its claim (bot.jobs.on_failure), so it can be asked for again."""
 
 from __future__ import annotations
 
+import logging
+import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from slack_sdk import WebClient
+from slack_bolt import Ack, BoltContext
 
 from advisor.i18n import t
+from bot.errors import where_from_body
+from bot.listeners.record import record
+from bot.render.answer import ACTION_CHART, ACTION_VERIFY
 from bot.services import Services
-from bot.store import StoredAnswer
+from bot.store import NewJob, StoredAnswer
+
+logger = logging.getLogger(__name__)
+
+ONCE_PER_ANSWER = (ACTION_VERIFY, ACTION_CHART)
+_TELL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="click-notice")
 
 
 @dataclass(frozen=True)
@@ -17,7 +33,7 @@ class Click:
     channel: str
     user: str
     message_ts: str
-    key: str  # the dedup claim: a second click on the same answer's button is told "already done"
+    key: str  # the claim: a second click on the same answer's button is told "already done"
     answer: StoredAnswer
 
     @property
@@ -26,22 +42,55 @@ class Click:
                 "lang": self.answer.lang}
 
 
-def claim_click(services: Services, client: WebClient, body: dict[str, Any], action_id: str) -> Click | None:
-    """The click's answer, or None after telling the person why nothing happens (already done,
-    or the answer is no longer known)."""
-    channel = body["channel"]["id"] if body.get("channel") else body["container"]["channel_id"]
-    user = body["user"]["id"]
-    message_ts = (body.get("message") or {}).get("ts") or body["container"]["message_ts"]
-    answer = services.store.answer(channel, message_ts)
-    if answer is None:
-        _tell(client, channel, user, "bot.action.gone", "en")
-        return None
-    key = f"action:{action_id}:{channel}:{message_ts}"
-    if not services.store.claim(key, "action"):
-        _tell(client, channel, user, "bot.action.already", answer.lang)
-        return None
-    return Click(channel, user, message_ts, key, answer)
+def slim(body: dict[str, Any]) -> dict[str, Any]:
+    """What a click job keeps of the payload (the message it came with can be 50 blocks)."""
+    message = body.get("message") or {}
+    return {"type": body.get("type"), "user": body.get("user"), "channel": body.get("channel"),
+            "container": body.get("container"), "actions": body.get("actions"),
+            "response_url": body.get("response_url"), "trigger_id": body.get("trigger_id"),
+            "message": {k: message[k] for k in ("ts", "thread_ts") if k in message}}
 
 
-def _tell(client: WebClient, channel: str, user: str, key: str, lang: str) -> None:
-    client.chat_postEphemeral(channel=channel, user=user, text=t(key, lang))
+def click_place(body: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """(channel, user, message ts) of a click."""
+    container = body.get("container") or {}
+    channel = (body.get("channel") or {}).get("id") or container.get("channel_id")
+    user = (body.get("user") or {}).get("id")
+    message_ts = (body.get("message") or {}).get("ts") or container.get("message_ts")
+    return channel, user, message_ts
+
+
+def action_key(action_id: str, channel: str | None, message_ts: str | None) -> str:
+    return f"action:{action_id}:{channel}:{message_ts}"
+
+
+def on_click(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
+    services: Services = context["services"]
+    action = (body.get("actions") or [{}])[0]
+    action_id = action.get("action_id") or ""
+    if action.get("url"):  # a link button: Slack opens the link, nothing to do here
+        ack()
+        return
+    channel, user, message_ts = click_place(body)
+    where = {**where_from_body(body), "lang": None}
+    claims = []
+    if action_id in ONCE_PER_ANSWER:
+        claims.append((action_key(action_id, channel, message_ts), "action"))
+    key = f"click:{body.get('trigger_id') or uuid.uuid4().hex}"
+    job = NewJob(key, "click", {"action_id": action_id, "body": slim(body), "where": where})
+    done = record(services, context, job, claims, where)
+    ack()
+    if done.conflict and done.conflict.startswith("action:") and channel and user:
+        answer = services.store.answer(channel, message_ts) if message_ts else None
+        _TELL.submit(_tell, services, channel, user, "bot.action.already", answer.lang if answer else "en")
+
+
+def _tell(services: Services, channel: str, user: str, key: str, lang: str) -> None:
+    try:
+        services.client.chat_postEphemeral(channel=channel, user=user, text=t(key, lang))
+    except Exception:
+        logger.exception("could not tell %s %s", user, key)
+
+
+def tell(services: Services, channel: str, user: str, key: str, lang: str) -> None:
+    services.client.chat_postEphemeral(channel=channel, user=user, text=t(key, lang))

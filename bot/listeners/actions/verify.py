@@ -1,59 +1,57 @@
-""""Verify exactly": a placeholder in the thread at once, the trace on the heavy pool, then the
-placeholder is edited into trace vs estimate."""
+""""Verify exactly": a placeholder in the thread, the trace on the heavy queue, then the
+placeholder is edited into trace vs estimate (or into why not, with a way to ask again)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from slack_bolt import Ack, BoltContext
-from slack_sdk import WebClient
-
 from advisor.errors import AdvisorError
 from advisor.i18n import t
-from bot.listeners.actions.clicked import Click, claim_click
-from bot.listeners.submit import submit
-from bot.render.answer import ACTION_VERIFY
-from bot.errors import where_from_body
+from advisor.spec import SpecRequest
+from advisor.statedb import Tx
+from bot.delivery import post_once
+from bot.listeners.actions.clicked import Click
 from bot.render.blockkit import section
 from bot.render.simple import render_notice
 from bot.render.verify import render_verify
-from bot.services import Services
+from bot.services import MAX_PENDING_HEAVY, Services
+from bot.store import Job, NewJob
 from bot.verify import compare
 
 
-def verify_exactly(ack: Ack, body: dict[str, Any], client: WebClient, context: BoltContext) -> None:
-    ack()
-    services = context["services"]
-    submit(services.answers, client, where_from_body(body), start_verify, services, client, body)
-
-
-def start_verify(services: Services, client: WebClient, body: dict[str, Any]) -> None:
-    """Claim the click, post the placeholder in the thread, queue the trace on the heavy pool."""
-    click = claim_click(services, client, body, ACTION_VERIFY)
-    if click is None:
-        return
+def start_verify(services: Services, job: Job, click: Click) -> None:
+    """Post the placeholder once; in the transaction that records it, queue the trace and end
+    this job. A full heavy queue is said plainly (and the click can be made again)."""
     lang, model = click.answer.lang, click.answer.data.get("model") or ""
+    ahead = services.heavy_backlog()
+    store, client = services.store, services.client
+    if ahead >= MAX_PENDING_HEAVY:
+        store.release(click.key)
+        client.chat_postEphemeral(channel=click.channel, user=click.user, text=t("bot.verify.busy", lang, ahead=ahead))
+        return
     text = t("bot.verify.started", lang, model=model)
-    ahead = services.heavy.pending
     notice = text + ("\n" + t("bot.verify.queued", lang, ahead=ahead) if ahead else "")
-    placeholder = client.chat_postMessage(channel=click.channel, thread_ts=click.answer.thread_ts, text=text,
-                                          blocks=[section(notice)])
-    where = {**click.where, "placeholder_ts": placeholder["ts"]}
-    if not submit(services.heavy, client, where, run_verify, services, client, click, placeholder["ts"]):
-        services.store.release(click.key)
+
+    def on_posted(tx: Tx, ts: str) -> None:
+        where = {**click.where, "placeholder_ts": ts}
+        store.add_job(NewJob(f"{job.key}#trace", "verify_trace", {
+            "channel": click.channel, "placeholder_ts": ts, "lang": lang, "key": click.key,
+            "request": click.answer.request.model_dump(mode="json", exclude_none=True) if click.answer.request else None,
+            "where": where, "release": [click.key], "failure_notice": "bot.verify.failed"}, queue="heavy"), tx)
+        store.finish(job, {"placeholder_ts": ts}, tx)
+
+    post_once(store, client, f"{job.key}#placeholder", channel=click.channel, thread_ts=click.answer.thread_ts,
+              text=text, blocks=[section(notice)], job_id=job.id, on_posted=on_posted)
 
 
-def run_verify(services: Services, client: WebClient, click: Click, placeholder_ts: str) -> None:
-    lang = click.answer.lang
+def run_verify_trace(services: Services, job: Job) -> None:
+    p = job.payload
+    lang, client = p["lang"], services.client
+    request = SpecRequest.model_validate(p["request"]) if p.get("request") else SpecRequest()
     try:
-        comparison = compare(click.answer.request, services.catalog)
+        comparison = compare(request, services.catalog)
     except AdvisorError as exc:  # no torch (MissingExtra), or a spec the tracer refuses
-        services.store.release(click.key)
-        client.chat_update(channel=click.channel, ts=placeholder_ts, text=str(exc),
+        services.store.release(p["key"])
+        client.chat_update(channel=p["channel"], ts=p["placeholder_ts"], text=str(exc),
                            blocks=render_notice("bot.verify.unavailable", lang, reason=str(exc)))
         return
-    except BaseException:
-        services.store.release(click.key)  # let the person try again after the apology
-        raise
-    blocks = render_verify(comparison, lang)
-    client.chat_update(channel=click.channel, ts=placeholder_ts, text=t("bot.verify.title", lang), blocks=blocks)
+    client.chat_update(channel=p["channel"], ts=p["placeholder_ts"], text=t("bot.verify.title", lang),
+                       blocks=render_verify(comparison, lang))

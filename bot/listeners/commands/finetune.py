@@ -1,21 +1,25 @@
-"""`/finetune <text>`: ack at once, then answer as a new message in the channel (its ts becomes
-the thread). Subcommands: help, catalog, pilot (and their Spanish names)."""
+"""`/finetune <text>`: record the job and ack; the answer is a new message in the channel (its ts
+becomes the thread). Subcommands: help, catalog, pilot (and their Spanish names)."""
 
 from __future__ import annotations
 
 import unicodedata
+import uuid
+from dataclasses import asdict
 from typing import Any
 
-from slack_bolt import Ack, BoltContext, Respond
-from slack_sdk import WebClient
+from slack_bolt import Ack, BoltContext
 
 from advisor.i18n import t
 from advisor.parse import detect_language
 from bot.admin import handle_catalog_admin, is_admin_command
 from bot.audit import AuditLog
-from bot.conversation import Question, answer_question, clean_text
-from bot.listeners.submit import submit
+from bot.conversation import Question, clean_text
+from bot.jobs import send_private
+from bot.listeners.record import record
 from bot.render.simple import render_catalog, render_help, render_notice
+from bot.services import Services
+from bot.store import Job, NewJob
 
 COMMAND = "/finetune"
 # first word -> (subcommand, language of the word)
@@ -36,44 +40,55 @@ def subcommand(text: str) -> tuple[str | None, str, str]:
     return (sub, rest.strip(), lang) if sub else (None, text.strip(), "en")
 
 
-def finetune_command(ack: Ack, command: dict[str, Any], client: WebClient, context: BoltContext,
-                     respond: Respond) -> None:
-    """Ack at once; everything else (even a help reply, a round trip to Slack) runs after it."""
-    ack()
-    services = context["services"]
+def finetune_command(ack: Ack, command: dict[str, Any], context: BoltContext) -> None:
+    """Record the job (with its claims) and ack; the ack says so plainly when nothing could be
+    recorded. Everything else, even a help reply (a round trip to Slack), runs after the ack."""
+    services: Services = context["services"]
     text = clean_text(command.get("text", ""))
     sub, rest, lang = subcommand(text)
-    where = {"channel": command["channel_id"], "user": command["user_id"], "response_url": command.get("response_url"),
-             "lang": lang if sub else detect_language(text)}
+    lang = lang if sub else detect_language(text)
+    channel, user, response_url = command["channel_id"], command["user_id"], command.get("response_url")
+    where = {"channel": channel, "user": user, "response_url": response_url, "lang": lang}
+    trigger = command.get("trigger_id") or uuid.uuid4().hex  # every Slack command has one
+    key = f"command:{trigger}"
     if sub is None:
-        question = Question(text=text, channel=command["channel_id"], user=command["user_id"],
-                            response_url=command.get("response_url"), show_question=True,
+        question = Question(text=text, channel=channel, user=user, response_url=response_url, show_question=True,
                             bot_user=context.bot_user_id)
-        submit(services.answers, client, where, answer_question, services, client, question)
+        job = NewJob(key, "question", {"question": asdict(question), "where": where})
     elif sub == "catalog" and is_admin_command(rest.split()):
-        submit(services.answers, client, where, run_catalog_admin, services, respond, rest.split(),
-               command["user_id"], lang)
+        job = NewJob(key, "catalog_admin", {"words": rest.split(), "user": user, "lang": lang,
+                                            "response_url": response_url, "where": where})
     elif sub == "pilot" and services.pilots is not None:
-        submit(services.answers, client, where, services.pilots.start_from_command, services, client, command, rest, lang)
+        job = NewJob(key, "pilot_command", {"command": {k: command.get(k) for k in ("user_id", "channel_id",
+                                                                                     "response_url")},
+                                            "text": rest, "lang": lang, "where": where})
     else:
-        submit(services.answers, client, where, reply_privately, services, respond, sub, lang)
+        job = NewJob(key, "private", {"sub": sub, "lang": lang, "response_url": response_url, "where": where})
+    done = record(services, context, job, [(key, "command")], where, tell=False)
+    if done.unavailable:
+        ack(text=t("bot.unrecorded", lang), response_type="ephemeral")
+        return
+    ack()
 
 
-def run_catalog_admin(services: Any, respond: Respond, words: list[str], user: str, lang: str) -> None:
+def run_catalog_admin(services: Services, job: Job) -> None:
     """`/finetune catalog set-price ...`: admin-only and audited (bot.admin); the answer is private."""
-    settings = services.settings
-    text = handle_catalog_admin(words, user, admins=settings.catalog_admins, catalog_path=settings.catalog_path,
-                                audit=AuditLog(settings.state_db), lang=lang, command=COMMAND,
-                                on_change=services.catalog.reload)
-    respond(text=text, response_type="ephemeral")
+    p, settings = job.payload, services.settings
+    text = handle_catalog_admin(p["words"], p["user"], admins=settings.catalog_admins,
+                                catalog_path=settings.catalog_path, audit=AuditLog(services.store.db),
+                                lang=p["lang"], command=COMMAND, on_change=services.catalog.reload)
+    if p.get("response_url"):
+        send_private(p["response_url"], text)
 
 
-def reply_privately(services: Any, respond: Respond, sub: str, lang: str) -> None:
+def run_private(services: Services, job: Job) -> None:
     """help, catalog, or "pilots are not enabled here": only the person who asked sees it."""
+    sub, lang, response_url = job.payload["sub"], job.payload["lang"], job.payload.get("response_url")
     if sub == "help":
         text, blocks = t("bot.help.title", lang), render_help(lang, COMMAND)
     elif sub == "catalog":
         text, blocks = t("bot.catalog.title", lang), render_catalog(services.catalog, lang)
     else:
         text, blocks = t("bot.pilot.unavailable", lang), render_notice("bot.pilot.unavailable", lang)
-    respond(text=text, blocks=blocks, response_type="ephemeral")
+    if response_url:
+        send_private(response_url, text, blocks)

@@ -5,21 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from slack_bolt import BoltContext
-from slack_sdk import WebClient
 
 from advisor.parse import detect_language
-from bot.conversation import Question, answer_question, clean_text
-from bot.listeners.events.claim import claim_message
-from bot.listeners.submit import submit
+from bot.conversation import Question, clean_text
+from bot.listeners.events.claim import record_question
 
 
-def on_mention(event: dict[str, Any], client: WebClient, context: BoltContext) -> None:
+def on_mention(body: dict[str, Any], event: dict[str, Any], context: BoltContext) -> None:
     services = context["services"]
-    if event.get("bot_id") or not claim_message(services, event):
+    if event.get("bot_id"):
         return
     thread = event.get("thread_ts") or event["ts"]
     text = clean_text(event.get("text", ""))
     question = Question(text=text, channel=event["channel"], user=event.get("user", ""),
                         thread_ts=thread, addressed=True, bot_user=context.bot_user_id)
     where = {"channel": event["channel"], "thread_ts": thread, "user": event.get("user"), "lang": detect_language(text)}
-    submit(services.answers, client, where, answer_question, services, client, question)
+    record_question(services, context, body, event, question, where)
