@@ -32,7 +32,7 @@ from advisor.memory import estimate_memory
 from advisor.parse import ParseResult, detect_language, parse_message, understood
 from advisor.parse.describe import answer_head, number
 from advisor.answer_model import Answer, Option
-from advisor.fit import memory_fits
+from advisor.fit import FIT_MARGIN, fit_limit, memory_fits
 from advisor.recommend import recommend
 from advisor.report import reason_text, render_text
 from advisor.resolve import Resolved, resolve_request
@@ -188,7 +188,8 @@ class Advisor:
         gpu = self.catalog.gpu(p.params["gpu"])
         n = int(p.params.get("num_gpus") or 1)
         named = p.params.get("model") or p.params.get("params_b")
-        lines = [t("answer.can_i.title", p.lang, gpu=gpu.display_name, n=n, usable=gib(gpu.usable_memory_bytes))]
+        lines = [t("answer.can_i.title", p.lang, gpu=gpu.display_name, n=n, usable=gib(gpu.usable_memory_bytes),
+                   limit=gib(fit_limit(gpu.usable_memory_bytes)), margin=round(FIT_MARGIN * 100))]
         fits_by_method: dict[str, Any] = {}
         for method in ("full", "lora", "qlora"):
             if named:
