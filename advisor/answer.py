@@ -1,8 +1,12 @@
 """One chat message in, the whole answer out: what the bot posts and `advisor ask` prints.
 
     advisor = Advisor(catalog)
-    answer = advisor.ask("qlora llama-3-70b seq 8192")            # a new request
-    answer = advisor.ask("what about 16k?", previous=answer.request)  # a thread follow-up
+    reply = advisor.ask("qlora llama-3-70b seq 8192")            # a new request
+    reply = advisor.ask("what about 16k?", previous=reply.request)  # a thread follow-up
+
+A ``Reply`` is the chat edge: its ``text`` in the message's language, and for an estimate the
+typed ``answer`` (advisor.answer_model.Answer, numbers and codes) whose dump is ``data``, which
+the bot stores and renders.
 
 ``ask`` never raises for anything a user can type: parse errors, unknown names and impossible
 specs become a ``clarify`` answer that says what to fix, in the message's language. Anything else
@@ -27,8 +31,10 @@ from advisor.i18n import t
 from advisor.memory import estimate_memory
 from advisor.parse import ParseResult, detect_language, parse_message, understood
 from advisor.parse.describe import answer_head, number
-from advisor.recommend import Recommendation, recommend
-from advisor.report import render_recommendation
+from advisor.answer_model import Answer, Option
+from advisor.fit import FIT_MARGIN, fit_limit, memory_fits
+from advisor.recommend import recommend
+from advisor.report import reason_text, render_text
 from advisor.resolve import Resolved, resolve_request
 from advisor.spec import DEFAULTS, SpecRequest
 
@@ -43,13 +49,15 @@ FAQ_REFERENCE_JOB = SpecRequest(method="lora", model="llama-3.1-8b", seq_len=204
 
 
 @dataclass(frozen=True)
-class Answer:
+class Reply:
+    """What one chat message gets back."""
+
     kind: Kind
     lang: str
     text: str  # plain text, in ``lang``
     request: SpecRequest | None = None  # what the thread should remember (None: keep the old one)
-    data: dict[str, Any] = field(default_factory=dict)  # JSON contract (estimate) or details
-    recommendation: Recommendation | None = None
+    data: dict[str, Any] = field(default_factory=dict)  # Answer.dump() (+ head, understood) or the details
+    answer: Answer | None = None  # the numbers, for estimate, followup, compare and a100_or_h100
     resolved: Resolved | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -72,7 +80,7 @@ class Advisor:
 
     # --- the entry point ----------------------------------------------------------------------
 
-    def ask(self, text: str, previous: SpecRequest | None = None, lang_hint: str | None = None) -> Answer:
+    def ask(self, text: str, previous: SpecRequest | None = None, lang_hint: str | None = None) -> Reply:
         """``previous``: the thread's request (follow-ups are deltas against it); ``lang_hint``: the
         thread's language, for messages with no words of either language ("QLoRA 70B 4090")."""
         try:
@@ -80,7 +88,7 @@ class Advisor:
         except ParseError as exc:
             lang = _safe_lang(text)
             body = str(exc) + (f"\n{t('answer.try', lang, example=exc.example)}" if exc.example else "")
-            return Answer("clarify", lang, body, data={"example": exc.example, "code": exc.code})
+            return Reply("clarify", lang, body, data={"example": exc.example, "code": exc.code})
         for config in parsed.configs.values():
             if self.models is not None:
                 try:
@@ -91,13 +99,13 @@ class Advisor:
         return handler(parsed)
 
     def estimate(self, request: SpecRequest, lang: str = "en", kind: Kind = "estimate",
-                 parsed: ParseResult | None = None) -> Answer:
+                 parsed: ParseResult | None = None) -> Reply:
         """The ranking for a request (also used by the CLI with flags)."""
         try:
             resolved = resolve_request(request, self.catalog, self.models)
         except AdvisorError as exc:
             return self._problem(exc, lang, request)
-        rec = recommend(resolved, self.catalog, calibration=self.calibration, lang=lang)
+        rec = recommend(resolved, self.catalog, calibration=self.calibration)
         lines = []
         head: list[str] = []
         if parsed is not None:
@@ -115,73 +123,73 @@ class Advisor:
             lines.append(t("answer.hub_arch", lang, what=resolved.hub.describe(lang)))
         elif resolved.arch_note:
             lines.append(t("answer.inferred_arch", lang, params=f"{resolved.arch.params_total / 1e9:.1f}"))
-        lines.append(render_recommendation(rec, lang, with_assumed=parsed is None))
-        data = rec.to_json()
+        lines.append(render_text(rec, lang, with_assumed=parsed is None))
+        data = rec.dump()
         if head:  # "Understood: <method>, <model>, <seq>, <GPUs>" and "Assumed: ...", for every renderer
             data["head"] = {"understood": head[0], "assumed": head[1] if len(head) > 1 else None}
         if resolved.hub is not None:
             data["model_source"] = resolved.hub.to_json()
         if parsed is not None:
             data["understood"] = parsed.to_json()
-        return Answer(kind, lang, "\n".join(lines), request=request, data=data,
-                      recommendation=rec, resolved=resolved)
+        return Reply(kind, lang, "\n".join(lines), request=request, data=data, answer=rec, resolved=resolved)
 
     # --- intents ------------------------------------------------------------------------------
 
-    def _estimate(self, p: ParseResult) -> Answer:
+    def _estimate(self, p: ParseResult) -> Reply:
         return self.estimate(p.request, p.lang, "estimate", p)
 
-    def _followup(self, p: ParseResult) -> Answer:
+    def _followup(self, p: ParseResult) -> Reply:
         return self.estimate(p.request, p.lang, "followup", p)
 
-    def _compare(self, p: ParseResult) -> Answer:
-        answer = self.estimate(p.request, p.lang, "compare", p)
-        if answer.recommendation is None:
-            return answer
+    def _compare(self, p: ParseResult) -> Reply:
+        reply = self.estimate(p.request, p.lang, "compare", p)
+        if reply.answer is None:
+            return reply
         lines = [t("answer.compare.title", p.lang)]
         for gpu_id in p.gpus:
-            o = answer.recommendation.option(gpu_id)
+            o = reply.answer.option(gpu_id)
             lines.append(_option_line(o, p.lang))
         lines.append(t("answer.compare.rule", p.lang))
-        data = {**answer.data, "compared": list(p.gpus)}
-        return Answer("compare", p.lang, "\n".join(lines) + "\n\n" + answer.text, request=p.request,
-                      data=data, recommendation=answer.recommendation, resolved=answer.resolved)
+        data = {**reply.data, "compared": list(p.gpus)}
+        return Reply("compare", p.lang, "\n".join(lines) + "\n\n" + reply.text, request=p.request,
+                      data=data, answer=reply.answer, resolved=reply.resolved)
 
-    def _faq(self, p: ParseResult) -> Answer:
+    def _faq(self, p: ParseResult) -> Reply:
         if p.faq == "can_i_gpu":
             return self._faq_can_i(p)
         if p.faq in ("a100_or_h100", "gpu_choice"):
             return self._faq_choice(p)
         return self._faq_persist(p)
 
-    def _reset(self, p: ParseResult) -> Answer:
-        return Answer("reset", p.lang, t("answer.reset", p.lang), request=None)
+    def _reset(self, p: ParseResult) -> Reply:
+        return Reply("reset", p.lang, t("answer.reset", p.lang), request=None)
 
-    def _help(self, p: ParseResult) -> Answer:
-        return Answer("help", p.lang, t("answer.help", p.lang))
+    def _help(self, p: ParseResult) -> Reply:
+        return Reply("help", p.lang, t("answer.help", p.lang))
 
-    def _catalog(self, p: ParseResult) -> Answer:
+    def _catalog(self, p: ParseResult) -> Reply:
         gpu_id = p.params.get("gpu")
         gpus = [self.catalog.gpu(gpu_id)] if gpu_id else self.catalog.gpus(offered_only=True)
         lines = [t("answer.catalog.title", p.lang)] + [_gpu_line(g, p.lang) for g in gpus]
         regions = ", ".join(r.display_name for r in self.catalog.regions())
         lines.append(t("answer.catalog.regions", p.lang, regions=regions))
-        return Answer("catalog", p.lang, "\n".join(lines), data={"gpus": [g.id for g in gpus]})
+        return Reply("catalog", p.lang, "\n".join(lines), data={"gpus": [g.id for g in gpus]})
 
-    def _clarify(self, p: ParseResult) -> Answer:
+    def _clarify(self, p: ParseResult) -> Reply:
         text = p.question or t("answer.clarify.default", p.lang)
         if p.example:
             text += "\n" + t("answer.try", p.lang, example=p.example)
-        return Answer("clarify", p.lang, text, request=p.request if p.request.said() else None,
+        return Reply("clarify", p.lang, text, request=p.request if p.request.said() else None,
                       data={"example": p.example, "code": p.clarify_code})
 
     # --- frequently asked questions, computed --------------------------------------------------
 
-    def _faq_can_i(self, p: ParseResult) -> Answer:
+    def _faq_can_i(self, p: ParseResult) -> Reply:
         gpu = self.catalog.gpu(p.params["gpu"])
         n = int(p.params.get("num_gpus") or 1)
         named = p.params.get("model") or p.params.get("params_b")
-        lines = [t("answer.can_i.title", p.lang, gpu=gpu.display_name, n=n, usable=gib(gpu.usable_memory_bytes))]
+        lines = [t("answer.can_i.title", p.lang, gpu=gpu.display_name, n=n, usable=gib(gpu.usable_memory_bytes),
+                   limit=gib(fit_limit(gpu.usable_memory_bytes)), margin=round(FIT_MARGIN * 100))]
         fits_by_method: dict[str, Any] = {}
         for method in ("full", "lora", "qlora"):
             if named:
@@ -192,7 +200,7 @@ class Advisor:
                 except AdvisorError as exc:
                     return self._problem(exc, p.lang, request)
                 mem = estimate_memory(resolved.spec, resolved.arch)
-                fits = mem.need_bytes <= gpu.usable_memory_bytes
+                fits = memory_fits(mem, gpu.usable_memory_bytes)  # the ranking's rule (advisor.fit)
                 fits_by_method[method] = {"fits": fits, "device_bytes": mem.device_bytes}
                 key = "answer.can_i.model_fits" if fits else "answer.can_i.model_no"
                 lines.append(t(key, p.lang, method=t(f"method.{method}", p.lang), model=resolved.label,
@@ -210,7 +218,7 @@ class Advisor:
         if not gpu.offered:
             lines.append(t("answer.not_offered", p.lang, gpu=gpu.display_name))
         lines.append(t("answer.can_i.next", p.lang, gpu=gpu.display_name))
-        return Answer("faq", p.lang, "\n".join(lines),
+        return Reply("faq", p.lang, "\n".join(lines),
                       data={"faq": "can_i_gpu", "gpu": gpu.id, "num_gpus": n, "methods": fits_by_method})
 
     def _largest_fitting(self, method: str, gpu: Gpu, n: int) -> dict[str, Any] | None:
@@ -219,27 +227,27 @@ class Advisor:
             request = SpecRequest(method=method, model=model_id, num_gpus=n, sharding="fsdp" if n > 1 else None)
             resolved = resolve_request(request, self.catalog)
             mem = estimate_memory(resolved.spec, resolved.arch)
-            if mem.need_bytes <= gpu.usable_memory_bytes:
+            if memory_fits(mem, gpu.usable_memory_bytes):
                 best = {"model": resolved.label, "model_id": model_id, "device_bytes": mem.device_bytes}
         return best
 
-    def _faq_choice(self, p: ParseResult) -> Answer:
+    def _faq_choice(self, p: ParseResult) -> Reply:
         request = p.request if (p.request.model or p.request.params_b) else FAQ_REFERENCE_JOB
         try:
             resolved = resolve_request(request, self.catalog, self.models)
         except AdvisorError as exc:
             return self._problem(exc, p.lang, request)
-        rec = recommend(resolved, self.catalog, calibration=self.calibration, lang=p.lang)
+        rec = recommend(resolved, self.catalog, calibration=self.calibration)
         gpus = p.gpus or p.params.get("gpus") or ["a100-80gb", "h100-sxm"]
         lines = [t("answer.choice.title", p.lang, job=understood(request, p.lang, self.catalog))]
         lines += [_option_line(rec.option(g), p.lang) for g in gpus]
         lines.append(t("answer.compare.rule", p.lang))
         if request is FAQ_REFERENCE_JOB:
             lines.append(t("answer.choice.yours", p.lang))
-        return Answer("faq", p.lang, "\n".join(lines), data={"faq": p.faq, "gpus": list(gpus), **rec.to_json()},
-                      recommendation=rec, resolved=resolved)
+        return Reply("faq", p.lang, "\n".join(lines), data={"faq": p.faq, "gpus": list(gpus), **rec.dump()},
+                      answer=rec, resolved=resolved)
 
-    def _faq_persist(self, p: ParseResult) -> Answer:
+    def _faq_persist(self, p: ParseResult) -> Reply:
         lines = [t("answer.persist.keep", p.lang), t("answer.persist.drop", p.lang)]
         data: dict[str, Any] = {"faq": "what_persists"}
         request = p.request if (p.request.model or p.request.params_b) else None
@@ -255,14 +263,14 @@ class Advisor:
                 lines.append(t("answer.persist.size", p.lang, model=resolved.label, size=gib(size),
                                price=usd(monthly), per_gb=usd(price)))
                 data.update(checkpoint_bytes=size, storage_usd_per_month=monthly)
-        return Answer("faq", p.lang, "\n".join(lines), data=data)
+        return Reply("faq", p.lang, "\n".join(lines), data=data)
 
     # --- problems -------------------------------------------------------------------------------
 
-    def _problem(self, exc: AdvisorError, lang: str, request: SpecRequest) -> Answer:
+    def _problem(self, exc: AdvisorError, lang: str, request: SpecRequest) -> Reply:
         suggestions = getattr(exc, "suggestions", None)
         text = t("answer.problem", lang, problem=str(exc))
-        return Answer("clarify", lang, text, request=None,
+        return Reply("clarify", lang, text, request=None,
                       data={"problem": str(exc), "suggestions": suggestions or []})
 
 
@@ -280,11 +288,11 @@ def _gpu_line(g: Gpu, lang: str) -> str:
              good_for=g.good_for)
 
 
-def _option_line(o: Any, lang: str) -> str:
+def _option_line(o: Option, lang: str) -> str:
     if not o.fits:
-        return t("answer.option.no", lang, gpu=o.gpu_name, reason=o.reason or "")
+        return t("answer.option.no", lang, gpu=o.gpu_name, reason=reason_text(o.reason, lang))
     money = usd(o.cost_usd) if o.cost_usd is not None else (
         t("answer.per_million", lang, price=usd(o.price_per_million_tokens)) if o.price_per_million_tokens else "-")
     hours = duration(o.hours, lang)
-    return t("answer.option.yes", lang, gpu=o.gpu_name, n=o.num_gpus, memory=gib(o.memory_bytes),
+    return t("answer.option.yes", lang, gpu=o.gpu_name, n=o.num_gpus, memory=gib(o.device_bytes),
              tps=number(round(o.tokens_per_s), lang) if o.tokens_per_s else "-", hours=hours, money=money)

@@ -123,14 +123,6 @@ class Architecture(BaseModel):
         )
 
     @property
-    def params_active(self) -> int:
-        """Parameters touched per token (MoE routes each token to experts_per_token experts)."""
-        if not self.experts:
-            return self.params_total
-        inactive = (self.experts - self.experts_per_token) * self.mlp_matrices * self.hidden * self.intermediate
-        return self.params_total - self.layers * inactive
-
-    @property
     def params_linear(self) -> int:
         """Parameters inside the blocks' linear layers (what QLoRA quantizes)."""
         per_layer = 2 * self.hidden * self.q_dim + 2 * self.hidden * self.kv_dim

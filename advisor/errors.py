@@ -13,7 +13,6 @@ traceback.
     │   └── CatalogMismatch  the committed catalog differs from its sources
     ├── ParseError           chat text we could not understand (carries an example that works)
     ├── MissingExtra         a feature needs an optional extra (torch, ray, matplotlib)
-    ├── NotAvailableYet      a command whose engine has not landed
     ├── PilotError           a pilot could not be started, tracked or read back
     ├── LaunchError          no launch config for this plan and tool (says which would work)
     └── StateUnavailable     the state database cannot be written or reached (full or read-only
@@ -75,13 +74,6 @@ class MissingExtra(AdvisorError, ImportError):
             f"{feature} needs the optional '{extra}' extra ({module} is not installed). "
             f"Install it with: pip install 'finetune-advisor[{extra}]'"
         )
-
-
-class NotAvailableYet(AdvisorError):
-    """A command whose engine has not been built yet."""
-
-    def __init__(self, feature: str):
-        super().__init__(f"{feature} is not available yet in this version of the advisor.")
 
 
 class PilotError(AdvisorError):

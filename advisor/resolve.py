@@ -102,9 +102,3 @@ def resolve_request(request: SpecRequest, catalog: Catalog, models: "HubReader |
     spec, assumed = resolve(request)
     arch, entry, note = architecture_for(spec, catalog, hub)
     return Resolved(spec=spec, arch=arch, model=entry, assumed=assumed, arch_note=note, hub=hub)
-
-
-def resolve_spec(spec: FinetuneSpec, catalog: Catalog, models: "HubReader | None" = None) -> Resolved:
-    """The same for an already complete spec (CLI flags)."""
-    return resolve_request(SpecRequest(**spec.model_dump(exclude={"costs"}, exclude_none=True),
-                                       costs=spec.costs.model_dump()), catalog, models)

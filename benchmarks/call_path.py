@@ -91,9 +91,10 @@ def trace_command(text: str) -> list[tuple[str, str]]:
     """(caller module, callee module) for every call between two of our modules."""
     edges: list[tuple[str, str]] = []
     lock = threading.Lock()
+    recording = threading.Event()  # set from the dispatch of the command to the posted answer
 
     def profiler(frame, event, arg):  # noqa: ANN001 - sys.setprofile's signature
-        if event != "call":
+        if event != "call" or not recording.is_set():
             return
         callee = frame.f_globals.get("__name__")
         if not _ours(callee):
@@ -116,14 +117,19 @@ def trace_command(text: str) -> list[tuple[str, str]]:
         from bot.settings import Settings
 
         settings = Settings.from_env() if hasattr(Settings, "from_env") else Settings()
+        # the outbox workers (bot/outbox.py) that post the answer are threads build_app starts:
+        # the profiler is installed for threads before they exist, and records only from the
+        # dispatch on (threading.setprofile reaches threads started after it, Python 3.11)
+        threading.setprofile(profiler)
         app, services = build_app(settings)
         request = _command_request(text, slack.response_url())
-        threading.setprofile(profiler)
         sys.setprofile(profiler)
+        recording.set()
         try:
             app.dispatch(request)
             slack.wait_for("chat.postMessage", timeout=60)
         finally:
+            recording.clear()
             sys.setprofile(None)
             threading.setprofile(None)
         deadline = time.monotonic() + 60  # the worker still records the thread after posting

@@ -16,7 +16,7 @@ import time
 
 from advisor.catalog import Catalog
 from advisor.recommend import recommend
-from advisor.report import render_recommendation
+from advisor.report import render_text
 from advisor.resolve import resolve_request
 from advisor.spec import SpecRequest
 
@@ -48,7 +48,7 @@ def bench(catalog: Catalog, request: SpecRequest, calls: int) -> dict[str, float
         wall.append((time.perf_counter() - start) * 1000)
         cpu.append((time.process_time() - start_cpu) * 1000)
     render_start = time.perf_counter()
-    render_recommendation(recommend(resolved, catalog), "en")
+    render_text(recommend(resolved, catalog), "en")
     return {"median": statistics.median(wall), "p99": _p99(wall), "cpu_median": statistics.median(cpu),
             "cpu_p99": _p99(cpu), "render": (time.perf_counter() - render_start) * 1000}
 

@@ -80,7 +80,7 @@ def build_app(settings: Settings, *, advisor: Asker | None = None, deliver: bool
     from advisor.pilot.launchers.env import child_environment
     from bot.jobs import handlers, on_failure
     from bot.outbox import Outbox, QueueSpec, worker_id
-    from bot.pilots import flow_from_settings
+    from bot.pilot.flow import flow_from_settings
 
     messages()
     client = client_for(settings)

@@ -13,8 +13,8 @@ from typing import Any
 
 from advisor.errors import MissingExtra
 from advisor.i18n import t
+from advisor.answer_model import Answer
 from bot.render.answer import short_gpu_name
-from bot.render.contract import read
 from bot.render.labels import TERMS
 
 FEATURE = "Show chart"
@@ -33,16 +33,16 @@ def render_chart(data: dict[str, Any], lang: str) -> bytes:
         from matplotlib.figure import Figure
     except ModuleNotFoundError:
         raise MissingExtra(FEATURE, "chart", "matplotlib") from None
-    answer = read(data)
+    answer = Answer.load(data)
     options = [o for o in answer.options if o.device_bytes]
-    labels = [f"{o.num_gpus or 1}× {short_gpu_name(o.name)}" for o in options]
+    labels = [f"{o.num_gpus or 1}× {short_gpu_name(o.gpu_name)}" for o in options]
     fig = Figure(figsize=(WIDTH_IN, 1.6 + ROW_HEIGHT_IN * max(1, len(options))), dpi=DPI)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
     rows = list(range(len(options)))
     left = [0.0] * len(options)
     for term, colour in zip(TERMS, COLOURS):
-        sizes = [(o.breakdown or {}).get(term, 0) / GIB for o in options]
+        sizes = [(o.memory.terms if o.memory else {}).get(term, 0) / GIB for o in options]
         if any(sizes):
             ax.barh(rows, sizes, left=left, color=colour, label=t(f"bot.term.{term}", lang), height=0.6)
             left = [a + b for a, b in zip(left, sizes)]
@@ -50,10 +50,10 @@ def render_chart(data: dict[str, Any], lang: str) -> bytes:
     # device figure when the data carries no per-option breakdown.
     rest = [max(0.0, o.device_bytes / GIB - done) for o, done in zip(options, left)]
     if any(rest):
-        ax.barh(rows, rest, left=left, color="#DDDDDD", hatch="//", label=t("bot.chart.overhead" if any(o.breakdown for o in options) else "bot.chart.device", lang),
+        ax.barh(rows, rest, left=left, color="#DDDDDD", hatch="//", label=t("bot.chart.overhead" if any(o.memory for o in options) else "bot.chart.device", lang),
                 height=0.6)
         left = [a + b for a, b in zip(left, rest)]
-    capacity = [o.capacity_bytes / GIB for o in options]
+    capacity = [o.usable_bytes / GIB for o in options]
     ax.scatter(capacity, rows, marker="|", s=600, color="black", linewidths=2.5, zorder=3,
                label=t("bot.chart.capacity", lang))
     for row, o in zip(rows, options):
@@ -62,7 +62,7 @@ def render_chart(data: dict[str, Any], lang: str) -> bytes:
     ax.set_yticks(rows, labels)
     ax.invert_yaxis()
     ax.set_xlabel(t("bot.chart.axis", lang))
-    ax.set_title(t("bot.chart.title", lang, model=answer.model or answer.spec.get("model") or ""))
+    ax.set_title(t("bot.chart.title", lang, model=answer.model or answer.spec.model or ""))
     ax.grid(axis="x", alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18 if len(options) > 3 else -0.35), ncol=4,
               fontsize=8, frameon=False)

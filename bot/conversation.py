@@ -68,7 +68,7 @@ def answer_question(services: Services, q: Question, job: Job | None = None) -> 
     if answer.kind == "clarify" and not q.addressed:
         logger.debug("thread chatter not understood, staying quiet: %r", q.text[:80])
         return None
-    data = with_option_breakdowns(answer)
+    data = dict(answer.data or {})  # for an estimate: the Answer's dump (schema_version in it), stored as is
     blocks = render(services, answer, data, q, previous)
     text = bk.clip(answer.text or t("bot.empty_answer", answer.lang), bk.MAX_FALLBACK_TEXT)
     if answer.kind in PRIVATE_KINDS and q.response_url and q.thread_ts is None:
@@ -97,24 +97,6 @@ def answer_question(services: Services, q: Question, job: Job | None = None) -> 
         return None
 
 
-def with_option_breakdowns(answer: Any) -> dict[str, Any]:
-    """The answer's data, with each option's memory breakdown (MemoryBreakdown.to_json() at the
-    option's GPU count) from the advisor's Recommendation when the JSON does not carry it: the
-    answer shows the recommended option's parts, and the chart stacks every option's."""
-    data = dict(answer.data or {})
-    rec = getattr(answer, "recommendation", None)
-    if rec is None or not data.get("options"):
-        return data
-    by_gpu = {o.gpu: o for o in rec.options}
-    options = []
-    for o in data["options"]:
-        source = by_gpu.get(o.get("gpu"))
-        if "breakdown" not in o and source is not None and getattr(source, "breakdown", None) is not None:
-            o = {**o, "breakdown": source.breakdown.to_json()}
-        options.append(o)
-    return {**data, "options": options}
-
-
 def render(services: Services, answer: Any, data: dict[str, Any], q: Question,
            previous: SpecRequest | None) -> list[bk.Block]:
     lang = answer.lang
@@ -122,7 +104,8 @@ def render(services: Services, answer: Any, data: dict[str, Any], q: Question,
         changed = None
         if answer.kind == "followup" and previous is not None and answer.request is not None:
             changed = changes(previous.said(), answer.request.said(), lang)
-        return render_answer(data, lang, kind=answer.kind, changed=changed,
+        numbers = answer.answer if answer.answer is not None else data  # the typed Answer (advisor.answer_model)
+        return render_answer(numbers, lang, kind=answer.kind, changed=changed, head=data.get("head"),
                              asked_by=q.user if q.show_question else None, question=q.text)
     if answer.kind == "help":
         return render_help(lang)

@@ -14,25 +14,15 @@ from slack_sdk import WebClient
 from slack_sdk.webhook import WebhookClient
 
 from advisor.i18n import t
+from bot.payload import place
 from bot.render.simple import render_notice
 
 logger = logging.getLogger("bot.errors")
 
 
 def where_from_body(body: dict[str, Any]) -> dict[str, Any]:
-    """Channel, thread, user and response_url of any Slack payload (command, event, action)."""
-    if "command" in body:
-        return {"channel": body.get("channel_id"), "user": body.get("user_id"), "response_url": body.get("response_url")}
-    event = body.get("event")
-    if isinstance(event, dict):
-        return {"channel": event.get("channel"), "user": event.get("user"),
-                "thread_ts": event.get("thread_ts") or event.get("ts")}
-    message = body.get("message") or {}
-    container = body.get("container") or {}
-    return {"channel": (body.get("channel") or {}).get("id") or container.get("channel_id"),
-            "user": (body.get("user") or {}).get("id"),
-            "thread_ts": message.get("thread_ts") or message.get("ts") or container.get("message_ts"),
-            "response_url": body.get("response_url")}
+    """Channel, thread, user and response_url of any Slack payload (bot.payload.place)."""
+    return place(body).where()
 
 
 def apologize(client: WebClient, error: BaseException, where: dict[str, Any], *, lang: str = "en") -> None:

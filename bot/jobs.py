@@ -6,7 +6,7 @@
     click          a button on an answer: verify, chart, pilot (when off), or one we do not know
     verify_trace   the exact trace behind a "Verify exactly" placeholder (heavy queue)
     chart          the memory chart of an answer, uploaded to its thread (heavy queue)
-    pilot_*        the pilot flow's jobs (bot.pilots: propose, confirm, decline, cancel, final)
+    pilot_*        the pilot flow's jobs (bot.pilot.flow: propose, confirm, decline, cancel, final)
 
 A job's payload carries ``where`` (channel, thread, user, response_url, language): the failure
 handler tells the person there once (``<job key>#apology`` is a keyed delivery), and releases the
@@ -18,14 +18,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from slack_sdk.webhook import WebhookClient
-
 from advisor.i18n import fields_of, messages, t
 from bot.conversation import Question, answer_question
 from bot.delivery import post_once
 from bot.render.simple import render_notice
 from bot.services import Services
-from bot.slack import describe, webhook
+from bot.slack import describe, send_private
 from bot.store import Job
 
 logger = logging.getLogger(__name__)
@@ -82,8 +80,3 @@ def apologize(services: Services, where: dict[str, Any], key: str, delivery_key:
         client.chat_postEphemeral(channel=channel, user=where["user"], text=text, blocks=blocks)
     else:
         logger.warning("no place to tell anyone about the failure above")
-
-
-def send_private(response_url: str, text: str, blocks: list | None = None) -> None:
-    client: WebhookClient = webhook(response_url)
-    client.send(text=text, blocks=blocks, response_type="ephemeral")

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from slack_sdk import WebClient
 
     from bot.outbox import Outbox
+    from bot.pilot.flow import PilotFlow  # the pilot wing (bot/pilot/): its listeners, jobs and watcher
 
 # Traces waiting for the heavy workers before a new "Verify exactly" is told to click again
 # later: each takes seconds to a minute, so a longer queue would only promise results that
@@ -29,15 +30,6 @@ class Asker(Protocol):
     def ask(self, text: str, previous: Any = None, lang_hint: str | None = None) -> Any: ...
 
 
-class PilotFlow(Protocol):
-    """The pilot flow (bot/pilots*): registers its listeners (the "Run pilot" button,
-    confirmation, cancel), runs its jobs, and follows running pilots."""
-
-    def register(self, app: Any) -> None: ...
-
-    def handlers(self) -> dict[str, Any]: ...
-
-
 @dataclass
 class Services:
     settings: Settings
@@ -46,7 +38,7 @@ class Services:
     store: StateStore
     client: "WebClient"
     outbox: "Outbox | None" = None
-    pilots: PilotFlow | None = None
+    pilots: "PilotFlow | None" = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def wake(self) -> None:

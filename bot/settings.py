@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from bot.pilots_policy import (DEFAULT_COST_CAP_USD, DEFAULT_DAILY_BUDGET_USD, DEFAULT_STEPS, PilotPolicy,
+from bot.pilot.policy import (DEFAULT_COST_CAP_USD, DEFAULT_DAILY_BUDGET_USD, DEFAULT_STEPS, PilotPolicy,
                                PilotSettings, id_list)
 
 DEFAULT_PORT = 3000

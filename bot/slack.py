@@ -139,6 +139,11 @@ def webhook(url: str, *, total_s: float = DEFAULT_TOTAL_S, timeout: int = DEFAUL
     return WebhookClient(url, timeout=timeout, retry_handlers=retry_handlers(total_s))
 
 
+def send_private(response_url: str, text: str, blocks: list | None = None) -> None:
+    """Only the person who asked sees it (response_type ephemeral, through the response_url)."""
+    webhook(response_url).send(text=text, blocks=blocks, response_type="ephemeral")
+
+
 def ambiguous(error: BaseException) -> bool:
     """A failed post that Slack may nevertheless have made (check before posting again)."""
     from slack_sdk.errors import SlackApiError

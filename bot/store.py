@@ -261,9 +261,6 @@ class StateStore:
             t.execute("UPDATE threads SET lang = ?, last_answer_ts = ?, updated_at = ? WHERE channel = ? AND thread_ts = ?",
                       (lang, last_answer_ts, time.time(), channel, thread_ts))
 
-    def forget_thread(self, channel: str, thread_ts: str) -> None:
-        self.db.execute("DELETE FROM threads WHERE channel = ? AND thread_ts = ?", (channel, thread_ts))
-
     # --- answers -------------------------------------------------------------------------------
 
     def save_answer(self, channel: str, ts: str, thread_ts: str, kind: str, lang: str,

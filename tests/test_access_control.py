@@ -2,7 +2,7 @@
 
 Catalog administration (bot.admin): admin-only, nobody by default, every attempt audited in the
 state database and every change in the catalog's own audit, on a scratch copy of catalog.db.
-Pilots (bot.pilots): nobody by default, only allowed users start one, a per-pilot cost cap and a
+Pilots (bot.pilot): nobody by default, only allowed users start one, a per-pilot cost cap and a
 daily budget refuse with the figures, and every proposal, start and refusal is audited."""
 
 from __future__ import annotations

@@ -66,15 +66,16 @@ def test_variable_length_slack_is_never_below_the_equal_length_slack():
 
 def test_the_ranking_offers_expandable_segments_for_variable_lengths_with_its_figure(catalog):
     from advisor.recommend import recommend
+    from advisor.report import lever_text
     from advisor.resolve import resolve_request
     from advisor.spec import SpecRequest
 
     dist = LengthDistribution(mean=600, min=200, max=8192)
     rec = recommend(resolve_request(SpecRequest(model="llama-3.1-8b", method="lora", seq_len=8192,
                                                 length_distribution=dist), catalog), catalog)
-    levers = [lv for o in rec.options for lv in o.levers if lv.lever == "expandable_segments"]
-    assert levers and all("expandable_segments:True" in lv.description for lv in levers)
+    levers = [lv for o in rec.options for lv in o.levers if lv.kind == "expandable_segments"]
+    assert levers and all("expandable_segments:True" in lever_text(lv, "en") for lv in levers)
     one_gpu = estimate_memory(rec.spec.model_copy(update={"num_gpus": 1}), catalog.model("llama-3.1-8b").arch)
-    assert all(lv.memory_bytes < one_gpu.device_bytes and lv.num_gpus == 1 for lv in levers)
+    assert all(lv.device_bytes < one_gpu.device_bytes and lv.num_gpus == 1 for lv in levers)
     fixed = recommend(resolve_request(SpecRequest(model="llama-3.1-8b", method="lora", seq_len=8192), catalog), catalog)
-    assert not [lv for o in fixed.options for lv in o.levers if lv.lever == "expandable_segments"]
+    assert not [lv for o in fixed.options for lv in o.levers if lv.kind == "expandable_segments"]

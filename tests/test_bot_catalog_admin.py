@@ -51,6 +51,6 @@ def test_an_admin_changes_the_price_and_the_next_answer_uses_it(bot, slack):
     question = "lora llama-3.1-8b seq 2048, 50M tokens"
     bot.command(question, user="UADMIN", channel="CADMIN2", response_url=slack.response_url("answer"))
     [answer] = slack.wait_for("chat.postMessage", lambda c: c.args.get("channel") == "CADMIN2")
-    expected = Advisor(Catalog.open(bot.catalog)).ask(question).recommendation.option("a100-80gb").cost_usd
-    before = Advisor(Catalog.in_memory()).ask(question).recommendation.option("a100-80gb").cost_usd
+    expected = Advisor(Catalog.open(bot.catalog)).ask(question).answer.option("a100-80gb").cost_usd
+    before = Advisor(Catalog.in_memory()).ask(question).answer.option("a100-80gb").cost_usd
     assert expected < before and usd(expected) in json.dumps(answer.args["blocks"])

@@ -11,6 +11,7 @@ import os
 
 import pytest
 
+from advisor.answer_model import Answer, Change, Lever, Note
 from advisor.i18n import t
 from bot.render import blockkit as bk
 from bot.render.answer import ACTION_CHART, ACTION_PILOT, ACTION_VERIFY, memory_bar, render_answer
@@ -66,10 +67,13 @@ def test_a_followup_says_what_changed():
 
 
 def test_enormous_data_still_fits_slacks_limits():
-    data = json.loads((GOLDEN / "answer_qlora70b_en.json").read_text())["data"]
-    data = {**data, "options": data["options"] * 40, "notes": ["x" * 5000] * 60, "model": "M" * 400}
-    data["options"][0] = {**data["options"][0], "levers": [{"description": "y" * 3000, "fits": True}] * 10}
-    blocks = assert_valid_blocks(render_answer(data, "en", asked_by="U1", question="q" * 5000))
+    answer = Answer.load(json.loads((GOLDEN / "answer_qlora70b_en.json").read_text())["data"])
+    lever = Lever(kind="combined", parts=tuple(Change(kind="shorter_seq", seq_len=n) for n in range(200)),
+                  device_bytes=1, fits=True)
+    first = answer.options[0].model_copy(update={"levers": (lever,) * 10, "num_gpus": 1, "fits": False})
+    answer = answer.model_copy(update={"options": (first, *answer.options[1:]) * 40, "model": "M" * 400,
+                                       "notes": (Note(code="legacy", text="x" * 5000),) * 60})
+    blocks = assert_valid_blocks(render_answer(answer, "en", asked_by="U1", question="q" * 5000))
     assert len(blocks) <= bk.MAX_BLOCKS and blocks[-1]["type"] == "actions"
 
 

@@ -64,12 +64,11 @@ def test_ask_names_the_closest_match_of_a_typo(cli):
 
 def test_the_bot_answer_opens_with_the_same_two_lines(catalog):
     from advisor.answer import Advisor
-    from bot.conversation import with_option_breakdowns
     from bot.render.answer import render_answer
 
     for text, lang in [("qlora 13b seq 2048", "en"), ("QLoRA de llama 3 8b con contexto de 8k en dos H100", "es")]:
         answer = Advisor(catalog).ask(text)
-        blocks = render_answer(with_option_breakdowns(answer), lang)
+        blocks = render_answer(answer.data, lang)  # what the bot stores and renders
         shown = json.dumps(blocks, ensure_ascii=False)
         assert answer.data["head"]["understood"] in shown and answer.data["head"]["assumed"] in shown
         first = next(b for b in blocks if b["type"] == "section")

@@ -231,7 +231,7 @@ def test_an_unknown_button_is_acked_and_the_clicker_told_to_ask_again(bot, slack
     assert told.method == "chat.postEphemeral" and said(told) == t("bot.action.gone", "en")
 
 
-# bot/pilots.py on_run reads the button's JSON value; one that is not a JSON object (an old
+# bot/pilot/flow.py on_run reads the button's JSON value; one that is not a JSON object (an old
 # message, a forged payload) is told "not valid; ask again" instead of the generic apology.
 @pytest.mark.parametrize("action_id, value", [
     ("pilot_run", "{{not json"),

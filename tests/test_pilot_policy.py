@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.pilots import ChannelLimiter
-from bot.pilots_policy import PilotPolicy, start_of_day
+from bot.pilot.flow import ChannelLimiter
+from bot.pilot.policy import PilotPolicy, start_of_day
 from bot.settings import Settings, SettingsError
 
 BASE = {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s"}

@@ -1,4 +1,6 @@
-"""`advisor ask TEXT`: chat text in, the whole answer out (as the bot gives it)."""
+"""`advisor ask TEXT`: chat text in, the whole answer out (as the bot gives it): one library call,
+``advisor.answer.Advisor.ask``; ``--json`` is the reply (``kind, lang, text``) with, for an
+estimate, the ``Answer``'s dump the bot stores and renders (docs/DESIGN.md, "Contracts")."""
 
 from __future__ import annotations
 
@@ -23,8 +25,8 @@ def ask(text: tuple[str, ...], db: str | None, state_db: str | None, as_json: bo
     from advisor.answer import Advisor
 
     advisor = Advisor(Catalog.open(catalog_path(db)), calibration=calibration_from(state_db), models=hub_reader(state_db))
-    answer = advisor.ask(" ".join(text))
+    reply = advisor.ask(" ".join(text))
     if as_json:
-        emit_json(answer.to_json())
+        emit_json(reply.to_json())
     else:
-        click.echo(answer.text)
+        click.echo(reply.text)

@@ -1,4 +1,7 @@
-"""`advisor estimate`: memory, time and cost of a spec given as flags, on every catalog GPU."""
+"""`advisor estimate`: memory, time and cost of a spec given as flags, on every catalog GPU.
+
+One library call (``advisor.recommend.recommend``); ``--json`` prints the ``Answer``'s dump, the
+text is ``advisor.report.render_text`` of the same object."""
 
 from __future__ import annotations
 
@@ -26,18 +29,18 @@ def register(main: click.Group) -> None:
 def estimate(request: SpecRequest, lang: str, db: str | None, state_db: str | None, as_json: bool) -> None:
     """Memory, time and cost of a fine-tuning run on every catalog GPU."""
     from advisor.recommend import recommend
-    from advisor.report import render_recommendation
+    from advisor.report import render_text
     from advisor.resolve import resolve_request
 
     catalog = Catalog.open(catalog_path(db))
     resolved = resolve_request(request, catalog, hub_reader(state_db))
-    rec = recommend(resolved, catalog, calibration=calibration_from(state_db), lang=lang)
+    answer = recommend(resolved, catalog, calibration=calibration_from(state_db))
     if as_json:
-        out = rec.to_json()
+        out = answer.dump()  # advisor.answer_model.Answer, schema_version first
         if resolved.hub is not None:  # where the architecture came from (the Hub's config.json, a file)
             out["model_source"] = resolved.hub.to_json()
         emit_json(out)
     else:
         if resolved.hub is not None:
             click.echo(t("answer.hub_arch", lang, what=resolved.hub.describe(lang)))
-        click.echo(render_recommendation(rec, lang))
+        click.echo(render_text(answer, lang))

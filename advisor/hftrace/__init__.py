@@ -89,7 +89,7 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
     from advisor.hftrace import bnb4bit
     from advisor.hftrace.fakeenv import cuda_behaviour, fake_module_moves
     from advisor.pilot import hf_stack
-    from advisor.trace import warm_optimizer
+    from advisor.trace_result import warm_optimizer
 
     if steps < 1:
         raise ValueError("steps must be at least 1")
@@ -181,7 +181,7 @@ def trace_hf(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1,
     """Exact memory of the hf stack's training step (``advisor.trace.TraceResult``); ``modes``
     and ``on_phase`` let another measurement ride along (see ``advisor.trace.trace_step``)."""
     from advisor.model.tracker import LiveBytes
-    from advisor.trace import TraceResult, outside_allocator, sharding_scale
+    from advisor.trace_result import TraceResult, outside_allocator, sharding_scale
 
     started = time.perf_counter()
     tracker = LiveBytes(vocab=arch.vocab)

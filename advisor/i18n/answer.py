@@ -53,8 +53,8 @@ MESSAGES = {
         "es": "Nota: hoy no alquilamos la {gpu}; las cifras son para comparar.",
     },
     "answer.can_i.title": {
-        "en": "On {n} x {gpu} ({usable} usable each):",
-        "es": "En {n} x {gpu} ({usable} utilizables cada una):",
+        "en": "On {n} x {gpu} ({usable} usable each; a run fits when it needs at most {limit}, {margin}% kept free):",
+        "es": "En {n} x {gpu} ({usable} utilizables cada una; una ejecución cabe si necesita como máximo {limit}, con un {margin} % libre):",
     },
     "answer.can_i.up_to": {
         "en": "- {method}: up to {model} ({need} on the device)",

@@ -35,7 +35,7 @@ MESSAGES = {
         "es": "QLoRA (pesos base en 4 bits) en lugar de LoRA",
     },
     "notes.lever.lora": {"en": "LoRA instead of a full fine-tune", "es": "LoRA en lugar de un ajuste fino completo"},
-    "notes.lever.seq_len": {
+    "notes.lever.shorter_seq": {
         "en": "shorter sequences: {seq_len} tokens",
         "es": "secuencias más cortas: {seq_len} tokens",
     },

@@ -85,6 +85,12 @@ MESSAGES = {
     "pilot.confirm.text": {"en": "*Run a measured pilot on {gpu}?*\n{model}, {method}, seq {seq} × batch {batch}: {steps} steps (+{warmup} warm-up).\nEstimated duration {duration}, cost about {cost}. Predicted peak memory {mem}.",
                            "es": "*¿Lanzar un piloto medido en {gpu}?*\n{model}, {method}, seq {seq} × batch {batch}: {steps} pasos (+{warmup} de calentamiento).\nDuración estimada {duration}, coste aproximado {cost}. Pico de memoria previsto {mem}."},
     "pilot.confirm.button": {"en": "Confirm", "es": "Confirmar"},
+    "pilot.confirm.no_fit": {
+        "en": ":warning: The estimate says this does not fit on one of these GPUs (the same rule as the answer's table): "
+              "the pilot will most likely end out of memory, which it reports with the phase where it happened.",
+        "es": ":warning: La estimación dice que esto no cabe en una de estas GPUs (la misma regla que la tabla de la respuesta): "
+              "lo más probable es que el piloto se quede sin memoria, y lo informará con la fase en que ocurrió.",
+    },
     "pilot.cancel.button": {"en": "Cancel", "es": "Cancelar"},
     "pilot.confirmed": {"en": "Pilot `{id}` confirmed by <@{user}>.", "es": "Piloto `{id}` confirmado por <@{user}>."},
     "pilot.declined": {"en": "Pilot `{id}` cancelled by <@{user}>; nothing was started.",

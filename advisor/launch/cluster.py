@@ -15,7 +15,6 @@ Sources:
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from typing import Any
@@ -154,21 +153,6 @@ def ray_job(plan: Plan, opts: LaunchOptions) -> LaunchConfig:
     return LaunchConfig("ray", body, "shell", "job.sh", "bash job.sh",
                         header(plan, opts, "Ray job") + [f"trainer: {inner.tool} ({inner.command})"],
                         unexpressed, inner=inner)
-
-
-def ray_submit_command(config: LaunchConfig) -> str:
-    """``ray job submit`` with the same arguments (Ray 2.60 ``ray job submit --help``); the
-    script's own arguments go first (``bash job.sh --no-wait --submission-id ID``)."""
-    b = config.body
-    parts = ['ray job submit "$@"', '--address "${RAY_ADDRESS:?set RAY_ADDRESS to the cluster dashboard}"',
-             f"--entrypoint-num-gpus {b['entrypoint_num_gpus']}"]
-    if b.get("entrypoint_resources"):
-        parts.append("--entrypoint-resources " + shlex.quote(json.dumps(b["entrypoint_resources"])))
-    parts.append("--runtime-env-json " + shlex.quote(json.dumps(b["runtime_env"])))
-    parts.append("--metadata-json " + shlex.quote(json.dumps(b["metadata"])))
-    # the CLI joins the words after "--" with shlex.join (ray/dashboard/modules/job/cli.py)
-    parts.append("-- sh -c " + shlex.quote(b["entrypoint"]))
-    return " \\\n  ".join(parts)
 
 
 CLUSTERS = {"skypilot": skypilot_task, "ray": ray_job}

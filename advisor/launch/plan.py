@@ -78,7 +78,7 @@ class Plan:
 def plan_from_ranking(ranking: Any, resolved: Resolved, catalog: Catalog, gpu_id: str | None = None,
                       region: Region | None = None) -> Plan:
     """The plan for ``gpu_id`` (or the recommendation) from the ranking's answer. The only
-    function that knows the answer's type (``advisor.recommend.Recommendation`` today)."""
+    function that knows the answer's type (``advisor.answer_model.Answer``)."""
     chosen: Literal["recommended", "named"] = "named" if gpu_id else "recommended"
     gpu_id = gpu_id or ranking.recommended
     if gpu_id is None:
@@ -89,15 +89,19 @@ def plan_from_ranking(ranking: Any, resolved: Resolved, catalog: Catalog, gpu_id
     option = ranking.option(gpu_id)
     gpu = catalog.gpu(gpu_id)
     if not option.fits or option.num_gpus is None:
+        why = option.reason
+        detail = (f": needs {gib(why.need_bytes)} on one GPU, {gib(why.usable_bytes)} usable"
+                  + (f", {gib(why.need_at_max_bytes)} each on {why.max_gpus}" if why.need_at_max_bytes else "")
+                  if why is not None and why.need_bytes is not None else "")
         raise LaunchError(
             f"{resolved.label} {resolved.spec.method} does not fit on {gpu.display_name} at any count up to "
-            f"{option.reason_detail.get('n') if option.reason_detail else 'the largest we try'} GPUs"
-            f"{': ' + option.reason if option.reason else ''}. Drop --gpu for the recommended plan."
+            f"{why.max_gpus if why is not None and why.max_gpus else 'the largest we try'} GPUs"
+            f"{detail}. Drop --gpu for the recommended plan."
         )
     spec = resolved.spec.model_copy(update={"num_gpus": option.num_gpus, "sharding": option.sharding or resolved.spec.sharding,
                                             "gpu": gpu.id})
     return Plan(spec=spec, arch=resolved.arch, gpu=gpu, model=resolved.model, model_label=resolved.label,
-                region=region, memory_bytes=option.memory_bytes, tokens_per_s=option.tokens_per_s,
+                region=region, memory_bytes=option.device_bytes, tokens_per_s=option.tokens_per_s,
                 hours=option.hours, cost_usd=option.cost_usd, chosen=chosen)
 
 

@@ -5,6 +5,7 @@ programs (``LaunchConfig.to_json``)."""
 from __future__ import annotations
 
 import json
+import shlex
 
 import yaml
 
@@ -43,7 +44,20 @@ def render(config: LaunchConfig) -> str:
         return "\n".join(comments(config)) + "\n" + to_yaml(config.body)
     if config.syntax == "json":
         return json.dumps(config.body, indent=2) + "\n"
-    from advisor.launch.cluster import ray_submit_command
-
     return "\n".join(["#!/usr/bin/env bash", *comments(config), "set -euo pipefail",
                       ray_submit_command(config)]) + "\n"
+
+
+def ray_submit_command(config: LaunchConfig) -> str:
+    """``ray job submit`` with the same arguments (Ray 2.60 ``ray job submit --help``); the
+    script's own arguments go first (``bash job.sh --no-wait --submission-id ID``)."""
+    b = config.body
+    parts = ['ray job submit "$@"', '--address "${RAY_ADDRESS:?set RAY_ADDRESS to the cluster dashboard}"',
+             f"--entrypoint-num-gpus {b['entrypoint_num_gpus']}"]
+    if b.get("entrypoint_resources"):
+        parts.append("--entrypoint-resources " + shlex.quote(json.dumps(b["entrypoint_resources"])))
+    parts.append("--runtime-env-json " + shlex.quote(json.dumps(b["runtime_env"])))
+    parts.append("--metadata-json " + shlex.quote(json.dumps(b["metadata"])))
+    # the CLI joins the words after "--" with shlex.join (ray/dashboard/modules/job/cli.py)
+    parts.append("-- sh -c " + shlex.quote(b["entrypoint"]))
+    return " \\\n  ".join(parts)

@@ -86,7 +86,3 @@ def read_events(path: str | Path, offset: int = 0) -> tuple[list[Event], int]:
         if raw.strip():
             events.append(Event.model_validate(json.loads(raw)))
     return events, offset + end
-
-
-def last_of(events: list[Event], type_: str) -> Event | None:
-    return next((e for e in reversed(events) if e.type == type_), None)

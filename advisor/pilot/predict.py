@@ -60,8 +60,13 @@ def predict(pspec: PilotSpec, gpu=None, calibration=None) -> dict[str, Any]:
     checkpoint_s = ckpt_bytes / STORAGE_WRITE_BYTES_PER_S
     duration_s = PILOT_STARTUP_S + pspec.total_steps * (step_s or STEP_S_WITHOUT_GPU) + checkpoint_s
     price = gpu.price_usd_per_hour if gpu is not None else pspec.price_usd_per_hour
+    from advisor.fit import memory_fits
+
+    usable = gpu.usable_memory_bytes if gpu is not None else pspec.gpu_usable_memory_bytes
     return {
         "memory": mem.to_json(),
+        # the ranking's rule (advisor.fit): False when the estimate says the pilot runs out of memory
+        "fits": memory_fits(mem, usable) if usable else None,
         "tokens_per_s": tokens_per_s,
         "step_s": step_s,
         "phase_s": phase_s,

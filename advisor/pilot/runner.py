@@ -20,7 +20,7 @@ from advisor.errors import AdvisorError, MissingExtra, PilotError
 from advisor.pilot.checkpoint import save_checkpoint
 from advisor.pilot.events import EventWriter
 from advisor.pilot.measure import TIMED_PHASES, MemoryMonitor, PhaseTimer, environment, flops_per_token
-from advisor.pilot.spec import PilotSpec, matches_gpu
+from advisor.pilot.spec import PilotSpec, matches_gpu, one_gpu_only
 
 RESULT_FORMAT = "advisor-pilot-result/1"
 
@@ -197,9 +197,7 @@ class Runner:
         except ImportError:
             raise MissingExtra("A measured pilot", "pilot", "torch") from None
         pspec, spec = self.pspec, self.pspec.spec
-        if spec.num_gpus > 1 and spec.sharding == "fsdp":
-            raise PilotError("A pilot runs on one GPU; an FSDP-sharded spec cannot be measured on one "
-                             "card. Pilot num_gpus 1 (the per-GPU figures of a replica) instead.")
+        one_gpu_only(spec)  # a spec file written by hand (advisor.pilot.spec)
         device = select_device(torch, pspec.device)
         env = environment(torch, device)
         monitor = MemoryMonitor(env.get("gpu_uuid")).start()

@@ -77,9 +77,22 @@ class PilotSpec(BaseModel):
         return self.warmup_steps + self.steps
 
 
+def one_gpu_only(spec: FinetuneSpec) -> None:
+    """The one place a sharded spec is refused: a pilot runs on one GPU and cannot reproduce
+    FSDP sharding. Called before a pilot is proposed or launched (``pilot_spec_for``: the bot and
+    the CLI) and by the runner for a spec file written by hand (advisor.pilot.runner)."""
+    if spec.num_gpus > 1 and spec.sharding == "fsdp":
+        from advisor.errors import PilotError
+
+        raise PilotError("A pilot runs on one GPU; an FSDP-sharded spec cannot be measured on one card. "
+                         "Pilot num_gpus 1 (the per-GPU figures of a replica) instead.")
+
+
 def pilot_spec_for(resolved, gpu=None, **kwargs) -> PilotSpec:
-    """A PilotSpec from a ``advisor.resolve.Resolved`` and an optional catalog ``Gpu``."""
+    """A PilotSpec from a ``advisor.resolve.Resolved`` and an optional catalog ``Gpu``; a sharded
+    spec is refused here (``one_gpu_only``), before anything is proposed or launched."""
     spec = resolved.spec
+    one_gpu_only(spec)
     if gpu is not None:
         spec = spec.model_copy(update={"gpu": gpu.id})
     model = resolved.model

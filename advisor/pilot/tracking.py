@@ -35,6 +35,15 @@ def confirm(store: PilotStore, pilot_id: str, user: str | None, now: float | Non
                             confirmed_at=time.time() if now is None else now)
 
 
+def decline(store: PilotStore, pilot_id: str, *, message: str | None = None, notified: bool = False) -> bool:
+    """proposed -> declined, once (False: it was not proposed any more). ``notified``: the
+    caller says it in the proposal's own message (the bot edits it), so no final is posted."""
+    fields = {"notified": 1} if notified else {}
+    if message is not None:
+        fields["message"] = message
+    return store.transition(pilot_id, ("proposed",), "declined", reason="cancelled", **fields)
+
+
 def launch(store: PilotStore, pilot_id: str, launcher, *, confirmed_by: str | None = None) -> PilotRecord:
     """Start a confirmed (or still proposed) pilot and record its handle; resumes a start that was
     interrupted (pending without a handle). Raises PilotError when it was already started or
@@ -84,7 +93,7 @@ def sync(store: PilotStore, rec: PilotRecord, launcher) -> tuple[PilotRecord, Pi
 def cancel(store: PilotStore, pilot_id: str, launcher_factory: LauncherFactory) -> PilotRecord:
     rec = store.require(pilot_id)
     if rec.state == "proposed":
-        store.transition(pilot_id, ("proposed",), "declined", reason="cancelled", message="declined before it started")
+        decline(store, pilot_id, message="declined before it started")
         return store.require(pilot_id)
     if rec.terminal:
         return rec

@@ -16,8 +16,8 @@ from typing import Any
 from slack_bolt import Ack, BoltContext
 
 from advisor.i18n import t
-from bot.errors import where_from_body
 from bot.listeners.record import record
+from bot.payload import place
 from bot.render.answer import ACTION_CHART, ACTION_VERIFY
 from bot.services import Services
 from bot.store import NewJob, StoredAnswer
@@ -51,15 +51,6 @@ def slim(body: dict[str, Any]) -> dict[str, Any]:
             "message": {k: message[k] for k in ("ts", "thread_ts") if k in message}}
 
 
-def click_place(body: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
-    """(channel, user, message ts) of a click."""
-    container = body.get("container") or {}
-    channel = (body.get("channel") or {}).get("id") or container.get("channel_id")
-    user = (body.get("user") or {}).get("id")
-    message_ts = (body.get("message") or {}).get("ts") or container.get("message_ts")
-    return channel, user, message_ts
-
-
 def action_key(action_id: str, channel: str | None, message_ts: str | None) -> str:
     return f"action:{action_id}:{channel}:{message_ts}"
 
@@ -71,8 +62,9 @@ def on_click(ack: Ack, body: dict[str, Any], context: BoltContext) -> None:
     if action.get("url"):  # a link button: Slack opens the link, nothing to do here
         ack()
         return
-    channel, user, message_ts = click_place(body)
-    where = {**where_from_body(body), "lang": None}
+    at = place(body)
+    channel, user, message_ts = at.channel, at.user, at.message_ts
+    where = {**at.where(), "lang": None}
     claims = []
     if action_id in ONCE_PER_ANSWER:
         claims.append((action_key(action_id, channel, message_ts), "action"))

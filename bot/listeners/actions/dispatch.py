@@ -5,8 +5,9 @@ from __future__ import annotations
 import logging
 
 from bot.listeners.actions.chart import start_chart
-from bot.listeners.actions.clicked import Click, action_key, click_place, tell
+from bot.listeners.actions.clicked import Click, action_key, tell
 from bot.listeners.actions.verify import start_verify
+from bot.payload import place
 from bot.render.answer import ACTION_CHART, ACTION_PILOT, ACTION_VERIFY
 from bot.services import Services
 from bot.store import Job
@@ -16,7 +17,8 @@ logger = logging.getLogger(__name__)
 
 def run_click(services: Services, job: Job) -> None:
     body, action_id = job.payload["body"], job.payload["action_id"]
-    channel, user, message_ts = click_place(body)
+    at = place(body)
+    channel, user, message_ts = at.channel, at.user, at.message_ts
     if not (channel and user):
         logger.info("a click without a channel or a user (%r); nothing to answer", action_id)
         return

@@ -15,10 +15,10 @@ from advisor.parse import detect_language
 from bot.admin import handle_catalog_admin, is_admin_command
 from bot.audit import AuditLog
 from bot.conversation import Question, clean_text
-from bot.jobs import send_private
 from bot.listeners.record import record
 from bot.render.simple import render_catalog, render_help, render_notice
 from bot.services import Services
+from bot.slack import send_private
 from bot.store import Job, NewJob
 
 COMMAND = "/finetune"

@@ -16,7 +16,9 @@ two replicas never both edit a status or post an end. The end is a ``pilot_final
 the pilot id and posted with an idempotency key (bot/delivery.py), ``notified`` recorded in the
 same transaction: a crash during the final post never gives two finals.
 
-``flow`` satisfies ``bot.services.PilotFlow`` (``register(app)``, ``handlers()``).
+The wing: this module (the flow: its jobs and the watcher), bot/pilot/listeners.py (the buttons),
+bot/pilot/policy.py (who, where, how much), bot/pilot/render.py (the messages). Every state
+change goes through advisor.pilot.tracking.
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from slack_bolt import Ack
 
 from advisor.errors import AdvisorError, PilotError
 from advisor.i18n import t
@@ -42,19 +43,15 @@ from advisor.pilot.store import PilotRecord, PilotStore
 from advisor.resolve import resolve_request
 from advisor.spec import SpecRequest
 from advisor.statedb import Tx
-from bot import pilots_render as render
+from bot.payload import place
+from bot.pilot import render
 from bot.audit import AuditLog
 from bot.delivery import post_once
-from bot.errors import where_from_body
-from bot.listeners.actions.clicked import slim
-from bot.listeners.record import record
-from bot.pilots_policy import PilotPolicy, PilotSettings, start_of_day
+from bot.pilot.policy import PilotPolicy, PilotSettings, start_of_day
 from bot.store import Job, NewJob, StateStore
 
 logger = logging.getLogger(__name__)
 
-ACTION_RUN = "run_pilot"  # value: {"spec": {SpecRequest fields}, "gpu": id, "lang": "en"|"es"}
-ACTION_RUN_ANSWER = "pilot_run"  # bot/render/answer.py's button, value {"gpu", "num_gpus"}
 # Slack allows about one message per second per channel (chat.postMessage rate limits; chat.update
 # is Tier 3): progress edits of a channel are coalesced to at most one per this interval.
 MIN_UPDATE_INTERVAL_S = 1.0
@@ -133,30 +130,13 @@ class PilotFlow:
             return self._launchers[name]
 
     def register(self, app) -> None:
-        app.action(ACTION_RUN)(self._listener("pilot_run"))
-        app.action(ACTION_RUN_ANSWER)(self._listener("pilot_run"))
-        app.action(render.ACTION_CONFIRM)(self._listener("pilot_confirm", per_pilot=True))
-        app.action(render.ACTION_DECLINE)(self._listener("pilot_decline", per_pilot=True))
-        app.action(render.ACTION_CANCEL)(self._listener("pilot_cancel", per_pilot=True))
+        from bot.pilot import listeners
+
+        listeners.register(app)
 
     def handlers(self) -> dict[str, Callable[[Job], None]]:
         return {"pilot_run": self.on_run, "pilot_confirm": self.on_confirm, "pilot_decline": self.on_decline,
                 "pilot_cancel": self.on_cancel, "pilot_command": self.on_command, "pilot_final": self.on_final}
-
-    def _listener(self, kind: str, *, per_pilot: bool = False) -> Callable[..., None]:
-        """Record the click as a job (its lane: the pilot, so one pilot's clicks run in order),
-        then ack; everything else runs on the outbox workers."""
-
-        def listener(ack: Ack, body: dict[str, Any], context) -> None:
-            services = context["services"]
-            value = str(((body.get("actions") or [{}])[0]).get("value") or "")[:100]
-            key = f"click:{body.get('trigger_id') or hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()}"
-            where = where_from_body(body)
-            job = NewJob(key, kind, {"body": slim(body), "where": where}, lane=f"pilot:{value}" if per_pilot else None)
-            record(services, context, job, [], where)
-            ack()
-
-        return listener
 
     def start_watcher(self, owner: str) -> None:
         if self._thread is None:
@@ -172,10 +152,8 @@ class PilotFlow:
     def on_run(self, job: Job) -> None:
         body = job.payload["body"]
         action = body["actions"][0]
-        container = body.get("container") or {}
-        channel = container.get("channel_id") or body["channel"]["id"]
-        message_ts = container.get("message_ts")
-        user = body["user"]["id"]
+        at = place(body)
+        channel, message_ts, user = at.channel, at.message_ts, at.user
         stored = self.bot_store.answer(channel, message_ts) if message_ts else None
         lang = stored.lang if stored else "en"
         try:  # not a button we rendered (an old message, a forged payload): say so, no apology
@@ -189,7 +167,7 @@ class PilotFlow:
             self._ephemeral(channel, user, *render.notice("pilot.bad_button", lang))
             return
         lang = value["lang"] if value.get("lang") in ("en", "es") else lang
-        thread_ts = (stored.thread_ts if stored else None) or container.get("thread_ts") or message_ts
+        thread_ts = (stored.thread_ts if stored else None) or at.thread_ts
         request = request.model_copy(update={"gpu": value.get("gpu") or request.gpu})
         self.propose(job, request, user=user, channel=channel, thread_ts=thread_ts, lang=lang)
 
@@ -228,8 +206,6 @@ class PilotFlow:
                 if gpu.price_usd_per_hour is None:
                     self._ephemeral(channel, user, *render.notice("pilot.no_price", lang, gpu=gpu.display_name))
                     return None
-                if resolved.spec.num_gpus > 1 and resolved.spec.sharding == "fsdp":
-                    raise PilotError("a pilot runs on one GPU and cannot reproduce FSDP sharding; ask for 1 GPU")
                 pspec = pilot_spec_for(resolved, gpu, steps=self.steps, pilot_id=pilot_id)
                 prediction = predict(pspec, gpu, self.calibration)
             except AdvisorError as exc:
@@ -275,14 +251,12 @@ class PilotFlow:
 
     def _decision(self, job: Job) -> tuple[PilotRecord | None, str, str, str | None]:
         body = job.payload["body"]
-        container = body.get("container") or {}
+        at = place(body)
         pilot_id = str(body["actions"][0].get("value") or "")
-        channel = container.get("channel_id") or body["channel"]["id"]
-        user = body["user"]["id"]
         rec = self.store.get(pilot_id) if pilot_id else None
         if rec is None:
-            self._ephemeral(channel, user, *render.notice("pilot.unknown", "en", id=pilot_id))
-        return rec, channel, user, container.get("message_ts")
+            self._ephemeral(at.channel, at.user, *render.notice("pilot.unknown", "en", id=pilot_id))
+        return rec, at.channel, at.user, at.message_ts
 
     def on_confirm(self, job: Job) -> None:
         rec, channel, user, message_ts = self._decision(job)
@@ -340,7 +314,7 @@ class PilotFlow:
         if user != rec.requested_by and not self.policy.may_confirm(user, self._members()):
             self._ephemeral(channel, user, *render.notice("pilot.denied", rec.lang, who=self.policy.who_to_ask()))
             return
-        moved = self.store.transition(rec.id, ("proposed",), "declined", reason="cancelled", notified=1)
+        moved = tracking.decline(self.store, rec.id, notified=True)
         if (moved or (job.attempts > 1 and self.store.require(rec.id).state == "declined")) and message_ts:
             text, blocks = render.decided(rec, "pilot.declined", user, rec.lang)
             self.client.chat_update(channel=channel, ts=message_ts, text=text, blocks=blocks)

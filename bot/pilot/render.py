@@ -29,6 +29,8 @@ def confirmation(rec: PilotRecord, model_label: str, lang: str) -> Message:
              method=_method(rec, lang), seq=spec.seq_len, batch=spec.micro_batch, steps=rec.pilot_spec.steps,
              warmup=rec.pilot_spec.warmup_steps, duration=duration(rec.estimated_duration_s),
              cost=usd(rec.estimated_cost_usd), mem=size((pred.get("memory") or {}).get("allocated_bytes") or 0))
+    if pred.get("fits") is False:  # the ranking's fit rule (advisor.fit) says it will not fit
+        text += "\n" + t("pilot.confirm.no_fit", lang)
     blocks = [bk.section(text, block_id=f"pilot_confirm_{rec.id}"),
               bk.actions(bk.button(t("pilot.confirm.button", lang), ACTION_CONFIRM, rec.id, style="primary"),
                          bk.button(t("pilot.cancel.button", lang), ACTION_DECLINE, rec.id, style="danger"),
