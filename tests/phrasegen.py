@@ -2,7 +2,7 @@
 x noise, with a fixed seed, so the parser is measured on thousands of messages nobody tuned it on.
 
     from tests.phrasegen import generate, judge
-    entries = generate(3000, split="unseen", catalog=catalog, seed=13)   # SPLITS: tune, diagnosed..diagnosed5, unseen
+    entries = generate(3000, split="unseen", catalog=catalog, seed=13)   # SPLITS: tune, diagnosed..diagnosed7, unseen
     verdict = judge(entry, parse_message(entry["text"], catalog, previous=...))
 
 Each entry is shaped like a row of tests/data/phrasings.json: ``text``, ``lang``, ``expected``
@@ -51,11 +51,16 @@ written together before the round-3 parser's rules, and round 4 added two more:
   "across N X cards", "N× X", "X — N of them"; new frames; a Markdown settings table and an
   environment-variable launch line; noise: a "(1/2)" part counter, "btw"/"por cierto", a phone
   signature, a bullet for a comma.
-- ``unseen`` is round 6's fresh vocabulary, written after ``diagnosed6`` was read and committed before
-  the parser ran on it: models as "<hub id>@main", "Llama_3.1_8B", "<display> (base)"; GPUs as "A100 (80 GB)",
+- ``diagnosed7`` was round 6's fresh vocabulary (committed as "unseen" in 885447e before the parser
+  ran on it; measured once at fcadba0: 83.0% fully right, 116 answers with an unsaid value), then diagnosed: models as "<hub id>@main", "Llama_3.1_8B", "<display> (base)"; GPUs as "A100 (80 GB)",
   "H100 SXM5", "Blackwell B200", "Instinct MI300X", "L40S card"; counts as "over Nx X", "N X GPUs in total",
   "a pool of N X"; new frames; a TOML config and a Python dict of settings; noise: Slack's "(edited)",
-  "+1", a dashboard link, doubled question marks. Its failures are never printed
+  "+1", a dashboard link, doubled question marks.
+- ``unseen`` is round 7's fresh vocabulary, written after ``diagnosed7`` was read and committed before
+  the parser ran on it: models as "hf.co/<hub id>", the display name in double quotes, "<display> base
+  model"; GPUs as "A100-80GB-SXM", "H100 (SXM)", "H200 141G", "MI300X OAM", "H100-PCIE-80GB"; counts as
+  "<GPU> ×N", "a node of N <GPU>"; new frames; LLaMA-Factory's command line and Hydra overrides; noise: a
+  quoted line, a chat timestamp, an ellipsis for a comma, "lmk"/"avisad". Its failures are never printed
   (``benchmarks/parse_accuracy.py`` shows counts only) and no rule is tuned on it.
 
 A quarter of each later split's forms are still familiar ones (``_FAMILIAR``), as in real traffic.
@@ -87,19 +92,23 @@ from typing import Any
 from advisor.catalog import Catalog
 from advisor.spec import SpecRequest
 
-SPLITS = ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6", "unseen")
+SPLITS = ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6", "diagnosed7",
+          "unseen")
 # The random stream of each split: "diagnosed" keeps round 3's "heldout" stream and "diagnosed2" the
 # stream it had when it was round 4's first "unseen" split ("diagnosed3" its second's), so their messages are
 # the ones measured then.
 _STREAM = {"diagnosed": "heldout", "diagnosed2": "unseen", "diagnosed3": "unseen-r4b", "diagnosed4": "unseen-r4c",
-           "diagnosed5": "unseen-r4d", "diagnosed6": "unseen-r5", "unseen": "unseen-r6"}
+           "diagnosed5": "unseen-r4d", "diagnosed6": "unseen-r5", "diagnosed7": "unseen-r6",
+           "unseen": "unseen-r7"}
 # Familiar forms a quarter of each later split's messages still use.
 _FAMILIAR = {"diagnosed": ("tune",), "diagnosed2": ("tune", "diagnosed"), "diagnosed3": ("tune", "diagnosed", "diagnosed2"),
              "diagnosed4": ("tune", "diagnosed", "diagnosed2", "diagnosed3"),
              "diagnosed5": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4"),
              "diagnosed6": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5"),
-             "unseen": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6")}
-ROUND4 = ("diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6", "unseen")  # and round 5's "unseen"
+             "diagnosed7": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6"),
+             "unseen": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6",
+                        "diagnosed7")}
+ROUND4 = ("diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6", "diagnosed7", "unseen")  # and round 5's "unseen"
 
 # --- vocabularies: slot -> lang -> split -> [(form, value)] ------------------------------------
 
@@ -823,81 +832,159 @@ CONFIG_QUESTION["es"]["diagnosed6"] = ["¿cabe en {c} {g}?", "¿cuánto cuesta e
 SIGNATURES = ("\n-- sent from mobile", "\n(typed on my phone, sorry)")
 INTERJECTIONS = {"en": ("btw ", "fwiw "), "es": ("por cierto, ", "ojo: ")}
 
-# --- the unseen vocabulary (round 6) --------------------------------------------------------------
+# --- the round-6 vocabulary ("diagnosed7") -----------------------------------------------------------
 #
-# Written in one go after "diagnosed6" was read, and committed before the parser ran on any of it.
+# Written in one go after "diagnosed6" was read, committed (885447e, as "unseen") before the parser ran on
+# any of it; measured once at fcadba0 (83.0% fully right, 116 answers with an unsaid value), then diagnosed
+# (tests/test_parse_diagnosed7.py).
 # Nothing below repeats a form of the earlier vocabularies.
 
-METHODS["en"]["qlora"]["unseen"] = ["Q-LoRA-style tuning", "LoRA atop a 4-bit-quantized model", "QLoRA SFT"]
-METHODS["en"]["lora"]["unseen"] = ["LoRA-only SFT", "low-rank adaptation (LoRA)", "LoRA, no quantization"]
-METHODS["en"]["full"]["unseen"] = ["FT of the whole network", "full SFT of all layers", "end-to-end full fine-tuning"]
-METHODS["es"]["qlora"]["unseen"] = ["QLoRA (modelo base en 4 bits)", "LoRA con el modelo cuantizado a 4 bits"]
-METHODS["es"]["lora"]["unseen"] = ["adaptación de bajo rango (LoRA)", "LoRA sin cuantizar"]
-METHODS["es"]["full"]["unseen"] = ["ajuste completo de la red", "entrenamiento completo de todas las capas"]
-WRAPS["en"]["full"]["unseen"] = ["update all weights of {model}"]
-WRAPS["en"]["lora"]["unseen"] = ["train LoRA adapters on {model}"]
-WRAPS["en"]["qlora"]["unseen"] = ["quantize {model} and train QLoRA adapters"]
-WRAPS["es"]["full"]["unseen"] = ["actualizar todos los pesos de {model}"]
-WRAPS["es"]["lora"]["unseen"] = ["entrenar adaptadores LoRA sobre {model}"]
-WRAPS["es"]["qlora"]["unseen"] = ["usar QLoRA con {model}"]
+METHODS["en"]["qlora"]["diagnosed7"] = ["Q-LoRA-style tuning", "LoRA atop a 4-bit-quantized model", "QLoRA SFT"]
+METHODS["en"]["lora"]["diagnosed7"] = ["LoRA-only SFT", "low-rank adaptation (LoRA)", "LoRA, no quantization"]
+METHODS["en"]["full"]["diagnosed7"] = ["FT of the whole network", "full SFT of all layers", "end-to-end full fine-tuning"]
+METHODS["es"]["qlora"]["diagnosed7"] = ["QLoRA (modelo base en 4 bits)", "LoRA con el modelo cuantizado a 4 bits"]
+METHODS["es"]["lora"]["diagnosed7"] = ["adaptación de bajo rango (LoRA)", "LoRA sin cuantizar"]
+METHODS["es"]["full"]["diagnosed7"] = ["ajuste completo de la red", "entrenamiento completo de todas las capas"]
+WRAPS["en"]["full"]["diagnosed7"] = ["update all weights of {model}"]
+WRAPS["en"]["lora"]["diagnosed7"] = ["train LoRA adapters on {model}"]
+WRAPS["en"]["qlora"]["diagnosed7"] = ["quantize {model} and train QLoRA adapters"]
+WRAPS["es"]["full"]["diagnosed7"] = ["actualizar todos los pesos de {model}"]
+WRAPS["es"]["lora"]["diagnosed7"] = ["entrenar adaptadores LoRA sobre {model}"]
+WRAPS["es"]["qlora"]["diagnosed7"] = ["usar QLoRA con {model}"]
 
-SEQ["en"]["unseen"] = ["context of {n} tokens", "sequence length {k}K", "{n} tokens max per sequence"]
-SEQ["es"]["unseen"] = ["contexto de {n} tokens", "secuencias de {k}K", "máximo {n} tokens por secuencia"]
+SEQ["en"]["diagnosed7"] = ["context of {n} tokens", "sequence length {k}K", "{n} tokens max per sequence"]
+SEQ["es"]["diagnosed7"] = ["contexto de {n} tokens", "secuencias de {k}K", "máximo {n} tokens por secuencia"]
 for _ident, _forms in {"rtx-4090": ["RTX 4090 24G"], "l40s": ["L40S card"], "a100-80gb": ["A100 (80 GB)", "A100 80-GB"],
                        "h100-sxm": ["H100 SXM5"], "h200": ["H200 SXM"], "a100-40gb": ["A100 (40 GB)"],
                        "l4": ["NVIDIA L4 GPU"], "b200": ["Blackwell B200"], "mi300x": ["Instinct MI300X"]}.items():
-    GPU_FORMS[_ident]["unseen"] = _forms
-GPU_FORMS_R4["h100-pcie"]["unseen"] = ["H100 PCIe card"]
-GPU_FORMS_R4["rtx-6000-ada"]["unseen"] = ["RTX 6000 Ada (48GB)"]
-GPU_FORMS_R4["a10g"]["unseen"] = ["A10G 24GB"]
-GPU_SLOT["en"]["unseen"] = [("over {c}x {g}", 1, 1), ("{c} {g} GPUs in total", 1, 1), ("a pool of {c} {g}", 1, 1),
+    GPU_FORMS[_ident]["diagnosed7"] = _forms
+GPU_FORMS_R4["h100-pcie"]["diagnosed7"] = ["H100 PCIe card"]
+GPU_FORMS_R4["rtx-6000-ada"]["diagnosed7"] = ["RTX 6000 Ada (48GB)"]
+GPU_FORMS_R4["a10g"]["diagnosed7"] = ["A10G 24GB"]
+GPU_SLOT["en"]["diagnosed7"] = [("over {c}x {g}", 1, 1), ("{c} {g} GPUs in total", 1, 1), ("a pool of {c} {g}", 1, 1),
                             ("a single {g} only", "one", 1), ("some {g}", 0, 1)]
-GPU_SLOT["es"]["unseen"] = [("{c} {g} en total", 1, 1), ("un pool de {c} {g}", 1, 1), ("una sola {g}", "one", 1)]
-BATCH["en"]["unseen"] = ["{b} samples per step per GPU", "device batch {b}", "batch/GPU: {b}"]
-BATCH["es"]["unseen"] = ["{b} muestras por paso y GPU", "lote por dispositivo: {b}"]
-GLOBAL_NOTE["en"]["unseen"] = [" with {ga}x grad accumulation", "; total batch {gb}"]
-GLOBAL_NOTE["es"]["unseen"] = [" con acumulación x{ga}"]
-RANK["en"]["unseen"] = ["rank-{r} LoRA", "LoRA(r={r})", "adapters at rank {r}"]
-RANK["es"]["unseen"] = ["LoRA de rango {r}", "adaptadores con rango {r}"]
-EPOCHS["en"]["unseen"] = ["{e} training epochs", "epoch count {e}", "run {e} epochs"]
-EPOCHS["es"]["unseen"] = ["{e} épocas de entrenamiento", "número de épocas {e}"]
-ONE_EPOCH["en"]["unseen"] = ["1 epoch only", "exactly one epoch"]
-ONE_EPOCH["es"]["unseen"] = ["exactamente una época", "solo 1 época"]
-DATASET["en"]["unseen"] = ["{D} tokens to train on", "corpus size {D} tokens"]
-DATASET["es"]["unseen"] = ["tamaño del corpus {D} tokens", "{D} tokens de entrenamiento"]
-EXAMPLES["en"]["unseen"] = ["{X} examples at ~{L} tokens apiece", "{X} records, {L} tokens each"]
-EXAMPLES["es"]["unseen"] = ["{X} registros de {L} tokens cada uno", "{X} ejemplos, unos {L} tokens por ejemplo"]
-GC["en"]["unseen"] = [("checkpointing on", True), ("w/o gradient checkpointing", False)]
-GC["es"]["unseen"] = [("gradient checkpointing apagado", False), ("con recomputación (gradient checkpointing)", True)]
-OPTIMIZER["en"]["unseen"] = [("Adam-W", "adamw"), ("8bit AdamW", "adamw-8bit")]
-OPTIMIZER["es"]["unseen"] = [("AdamW de 8 bits", "adamw-8bit"), ("el AdamW de siempre", "adamw")]
-PRECISION["en"]["unseen"] = [("mixed precision (bf16)", "bf16-mixed"), ("fp16 w/ AMP", "fp16-mixed"), ("pure fp32", "fp32")]
-PRECISION["es"]["unseen"] = [("precisión mixta en bf16", "bf16-mixed"), ("fp32 completo", "fp32")]
-REGION["en"]["unseen"] = [("EU-West / Paris", "eu-west"), ("in Frankfurt, Germany", "eu-central")]
-REGION["es"]["unseen"] = [("en Francia (París)", "eu-west"), ("en la región de Frankfurt", "eu-central")]
-FAILED["en"]["unseen"] = ["{p}% of runs failing", "a {p}% failure budget"]
-FAILED["es"]["unseen"] = ["con un {p}% de ejecuciones fallidas"]
-UNREADABLE["en"]["unseen"] = [("rank: whatever works", "lora_rank"), ("seq length: TBD later", "seq_len")]
-UNREADABLE["es"]["unseen"] = [("épocas: ya veremos", "epochs")]
-FAMILY_SIZES["unseen"] = [("gemma 9b", "gemma-2-9b"), ("smollm 1.7b", "smollm2-1.7b"), ("qwen 72b", "qwen2.5-72b"),
+GPU_SLOT["es"]["diagnosed7"] = [("{c} {g} en total", 1, 1), ("un pool de {c} {g}", 1, 1), ("una sola {g}", "one", 1)]
+BATCH["en"]["diagnosed7"] = ["{b} samples per step per GPU", "device batch {b}", "batch/GPU: {b}"]
+BATCH["es"]["diagnosed7"] = ["{b} muestras por paso y GPU", "lote por dispositivo: {b}"]
+GLOBAL_NOTE["en"]["diagnosed7"] = [" with {ga}x grad accumulation", "; total batch {gb}"]
+GLOBAL_NOTE["es"]["diagnosed7"] = [" con acumulación x{ga}"]
+RANK["en"]["diagnosed7"] = ["rank-{r} LoRA", "LoRA(r={r})", "adapters at rank {r}"]
+RANK["es"]["diagnosed7"] = ["LoRA de rango {r}", "adaptadores con rango {r}"]
+EPOCHS["en"]["diagnosed7"] = ["{e} training epochs", "epoch count {e}", "run {e} epochs"]
+EPOCHS["es"]["diagnosed7"] = ["{e} épocas de entrenamiento", "número de épocas {e}"]
+ONE_EPOCH["en"]["diagnosed7"] = ["1 epoch only", "exactly one epoch"]
+ONE_EPOCH["es"]["diagnosed7"] = ["exactamente una época", "solo 1 época"]
+DATASET["en"]["diagnosed7"] = ["{D} tokens to train on", "corpus size {D} tokens"]
+DATASET["es"]["diagnosed7"] = ["tamaño del corpus {D} tokens", "{D} tokens de entrenamiento"]
+EXAMPLES["en"]["diagnosed7"] = ["{X} examples at ~{L} tokens apiece", "{X} records, {L} tokens each"]
+EXAMPLES["es"]["diagnosed7"] = ["{X} registros de {L} tokens cada uno", "{X} ejemplos, unos {L} tokens por ejemplo"]
+GC["en"]["diagnosed7"] = [("checkpointing on", True), ("w/o gradient checkpointing", False)]
+GC["es"]["diagnosed7"] = [("gradient checkpointing apagado", False), ("con recomputación (gradient checkpointing)", True)]
+OPTIMIZER["en"]["diagnosed7"] = [("Adam-W", "adamw"), ("8bit AdamW", "adamw-8bit")]
+OPTIMIZER["es"]["diagnosed7"] = [("AdamW de 8 bits", "adamw-8bit"), ("el AdamW de siempre", "adamw")]
+PRECISION["en"]["diagnosed7"] = [("mixed precision (bf16)", "bf16-mixed"), ("fp16 w/ AMP", "fp16-mixed"), ("pure fp32", "fp32")]
+PRECISION["es"]["diagnosed7"] = [("precisión mixta en bf16", "bf16-mixed"), ("fp32 completo", "fp32")]
+REGION["en"]["diagnosed7"] = [("EU-West / Paris", "eu-west"), ("in Frankfurt, Germany", "eu-central")]
+REGION["es"]["diagnosed7"] = [("en Francia (París)", "eu-west"), ("en la región de Frankfurt", "eu-central")]
+FAILED["en"]["diagnosed7"] = ["{p}% of runs failing", "a {p}% failure budget"]
+FAILED["es"]["diagnosed7"] = ["con un {p}% de ejecuciones fallidas"]
+UNREADABLE["en"]["diagnosed7"] = [("rank: whatever works", "lora_rank"), ("seq length: TBD later", "seq_len")]
+UNREADABLE["es"]["diagnosed7"] = [("épocas: ya veremos", "epochs")]
+FAMILY_SIZES["diagnosed7"] = [("gemma 9b", "gemma-2-9b"), ("smollm 1.7b", "smollm2-1.7b"), ("qwen 72b", "qwen2.5-72b"),
                           ("yi 34b", "yi-34b")]
 SIZES_R6 = (1.1, 3.5, 9, 18, 40, 72, 140)
-SIZE_FORMS["en"]["unseen"] = ["a custom {s}B", "a {s}-billion param model"]
-SIZE_FORMS["es"]["unseen"] = ["nuestro modelo de {s}B", "un modelo a medida de {s}B"]
-TEMPLATES["en"]["unseen"] = ["{core}. {rest}. Thoughts?", "hi! {core} — {rest}", "{core}\n\nDetails: {rest}"]
-TEMPLATES["es"]["unseen"] = ["{core}. {rest}. ¿Opiniones?", "¡hola! {core} — {rest}", "{core}\n\nDetalles: {rest}"]
-CORES["en"]["unseen"] = ["{model} with {method}", "{method} targeting {model}"]
-CORES["es"]["unseen"] = ["{model} con {method}", "{method} apuntando a {model}"]
-FOLLOWUPS["en"]["unseen"] = ["same but {slot}", "now try {slot}"]
-FOLLOWUPS["es"]["unseen"] = ["lo mismo pero {slot}", "ahora prueba {slot}"]
-SWITCH_METHOD["en"]["unseen"] = ["make it {m}", "go with {m}"]
-SWITCH_METHOD["es"]["unseen"] = ["cámbialo a {m}", "mejor {m}"]
-CONFIG_FORMATS["unseen"] = ["toml_config", "python_dict"]
-CONFIG_QUESTION["en"]["unseen"] = ["is {c}x {g} enough for this?", "price on {c} {g}s?"]
-CONFIG_QUESTION["es"]["unseen"] = ["¿alcanza con {c} {g}?", "¿precio en {c} {g}?"]
+SIZE_FORMS["en"]["diagnosed7"] = ["a custom {s}B", "a {s}-billion param model"]
+SIZE_FORMS["es"]["diagnosed7"] = ["nuestro modelo de {s}B", "un modelo a medida de {s}B"]
+TEMPLATES["en"]["diagnosed7"] = ["{core}. {rest}. Thoughts?", "hi! {core} — {rest}", "{core}\n\nDetails: {rest}"]
+TEMPLATES["es"]["diagnosed7"] = ["{core}. {rest}. ¿Opiniones?", "¡hola! {core} — {rest}", "{core}\n\nDetalles: {rest}"]
+CORES["en"]["diagnosed7"] = ["{model} with {method}", "{method} targeting {model}"]
+CORES["es"]["diagnosed7"] = ["{model} con {method}", "{method} apuntando a {model}"]
+FOLLOWUPS["en"]["diagnosed7"] = ["same but {slot}", "now try {slot}"]
+FOLLOWUPS["es"]["diagnosed7"] = ["lo mismo pero {slot}", "ahora prueba {slot}"]
+SWITCH_METHOD["en"]["diagnosed7"] = ["make it {m}", "go with {m}"]
+SWITCH_METHOD["es"]["diagnosed7"] = ["cámbialo a {m}", "mejor {m}"]
+CONFIG_FORMATS["diagnosed7"] = ["toml_config", "python_dict"]
+CONFIG_QUESTION["en"]["diagnosed7"] = ["is {c}x {g} enough for this?", "price on {c} {g}s?"]
+CONFIG_QUESTION["es"]["diagnosed7"] = ["¿alcanza con {c} {g}?", "¿precio en {c} {g}?"]
 # Noise of this split (``_Gen._noise_r6``).
 DASHBOARDS = ("https://grafana.example.com/d/a1b2c3/gpu-util?from=now-6h&orgId=2",
               "https://wandb.ai/team/ft-runs/runs/3k9x2p7q")
+
+# --- the unseen vocabulary (round 7) --------------------------------------------------------------
+#
+# Written in one go after "diagnosed7" was read, and committed before the parser ran on any of it.
+# Nothing below repeats a form of the earlier vocabularies.
+
+METHODS["en"]["qlora"]["unseen"] = ["QLoRA w/ a 4-bit base", "4-bit LoRA (bitsandbytes)", "LoRA over an NF4-quantized base"]
+METHODS["en"]["lora"]["unseen"] = ["plain LoRA, base not quantized", "a LoRA finetune", "PEFT-LoRA"]
+METHODS["en"]["full"]["unseen"] = ["full-weight finetune", "all-parameter SFT", "a full finetune (no adapters)"]
+METHODS["es"]["qlora"]["unseen"] = ["QLoRA sobre base de 4 bits", "LoRA en 4 bits"]
+METHODS["es"]["lora"]["unseen"] = ["LoRA normal, sin cuantizar", "un finetune con LoRA"]
+METHODS["es"]["full"]["unseen"] = ["afinado de todos los pesos", "fine-tuning completo sin adaptadores"]
+WRAPS["en"]["full"]["unseen"] = ["retrain every parameter of {model}"]
+WRAPS["en"]["lora"]["unseen"] = ["bolt LoRA adapters onto {model}"]
+WRAPS["en"]["qlora"]["unseen"] = ["load {model} in 4-bit and LoRA it"]
+WRAPS["es"]["full"]["unseen"] = ["reentrenar todos los parámetros de {model}"]
+WRAPS["es"]["lora"]["unseen"] = ["ponerle adaptadores LoRA a {model}"]
+WRAPS["es"]["qlora"]["unseen"] = ["cargar {model} en 4 bits y entrenarle LoRA"]
+
+SEQ["en"]["unseen"] = ["seqlen={n}", "up to {n} tokens of context", "{k}k-token windows"]
+SEQ["es"]["unseen"] = ["longitud máx. {n} tokens", "contextos de {k}k"]
+for _ident, _forms in {"rtx-4090": ["GeForce RTX 4090 (24 GB)"], "l40s": ["NVIDIA L40S 48GB"], "a100-80gb": ["A100-80GB-SXM"],
+                       "h100-sxm": ["H100 (SXM)"], "h200": ["H200 141G"], "a100-40gb": ["A100 40G"],
+                       "l4": ["L4 (24GB)"], "b200": ["NVIDIA B200"], "mi300x": ["MI300X OAM"]}.items():
+    GPU_FORMS[_ident]["unseen"] = _forms
+GPU_FORMS_R4["h100-pcie"]["unseen"] = ["H100-PCIE-80GB"]
+GPU_FORMS_R4["rtx-6000-ada"]["unseen"] = ["RTX6000 Ada"]
+GPU_FORMS_R4["a10g"]["unseen"] = ["NVIDIA A10G"]
+GPU_SLOT["en"]["unseen"] = [("{g} ×{c}", 1, 1), ("a node of {c} {g}", 1, 1), ("just one {g}", "one", 1),
+                            ("whatever {g} is free", 0, 1)]
+GPU_SLOT["es"]["unseen"] = [("{g} ×{c}", 1, 1), ("un nodo de {c} {g}", 1, 1), ("solo una {g}", "one", 1)]
+BATCH["en"]["unseen"] = ["mbs={b}", "{b} seqs/GPU", "per-GPU batch of {b}"]
+BATCH["es"]["unseen"] = ["{b} secuencias por GPU", "lote de {b} por GPU"]
+GLOBAL_NOTE["en"]["unseen"] = [" (grad accum {ga})", ", {gb} sequences per optimizer step"]
+GLOBAL_NOTE["es"]["unseen"] = [" (acumulando {ga} pasos)"]
+RANK["en"]["unseen"] = ["LoRA rank={r}", "adapter r of {r}", "rank {r} for the adapters"]
+RANK["es"]["unseen"] = ["rango={r}", "r de {r} en los adaptadores"]
+EPOCHS["en"]["unseen"] = ["{e} passes over the dataset", "epochs: {e}", "for {e} epochs"]
+EPOCHS["es"]["unseen"] = ["durante {e} épocas", "épocas: {e}"]
+ONE_EPOCH["en"]["unseen"] = ["a single epoch", "one pass over the data"]
+ONE_EPOCH["es"]["unseen"] = ["una única época", "una sola pasada por los datos"]
+DATASET["en"]["unseen"] = ["~{D} tokens of training data", "a corpus of {D} tokens"]
+DATASET["es"]["unseen"] = ["un corpus de {D} tokens", "unos {D} tokens de datos"]
+EXAMPLES["en"]["unseen"] = ["{X} chats of about {L} tokens", "{X} rows × {L} tokens"]
+EXAMPLES["es"]["unseen"] = ["{X} conversaciones de unos {L} tokens", "{X} filas × {L} tokens"]
+GC["en"]["unseen"] = [("grad checkpointing enabled", True), ("no activation recompute", False)]
+GC["es"]["unseen"] = [("con checkpointing de gradientes", True), ("sin recomputar activaciones", False)]
+OPTIMIZER["en"]["unseen"] = [("AdamW (torch)", "adamw"), ("bnb 8-bit AdamW", "adamw-8bit")]
+OPTIMIZER["es"]["unseen"] = [("AdamW estándar", "adamw"), ("AdamW en 8 bits", "adamw-8bit")]
+PRECISION["en"]["unseen"] = [("bf16 AMP", "bf16-mixed"), ("full fp32", "fp32")]
+PRECISION["es"]["unseen"] = [("bf16 mixto", "bf16-mixed"), ("todo en fp32", "fp32")]
+REGION["en"]["unseen"] = [("Paris DC", "eu-west"), ("Frankfurt region", "eu-central")]
+REGION["es"]["unseen"] = [("en el centro de datos de París", "eu-west"), ("zona Frankfurt", "eu-central")]
+FAILED["en"]["unseen"] = ["expect {p}% failed runs", "{p}% of jobs crash"]
+FAILED["es"]["unseen"] = ["un {p}% de trabajos fallan"]
+UNREADABLE["en"]["unseen"] = [("rank = your call", "lora_rank"), ("batch size: not sure", "micro_batch")]
+UNREADABLE["es"]["unseen"] = [("secuencia: ni idea", "seq_len")]
+FAMILY_SIZES["unseen"] = [("deepseek 67b", "deepseek-llm-67b"), ("falcon 40b", "falcon-40b"), ("olmo 7b", "olmo-2-7b"),
+                          ("yi 6b", "yi-6b")]
+SIZES_R7 = (0.8, 2.7, 6, 11, 22, 65, 180)
+SIZE_FORMS["en"]["unseen"] = ["an in-house {s}B model", "our {s}B-parameter LLM"]
+SIZE_FORMS["es"]["unseen"] = ["un LLM propio de {s}B", "un modelo interno de {s}B"]
+TEMPLATES["en"]["unseen"] = ["quick q: {core}, {rest}", "{core} ({rest}) — what would you pick?", "Background: {rest}. Ask: {core}"]
+TEMPLATES["es"]["unseen"] = ["pregunta rápida: {core}, {rest}", "{core} ({rest}) — ¿qué elegiríais?", "Antecedentes: {rest}. Pregunta: {core}"]
+CORES["en"]["unseen"] = ["{method} of {model}", "{model} via {method}"]
+CORES["es"]["unseen"] = ["{method} de {model}", "{model} vía {method}"]
+FOLLOWUPS["en"]["unseen"] = ["ok and {slot}?", "what about {slot} instead"]
+FOLLOWUPS["es"]["unseen"] = ["vale, ¿y {slot}?", "cambia a {slot}"]
+SWITCH_METHOD["en"]["unseen"] = ["switch the method to {m}", "let's do {m}"]
+SWITCH_METHOD["es"]["unseen"] = ["pasa a {m}", "hagámoslo con {m}"]
+CONFIG_FORMATS["unseen"] = ["llamafactory_cli", "hydra_overrides"]
+CONFIG_QUESTION["en"]["unseen"] = ["would {c} {g}s handle this?", "cheapest way to run this on {g}?"]
+CONFIG_QUESTION["es"]["unseen"] = ["¿lo aguantan {c} {g}?", "¿cuánto saldría en {g}?"]
+# Noise of this split (``_Gen._noise_r7``).
+QUOTES = {"en": ("> lgtm, ask the bot\n", "> from the planning doc\n"), "es": ("> ok, pregúntale al bot\n", "> del doc de planificación\n")}
+TRAILERS_R7 = {"en": (" lmk", " ty!"), "es": (" avisad", " ¡gracias!")}
 
 # Words a typo must not turn into (another real word of the vocabulary is not a typo we can see).
 _PROTECTED = {"lora", "qlora", "full", "llama", "mistral", "mixtral", "qwen", "gemma", "falcon", "deepseek", "phi",
@@ -1007,7 +1094,7 @@ class _Gen:
         roll = rng.random()
         if roll < 0.18:
             s = rng.choice({"diagnosed2": SIZES_R4A, "diagnosed3": SIZES_R4B, "diagnosed4": SIZES_R4C,
-                            "diagnosed5": SIZES_R4D, "diagnosed6": SIZES_R5, "unseen": SIZES_R6}.get(self.split, SIZES))
+                            "diagnosed5": SIZES_R4D, "diagnosed6": SIZES_R5, "diagnosed7": SIZES_R6, "unseen": SIZES_R7}.get(self.split, SIZES))
             shown = f"{s:g}".replace(".", ",") if lang == "es" and rng.random() < 0.5 else f"{s:g}"
             return self.pick(SIZE_FORMS[lang]).format(s=shown), {"params_b": float(s)}, None
         if roll < 0.26:
@@ -1035,7 +1122,7 @@ class _Gen:
         return {"tune": tune, "diagnosed": held, "diagnosed2": _r4a_model_forms(m, display),
                 "diagnosed3": _r4b_model_forms(m, display), "diagnosed4": _r4c_model_forms(m, display),
                 "diagnosed5": _r4d_model_forms(m, display), "diagnosed6": _r5_model_forms(m, display),
-                "unseen": _r6_model_forms(m, display)}
+                "diagnosed7": _r6_model_forms(m, display), "unseen": _r7_model_forms(m, display)}
 
     def method_phrase(self, lang: str, method: str) -> str:
         return self.pick(METHODS[lang][method])
@@ -1230,8 +1317,10 @@ class _Gen:
             text = self._noise_r4d(text, lang, noise, prose)
         elif self.split == "diagnosed6":
             text = self._noise_r5(text, lang, noise, prose)
-        elif self.split == "unseen":
+        elif self.split == "diagnosed7":
             text = self._noise_r6(text, lang, noise, prose)
+        elif self.split == "unseen":
+            text = self._noise_r7(text, lang, noise, prose)
         if re.search(r"(?i)\bnf4\b", text) and expected.get("method", "qlora") == "qlora":
             expected.setdefault("quant", "nf4")  # "QLoRA (NF4)" states the 4-bit type too (a label, not noise)
         entry = {"text": text, "lang": lang, "split": self.split, "expected": expected, "noise": noise}
@@ -1411,6 +1500,24 @@ class _Gen:
         if rng.random() < 0.04:
             text += rng.choice(SIGNATURES)
             noise.append("signature")
+        return text
+
+    def _noise_r7(self, text: str, lang: str, noise: list[str], prose: bool) -> str:
+        """Round 7's unseen noise: a quoted line above the request, a chat timestamp, an ellipsis for a
+        comma, a short trailer ("lmk", "avisad")."""
+        rng = self.rng
+        if prose and rng.random() < 0.05:
+            text = rng.choice(QUOTES[lang]) + text
+            noise.append("quoted line")
+        if rng.random() < 0.04:
+            text = f"[{rng.randint(8, 18)}:{rng.randint(10, 59)}] " + text
+            noise.append("timestamp")
+        if prose and ", " in text and rng.random() < 0.05:
+            text = text.replace(", ", "... ", 1)
+            noise.append("ellipsis")
+        if prose and rng.random() < 0.05:
+            text += rng.choice(TRAILERS_R7[lang])
+            noise.append("trailer")
         return text
 
     def _noise_r6(self, text: str, lang: str, noise: list[str], prose: bool) -> str:
@@ -1713,6 +1820,37 @@ def _r6_model_forms(m, display: str) -> list[str]:
     return [f"{m.hub_id}@main", display.replace(" ", "_"), f"{display} (base)"]
 
 
+def _r7_model_forms(m, display: str) -> list[str]:
+    """Round 7's unseen spellings: the Hub id behind "hf.co/", the display name in double quotes, "<display>
+    base model"."""
+    return [f"hf.co/{m.hub_id}", f'"{display}"', f"{display} base model"]
+
+
+def _llamafactory_cli(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    """LLaMA-Factory's command line (llamafactory-cli train with its hparams as flags: model_name_or_path,
+    finetuning_type lora|full, quantization_bit 4 for QLoRA, cutoff_len, per_device_train_batch_size,
+    num_train_epochs, lora_rank; src/llamafactory/hparams/finetuning_args.py, model_args.py)."""
+    parts = ["llamafactory-cli train --stage sft", f"--model_name_or_path {m.hub_id}",
+             f"--finetuning_type {'full' if method == 'full' else 'lora'}"]
+    if method == "qlora":
+        parts.append("--quantization_bit 4")
+    parts += [f"--cutoff_len {seq}", f"--per_device_train_batch_size {b}", f"--num_train_epochs {e}"]
+    if method != "full":
+        parts.append(f"--lora_rank {r}")
+    expected["epochs"] = float(e)
+    return " \\\n  ".join(parts)
+
+
+def _hydra_overrides(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    """Hydra-style overrides on one command line (dotted keys, key=value)."""
+    parts = ["python train.py", f"model.name={m.hub_id}", f"train.method={method}", f"data.max_seq_len={seq}",
+             f"train.micro_batch_size={b}", f"train.epochs={e}"]
+    if method != "full":
+        parts.append(f"lora.r={r}")
+    expected["epochs"] = float(e)
+    return " ".join(parts)
+
+
 def _toml_config(m, method, seq, b, e, r, expected, rng, lang) -> str:
     """A TOML training config (as torchtitan's train_configs/*.toml lay theirs out: [model], [training])."""
     lines = ["[model]", f'hf_repo = "{m.hub_id}"', "", "[training]", f'method = "{method}"', f"seq_len = {seq}",
@@ -2010,14 +2148,16 @@ _R4_MODELS = {"torchtune_yaml": lambda m: _TORCHTUNE.get(m.id), "hf_python": lam
                   "trl_yaml": lambda m: m.hub_id, "peft_json": lambda m: m.hub_id, "litgpt_cli": lambda m: m.hub_id,
                   "axolotl_minimal": lambda m: m.hub_id, "hf_trainer_json": lambda m: m.hub_id,
                   "swift_cli": lambda m: m.hub_id, "md_table": lambda m: m.hub_id, "env_script": lambda m: m.hub_id,
-                  "toml_config": lambda m: m.hub_id, "python_dict": lambda m: m.hub_id}
+                  "toml_config": lambda m: m.hub_id, "python_dict": lambda m: m.hub_id,
+                  "llamafactory_cli": lambda m: m.hub_id, "hydra_overrides": lambda m: m.hub_id}
 _R4_WRITERS = {"torchtune_yaml": _torchtune_yaml, "hf_python": _hf_python, "unsloth_python": _unsloth_python,
                "deepspeed_json": _deepspeed_json, "llamafactory_json": _llamafactory_json,
                "accelerate_yaml": _accelerate_yaml, "train_py_cli": _train_py_cli, "axolotl_v2": _axolotl_v2,
                "trl_yaml": _trl_yaml, "peft_json": _peft_json, "litgpt_cli": _litgpt_cli,
                "axolotl_minimal": _axolotl_minimal, "hf_trainer_json": _hf_trainer_json, "swift_cli": _swift_cli,
                "md_table": _md_table, "env_script": _env_script, "toml_config": _toml_config,
-               "python_dict": _python_dict}
+               "python_dict": _python_dict, "llamafactory_cli": _llamafactory_cli,
+               "hydra_overrides": _hydra_overrides}
 
 _CONFIG_WRITERS = {"axolotl": _axolotl, "axolotl_json": _axolotl_json, "llamafactory": _llamafactory,
                    "llamafactory_cli": _llamafactory_cli, "trl_python": _trl_python, "trl_cli": _trl_cli}

@@ -44,6 +44,14 @@ MESSAGES = {
         "en": "I do not know \"{typed}\". Did you mean {options}? Or give its Hugging Face id (org/name), or paste its config.json.",
         "es": "No conozco \"{typed}\". ¿Quisiste decir {options}? O da su id de Hugging Face (org/nombre), o pega su config.json.",
     },
+    "parse.clarify.unknown_model_none": {
+        "en": "I do not know \"{typed}\" and nothing in the catalog is close. Give its Hugging Face id (org/name), paste its config.json, or give its size, like 8B.",
+        "es": "No conozco \"{typed}\" y nada del catálogo se le parece. Da su id de Hugging Face (org/nombre), pega su config.json o da su tamaño, como 8B.",
+    },
+    "parse.clarify.unknown_gpu_none": {
+        "en": "I do not know the GPU \"{typed}\" and nothing in the catalog is close (`advisor catalog list` shows them).",
+        "es": "No conozco la GPU \"{typed}\" y nada del catálogo se le parece (`advisor catalog list` las muestra).",
+    },
     "parse.clarify.limit": {
         "en": "{field} {value} is outside what I can size: it must be {bounds}.",
         "es": "{field} {value} está fuera de lo que puedo calcular: debe ser {bounds}.",

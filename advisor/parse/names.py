@@ -42,7 +42,10 @@ _SEP_GAP = re.compile(r"[ \-_/.:(]{0,3}")  # ":" for Ollama tags ("llama3.1:8b",
 _COMMON_WORD_ALIASES = {"tiny", "test"}
 # Vendor and product-line words typed before a GPU name (``advisor.catalog.names`` treats them as noise).
 _FORM_WORDS = {"pcie", "sxm", "sxm4", "sxm5", "nvl"}  # the datasheets' form factors, as typed before a name
-_VENDOR_WORDS = {"nvidia", "amd", "geforce", "instinct", "hgx", "dgx", "tesla", "radeon"}
+# The architectures' names are product-line words too, as the vendors write them before a part ("NVIDIA
+# Blackwell B200", "Hopper H100", "Ampere A100", "Ada Lovelace L40S"; AMD's "CDNA 3 MI300X").
+_ARCH_WORDS = {"blackwell", "hopper", "ampere", "ada", "lovelace", "volta", "turing", "grace", "cdna"}
+_VENDOR_WORDS = {"nvidia", "nv", "amd", "geforce", "instinct", "hgx", "dgx", "tesla", "radeon", *_ARCH_WORDS}
 # Families never matched by their word alone (the toy test model).
 _NO_FAMILY_MATCH = {"tiny", "test"}
 # Country names in Spanish, so "en Francia" finds the region whose country is France.
@@ -363,7 +366,10 @@ class Matcher:
         """A word we do not know right before a size ("pythia 12b", "mstrl 7b") names a model we
         do not have: ask, with the closest catalog models (by name when one is near, else by size)."""
         j = i + 1
-        while j < len(toks) and j <= i + 2 and _NUMERIC.fullmatch(toks[j].text) and toks[j].gap in ("", " ", "-", "_", "."):
+        while j < len(toks) and j <= i + 3 and not _SIZE.fullmatch(toks[j].text) and (
+                _NUMERIC.fullmatch(toks[j].text) and toks[j].gap in ("", " ", "-", "_", ".")
+                # a hyphenated id's inner parts ("Starling-LM-7B-alpha", "OpenHermes-2.5-Mistral-7B"): one name
+                or toks[j].gap in ("-", "_") and toks[j].text.isalnum() and len(toks[j].text) <= 12):
             j += 1  # a version between the name and its size ("smll2 135m", "lama 3.1 8b")
         if j >= len(toks) or toks[j].gap not in ("", " ", "-", "_") or not _SIZE.fullmatch(toks[j].text):
             return None
@@ -456,6 +462,18 @@ class Matcher:
         if preset is not None and j < len(toks) and _SIZE.fullmatch(toks[j].text) and _SEP_GAP.fullmatch(toks[j].gap) \
                 and "(" not in toks[j].gap:
             return None  # "70b llama 3 8b": two sizes; "8B Llama 3 (200M tokens": a parenthesis of its own
+        if size is None and preset is None:
+            # "Qwen2.5-Coder-7B", "llama-guard-8b": the family, a variant word we do not know, then a size, all one
+            # hyphenated id: a model the catalog lacks, asked about with the family's models near it (never sized
+            # as a generic model of that size without a word)
+            k = j
+            while k < len(toks) and k <= j + 2 and toks[k].gap in ("-", "_") and toks[k].text.isalpha():
+                k += 1
+            if j < k < len(toks) and toks[k].gap in ("-", "_") and _SIZE.fullmatch(toks[k].text):
+                near = self._versioned(fam, versions, toks[k].text) or self._versioned(fam, versions, None)
+                ids = tuple(dict.fromkeys(m[2] for m in near))[:6]
+                return NameMatch("unsure", None, toks[i].start, toks[k].end, ids, typed=toks[i].text,
+                                 word="unknown"), k - i + 1
         models = self._versioned(fam, versions, size)
         ids = tuple(m[2] for m in models)
         start, end = toks[i].start, toks[j - 1].end

@@ -419,6 +419,8 @@ class _Assembler:
         is_gpu = match.word == "gpu"
         names = [self._gpu_name(c) if is_gpu else self._model_name(c) for c in match.candidates[:6]]
         key = "parse.clarify.unknown_model" if match.word == "unknown" else "parse.clarify.did_you_mean"
+        if not names:  # nothing in the catalog is close: no empty "did you mean ?", say what would work
+            key = "parse.clarify.unknown_gpu_none" if is_gpu else "parse.clarify.unknown_model_none"
         question = t(key, self.lang, typed=self.normalized[match.start:match.end].strip(),
                      options=describe.join_options(names, self.lang))
         request = merge(self.previous, self.delta) if self.previous is not None else self.delta

@@ -461,15 +461,18 @@ _NO_LORA = R(r"\b(?:without|w/o|no|sin)\s+(?:lora|adapters?|adaptadores|peft)\b|
 # "lora rank 16", "lora_alpha", "LoRA dropout": a setting of the adapters, which says LoRA only when
 # nothing else names a method (in a thread, "lora rank 64" changes the rank of a QLoRA, not its method).
 _SETTING_WORDS = r"(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango|dim\b|dimension)"
-_LORA_SETTING = R(r"\blora(?=[\s_-]*(?:(?:de|del|of|with|con)\s+)?" + _SETTING_WORDS + r")"
-                  r"|\b(?:adapters?|adaptador(?:es)?)(?=[\s_-]*(?:(?:de|del|of)\s+)?(?:rank|r\b|r\s*[=:]|alpha|dropout|rango|dim\b|dimension))"
+# The joint between an adapter word and the setting it qualifies: a preposition or an opening parenthesis
+# ("adapters at rank 32", "LoRA with r=16", "adaptadores con rango 64", "LoRA(r=8)", PEFT's LoraConfig(r=8)).
+_SETTING_LINK = r"[\s_-]*(?:(?:de|del|of|with|con|at|en|in|a)\s+(?:the\s+|el\s+|la\s+)?|\(\s*)?"
+_LORA_SETTING = R(r"\blora(?=" + _SETTING_LINK + _SETTING_WORDS + r")"
+                  r"|\b(?:adapters?|adaptador(?:es)?)(?=" + _SETTING_LINK + r"(?:rank|r\b|r\s*[=:]|alpha|dropout|rango|dim\b|dimension))"
                   r"|\br\s*=?\s*\d+[\s_-]*(?=(?:adapters?|adaptador(?:es)?|lora)\b)"  # "r8 adapters", "r = 64 adapters"
                   r"|\b(?:rank|rango)[\s_-]*\d+[\s_-]*(?:\(\s*)?(?:(?:for|of|para|de|del)\s+(?:the\s+|el\s+|la\s+|los\s+)?)?"
                   r"(?=(?:adapters?|adaptador(?:es)?|lora)\b)"
                   # the setting first, the adapter word qualifying it: "rango LoRA de 32", "rank of the LoRA 16"
                   r"|\b(?:rank|rango|alpha|alfa|dropout|dim|dimension)(?:\s+(?:de|del|of|the|la|el|los))*[\s_-]+"
                   r"(?=(?:lora|adapters?|adaptador(?:es)?|peft)\b)")
-_LORA = R(r"\blora\b(?![\s_-]*(?:(?:de|del|of|with|con)\s+)?" + _SETTING_WORDS + r")|\b(?:lora|peft)[\s_-]*config\b|\bget_peft_model\b|\badapters?\b|\badaptadores?\b|\bpeft\b|\blow[\s_-]*rank\s+adapt\w*|\bdora\b")
+_LORA = R(r"\blora\b(?!" + _SETTING_LINK + _SETTING_WORDS + r")|\b(?:lora|peft)[\s_-]*config\b|\bget_peft_model\b|\badapters?\b|\badaptadores?\b|\bpeft\b|\blow[\s_-]*rank\s+adapt\w*|\bdora\b")
 _FULL = R(_FULL_WORDS)
 # "train all of a 3-billion-parameter model's weights": the method, with the model's words left in place
 # for the size and name rules (the handler claims without blanking).

@@ -153,10 +153,22 @@ _DATA_AFTER = R(r"^\s*(?:tokens?|toks?)?\s*(?:(?:of|de|in|en)\s+(?:\w+\s+){0,2}?
                 r"|total|training\s+data)\b|total\b|overall\b|de\s+entrenamiento\b)")
 
 
+# "N tokens (max) per sequence", "N tokens por muestra como máximo": a length of each item, never a dataset
+_PER_ITEM_AFTER = R(r"^\s*(?:tokens?|toks?)?\s*(?:(?:max|maximum|at\s+most|tops|como\s+maximo|maximo|max\.)\s+)?"
+                    r"(?:per|por|each|cada|/|an?)\s*(?:una?\s+)?" + _PER_ITEM + r"\b")
+# Where a clause ends: the dataset words of another clause ("20M tokens to train on; 4096 tokens") say
+# nothing about this number.
+_CLAUSE_END = R(r".*[;,.!?\n()\-]")
+
+
 def _tokens_field(scan: Scan, b: sl.Binding) -> tuple[str, float]:
     tok = b.tok
     as_count = sl.value_of(tok, "count", scan.lang)
-    words_before = scan.text[max(0, tok.start - 24): tok.start].split()
+    if _PER_ITEM_AFTER.match(scan.text, tok.end) and as_count <= MAX_SEQ_LEN and tok.scale not in ("m", "b", "t"):
+        return "seq_len", sl.value_of(tok, "seq", scan.lang)
+    head = scan.text[max(0, tok.start - 24): tok.start]
+    cut = _CLAUSE_END.match(head)
+    words_before = head[cut.end():].split() if cut else head.split()
     before = " ".join(words_before[-2:])
     at = bool(words_before) and words_before[-1] in ("at", "@", "con", "a", "with")  # "... dataset) at 8192 tokens": a length
     dataset = (tok.scale in ("m", "b", "t") or as_count > TOKENS_AS_SEQ_MAX

@@ -224,6 +224,17 @@ def _cues(slot: str, left: float, right: float, *phrases: str) -> list[Cue]:
 
 
 _SEQ_HEADS = ("seq", "sequence", "context", "ctx", "token", "input")
+# Items and rates per device or per step, each language with its own words ("samples per GPU", "muestras por
+# dispositivo"). A step said with a device ("per step per GPU", "por paso y GPU") is folded into the device's rate by
+# ``text.normalize`` (what one device takes in one step is its batch either way), so these stay short lists.
+_ITEMS = {"en": ("sequences", "seqs", "samples", "examples"), "es": ("secuencias", "muestras", "ejemplos")}
+_DEVICE_RATES = {"en": tuple(f"{per} {dev}" for per in ("per", "/", "each") for dev in ("gpu", "device", "card")),
+                 "es": tuple(f"{per} {dev}" for per in ("por", "/", "cada") for dev in ("gpu", "dispositivo", "tarjeta"))}
+_STEP_RATES = {"en": tuple(f"{per} {step}" for per in ("per", "/", "each", "every") for step in ("step", "batch", "iteration")),
+               "es": tuple(f"{per} {step}" for per in ("por", "/", "cada") for step in ("paso", "iteracion"))}
+_PER_DEVICE_RATES = tuple(dict.fromkeys(_DEVICE_RATES["en"] + _DEVICE_RATES["es"]))
+_ITEMS_PER_DEVICE = tuple(f"{what} {rate}" for lang in _ITEMS for what in _ITEMS[lang] for rate in _DEVICE_RATES[lang])
+_ITEMS_PER_STEP = tuple(f"{what} {rate}" for lang in _ITEMS for what in _ITEMS[lang] for rate in _STEP_RATES[lang])
 # Strengths: 10 a cue that names the slot outright; 6-8 a usual but looser word; 3-4 a weak hint.
 CUES: list[Cue] = [
     # every head word with every measure word: "seq len", "ctx length", "max context size", "sequence window"
@@ -246,7 +257,9 @@ CUES: list[Cue] = [
            "training tokens"),
     *_cues("dataset", 9, 0, "dataset", "data set", "dataset of", "corpus", "corpus of", "datos", "datos de",
            "conjunto de datos", "dataset de", "un dataset de", "data of", "datasets of", "training on", "train on",
-           "entrenar con", "over"),
+           "entrenar con"),
+    # "over" is a preposition first ("over 2 GPUs", "run qlora over 90b model"): a weak hint of a dataset
+    *_cues("dataset", 4, 0, "over"),
     *_cues("batch", 10, 3, "batch", "batch size", "batchsize", "bs", "bsz", "mbs", "micro batch", "microbatch",
            "micro batch size", "micro bs", "per device batch", "per device train batch size", "per device batch size",
            "per gpu batch", "per gpu batch size", "batch per device", "batch per gpu", "train micro batch size per gpu",
@@ -255,15 +268,19 @@ CUES: list[Cue] = [
            # the batch each device holds, said with "local" or "per ..." after it: "lote local 2", "batch size per gpu 4"
            *(f"{what} {where}" for what in ("batch", "batch size", "bs", "micro batch", "micro batch size", "lote",
                                             "micro lote", "tamano de lote", "tamano del lote")
-             for where in ("local", "per gpu", "per device", "por gpu", "por dispositivo", "per card", "por tarjeta")),
-           "local batch", "local batch size", "local bs"),
+             for where in ("local", *_PER_DEVICE_RATES)),
+           "local batch", "local batch size", "local bs",
+           # the device before the batch word: "device batch 4", "per-device batch size 8", "gpu batch 2"
+           *(f"{pre}{dev} {what}" for pre in ("", "per ") for dev in ("device", "gpu", "card")
+             for what in ("batch", "batch size", "bs", "micro batch"))),
     *_cues("batch", 0, 9, "per gpu", "per device", "por gpu", "por dispositivo", "/ gpu", "/ device", "per card",
            "por tarjeta",
-           *(f"{what} {per} {where}" for what in ("sequences", "seqs", "samples", "examples", "secuencias", "muestras",
-                                                  "ejemplos") for per, where in (("per", "gpu"), ("per", "device"),
-                                                                                 ("por", "gpu"), ("por", "dispositivo"),
-                                                                                 ("/", "gpu"), ("/", "device"),
-                                                                                 ("/", "dispositivo")))),
+           # items at a rate per device, the rate's step said or not, in either order and with either joint:
+           # "samples per GPU", "samples per step per GPU", "muestras por paso y GPU", "ejemplos por GPU y paso"
+           # (HF TrainingArguments.per_device_train_batch_size: the samples one device takes in one step)
+           *_ITEMS_PER_DEVICE),
+    # items per step with no device: the step's batch over all devices ("64 samples per step", "muestras por paso")
+    *_cues("global_batch", 0, 9, *_ITEMS_PER_STEP),
     *_cues("rank", 10, 6, "rank", "lora rank", "lora r", "rango", "rango lora", "rango de lora", "adapter rank",
            "rank of", "lora rank of"),
     *_cues("rank", 7, 0, "r"),
@@ -271,6 +288,10 @@ CUES: list[Cue] = [
     *_cues("rank", 10, 0, "lora dim", "lora dimension", "adapter dim", "dimension lora", "dimension de lora",
            "dimension del adaptador"),
     *_cues("epochs", 0, 7, "ep", "eps"),
+    # a count's head with the counted noun, either way round: "epoch count 3", "number of epochs 3", "número de épocas 3"
+    *_cues("epochs", 10, 0, *(f"{noun} {head}" for noun in ("epoch", "epochs", "pass", "passes") for head in ("count", "number", "num")),
+           *(f"{head} {noun}" for head in ("number of", "num of", "count of", "numero de", "cantidad de")
+             for noun in ("epochs", "epoch", "passes", "epocas", "pasadas"))),
     *_cues("epochs", 6, 10, "epochs", "epoch", "epocas", "epoca", "pasadas", "pasada", "passes", "pass",
            "num epochs", "num train epochs", "passes over the data", "pass over the data", "pass through the data",
            "passes through the data", "pase", "pases", "pase por los datos", "pases por los datos"),
@@ -300,6 +321,13 @@ CUES: list[Cue] = [
            "gradient accumulation of", "grad acc"),
     # the word alone beside a batch ("micro-lote de 4 (acumulación 8)", "bs 2, accum 16")
     *_cues("grad_accum", 8, 0, "acumulacion", "accumulation", "accum", "grad accum of"),
+    # the verb ("accumulating 8 steps", "accumulate over 4", "acumulando 16 pasos") and "N steps of accumulation":
+    # stronger than "steps" alone (a count of steps read and left alone), which they contain
+    *_cues("grad_accum", 11, 0, *(f"{verb}{over}" for verb in ("accumulating", "accumulate", "accumulates", "accumulated",
+                                                               "acumulando", "acumular", "acumula", "acumulamos")
+                                  for over in ("", " over", " across", " for", " durante", " en", " sobre"))),
+    *_cues("grad_accum", 0, 11, "steps of accumulation", "accumulation steps", "steps of gradient accumulation",
+           "pasos de acumulacion", "pasos de acumulacion de gradientes", "grad accumulation steps"),
     *_cues("global_batch", 10, 0, "global batch", "effective batch", "total batch", "lote global", "lote efectivo",
            "global batch size", "effective batch size", "batch global", "batch efectivo", "lote total", "total batch size",
            "global batch size of", "tamano de lote global", "tamano de lote total", "eff batch", "eff. batch", "global",
@@ -554,7 +582,7 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
     bound_cues = {e.cue for e in chosen.values() if e.cue is not None and e.cue < GPU_CUE}
     for ci, (first, last, cue) in enumerate(cues):
         if ci not in bound_cues and cue.slot in UNREADABLE_FIELDS and cue.left >= 6:
-            typed = _unreadable_value(toks, last, first)
+            typed = _unreadable_value(toks, last, first, strong=cue.left >= 10)
             if typed is not None:
                 out.unreadable.append((UNREADABLE_FIELDS[cue.slot], typed, toks[first].start))
     return out
@@ -580,7 +608,13 @@ _VAGUE_HEADS = {"as", "max", "maximum", "maximo", "maxima", "whatever", "lo", "e
 _POLITE = {"thanks", "thank", "thx", "ty", "pls", "please", "gracias", "muchas", "porfa", "cheers"}
 
 
-def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None) -> str | None:
+# Words before a slot word that make it a noun in prose ("the rank matters", "our context grows"), where the
+# word after it is no value.
+_DETERMINERS = {"the", "this", "that", "our", "my", "your", "its", "el", "la", "los", "las", "su", "mi", "nuestro",
+                "nuestra", "este", "esta", "a", "an", "un", "una"}
+
+
+def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, strong: bool = False) -> str | None:
     j = last + 1
     if j >= len(toks):
         return None
@@ -613,6 +647,11 @@ def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None) 
         for k in range(j + 1, min(j + 3, len(toks))):
             if toks[k].kind == "num" and not toks[k].spoken:
                 return None
+        return first.text
+    # "seq banana", "rank lots": a word that names the slot outright, then one word standing alone before the
+    # clause ends. The user said a value for that setting; it cannot be read, so it is asked about, never dropped.
+    if strong and first.kind == "word" and first.text not in _POLITE and (first_cue is None or first_cue == 0 or toks[first_cue - 1].text not in _DETERMINERS) \
+            and (j + 1 == len(toks) or toks[j + 1].kind == "punct" and (toks[j + 1].text in _STOP or toks[j + 1].text in "?!")):
         return first.text
     return None
 

@@ -43,6 +43,7 @@ _GLUED_COUNT = re.compile(r"\b(\d{1,4})\s*x\s*(?=[a-z])")
 # "4x4090" is four cards, "8x7b" / "8x22B" a Mixtral: a count unless the second number ends in b
 # "A100 de 40 GB", "A100 with 40GB", "A100 (40GB)" -> "a100 40gb", the way catalog aliases write it
 _GPU_MEMORY = re.compile(r"\b([a-z]{1,4}\d{2,4}[a-z]{0,2})\s*(?:\(\s*|,\s*|\s(?:de|with|con|w/)\s+)(\d{2,3})\s*gb?\b\s*\)?")
+_HYPHEN_MEMORY = re.compile(r"\b(\d{1,4})-(gb|gib|g)\b")
 _COUNT_TIMES_NUMBER = re.compile(r"\b(\d{1,4})\s*x\s*(\d+(?:\.\d+)?)(\s*b\b)?")
 # "H100x8", "l4x4", "4090x2", "A100 40GBx4": a GPU name, then its count ("h100 x8")
 # (a memory variant ends the name as "40gb", "40g" or "40gib": "A100-40Gx8")
@@ -52,6 +53,15 @@ _NAME_TIMES_COUNT = re.compile(r"\b([a-z]{1,3}\d{1,4}[a-z]{0,3}?|\d{2,3}g(?:i?b)
 # ISO dates ("deadline 2025-03-01") and clock times ("by 5pm", "a las 17h", "17:30"): no setting in them.
 _DATE_TIME = re.compile(r"\b(?:19|20)\d{2}-\d{2}-\d{2}\b|(?<![\w.:])\d{1,2}:\d{2}(?![\w:])|\b\d{1,2}\s?(?:am|pm)\b"
                         r"|\ba\s+las\s+\d{1,2}(?:h|:\d{2})?\b")
+# A rate per device with its step said too, in either order and with either joint ("per step per GPU", "por
+# paso y GPU", "per GPU per iteration", "por GPU y por paso") -> "per gpu": what one device takes in one step is
+# its batch (HF TrainingArguments.per_device_train_batch_size) whether or not the step is named.
+_RATE_PER = r"(?:per|por|each|every|cada|/)"
+_RATE_STEP = r"(?:steps?|iterations?|iters?|pasos?|iteracion(?:es)?)"
+_RATE_DEV = r"(?:gpus?|devices?|cards?|dispositivos?|tarjetas?)"
+_STEP_AND_DEVICE = re.compile(
+    r"\b(?P<per>" + _RATE_PER + r")\s*(?:" + _RATE_STEP + r"\s*(?:(?:and|y|&)\s+)?(?:" + _RATE_PER + r"\s*)?(?P<dev>" + _RATE_DEV + r")"
+    r"|(?P<dev2>" + _RATE_DEV + r")\s*(?:(?:and|y|&)\s+)?(?:" + _RATE_PER + r"\s*)?" + _RATE_STEP + r")\b")
 _IDIOMS = re.compile(r"\bmil\s+(?=gracias|disculpas|perdones|besos)")
 
 
@@ -61,7 +71,7 @@ def clean(text: str) -> str:
         text = html.unescape(text)
     if "<" in text:
         text = _SLACK_SPECIAL.sub(" ", text)
-        text = _SLACK_LINK.sub(lambda m: f" {m.group(1)} {m.group(2) or ''} ", text)
+        text = _SLACK_LINK.sub(_link, text)
     if "`" in text:
         text = _FENCE.sub("\n", text)
         text = _BACKTICK.sub(" ", text)
@@ -71,7 +81,26 @@ def clean(text: str) -> str:
         text = _MARKS.sub(" ", text)
     if "/" in text and "(" in text:
         text = _PART_COUNTER.sub(" ", text)
+    if "+1" in text:
+        text = _PLUS_ONE.sub(" ", text)
     return text.strip()
+
+
+# "+1" opening a line (after any mention): the chat idiom for "I agree / me too", no count of anything.
+# Only "+1": another signed number ("+2 GPUs") is a change nobody here reads, left for the slots to ask about.
+_PLUS_ONE = re.compile(r"(?m)^([ \t]*)\+1(?![\d.,])")
+
+
+# A bare number in a link's label ("<https://wandb.ai/...|run 42>", "<...|PR 1234>") names what the link points
+# to, no setting; a label on a Hub link ("<https://huggingface.co/...|Llama 3 8B>") is a model's name, kept whole.
+_LABEL_NUMBER = re.compile(r"(?<![\w.,])\d+(?![\w.,])")
+
+
+def _link(m: re.Match[str]) -> str:
+    label = m.group(2) or ""
+    if label and "huggingface.co" not in m.group(1) and "hf.co" not in m.group(1):
+        label = _LABEL_NUMBER.sub(" ", label)
+    return f" {m.group(1)} {label} "
 
 
 # "(1/2) ...", "(2/3)": which part of a long message this is, no setting
@@ -94,10 +123,14 @@ def normalize(text: str) -> str:
     if "mil " in text:
         text = _IDIOMS.sub("muchas ", text)
     text = _DATE_TIME.sub(" ", text)
+    if "per " in text or "por " in text or "/" in text or "each " in text or "cada " in text:
+        text = _STEP_AND_DEVICE.sub(lambda m: f"{m.group('per')} {m.group('dev') or m.group('dev2')}", text)
     if "x" in text:
         text = _NAME_TIMES_COUNT.sub(r"\1 x\2", text)
         text = _COUNT_TIMES_NUMBER.sub(_split_count, text)
         text = _GLUED_COUNT.sub(r"\1 x ", text)
+    if "-g" in text:  # "A100 80-GB", "a 24-GiB card": a memory spelled as a compound adjective is the memory
+        text = _HYPHEN_MEMORY.sub(r"\1\2", text)
     if "g" in text:
         text = _GPU_MEMORY.sub(r"\1 \2gb ", text)  # after "8xA100" is "8 x a100", so "8xA100 (40GB)" is the 40 GB card
     split = text.split("\n")
