@@ -66,6 +66,7 @@ def cluster():
     saved = {k: os.environ.get(k) for k in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN")}
     os.environ.update({"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token})  # the client (the bot's side)
     _forget_cached_token()  # another test of this run may have made Ray load another cluster's token
+    _wait_for_job_agent(address, head, temp, deadline)
     yield address
     for k, v in saved.items():
         if v is None:
@@ -75,6 +76,31 @@ def cluster():
     _forget_cached_token()
     _stop(head)
     log.close()
+
+
+def _wait_for_job_agent(address: str, head: subprocess.Popen, temp: str, deadline: float) -> None:
+    """Bounded poll until the head's job agent accepts a job: the dashboard answers /api/version
+    before the agent has registered, and until then every submission is refused with "No
+    available agent to submit job, please try again later" (ray/dashboard/modules/job/job_head.py,
+    ``choose_agent``). On a loaded machine that window outlasts the launcher's own retry budget,
+    so the tests start only on a cluster that has run one job."""
+    from ray.job_submission import JobStatus, JobSubmissionClient
+
+    client = JobSubmissionClient(address)
+    sid = None
+    while sid is None:
+        try:
+            sid = client.submit_job(entrypoint="true", metadata={"advisor": "agent-probe"})
+        except RuntimeError as exc:
+            if "try again later" not in str(exc) or head.poll() is not None or time.monotonic() > deadline:
+                _stop(head)
+                pytest.fail(f"the Ray job agent did not come up: {exc}\n{(Path(temp) / 'head.log').read_text()[-3000:]}")
+            time.sleep(1.0)
+    while client.get_job_status(sid) not in (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.STOPPED):
+        if time.monotonic() > deadline:
+            _stop(head)
+            pytest.fail(f"the Ray agent probe job did not finish: {client.get_job_status(sid)}")
+        time.sleep(0.5)
 
 
 def _forget_cached_token() -> None:
