@@ -14,13 +14,13 @@ a digit from an organisation we do not know (a model id nearly always carries a 
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from advisor.catalog import Catalog
 from advisor.hub import config_sha
+from advisor.parse.pasted import json_objects
 
 _HUB_ID = re.compile(r"(?<![\w/.@-])(?:https?://(?:www\.)?(?:huggingface\.co|hf\.co)/)?([A-Za-z0-9][\w.-]{1,95})/"
                      r"([A-Za-z0-9][\w.-]{0,95}[A-Za-z0-9])(?![\w/-])")
@@ -75,21 +75,7 @@ def blank(text: str, found: list[External]) -> str:
 
 def _configs(text: str) -> list[tuple[int, int, dict[str, Any]]]:
     """JSON objects shaped like a Hugging Face model config (a width and a depth)."""
-    out = []
-    decoder = json.JSONDecoder()
-    i = text.find("{")
-    while i >= 0:
-        try:
-            obj, end = decoder.raw_decode(text, i)
-        except json.JSONDecodeError:
-            i = text.find("{", i + 1)
-            continue
-        if isinstance(obj, dict) and _looks_like_config(obj):
-            out.append((i, end, obj))
-            i = text.find("{", end)
-        else:
-            i = text.find("{", i + 1)
-    return out
+    return json_objects(text, lambda obj: isinstance(obj, dict) and _looks_like_config(obj))
 
 
 def _looks_like_config(obj: dict[str, Any]) -> bool:

@@ -29,12 +29,11 @@ _LEAF = (str, int, float, bool, type(None))
 MAX_LINES = 200
 
 
-def flatten_json(text: str) -> str:
-    """``text`` with every nested JSON object written as ``a.b: value`` lines (flat ones are left as typed)."""
-    if "{" not in text:
-        return text
-    out: list[str] = []
-    prev = 0
+def json_objects(text: str, accept) -> list[tuple[int, int, Any]]:
+    """(start, end, object) of every JSON value opening with ``{`` in ``text`` that ``accept``
+    takes, scanning left to right; the scan resumes after an accepted object and one character
+    after a rejected or unreadable one (so an object nested in a rejected one is still seen)."""
+    out = []
     decoder = json.JSONDecoder()
     i = text.find("{")
     while i >= 0:
@@ -43,13 +42,25 @@ def flatten_json(text: str) -> str:
         except json.JSONDecodeError:
             i = text.find("{", i + 1)
             continue
-        if isinstance(obj, dict) and any(isinstance(v, dict) for v in obj.values()):
-            lines = list(_leaves(obj, ""))[:MAX_LINES]
-            out += [text[prev:i], "\n" + "\n".join(f"{key}: {_show(value)}" for key, value in lines) + "\n"]
-            prev = end
+        if accept(obj):
+            out.append((i, end, obj))
             i = text.find("{", end)
         else:
             i = text.find("{", i + 1)
+    return out
+
+
+def flatten_json(text: str) -> str:
+    """``text`` with every nested JSON object written as ``a.b: value`` lines (flat ones are left as typed)."""
+    if "{" not in text:
+        return text
+    out: list[str] = []
+    prev = 0
+    nested = json_objects(text, lambda obj: isinstance(obj, dict) and any(isinstance(v, dict) for v in obj.values()))
+    for start, end, obj in nested:
+        lines = list(_leaves(obj, ""))[:MAX_LINES]
+        out += [text[prev:start], "\n" + "\n".join(f"{key}: {_show(value)}" for key, value in lines) + "\n"]
+        prev = end
     out.append(text[prev:])
     return "".join(out)
 
