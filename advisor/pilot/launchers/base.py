@@ -14,6 +14,7 @@ submitting a pilot that was already submitted returns the handle of what runs fo
 
 from __future__ import annotations
 
+import time
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
@@ -61,6 +62,17 @@ class Launcher(Protocol):
     def cancel(self, handle: PilotHandle) -> None: ...
 
     def release(self, handle: PilotHandle) -> None: ...
+
+
+def wait_until_terminal(launcher: Launcher, handle: PilotHandle, timeout_s: float, poll_s: float) -> PilotStatus:
+    """Poll ``launcher.status`` every ``poll_s`` until the pilot ends or ``timeout_s`` passes
+    (then its current status): every launcher's ``wait``."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        st = launcher.status(handle)
+        if st.terminal or time.monotonic() >= deadline:
+            return st
+        time.sleep(poll_s)
 
 
 def status_from_events(events: list[Event]) -> PilotStatus | None:

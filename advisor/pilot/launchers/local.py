@@ -28,7 +28,7 @@ from pathlib import Path
 
 from advisor.errors import PilotError
 from advisor.pilot.events import Event, read_events
-from advisor.pilot.launchers.base import PilotHandle, PilotStatus, status_from_events
+from advisor.pilot.launchers.base import PilotHandle, PilotStatus, status_from_events, wait_until_terminal
 from advisor.pilot.spec import PilotSpec
 
 # How long a cancelled runner may take to write its final event before it is killed: one
@@ -220,9 +220,4 @@ class LocalLauncher:
 
     def wait(self, handle: PilotHandle, timeout_s: float, poll_s: float = 0.1) -> PilotStatus:
         """Block until the pilot ends (or ``timeout_s`` passes; then its current status)."""
-        deadline = time.monotonic() + timeout_s
-        while True:
-            st = self.status(handle)
-            if st.terminal or time.monotonic() >= deadline:
-                return st
-            time.sleep(poll_s)
+        return wait_until_terminal(self, handle, timeout_s, poll_s)

@@ -40,7 +40,7 @@ from typing import Any
 
 from advisor.errors import MissingExtra, PilotError
 from advisor.pilot.events import Event
-from advisor.pilot.launchers.base import PilotHandle, PilotStatus, status_from_events
+from advisor.pilot.launchers.base import PilotHandle, PilotStatus, status_from_events, wait_until_terminal
 from advisor.pilot.launchers.env import DEFAULT_DENY
 from advisor.pilot.spec import PilotSpec
 
@@ -222,9 +222,4 @@ class RayLauncher:
         """Nothing to free: the job has ended; its logs stay on the cluster for the operator."""
 
     def wait(self, handle: PilotHandle, timeout_s: float, poll_s: float = 0.5) -> PilotStatus:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            st = self.status(handle)
-            if st.terminal or time.monotonic() >= deadline:
-                return st
-            time.sleep(poll_s)
+        return wait_until_terminal(self, handle, timeout_s, poll_s)
