@@ -16,7 +16,7 @@ from advisor.spec import SpecRequest
 from bot.render.answer import render_answer
 from bot.store import StateStore
 from tests.conftest import DATA
-from tests.fakeslack import BotProcess, FakeSlack, assert_valid_blocks
+from tests.fakeslack import BotProcess, assert_valid_blocks
 
 GOLDEN = DATA / "golden_blocks"
 
@@ -50,12 +50,6 @@ def test_a_schema_1_answer_in_the_store_loads_and_renders(tmp_path, name):
     if answer.best is not None:
         assert json.loads(buttons[0]["value"]) == {"gpu": answer.best.gpu, "num_gpus": answer.best.num_gpus}
     store.close()
-
-
-@pytest.fixture(scope="module")
-def slack():
-    with FakeSlack() as fake:
-        yield fake
 
 
 def test_show_chart_on_a_thread_answered_before_the_upgrade(slack, tmp_path):
