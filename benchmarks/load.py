@@ -102,17 +102,6 @@ def open_threads(bot: BotProcess, slack: FakeSlack, n: int, text: str, timeout: 
     return threads
 
 
-def keyed(slack: FakeSlack) -> Counter:
-    counts: Counter = Counter()
-    with slack._lock:
-        for msgs in slack.messages.values():
-            for m in msgs:
-                key = ((m.get("metadata") or {}).get("event_payload") or {}).get("key")
-                if key:
-                    counts[key] += 1
-    return counts
-
-
 def loadavg() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
@@ -208,14 +197,14 @@ def main() -> int:
 
             deadline = time.monotonic() + args.answer_timeout
             while time.monotonic() < deadline:
-                counts = keyed(slack)
+                counts = slack.posts_per_key()
                 if all(counts[k] for k in expected):
                     break
                 time.sleep(0.5)
             answer_wall = time.perf_counter() - began
             bot.wait_jobs_done(timeout=max(10.0, deadline - time.monotonic()))
             time.sleep(1.0)  # a duplicate, if any, would land right behind
-            counts = keyed(slack)
+            counts = slack.posts_per_key()
             alive = bot.workers()
             cpu_used = sum(proc_stat(pid)[0] - cpu_before.get(pid, 0.0) for pid in alive + [bot.proc.pid])
             cpu_used += killed.get("cpu", 0.0)

@@ -35,6 +35,7 @@ import itertools
 import json
 import os
 import base64
+import collections
 import shutil
 import signal
 import socket
@@ -207,6 +208,18 @@ class FakeSlack:
         self._server.server_close()
         self._socket_server.shutdown()
         self._socket_server.server_close()
+
+    def posts_per_key(self) -> "collections.Counter[str]":
+        """How many messages exist per idempotency key (the bot's message metadata), across every
+        conversation: the exactly-once checks of the fault tests and benchmarks/load.py."""
+        counts: collections.Counter = collections.Counter()
+        with self._lock:
+            for msgs in self.messages.values():
+                for m in msgs:
+                    key = ((m.get("metadata") or {}).get("event_payload") or {}).get("key")
+                    if key:
+                        counts[key] += 1
+        return counts
 
     # --- Socket Mode ---------------------------------------------------------------------------
 

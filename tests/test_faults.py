@@ -52,18 +52,6 @@ def start(bots, slack, tmp_path, name="bot", **kwargs) -> BotProcess:
     return bot
 
 
-def keyed(slack: FakeSlack) -> Counter:
-    """How many messages exist per idempotency key, across every conversation."""
-    counts: Counter = Counter()
-    with slack._lock:
-        for msgs in slack.messages.values():
-            for m in msgs:
-                key = ((m.get("metadata") or {}).get("event_payload") or {}).get("key")
-                if key:
-                    counts[key] += 1
-    return counts
-
-
 def answers_in(slack: FakeSlack, channel: str, thread_ts: str | None = None) -> list[dict]:
     msgs = slack.in_conversation(channel, thread_ts)
     return [m for m in msgs if m["ts"] != thread_ts] if thread_ts else [m for m in msgs if not m.get("thread_ts")]
@@ -82,7 +70,7 @@ def wait_until(condition, timeout=ANSWER_TIMEOUT_S, what="condition"):
 def exactly_once(slack: FakeSlack, bot: BotProcess, *, timeout=ANSWER_TIMEOUT_S) -> Counter:
     """Every job the bot recorded is done and each posted its answer once; returns the counts."""
     bot.wait_jobs_done(timeout)
-    counts = keyed(slack)
+    counts = slack.posts_per_key()
     jobs = bot.query("SELECT key, state, kind FROM outbox")
     assert all(j["state"] == "done" for j in jobs), [j for j in jobs if j["state"] != "done"]
     answers = {f"{j['key']}#answer" for j in jobs if j["kind"] == "question"}
@@ -349,7 +337,7 @@ def test_kill_9_mid_answers_then_restart_answers_every_acked_request_once(slack,
     slack.wait_for("chat.postMessage", lambda c: c.args.get("thread_ts") in roots.values(), timeout=ANSWER_TIMEOUT_S)
     bot.kill_9()
     in_flight = {r["key"] for r in bot.query("SELECT key FROM deliveries WHERE state = 'posting'")}
-    assert in_flight & set(keyed(slack)), "no answer was posted-but-unrecorded at the kill"  # the hard case
+    assert in_flight & set(slack.posts_per_key()), "no answer was posted-but-unrecorded at the kill"  # the hard case
     slack.clear_faults()
     bot.restart()
     wait_until(lambda: sum(len(answers_in(slack, c, r)) for c, r in roots.items()) >= 10, what="ten answers")
@@ -375,7 +363,7 @@ def test_kill_9_of_one_worker_process_loses_nothing(slack, bots, tmp_path):
     def posted_unrecorded():  # (worker pid, delivery key) of an answer posted whose reply is pending
         rows = bot.query("SELECT d.key, o.lease_owner FROM deliveries d JOIN outbox o ON o.id = d.job_id "
                          "WHERE d.state = 'posting' AND o.state = 'running'")
-        posted = set(keyed(slack))
+        posted = set(slack.posts_per_key())
         return next(((int(r["lease_owner"].split(":")[1]), r["key"]) for r in rows if r["key"] in posted), None)
 
     victim, key = wait_until(posted_unrecorded, what="an answer posted while its worker waits")
@@ -410,7 +398,7 @@ def test_two_replicas_on_one_postgresql_answer_each_request_once(slack, bots, tm
             a.kill_9()  # it may hold jobs: b takes them over when their leases run out
     wait_until(lambda: len(answers_in(slack, "CREP", root)) >= 6, what="six follow-ups")
     b.wait_jobs_done()
-    counts = keyed(slack)
+    counts = slack.posts_per_key()
     assert all(n == 1 for n in counts.values()), counts
     assert len(answers_in(slack, "CREP", root)) == 6
     wait_until(lambda: all(answers_in(slack, f"CREPC{i}") for i in range(6)), what="six commands answered")
