@@ -28,6 +28,7 @@ from advisor.errors import AdvisorError, ParseError
 from advisor.format import gib, usd
 from advisor.format import hours as duration
 from advisor.i18n import t
+from advisor.i18n.numbers import decimal, integer, percent
 from advisor.memory import estimate_memory
 from advisor.parse import ParseResult, detect_language, parse_message, understood
 from advisor.parse.describe import answer_head, number
@@ -122,7 +123,7 @@ class Advisor:
         if resolved.hub is not None:
             lines.append(t("answer.hub_arch", lang, what=resolved.hub.describe(lang)))
         elif resolved.arch_note:
-            lines.append(t("answer.inferred_arch", lang, params=f"{resolved.arch.params_total / 1e9:.1f}"))
+            lines.append(t("answer.inferred_arch", lang, params=decimal(resolved.arch.params_total / 1e9, lang, 1)))
         lines.append(render_text(rec, lang, with_assumed=parsed is None))
         data = rec.dump()
         if head:  # "Understood: <method>, <model>, <seq>, <GPUs>" and "Assumed: ...", for every renderer
@@ -188,8 +189,8 @@ class Advisor:
         gpu = self.catalog.gpu(p.params["gpu"])
         n = int(p.params.get("num_gpus") or 1)
         named = p.params.get("model") or p.params.get("params_b")
-        lines = [t("answer.can_i.title", p.lang, gpu=gpu.display_name, n=n, usable=gib(gpu.usable_memory_bytes),
-                   limit=gib(fit_limit(gpu.usable_memory_bytes)), margin=round(FIT_MARGIN * 100))]
+        lines = [t("answer.can_i.title", p.lang, gpu=gpu.display_name, n=n, usable=gib(gpu.usable_memory_bytes, lang=p.lang),
+                   limit=gib(fit_limit(gpu.usable_memory_bytes), lang=p.lang), margin=percent(FIT_MARGIN, p.lang))]
         fits_by_method: dict[str, Any] = {}
         for method in ("full", "lora", "qlora"):
             if named:
@@ -204,13 +205,13 @@ class Advisor:
                 fits_by_method[method] = {"fits": fits, "device_bytes": mem.device_bytes}
                 key = "answer.can_i.model_fits" if fits else "answer.can_i.model_no"
                 lines.append(t(key, p.lang, method=t(f"method.{method}", p.lang), model=resolved.label,
-                               need=gib(mem.device_bytes)))
+                               need=gib(mem.device_bytes, lang=p.lang)))
             else:
                 best = self._largest_fitting(method, gpu, n)
                 fits_by_method[method] = best
                 if best:
                     lines.append(t("answer.can_i.up_to", p.lang, method=t(f"method.{method}", p.lang),
-                                   model=best["model"], need=gib(best["device_bytes"])))
+                                   model=best["model"], need=gib(best["device_bytes"], lang=p.lang)))
                 else:
                     lines.append(t("answer.can_i.none", p.lang, method=t(f"method.{method}", p.lang)))
         lines.append(t("answer.can_i.assuming", p.lang, seq=DEFAULTS["seq_len"].value,
@@ -260,8 +261,8 @@ class Advisor:
                 size = checkpoint_bytes(resolved.spec, resolved.arch)
                 price = self.catalog.storage_price(resolved.spec.region)
                 monthly = size / 1e9 * price
-                lines.append(t("answer.persist.size", p.lang, model=resolved.label, size=gib(size),
-                               price=usd(monthly), per_gb=usd(price)))
+                lines.append(t("answer.persist.size", p.lang, model=resolved.label, size=gib(size, lang=p.lang),
+                               price=usd(monthly, p.lang), per_gb=usd(price, p.lang)))
                 data.update(checkpoint_bytes=size, storage_usd_per_month=monthly)
         return Reply("faq", p.lang, "\n".join(lines), data=data)
 
@@ -282,17 +283,17 @@ def _safe_lang(text: str) -> str:
 
 
 def _gpu_line(g: Gpu, lang: str) -> str:
-    price = usd(g.price_usd_per_hour) if g.price_usd_per_hour is not None else "-"
-    return t("answer.catalog.gpu", lang, name=g.display_name, memory=gib(g.usable_memory_bytes),
-             tflops=f"{g.bf16_tflops:,.0f}", price=price, regions=", ".join(g.regions) or "-",
+    price = usd(g.price_usd_per_hour, lang) if g.price_usd_per_hour is not None else "-"
+    return t("answer.catalog.gpu", lang, name=g.display_name, memory=gib(g.usable_memory_bytes, lang=lang),
+             tflops=integer(g.bf16_tflops, lang), price=price, regions=", ".join(g.regions) or "-",
              good_for=g.good_for)
 
 
 def _option_line(o: Option, lang: str) -> str:
     if not o.fits:
         return t("answer.option.no", lang, gpu=o.gpu_name, reason=reason_text(o.reason, lang))
-    money = usd(o.cost_usd) if o.cost_usd is not None else (
-        t("answer.per_million", lang, price=usd(o.price_per_million_tokens)) if o.price_per_million_tokens else "-")
+    money = usd(o.cost_usd, lang) if o.cost_usd is not None else (
+        t("answer.per_million", lang, price=usd(o.price_per_million_tokens, lang)) if o.price_per_million_tokens else "-")
     hours = duration(o.hours, lang)
-    return t("answer.option.yes", lang, gpu=o.gpu_name, n=o.num_gpus, memory=gib(o.device_bytes),
+    return t("answer.option.yes", lang, gpu=o.gpu_name, n=o.num_gpus, memory=gib(o.device_bytes, lang=lang),
              tps=number(round(o.tokens_per_s), lang) if o.tokens_per_s else "-", hours=hours, money=money)

@@ -6,39 +6,39 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.format import hours, usd
-from advisor.i18n import t
+from advisor.i18n import numbers, t
 from advisor.pilot.predict import compare
 from advisor.pilot.store import PilotRecord
 
 _BYTES = {"peak_allocated_bytes", "peak_reserved_bytes", "device_bytes", "checkpoint_bytes"}
 
 
-def size(n_bytes: float) -> str:
+def size(n_bytes: float, lang: str = "en") -> str:
     """Bytes in the unit that keeps 2-3 significant digits (a tiny adapter is KiB, a model GiB)."""
     for unit, scale in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
         if abs(n_bytes) >= scale:
-            return f"{n_bytes / scale:.2f} {unit}"
-    return f"{n_bytes:.0f} B"
+            return f"{numbers.decimal(n_bytes / scale, lang, 2)} {unit}"
+    return f"{numbers.integer(n_bytes, lang)} B"
 
 
-def _fmt(metric: str, value: float | None) -> str:
+def _fmt(metric: str, value: float | None, lang: str = "en") -> str:
     if value is None:
         return "-"
     if metric in _BYTES:
-        return size(value)
+        return size(value, lang)
     if metric == "tokens_per_s":
-        return f"{value:,.0f}"
-    return f"{value:.2f} s"
+        return numbers.integer(value, lang)
+    return f"{numbers.decimal(value, lang, 2)} s"
 
 
-def _pct(error: float | None) -> str:
-    return "-" if error is None else f"{error * 100:+.0f}%"
+def _pct(error: float | None, lang: str = "en") -> str:
+    return "-" if error is None else numbers.signed_percent(error, lang, 0)
 
 
-def duration(seconds: float | None) -> str:
+def duration(seconds: float | None, lang: str = "en") -> str:
     if seconds is None:
         return "-"
-    return f"{seconds:.0f} s" if seconds < 120 else hours(seconds / 3600)
+    return f"{numbers.integer(seconds, lang)} s" if seconds < 120 else hours(seconds / 3600, lang)
 
 
 def progress_text(rec: PilotRecord, lang: str) -> str:
@@ -53,7 +53,7 @@ def progress_text(rec: PilotRecord, lang: str) -> str:
         return t("pilot.status.running", lang, id=rec.id, gpu=gpu, step=p.get("steps_completed", 0),
                  total=p.get("total_steps", rec.pilot_spec.total_steps), phase=t(f"pilot.phase.{p.get('phase', 'forward')}", lang)
                  if _known_phase(p.get("phase")) else p.get("phase", "-"),
-                 tps=f"{tps:,.0f}" if tps else "-", mem=size(mem) if mem else "-")
+                 tps=numbers.integer(tps, lang) if tps else "-", mem=size(mem, lang) if mem else "-")
     if rec.state == "running":
         return t("pilot.status.starting", lang, id=rec.id, gpu=gpu)
     if rec.state == "finished":
@@ -94,8 +94,8 @@ def comparison_table(rec: PilotRecord, lang: str) -> str:
     for row in comparison_rows(rec):
         if row["predicted"] is None and row["measured"] is None:
             continue
-        lines.append((t(f"pilot.metric.{row['metric']}", lang), _fmt(row["metric"], row["predicted"]),
-                      _fmt(row["metric"], row["measured"]), _pct(row["error"])))
+        lines.append((t(f"pilot.metric.{row['metric']}", lang), _fmt(row["metric"], row["predicted"], lang),
+                      _fmt(row["metric"], row["measured"], lang), _pct(row["error"], lang)))
     widths = [max(len(line[i]) for line in lines) for i in range(4)]
     return "\n".join(f"{a:<{widths[0]}}  {b:>{widths[1]}}  {c:>{widths[2]}}  {d:>{widths[3]}}" for a, b, c, d in lines)
 
@@ -107,17 +107,17 @@ def result_summary(rec: PilotRecord, lang: str) -> str:
     lines = [t("pilot.final.header", lang, id=rec.id, gpu=rec.pilot_spec.gpu_name or rec.pilot_spec.gpu or "CPU",
                device=(r.get("environment") or {}).get("gpu_name") or r.get("device", "cpu"),
                steps=(r.get("steps") or {}).get("measured", rec.pilot_spec.steps))]
-    lines.append(t("pilot.final.speed", lang, tps=f"{r.get('tokens_per_s') or 0:,.0f}",
-                   step=f"{(r.get('step_time_s') or {}).get('mean') or 0:.3f}",
-                   cv=f"{((r.get('step_time_s') or {}).get('cv') or 0) * 100:.1f}",
-                   mfu=f"{mfu * 100:.1f}%" if mfu is not None else "-"))
+    lines.append(t("pilot.final.speed", lang, tps=numbers.integer(r.get('tokens_per_s') or 0, lang),
+                   step=numbers.decimal((r.get('step_time_s') or {}).get('mean') or 0, lang, 3),
+                   cv=numbers.percent((r.get('step_time_s') or {}).get('cv') or 0, lang, 1),
+                   mfu=numbers.percent(mfu, lang, 1) if mfu is not None else "-"))
     if r.get("device") != "cuda":
-        lines.append(t("pilot.final.cpu_memory", lang, rss=size(mem.get("process_rss_peak_bytes") or 0),
-                       delta=size(mem.get("process_rss_delta_bytes") or 0)))
+        lines.append(t("pilot.final.cpu_memory", lang, rss=size(mem.get("process_rss_peak_bytes") or 0, lang),
+                       delta=size(mem.get("process_rss_delta_bytes") or 0, lang)))
     ck = r.get("checkpoint")
     if ck:
-        lines.append(t("pilot.final.checkpoint", lang, kind=t(f"pilot.ckpt.{ck['kind']}", lang), size=size(ck["bytes"]),
-                       seconds=f"{ck['save_s']:.2f}", manifest=ck["manifest"]))
+        lines.append(t("pilot.final.checkpoint", lang, kind=t(f"pilot.ckpt.{ck['kind']}", lang), size=size(ck["bytes"], lang),
+                       seconds=numbers.decimal(ck['save_s'], lang, 2), manifest=ck["manifest"]))
     stack = r.get("stack_ran") or {}
     lines.append(t("pilot.final.stack", lang, impl=stack.get("implementation", "-"),
                    quant=stack.get("quant_impl") or "-"))
@@ -125,7 +125,7 @@ def result_summary(rec: PilotRecord, lang: str) -> str:
         fields = {k: v for k, v in note.items() if k != "code"}
         lines.append("• " + t(f"pilot.note.{note['code']}", lang, **fields))
     if rec.cost_usd is not None:
-        lines.append(t("pilot.final.cost", lang, cost=usd(rec.cost_usd), estimate=usd(rec.estimated_cost_usd)))
+        lines.append(t("pilot.final.cost", lang, cost=usd(rec.cost_usd, lang), estimate=usd(rec.estimated_cost_usd, lang)))
     return "\n".join(lines)
 
 

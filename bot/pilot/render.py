@@ -8,6 +8,7 @@ from typing import Any
 
 from advisor.format import usd
 from advisor.i18n import t
+from advisor.i18n.numbers import integer
 from advisor.pilot.report import comparison_table, duration, failure_text, progress_text, result_summary, size
 from advisor.pilot.store import PilotRecord
 from bot.render import blockkit as bk
@@ -26,9 +27,9 @@ def _method(rec: PilotRecord, lang: str) -> str:
 def confirmation(rec: PilotRecord, model_label: str, lang: str) -> Message:
     spec, pred = rec.pilot_spec.spec, rec.prediction or {}
     text = t("pilot.confirm.text", lang, gpu=rec.pilot_spec.gpu_name or rec.pilot_spec.gpu, model=model_label,
-             method=_method(rec, lang), seq=spec.seq_len, batch=spec.micro_batch, steps=rec.pilot_spec.steps,
-             warmup=rec.pilot_spec.warmup_steps, duration=duration(rec.estimated_duration_s),
-             cost=usd(rec.estimated_cost_usd), mem=size((pred.get("memory") or {}).get("allocated_bytes") or 0))
+             method=_method(rec, lang), seq=integer(spec.seq_len, lang), batch=spec.micro_batch, steps=rec.pilot_spec.steps,
+             warmup=rec.pilot_spec.warmup_steps, duration=duration(rec.estimated_duration_s, lang),
+             cost=usd(rec.estimated_cost_usd, lang), mem=size((pred.get("memory") or {}).get("allocated_bytes") or 0, lang))
     if pred.get("fits") is False:  # the ranking's fit rule (advisor.fit) says it will not fit
         text += "\n" + t("pilot.confirm.no_fit", lang)
     blocks = [bk.section(text, block_id=f"pilot_confirm_{rec.id}"),
