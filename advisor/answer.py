@@ -35,7 +35,7 @@ from advisor.parse.describe import answer_head, number
 from advisor.answer_model import Answer, Option
 from advisor.fit import FIT_MARGIN, fit_limit, memory_fits
 from advisor.recommend import recommend
-from advisor.report import reason_text, render_text
+from advisor.report import model_label, reason_text, render_text
 from advisor.resolve import Resolved, resolve_request
 from advisor.spec import DEFAULTS, SpecRequest
 
@@ -110,7 +110,8 @@ class Advisor:
         lines = []
         head: list[str] = []
         if parsed is not None:
-            head = answer_head(parsed.request, resolved.spec, resolved.label, resolved.assumed, lang, self.catalog)
+            head = answer_head(parsed.request, resolved.spec, model_label(resolved.label, lang), resolved.assumed, lang,
+                               self.catalog)
             lines += head + [f"! {w}" for w in parsed.warnings]
         goal = parsed.params.get("goal") if parsed is not None else None
         if goal == "speed":  # "anything faster?": the fastest fitting GPU we rent, with its cost
@@ -204,7 +205,7 @@ class Advisor:
                 fits = memory_fits(mem, gpu.usable_memory_bytes)  # the ranking's rule (advisor.fit)
                 fits_by_method[method] = {"fits": fits, "device_bytes": mem.device_bytes}
                 key = "answer.can_i.model_fits" if fits else "answer.can_i.model_no"
-                lines.append(t(key, p.lang, method=t(f"method.{method}", p.lang), model=resolved.label,
+                lines.append(t(key, p.lang, method=t(f"method.{method}", p.lang), model=model_label(resolved.label, p.lang),
                                need=gib(mem.device_bytes, lang=p.lang)))
             else:
                 best = self._largest_fitting(method, gpu, n)
@@ -261,7 +262,7 @@ class Advisor:
                 size = checkpoint_bytes(resolved.spec, resolved.arch)
                 price = self.catalog.storage_price(resolved.spec.region)
                 monthly = size / 1e9 * price
-                lines.append(t("answer.persist.size", p.lang, model=resolved.label, size=gib(size, lang=p.lang),
+                lines.append(t("answer.persist.size", p.lang, model=model_label(resolved.label, p.lang), size=gib(size, lang=p.lang),
                                price=usd(monthly, p.lang), per_gb=usd(price, p.lang)))
                 data.update(checkpoint_bytes=size, storage_usd_per_month=monthly)
         return Reply("faq", p.lang, "\n".join(lines), data=data)

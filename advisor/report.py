@@ -8,6 +8,8 @@ sentences; the ranking below it (advisor.recommend) never imports it.
 
 from __future__ import annotations
 
+import re
+
 from advisor.answer_model import Answer, Change, Lever, Note, Option, Reason
 from advisor.format import gib, si, usd
 from advisor.format import hours as duration
@@ -15,6 +17,16 @@ from advisor.i18n import has, t
 from advisor.i18n.numbers import decimal, integer, percent, plain
 
 LEVERS_SHOWN = 2  # per GPU in the table
+# The label advisor.resolve.Resolved.label gives a model known only by its size (and stores in
+# the Answer): "13.0B-parameter model"; said in the answer's language by ``model_label``.
+_SIZE_LABEL = re.compile(r"^(\d+(?:\.\d+)?)B-parameter model$")
+
+
+def model_label(label: str | None, lang: str) -> str | None:
+    """A model's name as the answer says it: catalog and Hub names as they are, a model known
+    only by its size in ``lang`` ("13.0B-parameter model" / "modelo de 13,0 mil millones de parámetros")."""
+    m = _SIZE_LABEL.match(label or "")
+    return t("answer.model_by_size", lang, params=decimal(float(m.group(1)), lang, 1)) if m else label
 
 
 def term_name(term: str, lang: str) -> str:
@@ -142,7 +154,7 @@ def _title(answer: Answer, lang: str) -> str:
     s = answer.spec
     data = (t("notes.table.data", lang, tokens=si(s.dataset_tokens, lang), epochs=plain(s.epochs, lang))
             if s.dataset_tokens is not None else t("notes.table.no_data", lang))
-    return t("notes.table.title", lang, method=t(f"method.{s.method}", lang), model=answer.model,
+    return t("notes.table.title", lang, method=t(f"method.{s.method}", lang), model=model_label(answer.model, lang),
              seq_len=integer(s.seq_len, lang), micro_batch=integer(s.micro_batch, lang), data=data)
 
 

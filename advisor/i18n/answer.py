@@ -18,6 +18,10 @@ MESSAGES = {
         "en": "No catalog model named: I assumed a Llama-style architecture of {params}B parameters.",
         "es": "No se nombró un modelo del catálogo: supuse una arquitectura tipo Llama de {params} mil millones de parámetros.",
     },
+    "answer.model_by_size": {
+        "en": "{params}B-parameter model",
+        "es": "modelo de {params} mil millones de parámetros",
+    },
     "answer.reset": {
         "en": "Started over. Ask a new question, e.g. \"qlora llama-3.1-8b seq 4096\".",
         "es": "Empezamos de nuevo. Haz una nueva pregunta, por ejemplo \"qlora llama-3.1-8b contexto de 4096\".",

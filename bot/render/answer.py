@@ -20,7 +20,7 @@ from advisor.answer_model import Answer, Option
 from advisor.format import hours, si, usd
 from advisor.i18n import t
 from advisor.i18n.numbers import integer, plain
-from advisor.report import lever_text, note_text
+from advisor.report import lever_text, model_label, note_text
 from advisor.steptime.text import step_line
 from bot.render import blockkit as bk
 from bot.render.labels import TERMS, field_label, short_size, size as gib, spec_summary, value_text
@@ -59,7 +59,7 @@ def render_answer(answer: Answer | dict[str, Any], lang: str, *, kind: str = "es
             blocks.append(bk.context(bk.mrkdwn_escape(head["assumed"]) + " " + t("bot.answer.assumed_hint", lang)))
     else:
         spec = data.spec.model_dump(mode="json")
-        blocks.append(bk.section(t("bot.answer.understood", lang, spec=spec_summary(spec, data.model, lang))))
+        blocks.append(bk.section(t("bot.answer.understood", lang, spec=spec_summary(spec, model_label(data.model, lang), lang))))
     if not head.get("understood") and data.assumed:
         assumed = ", ".join(f"{field_label(f, lang)} {value_text(f, getattr(data.spec, f), lang)}" for f in data.assumed)
         blocks.append(bk.context(t("bot.answer.assumed", lang, assumed=assumed)))
@@ -90,7 +90,7 @@ def render_answer(answer: Answer | dict[str, Any], lang: str, *, kind: str = "es
 
 def _title(data: Answer, lang: str) -> str:
     method = t(f"method.{data.spec.method}", lang)
-    model = data.model or data.spec.model or t("bot.answer.unnamed_model", lang)
+    model = model_label(data.model, lang) or data.spec.model or t("bot.answer.unnamed_model", lang)
     return t("bot.answer.title", lang, method=method, model=model, seq=integer(data.spec.seq_len, lang))
 
 
