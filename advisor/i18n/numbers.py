@@ -77,6 +77,13 @@ def symbols(lang: str) -> dict[str, str]:
     return {"decimal": sym["decimal"], "group": sym["group"], "plus": sym["plusSign"], "minus": sym["minusSign"]}
 
 
+# Babel's NumberPattern.apply is pure Python (~50-150 us a call here); an answer formats a few
+# hundred figures, many of them the same (memory per GPU, prices), so the formatted strings are
+# cached per (value, language, digits). benchmarks/locale_speed.py prints the costs.
+_CACHE = 8192
+
+
+@lru_cache(maxsize=_CACHE)
 def decimal(x: float, lang: str, digits: int | None = None) -> str:
     """``x`` in the locale: grouped, with exactly ``digits`` fraction digits (None: up to three,
     trailing zeros dropped, Babel's default)."""
@@ -102,6 +109,7 @@ def plain(x: float, lang: str) -> str:
 MONEY_DIGITS = ((100.0, 0), (0.1, 2), (0.0, 3))  # |amount| from -> fraction digits
 
 
+@lru_cache(maxsize=_CACHE)
 def money(amount: float | None, lang: str) -> str:
     """A USD amount in the locale's CLDR currency pattern ('$19.16', '19,16 US$'); '-' for None."""
     if amount is None:
@@ -110,6 +118,7 @@ def money(amount: float | None, lang: str) -> str:
     return _pattern(lang, "currency", digits).apply(amount, _locale(lang), currency="USD", currency_digits=False)
 
 
+@lru_cache(maxsize=_CACHE)
 def percent(fraction: float, lang: str, digits: int = 0) -> str:
     """0.3 -> '30%' (en_US) / '30 %' (es_ES), CLDR's percent pattern."""
     return _pattern(lang, "percent", digits).apply(fraction, _locale(lang))
