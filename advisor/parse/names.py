@@ -158,6 +158,10 @@ class Matcher:
         self._gpu_memory = {g.id: float(g.memory_gb) for g in catalog.gpus()}
         # GPUs whose form factor is SXM (the datasheet's form_factor), so "SXM" after their name describes them
         self._sxm = {g.id for g in catalog.gpus() if "sxm" in (g.form_factor or "").lower() or "sxm" in g.id}
+        # each GPU's own form-factor word (the datasheet's form_factor: "OAM" for the MI300X, "SXM5", "PCIe"):
+        # typed after its name it describes the card ("MI300X OAM x4"), and a count after it is the name's
+        self._form = {g.id: re.sub(r"\d+$", "", (g.form_factor or "").split()[0].lower()) for g in catalog.gpus()
+                      if g.form_factor}
         self._gpu_compact = {}
         for g in catalog.gpus():
             for name in _names(g.id, g.display_name, *g.aliases):
@@ -278,8 +282,17 @@ class Matcher:
             if tok.text.isdigit() and tok.gap == "-" and float(tok.text) == self._gpu_memory.get(match.ident):
                 used += 1  # "a100-80": the 80 GB A100
                 continue
+            if tok.text in ("hbm", "gddr") and tok.gap.strip(" ()/-") == "":
+                used += 1  # "H100 80GB HBM3", "RTX 4090 GDDR6X": the card's memory technology, as datasheets write it
+                while j + used < len(toks) and toks[j + used].gap == "" and re.fullmatch(r"\d[a-z]?|[a-z]{1,2}", toks[j + used].text):
+                    used += 1  # the generation the tokens split off ("hbm" "3", "hbm" "2" "e", "gddr" "6" "x")
+                continue
             if tok.text in ("generation", "gen") and tok.gap == " ":
                 used += 1  # "RTX 6000 Ada Generation": NVIDIA's full product name
+                continue
+            if tok.text not in ("sxm", "sxm4", "sxm5") and tok.text.isalpha() and tok.text == self._form.get(match.ident) \
+                    and tok.gap.strip(" ()-") == "":
+                used += 1  # "MI300X OAM", "L4 PCIe": the card's own form factor
                 continue
             if tok.text in ("sxm", "sxm4", "sxm5") and match.ident in self._sxm and tok.gap.strip(" ()-") == "":
                 used += 1

@@ -149,6 +149,8 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
 
     key, value = m.group(1), m.group(2).strip(".,")
     name = _KEY_FIELD.get(key)
+    if name is None and "." in key:  # Hydra / OmegaConf overrides ("train.method=full"): the setting is the last part
+        name = _KEY_FIELD.get(key.rsplit(".", 1)[1])
     if name is None:
         return False
     flag = _bool(value)
@@ -423,7 +425,9 @@ _ALL_ES = r"(?:complet[oa]|total|enter[oa]|integral|de\s+todos\s+los\s+(?:parame
 # possessive. Never an adapter word ("all of the LoRA weights" are the adapters), a GPU or a count of something else.
 _OWNER = (r"(?:(?:the|its|a|an|our|my|this|that|whole|entire|base|model|models|llm|network|billion|§M\d+§|https?://\S*"
           r"|(?:www\.)?(?:huggingface|hf)\.co/\S*"
-          r"|[a-z0-9.]*\d[a-z0-9.]*(?:-[a-z0-9.]+)*|[a-z0-9.-]*param\w*)(?:'s?)?|'s?)")
+          r"|[a-z0-9.]*\d[a-z0-9.]*(?:-[a-z0-9.]+)*|[a-z0-9.-]*param\w*)(?:'s?)?|'s?"
+          # the model's name in quotes ('all of "Phi-3.5 mini"'s weights')
+          r"|\"(?:'s?)?)")
 _FULL_WORDS = (
     r"\bfull[\s_-]*(?:parameter[\s_-]*|param[\s_-]*|model[\s_-]*|weights?[\s_-]*)?" + _FT + r"\b"
     r"|\bfully[\s_-]*(?:fine[\s_-]*tun\w*|finetun\w*|train\w*|tun\w*)\b"
@@ -468,6 +472,11 @@ _LORA_SETTING = R(r"\blora(?=" + _SETTING_LINK + _SETTING_WORDS + r")"
                   r"|\b(?:adapters?|adaptador(?:es)?)(?=" + _SETTING_LINK + r"(?:rank|r\b|r\s*[=:]|alpha|dropout|rango|dim\b|dimension))"
                   r"|\br\s*=?\s*\d+[\s_-]*(?=(?:adapters?|adaptador(?:es)?|lora)\b)"  # "r8 adapters", "r = 64 adapters"
                   r"|\b(?:rank|rango)[\s_-]*\d+[\s_-]*(?:\(\s*)?(?:(?:for|of|para|de|del)\s+(?:the\s+|el\s+|la\s+|los\s+)?)?"
+                  r"(?=(?:adapters?|adaptador(?:es)?|lora)\b)"
+                  # the setting and its value, then the adapters it belongs to through a preposition: "r de 16 en
+                  # los adaptadores", "alpha 32 for the adapters", "rank 8 on the LoRA", "r of 4 in the adapters"
+                  r"|\b(?:rank|rango|r|alpha|alfa|dropout)\s*(?:(?:of|de|=|:|is|es)\s*)?\d+(?:[.,]\d+)?[\s_-]*(?:\(\s*)?"
+                  r"(?:for|of|on|in|to|para|de|del|en|sobre|a)\s+(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+|its\s+)?"
                   r"(?=(?:adapters?|adaptador(?:es)?|lora)\b)"
                   # the setting first, the adapter word qualifying it: "rango LoRA de 32", "rank of the LoRA 16"
                   r"|\b(?:rank|rango|alpha|alfa|dropout|dim|dimension)(?:\s+(?:de|del|of|the|la|el|los))*[\s_-]+"
@@ -609,7 +618,12 @@ def _other_opt(scan: Scan, m: re.Match[str]) -> None:
 
 # --- gradient checkpointing -----------------------------------------------------------------
 
-_GC = (r"(?:(?:gradient|grad|activation|activations|activaciones)[\s_-]*(?:checkpointing|checkpoints?|ckpt|ckpting)"
+# The noun phrase for checkpointing, head last ("activation checkpointing", "activation recompute", "activation
+# rematerialization": the activations are recomputed in the backward pass, torch.utils.checkpoint) or first
+# ("recompute of the activations", "recomputar activaciones"), so a negation before it ("no activation recompute")
+# negates the whole phrase.
+_GC = (r"(?:(?:gradient|grad|activation|activations|activaciones)[\s_-]*(?:checkpointing|checkpoints?|ckpt|ckpting"
+       r"|recomput\w*|rematerializ\w*|remat)"
        r"|checkpointing(?:\s+de\s+(?:gradientes?|activaci\w+))?|recomput\w*(?:\s+(?:de\s+|of\s+)?(?:las\s+|the\s+)?activa\w*)?)")
 _GC_OFF = R(r"\b(?:without|w/o|no|not|disable[ds]?|disabling|turn(?:ed|ing)?\s+off|switch(?:ed)?\s+off|drop|sin|desactiva\w*"
             r"|quita\w*|apaga\w*|deshabilita\w*)\s+(?:the\s+|el\s+|la\s+|any\s+|de\s+)?" + _GC + r"\b"
