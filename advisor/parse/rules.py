@@ -490,11 +490,15 @@ _FULL_ALL = R(r"\ball\s+(?:of\s+)?(?:" + _OWNER + r"\s*){1,6}?(?:parameters|weig
               # "unfreeze all of X and fine-tune it": nothing stays frozen
               r"|\bunfreez\w*\s+(?:all|every\w*|the\s+whole|the\s+entire|the\s+full)\b"
               r"|\ball[\s_-]*weights?[\s_-]*" + _FT + r"\b")
+# the nouns "full" qualifies when it is no method: "full precision", "full context", "3 full passes", "full fp32"
+_FULL_QUALIFIED = (r"[\s_-]*(?:precision|context|contexto|shard\w*|dataset|data"
+                   r"|attention|batch|run|epoch|node|gpu|card|stack|config|set|checkpoint\w*|log|list|name|id|path|text"
+                   # "3 full passes", "dos épocas completas": full qualifies the count's noun
+                   r"|pass|passes|pasadas?|epocas?|sweeps?|cycles?|days?|weeks?|hours?|fp32|bf16|fp16|float\w*)")
 _FULL_SHORT = R(r"(?<!pasada\s)(?<!pasadas\s)(?<!epoca\s)(?<!epocas\s)(?<!vuelta\s)"
-                r"\b(?:full|fully|completo|completa|entero)\b(?![\s_-]*(?:precision|context|contexto|shard\w*|dataset|data"
-                r"|attention|batch|run|epoch|node|gpu|card|stack|config|set|checkpoint\w*|log|list|name|id|path|text"
-                # "3 full passes", "dos épocas completas": full qualifies the count's noun
-                r"|pass|passes|pasadas?|epocas?|sweeps?|cycles?|days?|weeks?|hours?|fp32|bf16|fp16|float\w*))")
+                r"\b(?:full|fully|completo|completa|entero)\b(?!" + _FULL_QUALIFIED + r")")
+# the same nouns read in the text as typed, where an earlier rule blanked them ("full fp32": the precision rule)
+_FULL_QUALIFIES = R(_FULL_QUALIFIED + r"\b")
 # A fine-tuning word somewhere in the message makes a lone "full" the method ("SFT on llama 3 8b, full").
 _FT_ANYWHERE = R(r"\b(?:sft|fine[\s_-]*tun\w*|finetun\w*|train\w*|entrenar|entrenamiento|afinar|ajuste|ajustar)\b")
 
@@ -547,11 +551,33 @@ def _keep(handler):
     return keep
 
 
+# What may open a request before its first word: punctuation, a greeting, a mention already cleaned away.
+_OPENING = R(r"(?:[\W_\x01]|\b(?:hi|hey|hello|hola|buenas|ok|okay|so|q|please|pls|quick\s+q|pregunta|question)\b)*")
+# A model (a catalog name, a family, a size) right after or right before the word, through a preposition
+_MODEL_AFTER = R(r"[\s\x01]*(?:(?:of|for|on|de|del|para|con|with|sobre)\s+)?(?:(?:the|a|an|el|la|un|una|our|nuestro)\s+)?"
+                 r"(?:§[MF]\d+§|\d+(?:[.,]\d+)?\s*b\b)")
+_MODEL_BEFORE = R(r"(?:§[MF]\d+§|\b\d+(?:[.,]\d+)?\s*b)[\s\x01]*$")
+# "context: full", "precision: full", "atención: completa": "full" as the value of another setting's key
+_FULL_AS_VALUE = R(r"\b(?:context|contexto|ctx|precision|attention|atencion|window|ventana|length|longitud|seq\w*|dataset"
+                   r"|data|datos|shard\w*|batch|lote)\s*[:=]\s*$")
+
+
 def _full_short(scan: Scan, m: re.Match[str]) -> bool | None:
     """A lone "full": in a short follow-up, beside a fine-tuning word, or as an item of its own in a
     list ("8x H100, llama 3.1 70b, full, seq 4096")."""
+    if _FULL_AS_VALUE.search(scan.marked, max(0, m.start() - 24), m.start()):
+        return False
+    if m.group() == "full" and _FULL_QUALIFIES.match(scan.marked, m.end()):
+        return False  # the adjective before its noun; "fully" and Spanish "completo" qualify what came before
     alone = re.fullmatch(r"[\s,;|\n]*", scan.text[max(0, m.start() - 2):m.start()] or ",") and re.match(
         r"\s*(?:[,;|\n]|$)", scan.text[m.end():])
+    # where a method word stands, whatever the message's length: opening the request ("full llama 3 8b; ...")
+    # or right beside the model it applies to ("llama 3 8b full, ...", "full on qwen2.5 7b")
+    placed = _OPENING.fullmatch(scan.marked, 0, m.start()) or _MODEL_AFTER.match(scan.marked, m.end()) \
+        or _MODEL_BEFORE.search(scan.marked, max(0, m.start() - 40), m.start())
+    if placed:
+        scan.claim("method", "full", m.start())
+        return None
     if not scan.short and (any(c.field == "method" for c in scan.claims) or not (_FT_ANYWHERE.search(scan.marked) or alone)):
         return False
     scan.claim("method", "full", m.start())
