@@ -36,6 +36,10 @@ MESSAGES = {
         "en": "I could not read the {field} you gave (\"{typed}\"). What should it be? For example: {example}.",
         "es": "No pude leer el valor de {field} que diste (\"{typed}\"). ¿Cuál debe ser? Por ejemplo: {example}.",
     },
+    "parse.clarify.conflict": {
+        "en": "You gave more than one {field} ({options}). Which one should I size?",
+        "es": "Diste más de un valor de {field} ({options}). ¿Cuál calculo?",
+    },
     "parse.clarify.did_you_mean": {
         "en": "I do not know \"{typed}\". Did you mean {options}?",
         "es": "No conozco \"{typed}\". ¿Quisiste decir {options}?",
@@ -189,6 +193,10 @@ MESSAGES = {
     "parse.warn.conflict": {
         "en": "you gave more than one {field} ({values}); I used {taken}. Say just one to change it.",
         "es": "diste más de un valor de {field} ({values}); usé {taken}. Indica solo uno para cambiarlo.",
+    },
+    "parse.warn.corrected": {
+        "en": "read {taken} as your correction of {dropped} ({field}).",
+        "es": "tomé {taken} como tu corrección de {dropped} ({field}).",
     },
     "parse.warn.model_and_size": {
         "en": "you named {model} and a size of {size}B; I sized {model} ({actual}B parameters).",

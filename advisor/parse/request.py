@@ -45,6 +45,14 @@ EXAMPLE_MODEL = "llama-3.1-8b"
 _A100 = {"a100-80gb", "a100-40gb"}
 _H100 = {"h100-sxm", "h100-pcie"}
 _FAQ_FIELDS = {"gpu", "num_gpus", "model", "params_b"}
+# A correction between two values of one field: the later one is what the user means ("seq 2048, actually
+# 4096", "lote 4, perdón, 8"). Without one, two values are a question back ("which one?"), never a pick.
+_CORRECTION = re.compile(
+    r"\b(?:actually|i\s+mean|i\s+meant|sorry|correction|make\s+(?:it|that)|scratch\s+that|wait|oops|rather|no\s+wait"
+    r"|en\s+realidad|mejor|perdon|perdona|digo|quiero\s+decir|corrijo|correccion|rectifico|mas\s+bien|o\s+sea)\b"
+    r"|(?:^|[\s,;.(])(?:no|nope)\s*[,:.!]")
+# Fields whose two values are no contradiction: the 4-bit type (NF4 and double quant said together).
+_MANY_VALUED = {"quant"}
 # Words of the parser's own vocabulary: never read as a typo of a model name.
 _VOCABULARY = frozenset(w for cue in slots.CUES for w in cue.words) | fuzzy.METHOD_WORDS | _EN_WORDS | _ES_WORDS
 # Words never corrected as a typo: ordinary words and the parser's own cue words ("param" is a word of
@@ -141,6 +149,7 @@ class _Assembler:
         self.warnings: list[tuple[str, dict[str, Any]]] = list(scan.warnings)
         self.family: NameMatch | None = None
         self.gpus: list[str] = []
+        self.conflicts: list[tuple[str, list[Any]]] = []  # (field, its values) said twice with no correction
         self.fields = self._settle()
         self.delta = self._delta()
 
@@ -148,10 +157,12 @@ class _Assembler:
 
     def _settle(self) -> dict[str, Any]:
         values: dict[str, list[Any]] = {}
+        at: dict[str, list[int]] = {}  # where each value of a field was first said
         for claim in sorted(self.scan.claims, key=lambda c: c.pos):
             bucket = values.setdefault(claim.field, [])
             if claim.value not in bucket:
                 bucket.append(claim.value)
+                at.setdefault(claim.field, []).append(claim.pos)
         per_node, nodes = values.pop("gpus_per_node", []), values.pop("num_nodes", [])
         if per_node and "num_gpus" not in values:  # torchrun --nproc_per_node 8 --nnodes 2: 16 GPUs
             values["num_gpus"] = [per_node[0] * (nodes[0] if nodes else 1)]
@@ -169,12 +180,13 @@ class _Assembler:
             values["method"] = ["qlora"]
         for name, vals in values.items():
             fields[name] = vals[0]
-            if len(vals) > 1 and name != "quant":
-                self._conflict(name, vals)
+            if len(vals) > 1 and name not in _MANY_VALUED:
+                fields[name] = self._two_values(name, vals, at.get(name, []))
         if self.gpus:
             fields["gpu"] = self.gpus[0]
             if len(self.gpus) > 1:
-                self._conflict("gpu", self.gpus)
+                where = [m.start for m in self.scan.names if m.kind == "gpu" and m.ident in self.gpus]
+                fields["gpu"] = self._two_values("gpu", self.gpus, sorted(where)[:len(self.gpus)])
         self._families(fields, families)
         self._typo_notes(fields)
         self._weak_sizes(fields)
@@ -185,6 +197,19 @@ class _Assembler:
             self._conflict("quant", values["quant"])
         self._examples(fields)
         return fields
+
+    def _two_values(self, name: str, vals: list[Any], where: list[int]) -> Any:
+        """Two values said for one field: the later one where a correction stands before it ("seq 2048,
+        actually 4096"), else the first, kept only until the question back asks which (``conflicts``)."""
+        if len(where) == len(vals) and where[-2] < where[-1] \
+                and _CORRECTION.search(self.scan.marked, where[-2], where[-1]):
+            shown = [self._show(name, v) for v in vals]
+            self.warnings.append(("parse.warn.corrected", {"field": t(f"parse.field.{name}", self.lang),
+                                                           "taken": shown[-1], "dropped": shown[-2]}))
+            return vals[-1]
+        self.conflicts.append((name, vals))
+        self._conflict(name, vals)
+        return vals[0]
 
     def _conflict(self, name: str, vals: list[Any]) -> None:
         shown = [self._show(name, v) for v in vals]
@@ -323,6 +348,8 @@ class _Assembler:
         if self.gpus and intents.is_can_i(text) and set(said) <= _FAQ_FIELDS and (
                 self.previous is None or named_model or intents.names_generic_model(self.normalized)):
             return self._make("faq", delta, delta, faq="can_i_gpu", params=self._faq_params(delta))
+        if self.conflicts:
+            return self._clarify_conflict()
         if self.previous is not None and (intents.has_followup_cue(self.normalized) or not named_model
                                           or delta.method is None):
             return self._followup()
@@ -438,6 +465,19 @@ class _Assembler:
         request = merge(self.previous, self.delta) if self.previous is not None else self.delta
         return self._clarify("unreadable", request, question,
                              example=self._example(request.model_copy(update={name: _example_setting(name)})))
+
+    def _clarify_conflict(self) -> ParseResult:
+        """Two values for one field and no word saying which is the correction: ask which, with the
+        values as typed back, instead of sizing one of them."""
+        name, vals = self.conflicts[0]
+        shown = [self._gpu_name(v) if name == "gpu" else self._show(name, v) for v in vals]
+        question = t("parse.clarify.conflict", self.lang, field=t(f"parse.field.{name}", self.lang),
+                     options=describe.join_options(shown, self.lang))
+        self.warnings = [w for w in self.warnings if w[0] != "parse.warn.conflict"]  # the question says it
+        # neither value is kept: the thread's request holds what was said once, and the answer says which
+        self.delta = self.delta.model_copy(update={n: None for n, _ in self.conflicts if n in SpecRequest.model_fields})
+        request = merge(self.previous, self.delta) if self.previous is not None else self.delta
+        return self._clarify("conflict", request, question)
 
     def _clarify_number(self, request: SpecRequest) -> ParseResult:
         value = self._stray_number() or ""
