@@ -96,3 +96,102 @@ def test_form_factor_and_memory_type_after_a_gpu_name(text, gpu, count, catalog)
 def test_all_of_a_quoted_models_weights_is_full(catalog):
     intent, said = _said('retrain all of "Qwen3 8B"\'s parameters', catalog)
     assert said.get("method") == "full" and said.get("model") == "qwen3-8b", said
+
+
+# === the lead's classes (noticed by hand, general mechanisms; phrasings written here) =====================
+
+# --- a method word opening the request, or right beside its model, is the method at any length ------------
+
+LONG_TAIL = ("; our dataset is about 30M tokens of support chats, we want seq 4096 and the cheapest card that "
+             "fits, ideally in Frankfurt")
+LONG_TAIL_ES = ("; el dataset son unos 30M tokens de chats de soporte, queremos secuencia 4096 y la tarjeta más "
+                "barata que sirva, idealmente en Frankfurt")
+
+
+@pytest.mark.parametrize("text", [
+    "full mistral 7b" + LONG_TAIL,
+    "hey, full on qwen2.5 14b" + LONG_TAIL,
+    "we'd run qwen2.5 14b full" + LONG_TAIL,
+    "completo de qwen2.5 14b" + LONG_TAIL_ES,
+    "hola: qwen2.5 14b completo" + LONG_TAIL_ES,
+])
+def test_full_at_the_start_or_beside_the_model_is_the_method_at_any_length(text, catalog):
+    intent, said = _said(text, catalog)
+    assert said.get("method") == "full" and said.get("seq_len") == 4096, said
+
+
+@pytest.mark.parametrize("text", [
+    "lora qwen2.5 14b" + LONG_TAIL.replace("seq 4096", "seq 4096 at full context"),
+    "lora qwen2.5 14b, precision: full" + LONG_TAIL,
+    "lora qwen2.5 14b in full fp32" + LONG_TAIL,
+])
+def test_full_qualifying_another_setting_is_no_method(text, catalog):
+    intent, said = _said(text, catalog)
+    assert said.get("method") == "lora", said
+
+
+# --- two values for one field: a question, unless a correction says which ---------------------------------
+
+@pytest.mark.parametrize("text,lang", [
+    ("qlora qwen2.5 7b, seq 1024 and seq 8192", "en"),
+    ("qlora qwen2.5 7b on 2 GPUs, on 8 GPUs", "en"),
+    ("qlora qwen2.5 7b on an L4 with an L40S", "en"),
+    ("qlora con qwen2.5 7b, lote 2 y lote 16", "es"),
+    ("qlora con qwen2.5 7b, 2 épocas, 5 épocas", "es"),
+])
+def test_two_values_for_one_field_are_asked_about(text, lang, catalog):
+    result = parse_message(text, catalog)
+    assert (result.intent, result.clarify_code, result.lang) == ("clarify", "conflict", lang)
+    assert result.question and "{" not in result.question
+    said = result.delta.said()
+    assert not ({"seq_len", "num_gpus", "gpu", "micro_batch", "epochs"} & set(said)), said  # neither is kept
+
+
+@pytest.mark.parametrize("text,field,value", [
+    ("qlora qwen2.5 7b, seq 1024, actually seq 8192", "seq_len", 8192),
+    ("qlora qwen2.5 7b on 2 GPUs, sorry, 8 GPUs", "num_gpus", 8),
+    ("qlora qwen2.5 7b, batch 2... I mean batch 6", "micro_batch", 6),
+    ("qlora con qwen2.5 7b, lote 2, perdón, lote 6", "micro_batch", 6),
+    ("qlora con qwen2.5 7b, 2 épocas; mejor 5 épocas", "epochs", 5.0),
+    ("qlora con qwen2.5 7b en 2 GPUs, no, en 4 GPUs", "num_gpus", 4),
+])
+def test_a_correction_takes_the_later_value(text, field, value, catalog):
+    result = parse_message(text, catalog)
+    assert result.intent == "estimate" and result.delta.said()[field] == value
+    assert "parse.warn.corrected" in result.warning_codes
+
+
+def test_a_gpu_in_a_links_path_is_no_second_gpu(catalog):
+    intent, said = _said("lora qwen2.5 7b on 2 L40S, notes at https://wiki.example.com/bench/a100/run-7", catalog)
+    assert intent == "estimate" and said.get("gpu") == "l40s" and said.get("num_gpus") == 2, said
+
+
+# --- increments of a count in a thread: relative to the thread's count, or a question --------------------
+
+P2 = SpecRequest(method="qlora", model="llama-3-8b", seq_len=2048, num_gpus=2)
+
+
+@pytest.mark.parametrize("text,count", [
+    ("+4 GPUs", 6), ("what about 2 more cards?", 4), ("add another 2 GPUs", 4), ("an extra GPU then", 3),
+    ("-1 GPU", 1), ("one GPU fewer", 1), ("y tres GPUs más?", 5), ("otras 2 tarjetas", 4), ("una GPU menos", 1),
+])
+def test_an_increment_changes_the_threads_gpu_count(text, count, catalog):
+    intent, said = _said(text, catalog, previous=P2)
+    assert intent == "followup" and said == {"num_gpus": count}, said
+
+
+@pytest.mark.parametrize("text,previous", [
+    ("+2 GPUs", P8), ("y dos GPUs más", P8), ("lora qwen2.5 7b, 2 more gpus", None), ("+1 tarjeta por favor", None),
+])
+def test_an_increment_with_no_count_to_add_to_is_asked_about(text, previous, catalog):
+    result = parse_message(text, catalog, previous=previous)
+    assert (result.intent, result.clarify_code) == ("clarify", "relative")
+    assert "num_gpus" not in result.delta.said()
+
+
+def test_a_said_count_wins_over_nothing_and_comparatives_are_no_increment(catalog):
+    assert _said("then 6 GPUs", catalog, previous=P2) == ("followup", {"num_gpus": 6})
+    intent, said = _said("¿y dos GPUs más baratas?", catalog, previous=P2)
+    assert said.get("num_gpus") == 2, said  # "two cheaper GPUs": a count, the comparative qualifies them
+    intent, said = _said("+1 gpu advice for a 7b lora please", catalog)
+    assert "num_gpus" not in said  # "+1" opening a line is agreement

@@ -40,6 +40,10 @@ MESSAGES = {
         "en": "You gave more than one {field} ({options}). Which one should I size?",
         "es": "Diste más de un valor de {field} ({options}). ¿Cuál calculo?",
     },
+    "parse.clarify.relative": {
+        "en": "{change} relative to what? I have no {field} to change yet. How many in total?",
+        "es": "¿{change} respecto a qué? Aún no tengo un valor de {field} que cambiar. ¿Cuántos en total?",
+    },
     "parse.clarify.did_you_mean": {
         "en": "I do not know \"{typed}\". Did you mean {options}?",
         "es": "No conozco \"{typed}\". ¿Quisiste decir {options}?",

@@ -41,6 +41,7 @@ _SEP_GAP = re.compile(r"[ \-_/.:(]{0,3}")  # ":" for Ollama tags ("llama3.1:8b",
 # Aliases that are ordinary words in a sentence ("a tiny model"): matched only as part of a longer alias.
 _COMMON_WORD_ALIASES = {"tiny", "test"}
 # Vendor and product-line words typed before a GPU name (``advisor.catalog.names`` treats them as noise).
+_LINK = re.compile(r"\b(?:https?://|www\.)\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)+\.(?:com|org|net|io|ai|dev|co)/\S*")
 _FORM_WORDS = {"pcie", "sxm", "sxm4", "sxm5", "nvl"}  # the datasheets' form factors, as typed before a name
 # The architectures' names are product-line words too, as the vendors write them before a part ("NVIDIA
 # Blackwell B200", "Hopper H100", "Ampere A100", "Ada Lovelace L40S"; AMD's "CDNA 3 MI300X").
@@ -198,6 +199,8 @@ class Matcher:
         out: list[NameMatch] = []
         i = 0
         by_first, families = self._by_first, self._families
+        # a link's path names a page, no card: "wiki.example.com/runs/4090" is no RTX 4090
+        links = [m.span() for m in _LINK.finditer(text)] if "/" in text else []
         while i < len(toks):
             t = toks[i].text
             if (t not in by_first and t not in families and not (t[-1] == "s" and t[:-1] in by_first)
@@ -221,6 +224,9 @@ class Matcher:
                 used += self._own_memory(toks, i + used, match)
                 if used and toks[i + used - 1].end > match.end:
                     match = NameMatch(match.kind, match.ident, match.start, toks[i + used - 1].end)
+            if match.kind == "gpu" and links and any(a <= match.start < b for a, b in links):
+                i += used
+                continue
             if "(" in toks[i + used - 1].gap and text.startswith(")", match.end):
                 match = NameMatch(match.kind, match.ident, match.start, match.end + 1, match.candidates, match.family,
                                   match.size_b, match.sized, match.typed, match.word)  # "Llama 3.2 (3B)": the ")" too

@@ -152,6 +152,8 @@ class _Assembler:
         self.conflicts: list[tuple[str, list[Any]]] = []  # (field, its values) said twice with no correction
         self.fields = self._settle()
         self.delta = self._delta()
+        self.relative_unknown: list[str] = []  # increments with no count to add to: asked about
+        self._increments()
 
     # --- one value per field ----------------------------------------------------------------
 
@@ -172,6 +174,10 @@ class _Assembler:
         weak_method = values.pop("method_weak", [])
         if weak_method and "method" not in values and self.previous is None:
             values["method"] = weak_method[:1]  # "lora rank 16 on phi-4": LoRA, as nothing else says
+        # "+2 GPUs", "una GPU menos": changes of a count, settled against the thread's request (``_increments``)
+        self.increments = {k.removeprefix("increment_"): sum(v) for k, v in list(values.items()) if k.startswith("increment_")}
+        for k in [k for k in values if k.startswith("increment_")]:
+            values.pop(k)
         self.gpus = list(values.pop("gpu", []))
         families = values.pop("family", [])
         self.unsure: list[NameMatch] = list(values.pop("unsure", []))
@@ -304,6 +310,23 @@ class _Assembler:
         else:
             self.warnings.append(("parse.warn.examples_need_length", {"examples": shown}))
 
+    def _increments(self) -> None:
+        """"+2 GPUs" in a thread: the thread's count plus two; epochs from the thread's or the documented
+        default (``advisor.spec.DEFAULTS``). A GPU count the thread never fixed was the recommender's pick
+        per GPU, so there is nothing to add to: ask for the total (``relative_unknown``). A value said
+        outright in the same message ("4 GPUs") wins over an increment."""
+        for name, change in self.increments.items():
+            if getattr(self.delta, name) is not None:
+                continue
+            base = getattr(self.previous, name) if self.previous is not None else None
+            if base is None and name != "num_gpus" and self.previous is not None and name in DEFAULTS:
+                base = DEFAULTS[name].value
+            if base is None or base + change < 1:
+                self.relative_unknown.append(name)
+                continue
+            value = base + change
+            self.delta = self.delta.model_copy(update={name: int(value) if float(value).is_integer() else value})
+
     def _delta(self) -> SpecRequest:
         fields = {k: v for k, v in self.fields.items() if k in SpecRequest.model_fields}
         costs = dict(self.scan.costs) or None
@@ -350,6 +373,8 @@ class _Assembler:
             return self._make("faq", delta, delta, faq="can_i_gpu", params=self._faq_params(delta))
         if self.conflicts:
             return self._clarify_conflict()
+        if self.relative_unknown:
+            return self._clarify_relative()
         if self.previous is not None and (intents.has_followup_cue(self.normalized) or not named_model
                                           or delta.method is None):
             return self._followup()
@@ -478,6 +503,18 @@ class _Assembler:
         self.delta = self.delta.model_copy(update={n: None for n, _ in self.conflicts if n in SpecRequest.model_fields})
         request = merge(self.previous, self.delta) if self.previous is not None else self.delta
         return self._clarify("conflict", request, question)
+
+    def _clarify_relative(self) -> ParseResult:
+        """"+2 GPUs" with no count to add to (a first message, or a thread whose GPU count the
+        recommender chose): ask for the total instead of reading the change as the count."""
+        name = self.relative_unknown[0]
+        change = self.increments[name]
+        question = t("parse.clarify.relative", self.lang, field=t(f"parse.field.{name}", self.lang),
+                     change=f"{change:+g}")
+        request = merge(self.previous, self.delta) if self.previous is not None else self.delta
+        example = describe.example_message(request.model_copy(update={name: max(2, abs(int(change)) + 1)}), self.lang) \
+            if request.model is not None or request.params_b is not None else None
+        return self._clarify("relative", request, question, example=example)
 
     def _clarify_number(self, request: SpecRequest) -> ParseResult:
         value = self._stray_number() or ""

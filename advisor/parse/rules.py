@@ -503,6 +503,8 @@ _FULL_QUALIFIES = R(_FULL_QUALIFIED + r"\b")
 _FT_ANYWHERE = R(r"\b(?:sft|fine[\s_-]*tun\w*|finetun\w*|train\w*|entrenar|entrenamiento|afinar|ajuste|ajustar)\b")
 
 
+from advisor.parse.relative import INCREMENT as _INCREMENT  # noqa: E402
+
 _ADAPTER_WORD = R(r"(?:adaptador(?:es)?|adapters?|lora|peft)\b")
 
 
@@ -789,7 +791,20 @@ def _stack(value: str):
 
 # Order matters: specific before general (paged before 8-bit before plain AdamW; "full precision"
 # before "full fine-tune"; 8-bit base before 4-bit before LoRA; "without GC" before "GC").
+def _increment(scan: Scan, m: re.Match[str]) -> bool | None:
+    """"+2 GPUs", "2 more GPUs", "dos GPUs más": a change of a count, settled against the thread's
+    request (``request._Assembler``), never a count of its own."""
+    from advisor.parse.relative import increment_of
+
+    found = increment_of(m)
+    if found is None:
+        return False
+    scan.claim("increment_" + found[0], found[1], m.start())
+    return None
+
+
 WORD_RULES = [
+    (_INCREMENT, _increment),
     (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_RECIPE, _recipe), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key),
     (_INSTEAD, _instead),

@@ -94,7 +94,9 @@ def clean(text: str) -> str:
 
 # "+1" opening a line (after any mention): the chat idiom for "I agree / me too", no count of anything.
 # Only "+1": another signed number ("+2 GPUs") is a change nobody here reads, left for the slots to ask about.
-_PLUS_ONE = re.compile(r"(?m)^([ \t]*)\+1(?![\d.,])")
+# ("+1 GPU" closing its clause is an increment, read in a thread: "+1 gpu advice for ..." is still agreement)
+_PLUS_ONE = re.compile(r"(?m)^([ \t]*)\+1(?![\d.,])(?!\s*(?:more\s+|extra\s+)?(?:gpus?|cards?|tarjetas?|graficas?|devices?"
+                       r"|epochs?|[eé]pocas?)\s*(?:[^\w\s]|$|(?:and|y|then|please|instead|por\s+favor)\b))")
 
 
 # A bare number in a link's label ("<https://wandb.ai/...|run 42>", "<...|PR 1234>") names what the link points
