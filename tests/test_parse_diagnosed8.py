@@ -195,3 +195,31 @@ def test_a_said_count_wins_over_nothing_and_comparatives_are_no_increment(catalo
     assert said.get("num_gpus") == 2, said  # "two cheaper GPUs": a count, the comparative qualifies them
     intent, said = _said("+1 gpu advice for a 7b lora please", catalog)
     assert "num_gpus" not in said  # "+1" opening a line is agreement
+
+
+# --- a family at a size the catalog lacks: a question naming the family's nearest models, no stand-in -----
+
+@pytest.mark.parametrize("text,lang,near", [
+    ("qlora falcon3-7b at 4k", "en", "Falcon 7B"),
+    ("lora on Gemma 2 4B please", "en", "Gemma"),
+    ("full fine-tune of a qwen 5b, seq 2048", "en", "Qwen"),
+    ("qlora de gemma 2 4b con secuencia 2048", "es", "Gemma"),
+    ("afinar llama 34b con lora", "es", "Llama"),
+])
+def test_a_family_at_a_size_the_catalog_lacks_is_asked_about(text, lang, near, catalog):
+    result = parse_message(text, catalog)
+    assert (result.intent, result.clarify_code, result.lang) == ("clarify", "family_size", lang)
+    assert "params_b" not in result.delta.said() and "model" not in result.delta.said()
+    assert near in result.question and "Hugging Face" in result.question
+    reply = parse_message(result.example, catalog, previous=result.request, lang_hint=lang)
+    assert reply.intent in ("estimate", "followup") and reply.request.model is not None
+
+
+def test_a_generic_size_said_on_purpose_is_sized(catalog):
+    intent, said = _said("qlora a 7b model at 4k", catalog)
+    assert intent == "estimate" and said.get("params_b") == 7.0
+
+
+def test_a_family_size_in_a_thread_is_asked_about(catalog):
+    result = parse_message("what about falcon3-7b instead?", catalog, previous=P8)
+    assert (result.intent, result.clarify_code) == ("clarify", "family_size")

@@ -44,6 +44,14 @@ MESSAGES = {
         "en": "{change} relative to what? I have no {field} to change yet. How many in total?",
         "es": "¿{change} respecto a qué? Aún no tengo un valor de {field} que cambiar. ¿Cuántos en total?",
     },
+    "parse.clarify.family_size": {
+        "en": "The catalog has no {typed}: its nearest {family} models are {options}. Did you mean one of them? Or give its Hugging Face id (org/name) or paste its config.json, and I read its architecture; to size a generic model instead, say \"a {size}B model\".",
+        "es": "El catálogo no tiene {typed}: sus modelos {family} más cercanos son {options}. ¿Querías decir uno de ellos? O da su id de Hugging Face (org/nombre) o pega su config.json, y leo su arquitectura; para calcular un modelo genérico, di \"un modelo de {size}B\".",
+    },
+    "parse.clarify.family_size_none": {
+        "en": "The catalog has no {typed}. Give its Hugging Face id (org/name) or paste its config.json, and I read its architecture; to size a generic model instead, say \"a {size}B model\".",
+        "es": "El catálogo no tiene {typed}. Da su id de Hugging Face (org/nombre) o pega su config.json, y leo su arquitectura; para calcular un modelo genérico, di \"un modelo de {size}B\".",
+    },
     "parse.clarify.did_you_mean": {
         "en": "I do not know \"{typed}\". Did you mean {options}?",
         "es": "No conozco \"{typed}\". ¿Quisiste decir {options}?",

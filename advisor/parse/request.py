@@ -148,6 +148,7 @@ class _Assembler:
         self.normalized = normalized
         self.warnings: list[tuple[str, dict[str, Any]]] = list(scan.warnings)
         self.family: NameMatch | None = None
+        self.family_size: NameMatch | None = None  # a family at a size the catalog lacks: asked about
         self.gpus: list[str] = []
         self.conflicts: list[tuple[str, list[Any]]] = []  # (field, its values) said twice with no correction
         self.fields = self._settle()
@@ -232,8 +233,10 @@ class _Assembler:
             return
         fam = families[0]
         if fam.size_b is not None and "params_b" not in fields:
-            fields["params_b"] = fam.size_b
-            self.warnings.append(("parse.warn.family_size", {"family": fam.family.title(), "size": f"{fam.size_b:g}"}))
+            # "Falcon3-7B", "Gemma 2 4B": a family the catalog has, at a size it lacks. A generic model of
+            # that size is not that model (its layers, heads and vocabulary are the family's): ask, naming
+            # the family's nearest catalog sizes and the Hub id route (``_clarify_family_size``)
+            self.family_size = fam
         elif fam.sized and fam.candidates:
             fields["model"] = fam.candidates[0]
             names = [self._model_name(c) for c in fam.candidates]
@@ -378,6 +381,8 @@ class _Assembler:
         if self.previous is not None and (intents.has_followup_cue(self.normalized) or not named_model
                                           or delta.method is None):
             return self._followup()
+        if self.family_size is not None and not named_model:
+            return self._clarify_family_size()
         if self.family is not None and not named_model:
             return self._clarify_family(delta)
         if self._stray_number() is not None:
@@ -403,6 +408,8 @@ class _Assembler:
         if goal is not None and self.delta.gpu is None:  # "cheaper option?": rank every GPU again
             merged = merged.model_copy(update={"gpu": None, "num_gpus": self.delta.num_gpus})
             return self._make("followup", merged, self.delta, params={"goal": goal})
+        if self.family_size is not None and self.delta.model is None and self.delta.params_b is None:
+            return self._clarify_family_size()
         if not self.delta.said():
             if self.family is not None:
                 return self._clarify_family(merged)
@@ -522,6 +529,27 @@ class _Assembler:
         return self._clarify("number", request, question,
                              example=t("parse.say.lora_rank", self.lang, value=value) if value.isdigit()
                              else t("parse.say.seq_len", self.lang, value=value))
+
+    def _clarify_family_size(self) -> ParseResult:
+        """"Falcon3-7B" when the catalog's Falcons are 7B-less: say so, name the family's catalog models
+        nearest in size, and offer the Hub id (read into an architecture, ``advisor.hub``) or a generic
+        model of that size, said on purpose ("a 7B model")."""
+        fam = self.family_size
+        assert fam is not None and fam.size_b is not None
+        size = fam.size_b
+        kin = sorted((m for m in self.catalog.models() if m.family == fam.family and m.params_total and m.id != "tiny-test"),
+                     key=lambda m: (abs(m.params_total / 1e9 - size), -m.params_total))
+        # the nearest smaller and the nearest larger first (what would fit either way), then the next nearest
+        below = [m for m in kin if m.params_total / 1e9 < size][:1]
+        above = [m for m in kin if m.params_total / 1e9 > size][:1]
+        near = list({m.id: m for m in [*below, *above, *kin]}.values())[:3]
+        typed = self.normalized[fam.start:fam.end].strip()
+        question = t("parse.clarify.family_size" if near else "parse.clarify.family_size_none", self.lang, typed=typed,
+                     family=fam.family.title(), size=f"{size:g}",
+                     options=describe.join_options([m.display_name for m in near], self.lang))
+        request = merge(self.previous, self.delta) if self.previous is not None else self.delta
+        example = describe.example_message(request.model_copy(update={"model": near[0].id}), self.lang) if near else None
+        return self._clarify("family_size", request, question, example=example)
 
     def _clarify_family(self, request: SpecRequest) -> ParseResult:
         assert self.family is not None
