@@ -51,6 +51,9 @@ _CORRECTION = re.compile(
     r"\b(?:actually|i\s+mean|i\s+meant|sorry|correction|make\s+(?:it|that)|scratch\s+that|wait|oops|rather|no\s+wait"
     r"|en\s+realidad|mejor|perdon|perdona|digo|quiero\s+decir|corrijo|correccion|rectifico|mas\s+bien|o\s+sea)\b"
     r"|(?:^|[\s,;.(])(?:no|nope)\s*[,:.!]")
+# A pasted config's setting line ("bf16: true", "  lora_r = 16", "--lora_r 16" after flags_to_pairs).
+# A line with one value only: "Ask: plain LoRA of ..." is a prose label, not a setting.
+_CONFIG_LINE = re.compile(r"(?m)^[ \t]*[\"']?[a-z_][a-z0-9_.]*[\"']?[ \t]*[:=][ \t]*\S+[ \t]*,?$")
 # Fields whose two values are no contradiction: the 4-bit type (NF4 and double quant said together).
 _MANY_VALUED = {"quant"}
 # Words of the parser's own vocabulary: never read as a typo of a model name.
@@ -161,11 +164,14 @@ class _Assembler:
     def _settle(self) -> dict[str, Any]:
         values: dict[str, list[Any]] = {}
         at: dict[str, list[int]] = {}  # where each value of a field was first said
+        self._sources: dict[str, list[set[str]]] = {}  # where each value was said: "prose", "config", "comment"
         for claim in sorted(self.scan.claims, key=lambda c: c.pos):
             bucket = values.setdefault(claim.field, [])
             if claim.value not in bucket:
                 bucket.append(claim.value)
                 at.setdefault(claim.field, []).append(claim.pos)
+                self._sources.setdefault(claim.field, []).append(set())
+            self._sources[claim.field][bucket.index(claim.value)].add(self._source_at(claim.pos))
         per_node, nodes = values.pop("gpus_per_node", []), values.pop("num_nodes", [])
         if per_node and "num_gpus" not in values:  # torchrun --nproc_per_node 8 --nnodes 2: 16 GPUs
             values["num_gpus"] = [per_node[0] * (nodes[0] if nodes else 1)]
@@ -205,9 +211,36 @@ class _Assembler:
         self._examples(fields)
         return fields
 
+    def _source_at(self, pos: int) -> str:
+        """What kind of line ``pos`` is on: a pasted config's ``key: value`` line, a comment line of a pasted
+        config ("# learning rate: torchtune's recipe value"), or prose."""
+        text = self.scan.marked
+        line = text[text.rfind("\n", 0, pos) + 1:text.find("\n", pos) if "\n" in text[pos:] else len(text)]
+        if self._has_config and line.lstrip().startswith("#"):
+            return "comment"
+        return "config" if _CONFIG_LINE.match(line) else "prose"
+
+    @property
+    def _has_config(self) -> bool:
+        return len(_CONFIG_LINE.findall(self.scan.marked)) >= 2
+
     def _two_values(self, name: str, vals: list[Any], where: list[int]) -> Any:
         """Two values said for one field: the later one where a correction stands before it ("seq 2048,
-        actually 4096"), else the first, kept only until the question back asks which (``conflicts``)."""
+        actually 4096"), else the first, kept only until the question back asks which (``conflicts``).
+        In a pasted config, its comment lines are notes about it (a value there yields to a setting), and two
+        of its own keys for one field ("dtype: bfloat16" and "bf16: true") are the config's, read in the
+        rules' order with a warning, not a contradiction of the user's."""
+        sources = self._sources.get(name) if name != "gpu" else None
+        if sources and len(sources) == len(vals):
+            kept = [i for i, src in enumerate(sources) if src != {"comment"}]
+            if kept and len(kept) < len(vals):
+                vals, where = [vals[i] for i in kept], [where[i] for i in kept] if len(where) == len(sources) else where
+                sources = [sources[i] for i in kept]
+                if len(vals) == 1:
+                    return vals[0]
+            if all(src <= {"config", "comment"} for src in sources):
+                self._conflict(name, vals)
+                return vals[0]
         if len(where) == len(vals) and where[-2] < where[-1] \
                 and _CORRECTION.search(self.scan.marked, where[-2], where[-1]):
             shown = [self._show(name, v) for v in vals]

@@ -781,6 +781,8 @@ def _stack(value: str):
         # is an Unsloth run, whatever else it imports
         if value == "hf" and _UNSLOTH.search(scan.marked):
             return False
+        if scan.text.startswith(("'s ", "'s,", "'s)"), m.end()):
+            return False  # "torchtune's recipe value", "axolotl's default": something of the tool's, not the run's stack
         if _VERSION_AFTER.match(scan.text, m.end()):
             return False  # "we're on transformers 4.46": what is installed, not the stack asked about; its version is read
         # (the word stays for the typed slots, which leave a version after a tool name alone)
