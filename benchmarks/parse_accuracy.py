@@ -31,6 +31,8 @@ message does not mention are listed as assumed in the answer and are not counted
 - ``generated/diagnosed8``: the generator's round-7 vocabulary (committed as "unseen" in f9054fb;
   measured once at df197b6: 95.0% fully right, 68 answers with an unsaid value, invented 27, misread 42),
   then diagnosed;
+- ``generated/unseen``: the generator's round-8 vocabulary, templates, config shapes and noise,
+  committed before the parser ran on it and never tuned on: counts only, failures never printed.
 
     python benchmarks/parse_accuracy.py [--n 3000] [--seed 13] [--show 20]
 
@@ -126,6 +128,7 @@ def main() -> None:
             ("generated/diagnosed6", phrasegen.generate(args.n, split="diagnosed6", catalog=catalog, seed=args.seed)),
             ("generated/diagnosed7", phrasegen.generate(args.n, split="diagnosed7", catalog=catalog, seed=args.seed)),
             ("generated/diagnosed8", phrasegen.generate(args.n, split="diagnosed8", catalog=catalog, seed=args.seed)),
+            ("generated/unseen", phrasegen.generate(args.n, split="unseen", catalog=catalog, seed=args.seed)),
             ("table/fresh", phrasings_fresh.load())]
     for name, entries in sets:
         report(name, run(entries, catalog), args.show)
