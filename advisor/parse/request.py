@@ -14,6 +14,7 @@ and a working example, or the value taken plus a warning that says so.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import replace
 from typing import Any
@@ -164,14 +165,14 @@ class _Assembler:
     def _settle(self) -> dict[str, Any]:
         values: dict[str, list[Any]] = {}
         at: dict[str, list[int]] = {}  # where each value of a field was first said
-        self._sources: dict[str, list[set[str]]] = {}  # where each value was said: "prose", "config", "comment"
+        self._claimed_at: dict[str, list[list[int]]] = {}  # every place each value of a field was said
         for claim in sorted(self.scan.claims, key=lambda c: c.pos):
             bucket = values.setdefault(claim.field, [])
             if claim.value not in bucket:
                 bucket.append(claim.value)
                 at.setdefault(claim.field, []).append(claim.pos)
-                self._sources.setdefault(claim.field, []).append(set())
-            self._sources[claim.field][bucket.index(claim.value)].add(self._source_at(claim.pos))
+                self._claimed_at.setdefault(claim.field, []).append([])
+            self._claimed_at[claim.field][bucket.index(claim.value)].append(claim.pos)
         per_node, nodes = values.pop("gpus_per_node", []), values.pop("num_nodes", [])
         if per_node and "num_gpus" not in values:  # torchrun --nproc_per_node 8 --nnodes 2: 16 GPUs
             values["num_gpus"] = [per_node[0] * (nodes[0] if nodes else 1)]
@@ -220,7 +221,7 @@ class _Assembler:
             return "comment"
         return "config" if _CONFIG_LINE.match(line) else "prose"
 
-    @property
+    @functools.cached_property
     def _has_config(self) -> bool:
         return len(_CONFIG_LINE.findall(self.scan.marked)) >= 2
 
@@ -230,7 +231,8 @@ class _Assembler:
         In a pasted config, its comment lines are notes about it (a value there yields to a setting), and two
         of its own keys for one field ("dtype: bfloat16" and "bf16: true") are the config's, read in the
         rules' order with a warning, not a contradiction of the user's."""
-        sources = self._sources.get(name) if name != "gpu" else None
+        places = self._claimed_at.get(name) if name != "gpu" else None
+        sources = [{self._source_at(pos) for pos in where_said} for where_said in places] if places else None
         if sources and len(sources) == len(vals):
             kept = [i for i, src in enumerate(sources) if src != {"comment"}]
             if kept and len(kept) < len(vals):
