@@ -63,9 +63,9 @@ written together before the round-3 parser's rules, and round 4 added two more:
   "<GPU> ×N", "a node of N <GPU>"; new frames; LLaMA-Factory's command line and Hydra overrides; noise: a
   quoted line, a chat timestamp, an ellipsis for a comma, "lmk"/"avisad".
 - ``unseen`` is round 8's fresh vocabulary, written after ``diagnosed8`` was read and committed before
-  the parser ran on it: models as "<org>/<name>" with a trailing "(HF)", "<display>, the base one", the
-  size in parentheses before the name ("(8B) Llama 3.1"), "<id> weights"; GPUs as "Nvidia H100 80G SXM5",
-  "L40S-48GB", "RTX-4090", "AMD MI300X 192GB", "H200 NVL"; counts as "N-GPU <GPU> box", "<GPU>, N units",
+  the parser ran on it: models as "<org>/<name>" with a trailing "(HF)", "<display>, the base one",
+  "<display> weights"; GPUs as "Nvidia H100 80G SXM5", "L40S-48GB", "RTX-4090", "AMD MI300X 192GB",
+  "H200 SXM 141GB", "B200 (HGX)"; counts as "a N-GPU <GPU> box", "<GPU>, N units",
   "N of the <GPU> cards"; new frames ("Context: ... Question: ...", a numbered list); a nested YAML
   (OmegaConf) and a SLURM batch script with srun torchrun; noise: a "Re:" subject line, a trailing
   "(sent from mobile)", "FWIW"/"para que conste", tabs between items. Its failures are never printed
