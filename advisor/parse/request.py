@@ -544,7 +544,10 @@ class _Assembler:
         # neither value is kept: the thread's request holds what was said once, and the answer says which
         self.delta = self.delta.model_copy(update={n: None for n, _ in self.conflicts if n in SpecRequest.model_fields})
         request = merge(self.previous, self.delta) if self.previous is not None else self.delta
-        return self._clarify("conflict", request, question)
+        example = None
+        if name in SpecRequest.model_fields and (request.model is not None or request.params_b is not None):
+            example = describe.example_message(request.model_copy(update={name: vals[-1]}), self.lang)  # one value, said once
+        return self._clarify("conflict", request, question, example=example)
 
     def _clarify_relative(self) -> ParseResult:
         """"+2 GPUs" with no count to add to (a first message, or a thread whose GPU count the
