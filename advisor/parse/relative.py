@@ -76,12 +76,13 @@ _INC_FIELDS = {"num_gpus": r"gpus?|cards?|tarjetas?|graficas?|devices?|dispositi
 _INC_FIELD = "(" + "|".join(_INC_FIELDS.values()) + ")"
 _MORE = r"(?:more|extra|additional|mas|adicionales?|de\s+mas)"
 _FEWER = r"(?:fewer|less|menos)"
+# a signed number before the field ("+2 GPUs", "-1 gpu", "+1 epoch"): the sign touches its number (a
+# dash before a space is a bullet or an aside: "- 4 passes over the data")
+INCREMENT_SIGN = R(
+    r"(?<![\w.+-])(?P<sign>[+-])(?P<n1>\d{1,4})\s+(?:" + _MORE + r"\s+)?" + _INC_FIELD.replace("(", "(?P<f1>", 1) + r"\b")
 INCREMENT = R(
-    # a signed number before the field ("+2 GPUs", "-1 gpu", "+1 epoch"): the sign touches its number (a
-    # dash before a space is a bullet or an aside: "- 4 passes over the data")
-    r"(?<![\w.+-])(?P<sign>[+-])(?P<n1>\d{1,4})\s+(?:" + _MORE + r"\s+)?" + _INC_FIELD.replace("(", "(?P<f1>", 1) + r"\b"
     # "2 more GPUs", "two fewer cards"
-    r"|\b(?P<n2>" + _INC_N[1:-1] + r")\s+(?P<d2>" + _MORE[3:-1] + "|" + _FEWER[3:-1] + r")\s+" + _INC_FIELD.replace("(", "(?P<f2>", 1) + r"\b"
+    r"\b(?P<n2>" + _INC_N[1:-1] + r")\s+(?P<d2>" + _MORE[3:-1] + "|" + _FEWER[3:-1] + r")\s+" + _INC_FIELD.replace("(", "(?P<f2>", 1) + r"\b"
     # "2 GPUs more", "dos GPUs más", "una GPU menos", "one epoch extra"
     # (the comparative runs to the clause's end: "dos GPUs más baratas" are two cheaper GPUs)
     r"|\b(?P<n3>" + _INC_N[1:-1] + r")\s+" + _INC_FIELD.replace("(", "(?P<f3>", 1) + r"\s+(?P<d3>" + _MORE[3:-1] + "|" + _FEWER[3:-1] + r")\b"
@@ -91,18 +92,27 @@ INCREMENT = R(
     r"(?P<n4>" + _INC_N[1:-1] + r")\s+(?:" + _MORE + r"\s+)?" + _INC_FIELD.replace("(", "(?P<f4>", 1) + r"\b")
 
 
+# Literals every INCREMENT match contains (``scan.Scan.run_all`` skips the rule without them): a sign glued to
+# a digit, or a word of more / fewer / adding / removing. (The prefilter cannot read them from the pattern:
+# the sign is one character.)
+INCREMENT_SIGN_NEEDS = tuple(f"{sign}{d}" for sign in "+-" for d in "0123456789")
+INCREMENT_NEEDS = ("more", "extra", "additional", "mas", "adicional", "fewer", "less", "menos", "add", "another", "otr",
+                   "anad", "agreg", "suma", "remove", "drop", "quita", "saca")
+
+
 def increment_of(m: re.Match[str]) -> tuple[str, int] | None:
     """The field and signed change an ``INCREMENT`` match says ("+2 GPUs" -> ("num_gpus", 2))."""
+    groups = m.groupdict()
     for k in "1234":
-        if m.group(f"n{k}"):
-            n_text, field_word = m.group(f"n{k}"), m.group(f"f{k}")
+        if groups.get(f"n{k}"):
+            n_text, field_word = groups[f"n{k}"], groups[f"f{k}"]
             break
     else:
         return None
     n = int(n_text) if n_text.isdigit() else _COUNT_WORDS.get(n_text)
     if not n:
         return None
-    negative = (m.group("sign") == "-" or re.fullmatch(_FEWER, m.group("d2") or m.group("d3") or "x") is not None
-                or (m.group("v4") or "") in ("remove", "drop", "quita", "quitar", "saca"))
+    negative = (groups.get("sign") == "-" or re.fullmatch(_FEWER, groups.get("d2") or groups.get("d3") or "x") is not None
+                or (groups.get("v4") or "") in ("remove", "drop", "quita", "quitar", "saca"))
     name = next(f for f, words in _INC_FIELDS.items() if re.fullmatch(words, field_word))
     return name, -n if negative else n

@@ -504,6 +504,9 @@ _FT_ANYWHERE = R(r"\b(?:sft|fine[\s_-]*tun\w*|finetun\w*|train\w*|entrenar|entre
 
 
 from advisor.parse.relative import INCREMENT as _INCREMENT  # noqa: E402
+from advisor.parse.relative import INCREMENT_NEEDS as _INCREMENT_NEEDS  # noqa: E402
+from advisor.parse.relative import INCREMENT_SIGN as _INCREMENT_SIGN  # noqa: E402
+from advisor.parse.relative import INCREMENT_SIGN_NEEDS as _INCREMENT_SIGN_NEEDS  # noqa: E402
 
 _ADAPTER_WORD = R(r"(?:adaptador(?:es)?|adapters?|lora|peft)\b")
 
@@ -806,7 +809,7 @@ def _increment(scan: Scan, m: re.Match[str]) -> bool | None:
 
 
 WORD_RULES = [
-    (_INCREMENT, _increment),
+    (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
     (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_RECIPE, _recipe), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key),
     (_INSTEAD, _instead),

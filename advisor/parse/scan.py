@@ -49,8 +49,12 @@ _PREPARED: dict[int, tuple[list, tuple[str, ...], list]] = {}
 def _prepared(rules: list) -> tuple["_LiteralFinder", list]:
     hit = _PREPARED.get(id(rules))
     if hit is None or hit[0] is not rules or len(hit[2]) != len(rules):
-        prepared = [(p, h, frozenset(needs(p)) if needs(p) is not None else None) for p, h in rules]
-        hit = (rules, _LiteralFinder(_literals(tuple(p for p, _ in rules))), prepared)
+        # a rule may state its literals itself (a third item) where ``needs`` cannot read them from the
+        # pattern: a sign glued to a digit ("+2 GPUs"), one character long, is below its MIN_LEN
+        prepared = [(rule[0], rule[1], frozenset(rule[2]) if len(rule) > 2 else
+                     frozenset(needs(rule[0])) if needs(rule[0]) is not None else None) for rule in rules]
+        stated = {w for rule in rules if len(rule) > 2 for w in rule[2]}
+        hit = (rules, _LiteralFinder(tuple(sorted(set(_literals(tuple(rule[0] for rule in rules))) | stated))), prepared)
         _PREPARED[id(rules)] = hit
     return hit[1], hit[2]
 
