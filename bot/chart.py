@@ -38,10 +38,10 @@ from typing import Any
 
 from advisor.answer_model import Answer
 from advisor.errors import MissingExtra
-from advisor.format import GIB, gib, hours, usd
+from advisor.format import GIB, hours, usd
 from advisor.i18n import t
 from bot.chart_points import Bar, ChartPoints, LeverPoint, Plan, points
-from bot.render.labels import TERMS, value_text
+from bot.render.labels import TERMS, size, value_text
 
 FEATURE = "Show chart"
 # Okabe-Ito (Okabe & Ito 2008): blue, orange, bluish green, reddish purple, sky blue, vermillion,
@@ -62,8 +62,11 @@ MEMORY_ROOM = 1.2  # the memory axis ends this far past the largest usable memor
 FIGURE_WIDTH = 0.16  # of the memory axis: room a bar's "✓ 25.8 GiB" needs before the usable-memory tick
 SUBTITLE_CHARS = 80  # longer subtitles go on two lines (the title font fits about 85 characters in WIDTH_IN)
 LOG_SPREAD = 8.0  # an axis goes logarithmic when its largest value is more than this times its smallest
-OFFSETS_PT = (9, 16, 26, 38, 52)  # label offsets tried, in points from the marker, ring by ring
-DIRECTIONS = ((1, 1), (1, -1), (-1, 1), (-1, -1), (1, 0), (-1, 0), (0, 1), (0, -1))
+OFFSETS_PT = (9, 14, 22, 32, 45, 60, 80, 105)  # label offsets tried, in points from the marker, ring by ring
+# directions tried on each ring (radians): the diagonals first (a label beside its point reads as
+# its own), then the sides, then the eight in between
+DIRECTIONS = tuple(math.radians(a) for a in (45, -45, 135, -135, 0, 180, 90, -90,
+                                              22.5, -22.5, 157.5, -157.5, 67.5, -67.5, 112.5, -112.5))
 ARROW_SAMPLES = 24  # points along a lever arrow that labels keep clear of
 MARKER_PT = {"plan": 8.0, "recommended": 15.0, "lever": 8.0}
 
@@ -150,9 +153,9 @@ def gpu_label_of(gpu_name: str) -> str:
     return gpu_name.removeprefix("NVIDIA ").removeprefix("AMD ")
 
 
-def lever_name(lp: LeverPoint, names: dict[str, str], lang: str) -> str:
-    """'1× RTX 4090 · micro-batch 1, accumulation ×4': where the lever puts the job, and the lever."""
-    gpu = names.get(lp.gpu, gpu_label_of(lp.gpu_name))
+def lever_name(lp: LeverPoint, lang: str) -> str:
+    """'micro-batch 1, accumulation ×4 · 1× GPU': the lever, and the GPU count it runs on (the
+    arrow shows which plan, hence which GPU, it starts from)."""
     lv = lp.lever
     if lv.kind == "shorter_seq":
         text = t("chart.lever.shorter_seq", lang, seq_len=value_text("seq_len", lv.seq_len, lang))
@@ -162,7 +165,7 @@ def lever_name(lp: LeverPoint, names: dict[str, str], lang: str) -> str:
         text = t(f"chart.lever.{lv.kind}", lang)
     if lv.fsdp_gpus is not None:
         text = t("chart.lever.with_fsdp", lang, lever=text)
-    return t("chart.lever_point", lang, lever=text, point=t("chart.point", lang, n=lp.num_gpus, gpu=gpu))
+    return t("chart.lever_point", lang, lever=text, n=lp.num_gpus)
 
 
 def _plan_label(p: Plan, names: dict[str, str], lang: str) -> str:
@@ -196,8 +199,8 @@ def _draw_main(ax: Any, chart: ChartPoints, names: dict[str, str], lang: str) ->
     ys = [p.usd for p in chart.plans] + [lp.end[1] for lp in chart.levers]
     xlog, ylog = _is_log(xs), _is_log(ys)
     _limits(ax, xs, ys, xlog, ylog)
-    _ticks(ax, "x", xs, xlog, lambda v: hours(v, lang), _exact_hours)
-    _ticks(ax, "y", ys, ylog, usd, _exact_usd)
+    _ticks(ax, "x", xlog, lambda v: hours(v, lang), _exact_hours, time=True)
+    _ticks(ax, "y", ylog, usd, _exact_usd, time=False)
     x_axis = t("chart.x.per_million" if chart.per_million else "chart.x.run", lang)
     y_axis = t("chart.y.per_million" if chart.per_million else "chart.y.run", lang)
     ax.set_xlabel(t("chart.log", lang, axis=x_axis) if xlog else x_axis, fontsize=FONT)
@@ -210,7 +213,7 @@ def _draw_main(ax: Any, chart: ChartPoints, names: dict[str, str], lang: str) ->
                                     mutation_scale=13, linestyle=(0, (4, 2))))
         ax.scatter([lp.end[0]], [lp.end[1]], marker="D", s=MARKER_PT["lever"] ** 2, facecolors="white",
                    edgecolors=LEVER_COLOUR, linewidths=1.8, zorder=3, gid="lever")
-        labels.append(_Label(ax.annotate(lever_name(lp, names, lang), lp.end, xytext=(0, 0), textcoords="offset points",
+        labels.append(_Label(ax.annotate(lever_name(lp, lang), lp.end, xytext=(0, 0), textcoords="offset points",
                                          fontsize=FONT - 1.5, style="italic", color="#1f4f3f", zorder=5,
                                          gid="lever", arrowprops=_LEADER), lp.end))
     plain = [p for p in chart.plans if not p.recommended]
@@ -272,91 +275,121 @@ def _exact_hours(v: float) -> bool:
     return v > 0 and abs(scaled - round(scaled)) < 1e-6
 
 
-def _ticks(ax: Any, axis: str, values: list[float], log: bool, label: Any, exact: Any) -> None:
-    """Ticks where ``label`` prints the value exactly (at most 7), labelled by it."""
+# ticks a person plans with on a logarithmic time axis, in hours: minutes, hours, days
+TIME_TICKS_H = (*(m / 60 for m in (1, 2, 5, 10, 15, 20, 30)), 1, 2, 3, 6, 12, 24,
+                *(d * 24 for d in (2, 3, 5, 7, 10, 14, 21, 30, 60, 90, 180, 365)))
+MAX_TICKS = 7
+
+
+def _ticks(ax: Any, axis: str, log: bool, label: Any, exact: Any, time: bool) -> None:
+    """At most MAX_TICKS ticks where ``label`` prints the value exactly, labelled by it. A linear
+    time axis steps in the unit of its largest value (minutes, hours or days)."""
     from matplotlib.ticker import MaxNLocator, NullLocator
 
     lo, hi = (ax.get_xlim() if axis == "x" else ax.get_ylim())
-    candidates: list[float] = []
     if log:
-        for k in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1):
-            candidates += [m * 10**k for m in (1, 2, 5)]
-        ticks = [v for v in candidates if lo <= v <= hi and exact(v)]
-        if len(ticks) < 3:
-            ticks = sorted({*ticks, *[m * 10**k for k in range(math.floor(math.log10(lo)) - 1,
-                                                            math.ceil(math.log10(hi)) + 1) for m in (1, 2, 3, 5, 7)
-                                      if lo <= m * 10**k <= hi and exact(m * 10**k)]})
+        pool = TIME_TICKS_H if time else [m * 10**k for k in range(math.floor(math.log10(lo)) - 1,
+                                                                      math.ceil(math.log10(hi)) + 1)
+                                           for m in (1, 2, 5)]
+        ticks = [v for v in pool if lo <= v <= hi and exact(v)]
+        while len(ticks) > MAX_TICKS:
+            ticks = ticks[::2]
     else:
+        unit = (1 / 60 if hi < 1 else (1 if hi < 48 else 24)) if time else 1
+        ticks = []
         for nbins in (6, 5, 4, 3):
-            ticks = [v for v in MaxNLocator(nbins=nbins, steps=[1, 2, 5, 10]).tick_values(lo, hi)
-                     if lo <= v <= hi and (v == 0 or exact(v))]
+            ticks = [v * unit for v in MaxNLocator(nbins=nbins, steps=[1, 2, 5, 10]).tick_values(lo / unit, hi / unit)]
+            ticks = [v for v in ticks if lo <= v <= hi and (v == 0 or exact(v))]
             if len(ticks) >= 3:
                 break
     ticks = sorted(set(ticks))
-    target = ax.xaxis if axis == "x" else ax.yaxis
-    target.set_minor_locator(NullLocator())
+    (ax.xaxis if axis == "x" else ax.yaxis).set_minor_locator(NullLocator())
     (ax.set_xticks if axis == "x" else ax.set_yticks)(ticks, [label(v) if v else "0" for v in ticks])
+
+
+def _anchor(text: Any, angle: float, radius: float) -> None:
+    """Put ``text`` ``radius`` points from its point at ``angle``, aligned away from the point."""
+    dx, dy = math.cos(angle), math.sin(angle)
+    text.set_position((dx * radius, dy * radius))
+    text.set_ha("left" if dx > 0.3 else ("right" if dx < -0.3 else "center"))
+    text.set_va("bottom" if dy > 0.3 else ("top" if dy < -0.3 else "center"))
 
 
 def _place_labels(fig: Any, ax: Any, labels: list[_Label],
                   arrows: list[tuple[tuple[float, float], tuple[float, float]]]) -> list[Any]:
-    """Each label at the first offset whose box stays in the panel and clears the markers and the
-    labels placed before it (module docstring). Returns the Text artists."""
+    """Each label at the first offset (nearest ring first, DIRECTIONS in order) whose box stays in
+    the panel, clears every marker, arrow and label placed before it, and whose leader line to its
+    point crosses no other label (module docstring). Returns the Text artists."""
     renderer = fig.canvas.get_renderer()
     panel = ax.get_window_extent(renderer)
-    px_per_pt = fig.dpi / 72
-    legend = ax.get_legend()
-    taken = [legend.get_window_extent(renderer)] if legend is not None else []
-    markers = []
-    for lab in labels:  # every point a label names is an obstacle for the others
+    px = fig.dpi / 72  # pixels per point
+    marks = []  # every named point is an obstacle for the other labels
+    for lab in labels:
         x, y = ax.transData.transform(lab.xy)
-        r = MARKER_PT["recommended" if lab.text.get_gid() == "recommended" else "plan"] * px_per_pt * 0.6
-        markers.append(_box(x - r, y - r, x + r, y + r))
-    taken += markers
-    for start, end in arrows:  # the lever arrows: sampled along their length
+        r = MARKER_PT["recommended" if lab.text.get_gid() == "recommended" else "plan"] * px * 0.6
+        marks.append(_box(x - r, y - r, x + r, y + r))
+    lines = []
+    for start, end in arrows:  # the lever arrows, sampled along their length
         (x0, y0), (x1, y1) = ax.transData.transform(start), ax.transData.transform(end)
         for i in range(1, ARROW_SAMPLES):
             x, y = x0 + (x1 - x0) * i / ARROW_SAMPLES, y0 + (y1 - y0) * i / ARROW_SAMPLES
-            taken.append(_box(x - 3, y - 3, x + 3, y + 3))
+            lines.append(_box(x - 3, y - 3, x + 3, y + 3))
+    placed: list[Any] = []
     for lab in labels:
-        text = lab.text
-        best = None
+        text, own = lab.text, ax.transData.transform(lab.xy)
+        others = [m for m in marks if not m.contains(*own)]
+        chosen = None
         for radius in OFFSETS_PT:
-            for dx, dy in DIRECTIONS:
-                text.set_position((dx * radius, dy * radius))
-                text.set_ha("left" if dx > 0 else ("right" if dx < 0 else "center"))
-                text.set_va("bottom" if dy > 0 else ("top" if dy < 0 else "center"))
+            for angle in DIRECTIONS:
+                _anchor(text, angle, radius)
                 box = text_box(text, renderer)
-                inside = (box.x0 >= panel.x0 + 2 and box.x1 <= panel.x1 - 2 and box.y0 >= panel.y0 + 2
-                          and box.y1 <= panel.y1 - 2)
-                if inside and not any(_overlap(box, other) for other in taken):
-                    best = box
-                    break
-            if best is not None:
+                if not (panel.x0 + 2 <= box.x0 and box.x1 <= panel.x1 - 2 and panel.y0 + 2 <= box.y0
+                        and box.y1 <= panel.y1 - 2):
+                    continue
+                if any(_overlap(box, o) for o in (*placed, *others, *lines)):
+                    continue
+                if _overlap(box, _box(own[0] - 5 * px, own[1] - 5 * px, own[0] + 5 * px, own[1] + 5 * px), 0):
+                    continue
+                if radius > OFFSETS_PT[0] and _leader_crosses(own, box, [*placed, *others, *lines]):
+                    continue
+                chosen = (radius, box)
                 break
-        if best is None:  # no free place in the rings: the least crowded inside one
-            best = _least_crowded(text, renderer, panel, taken)
-        taken.append(best)
+            if chosen is not None:
+                break
+        if chosen is None:  # no free place in the rings: the least crowded one inside the panel
+            chosen = _least_crowded(text, renderer, panel, [*placed, *others, *lines])
+        radius, box = chosen
+        if radius <= OFFSETS_PT[0]:  # next to its point: no leader line needed
+            text.arrow_patch.set_visible(False)
+        placed.append(box)
     return [lab.text for lab in labels]
 
 
-def _least_crowded(text: Any, renderer: Any, panel: Any, taken: list[Any]) -> Any:
+def _leader_crosses(point: Any, box: Any, boxes: list[Any]) -> bool:
+    """Whether the line from ``point`` to the centre of ``box`` passes through any of ``boxes``."""
+    (x0, y0), (x1, y1) = point, ((box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2)
+    for i in range(1, 20):
+        x, y = x0 + (x1 - x0) * i / 20, y0 + (y1 - y0) * i / 20
+        if box.contains(x, y):
+            return False  # reached its own label
+        if any(b.contains(x, y) for b in boxes):
+            return True
+    return False
+
+
+def _least_crowded(text: Any, renderer: Any, panel: Any, taken: list[Any]) -> tuple[float, Any]:
     scored = []
     for radius in OFFSETS_PT:
-        for dx, dy in DIRECTIONS:
-            text.set_position((dx * radius, dy * radius))
-            text.set_ha("left" if dx > 0 else ("right" if dx < 0 else "center"))
-            text.set_va("bottom" if dy > 0 else ("top" if dy < 0 else "center"))
+        for angle in DIRECTIONS:
+            _anchor(text, angle, radius)
             box = text_box(text, renderer)
             outside = (max(0, panel.x0 - box.x0) + max(0, box.x1 - panel.x1) + max(0, panel.y0 - box.y0)
                        + max(0, box.y1 - panel.y1))
             crowd = sum(_area(box, other) for other in taken)
-            scored.append((outside * 1000 + crowd, radius, dx, dy))
-    _, radius, dx, dy = min(scored)
-    text.set_position((dx * radius, dy * radius))
-    text.set_ha("left" if dx > 0 else ("right" if dx < 0 else "center"))
-    text.set_va("bottom" if dy > 0 else ("top" if dy < 0 else "center"))
-    return text_box(text, renderer)
+            scored.append((outside * 1000 + crowd, radius, angle))
+    _, radius, angle = min(scored)
+    _anchor(text, angle, radius)
+    return radius, text_box(text, renderer)
 
 
 def text_box(text: Any, renderer: Any) -> Any:
@@ -412,15 +445,17 @@ def _draw_memory(ax: Any, chart: ChartPoints, names: dict[str, str], lang: str) 
                zorder=4, label=t("bot.chart.capacity", lang))
     for row, b in zip(rows, bars):
         shown = b.device_bytes / GIB
-        if shown > limit:  # clipped: say what it needs
-            ax.text(limit * 0.985, row, f"✗ {t('chart.needs', lang, size=gib(b.device_bytes))}", va="center",
-                    ha="right", fontsize=FONT - 1, color="white", fontweight="bold", zorder=5,
-                    bbox=dict(boxstyle="round,pad=0.2", fc="#D55E00", ec="none"))
+        mark = "✓" if b.fits else "✗"
+        if shown > limit * (1 - FIGURE_WIDTH):  # no room after the bar: the figure goes on its end
+            text = f"{mark} {t('chart.needs', lang, size=size(b.device_bytes))}" if shown > limit else \
+                f"{mark} {size(b.device_bytes)}"
+            ax.text(min(shown, limit) - limit * 0.012, row, text, va="center", ha="right", fontsize=FONT - 1,
+                    color="white", fontweight="bold", zorder=5,
+                    bbox=dict(boxstyle="round,pad=0.2", fc="#007a55" if b.fits else "#D55E00", ec="none"))
         else:
             room = b.usable_bytes / GIB - shown  # the figure sits after the bar when it clears the tick
             at = shown if room > limit * FIGURE_WIDTH else max(shown, b.usable_bytes / GIB)
-            ax.text(at + limit * 0.012, row,
-                    f"{'✓' if b.fits else '✗'} {gib(b.device_bytes)}", va="center",
+            ax.text(at + limit * 0.012, row, f"{mark} {size(b.device_bytes)}", va="center",
                     color="#007a55" if b.fits else "#D55E00", fontsize=FONT - 1)
     labels = [("★ " if b.recommended else "") + t("chart.point", lang, n=b.num_gpus, gpu=names.get(b.gpu, b.gpu_name))
               for b in bars]
@@ -433,5 +468,5 @@ def _draw_memory(ax: Any, chart: ChartPoints, names: dict[str, str], lang: str) 
     ax.set_xlim(0, limit)
     ax.set_xlabel(t("bot.chart.axis", lang), fontsize=FONT - 0.5)
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.32 if len(bars) > 2 else -0.6), ncol=4,
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.32 if len(bars) > 2 else -0.6), ncol=3,
               fontsize=FONT - 2.5, frameon=False)

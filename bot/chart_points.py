@@ -26,8 +26,11 @@ lever's:
   scale by ``1/s``; start-up and checkpoint saves do not depend on the lever's speed; every
   USD term is seconds x ``price * n / 3600``, failures keep their fraction of
   (training + overhead) (``failed_run_fraction``), the pilot's cost scales with the GPU count,
-  storage is unchanged. An answer stored without the itemized figures (schema 1) scales the
-  total hours by ``1/s`` and the cost by ``g``.
+  storage is unchanged, except that a lever that turns a full fine-tune into LoRA or QLoRA
+  saves adapters instead of the whole model and its optimizer (advisor.cost.checkpoint_bytes):
+  its saves take no time and the kept checkpoints (their size read back from the plan's
+  ``checkpoint_s`` at STORAGE_WRITE_BYTES_PER_S) leave the storage bill. An answer stored
+  without the itemized figures (schema 1) scales the total hours by ``1/s`` and the cost by ``g``.
 
 GPUs that do not fit at any count are not points (they have no time or cost; a hollow marker at
 an invented place would read as a plan): ``not_fitting`` names them for a footnote, and the
@@ -43,6 +46,7 @@ import logging
 from dataclasses import dataclass, field
 
 from advisor.answer_model import Answer, Lever, Option
+from advisor.cost import GB, STORAGE_WRITE_BYTES_PER_S
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +132,14 @@ def _changes_plan(lv: Lever, o: Option) -> bool:
     return lv.fits and lv.cost_factor is not None and not (lv.kind == "fsdp" and lv.num_gpus == o.num_gpus)
 
 
-def _lever_xy(o: Option, lv: Lever, cf_plan: float, per_million: bool) -> tuple[float, float] | None:
+def _adapters_only(lv: Lever, method: str) -> bool:
+    """Whether the lever turns a full fine-tune's checkpoint into adapters (LoRA or QLoRA)."""
+    kinds = {lv.kind, *(c.kind for c in lv.parts)}
+    return method == "full" and bool(kinds & {"lora", "qlora"})
+
+
+def _lever_xy(o: Option, lv: Lever, cf_plan: float, per_million: bool, answer_method: str,
+              checkpoints_kept: int) -> tuple[float, float] | None:
     n_plan, n = o.num_gpus or 1, lv.num_gpus or 1
     g = lv.cost_factor / cf_plan
     speedup = (n / n_plan) / g
@@ -139,12 +150,21 @@ def _lever_xy(o: Option, lv: Lever, cf_plan: float, per_million: bool) -> tuple[
     tm, c = o.time, o.cost
     training_s = tm.training_s / speedup
     evaluation_s = tm.evaluation_s / speedup
-    fixed_s = tm.checkpoint_s + tm.startup_s
+    checkpoint_s, storage_usd = tm.checkpoint_s, c.storage_usd
+    if _adapters_only(lv, answer_method):
+        # a full fine-tune's checkpoint is the whole model and its optimizer; with LoRA or QLoRA it is
+        # the adapters (advisor.cost.checkpoint_bytes), taken here as nothing next to the base model
+        full_bytes = tm.checkpoint_s * STORAGE_WRITE_BYTES_PER_S / max(1, tm.saves or 1)
+        kept_gb = checkpoints_kept * full_bytes / GB
+        if c.storage_gb > 0:
+            storage_usd = c.storage_usd * max(0.0, c.storage_gb - kept_gb) / c.storage_gb
+        checkpoint_s = 0.0
+    fixed_s = checkpoint_s + tm.startup_s
     rate = o.price_usd_per_hour * n / SECONDS_PER_HOUR
     base = c.training_usd + c.overhead_usd
     failed_fraction = c.failures_usd / base if base > 0 else 0.0
     training, overhead = training_s * rate, fixed_s * rate
-    usd = (training + overhead) * (1 + failed_fraction) + evaluation_s * rate + c.pilot_usd * n / n_plan + c.storage_usd
+    usd = (training + overhead) * (1 + failed_fraction) + evaluation_s * rate + c.pilot_usd * n / n_plan + storage_usd
     return (training_s + evaluation_s + fixed_s) / SECONDS_PER_HOUR, usd
 
 
@@ -175,7 +195,7 @@ def points(answer: Answer) -> ChartPoints:
             if cf_plan is None:
                 log.debug("no plan factor for %s x%s: lever %s not drawn", o.gpu, o.num_gpus, lv.kind)
                 continue
-            end = _lever_xy(o, lv, cf_plan, per_million)
+            end = _lever_xy(o, lv, cf_plan, per_million, answer.spec.method, answer.spec.costs.checkpoints_kept)
             if end is None or (round(end[0], 9), round(end[1], 9)) in ends:
                 continue
             ends.add((round(end[0], 9), round(end[1], 9)))

@@ -25,8 +25,9 @@ pytestmark = pytest.mark.skipif(not have("matplotlib"), reason="the chart extra 
 LORA_8B = dict(method="lora", model="llama-3.1-8b", seq_len=4096, dataset_tokens=50_000_000)
 QLORA_70B = dict(method="qlora", model="llama-3-70b", seq_len=8192)
 MISTRAL_4090 = dict(method="lora", model="mistral-7b", seq_len=4096, micro_batch=4)  # the issue's example, levers
+FULL_8B = dict(method="full", model="llama-3.1-8b", seq_len=4096, dataset_tokens=100_000_000)  # levers on every GPU
 SPECS = {"lora8b": LORA_8B, "qlora70b": QLORA_70B, "mistral": MISTRAL_4090,
-         "mistral_data": {**MISTRAL_4090, "dataset_tokens": 50_000_000}}
+         "mistral_data": {**MISTRAL_4090, "dataset_tokens": 50_000_000}, "full8b": FULL_8B}
 LEVER_TOLERANCE = 0.005  # a lever's derived point against the advisor's answer for the changed spec
 
 
@@ -108,8 +109,8 @@ def _lever_spec(base: dict, lp) -> dict:
         spec["seq_len"] = lv.seq_len
     elif lv.kind == "micro_batch":
         spec.update(micro_batch=1, gradient_accumulation_steps=lv.factor)
-    elif lv.kind == "qlora":
-        spec.update(method="qlora")
+    elif lv.kind in ("qlora", "lora"):
+        spec.update(method=lv.kind)
     else:
         return {}
     return spec
@@ -138,7 +139,7 @@ def test_lever_arrows_go_from_the_plan_to_where_the_advisor_puts_the_changed_spe
         arrows = sorted((tuple(a.xyann), tuple(a.xy)) for a in r.main.texts if a.get_text() == "" and a.arrow_patch)
         assert arrows == sorted((lp.start, lp.end) for lp in chart.levers)
     assert {("mistral", "micro_batch"), ("mistral_data", "micro_batch"), ("lora8b", "shorter_seq"),
-            ("qlora70b", "shorter_seq"), ("lora8b", "qlora")} <= checked
+            ("qlora70b", "shorter_seq"), ("lora8b", "qlora"), ("full8b", "lora")} <= checked
 
 
 def test_the_memory_panel_lists_only_offered_gpus_once_each(answers, drawn):

@@ -39,7 +39,7 @@ MESSAGES = {
     "chart.legend.plan": {"en": "plan that fits", "es": "plan que cabe"},
     "chart.legend.recommended": {"en": "recommended plan", "es": "plan recomendado"},
     "chart.legend.lever": {"en": "with a lever (arrow from its plan)", "es": "con una palanca (flecha desde su plan)"},
-    "chart.lever_point": {"en": "{point} · {lever}", "es": "{point} · {lever}"},
+    "chart.lever_point": {"en": "{lever} · {n}× GPU", "es": "{lever} · {n}× GPU"},
     "chart.not_fitting": {
         "en": "Not drawn (does not fit at any GPU count): {gpus}",
         "es": "Sin punto (no cabe con ningún número de GPUs): {gpus}",
