@@ -67,7 +67,6 @@ OFFSETS_PT = (9, 14, 22, 32, 45, 60, 80, 105)  # label offsets tried, in points 
 # its own), then the sides, then the eight in between
 DIRECTIONS = tuple(math.radians(a) for a in (45, -45, 135, -135, 0, 180, 90, -90,
                                               22.5, -22.5, 157.5, -157.5, 67.5, -67.5, 112.5, -112.5))
-ARROW_SAMPLES = 24  # points along a lever arrow that labels keep clear of
 MARKER_PT = {"plan": 8.0, "recommended": 15.0, "lever": 8.0}
 
 
@@ -116,7 +115,7 @@ def draw(data: dict[str, Any] | Answer, lang: str) -> Rendered:
     fig.suptitle(f"{title}\n{_subtitle(answer, chart, lang)}", fontsize=FONT + 2, linespacing=1.5)
     texts = _draw_main(main, chart, names, lang)
     _draw_memory(memory, chart, names, lang)
-    fig.canvas.draw()  # the constrained layout runs here and fixes every axes' place
+    fig.get_layout_engine().execute(fig)  # fixes every axes' place (no full draw needed for it)
     fig.set_layout_engine("none")
     labels = _place_labels(fig, main, texts, [(lp.start, lp.end) for lp in chart.levers])
     out = io.BytesIO()
@@ -318,8 +317,8 @@ def _anchor(text: Any, angle: float, radius: float) -> None:
 def _place_labels(fig: Any, ax: Any, labels: list[_Label],
                   arrows: list[tuple[tuple[float, float], tuple[float, float]]]) -> list[Any]:
     """Each label at the first offset (nearest ring first, DIRECTIONS in order) whose box stays in
-    the panel, clears every marker, arrow and label placed before it, and whose leader line to its
-    point crosses no other label (module docstring). Returns the Text artists."""
+    the panel, covers no marker, arrow, leader line or label placed before it, and whose own
+    leader line crosses none of them (module docstring). Returns the Text artists."""
     renderer = fig.canvas.get_renderer()
     panel = ax.get_window_extent(renderer)
     px = fig.dpi / 72  # pixels per point
@@ -328,16 +327,14 @@ def _place_labels(fig: Any, ax: Any, labels: list[_Label],
         x, y = ax.transData.transform(lab.xy)
         r = MARKER_PT["recommended" if lab.text.get_gid() == "recommended" else "plan"] * px * 0.6
         marks.append(_box(x - r, y - r, x + r, y + r))
-    lines = []
-    for start, end in arrows:  # the lever arrows, sampled along their length
-        (x0, y0), (x1, y1) = ax.transData.transform(start), ax.transData.transform(end)
-        for i in range(1, ARROW_SAMPLES):
-            x, y = x0 + (x1 - x0) * i / ARROW_SAMPLES, y0 + (y1 - y0) * i / ARROW_SAMPLES
-            lines.append(_box(x - 3, y - 3, x + 3, y + 3))
+    segments = [(tuple(ax.transData.transform(a)), tuple(ax.transData.transform(b))) for a, b in arrows]
     placed: list[Any] = []
     for lab in labels:
-        text, own = lab.text, ax.transData.transform(lab.xy)
+        text, own = lab.text, tuple(ax.transData.transform(lab.xy))
         others = [m for m in marks if not m.contains(*own)]
+        boxes = [*placed, *others]
+        # arrows leaving this label's point: its leader must not run along one
+        leaving = [math.atan2(q[1] - p[1], q[0] - p[0]) for p, q in segments if _dist(p, own) <= 1]
         chosen = None
         for radius in OFFSETS_PT:
             for angle in DIRECTIONS:
@@ -346,35 +343,63 @@ def _place_labels(fig: Any, ax: Any, labels: list[_Label],
                 if not (panel.x0 + 2 <= box.x0 and box.x1 <= panel.x1 - 2 and panel.y0 + 2 <= box.y0
                         and box.y1 <= panel.y1 - 2):
                     continue
-                if any(_overlap(box, o) for o in (*placed, *others, *lines)):
+                padded = box.padded(2)
+                if any(_overlap(box, o) for o in boxes) or padded.contains(*own):
                     continue
-                if _overlap(box, _box(own[0] - 5 * px, own[1] - 5 * px, own[0] + 5 * px, own[1] + 5 * px), 0):
+                if any(_segment_hits_box(p, q, padded) for p, q in segments):
                     continue
-                if radius > OFFSETS_PT[0] and _leader_crosses(own, box, [*placed, *others, *lines]):
+                leader = (own, _clip_to_box(own, box))
+                if radius > OFFSETS_PT[0] and (any(_segment_hits_box(*leader, o) for o in boxes)
+                                               or any(_crosses(*leader, p, q) for p, q in segments)
+                                               or _along(leader, leaving)):
                     continue
                 chosen = (radius, box)
                 break
             if chosen is not None:
                 break
         if chosen is None:  # no free place in the rings: the least crowded one inside the panel
-            chosen = _least_crowded(text, renderer, panel, [*placed, *others, *lines])
+            chosen = _least_crowded(text, renderer, panel, boxes)
         radius, box = chosen
         if radius <= OFFSETS_PT[0]:  # next to its point: no leader line needed
             text.arrow_patch.set_visible(False)
+        else:
+            segments.append((own, _clip_to_box(own, box)))
         placed.append(box)
     return [lab.text for lab in labels]
 
 
-def _leader_crosses(point: Any, box: Any, boxes: list[Any]) -> bool:
-    """Whether the line from ``point`` to the centre of ``box`` passes through any of ``boxes``."""
-    (x0, y0), (x1, y1) = point, ((box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2)
-    for i in range(1, 20):
-        x, y = x0 + (x1 - x0) * i / 20, y0 + (y1 - y0) * i / 20
-        if box.contains(x, y):
-            return False  # reached its own label
-        if any(b.contains(x, y) for b in boxes):
-            return True
-    return False
+def _along(leader: Any, angles: list[float], within: float = math.radians(20)) -> bool:
+    """Whether the leader leaves its point within ``within`` of one of ``angles``."""
+    (x0, y0), (x1, y1) = leader
+    direction = math.atan2(y1 - y0, x1 - x0)
+    return any(abs((direction - a + math.pi) % (2 * math.pi) - math.pi) < within for a in angles)
+
+
+def _dist(a: Any, b: Any) -> float:
+    return math.hypot(a[0] - b[0], a[1] - b[1])
+
+
+def _clip_to_box(point: Any, box: Any) -> tuple[float, float]:
+    """Where the line from ``point`` to the centre of ``box`` enters the box (the leader's end)."""
+    cx, cy = (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
+    dx, dy = point[0] - cx, point[1] - cy
+    scale = min(abs((box.width / 2) / dx) if dx else math.inf, abs((box.height / 2) / dy) if dy else math.inf, 1.0)
+    return cx + dx * scale, cy + dy * scale
+
+
+def _crosses(p1: Any, p2: Any, q1: Any, q2: Any) -> bool:
+    """Whether segments p1-p2 and q1-q2 properly intersect (orientation test)."""
+    def side(a: Any, b: Any, c: Any) -> float:
+        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+
+    return (side(p1, p2, q1) * side(p1, p2, q2) < 0) and (side(q1, q2, p1) * side(q1, q2, p2) < 0)
+
+
+def _segment_hits_box(p: Any, q: Any, box: Any) -> bool:
+    if box.contains(*p) or box.contains(*q):
+        return True
+    corners = ((box.x0, box.y0), (box.x1, box.y0), (box.x1, box.y1), (box.x0, box.y1))
+    return any(_crosses(p, q, corners[i], corners[(i + 1) % 4]) for i in range(4))
 
 
 def _least_crowded(text: Any, renderer: Any, panel: Any, taken: list[Any]) -> tuple[float, Any]:
