@@ -9,18 +9,20 @@
    points span more than ``LOG_SPREAD`` on an axis. GPUs that fit at no count are not drawn (they
    have no time or cost) and are named under the panel.
 2. The memory per GPU stacked by part, one bar per offered (GPU, count), against a black tick at
-   the GPU's usable memory; the x range is the offered GPUs' (a bar past it is clipped, hatched,
-   and says what it needs).
+   the GPU's usable memory; the x range is the offered GPUs' (a bar past it is clipped and says
+   what it needs).
 
 Words come from advisor.i18n (``chart.*`` and the memory panel's ``bot.chart.*``), numbers from
-advisor.format (``usd``, ``hours``, ``gib``) and bot.render.labels.value_text: a tick is only
-placed where those helpers print it exactly (``_exact_usd``, ``_exact_hours``), so a label never
-rounds away from its tick.
+advisor.format (``usd``, ``hours``) and bot.render.labels (``size``, ``value_text``), so the
+project's number formatting reaches the chart: a tick is only placed where those helpers print
+it exactly (``_exact_usd``, ``_exact_hours``), so a label never rounds away from its tick.
 
 Labels never overlap: after the layout is fixed, each label (recommendation first, then plans,
-then levers) takes the first of a ring of offsets around its point whose box, measured by the
-Agg renderer (``Text.get_window_extent``), stays inside the panel and clears every marker and
-every label placed before it (``_place_labels``; tests/test_chart.py checks the boxes).
+then levers) takes the first of rings of offsets around its point whose box, measured by the
+Agg renderer (``Text.get_window_extent``), stays inside the panel and covers no marker, arrow,
+leader line or label placed before it, and whose leader line (drawn when the label is not next
+to its point) crosses none of them nor runs along its own arrow (``_place_labels``;
+tests/test_chart.py checks the boxes).
 
 matplotlib is an optional extra (``chart``): imported here only, through its object-oriented API
 (Figure + FigureCanvasAgg), which is safe from worker threads (no pyplot global state). Colours:
@@ -53,7 +55,7 @@ LEVER_COLOUR = "#009E73"
 ARROW_COLOUR = "#555555"
 DPI = 125
 WIDTH_IN = 8.0  # 1000 px: Slack's preview scales it to the thread's width, so fonts are large
-MAIN_HEIGHT_IN = 4.6
+MAIN_HEIGHT_IN = 5.0
 BAR_HEIGHT_IN = 0.46
 MEMORY_EXTRA_IN = 1.75  # the memory panel's title, axis and legend
 HEADER_IN = 0.75
@@ -67,6 +69,7 @@ OFFSETS_PT = (9, 14, 22, 32, 45, 60, 80, 105)  # label offsets tried, in points 
 # its own), then the sides, then the eight in between
 DIRECTIONS = tuple(math.radians(a) for a in (45, -45, 135, -135, 0, 180, 90, -90,
                                               22.5, -22.5, 157.5, -157.5, 67.5, -67.5, 112.5, -112.5))
+LABEL_SHRINK = (0, 1, 1)  # points a label's font loses, try by try, when no place around its point is free
 MARKER_PT = {"plan": 8.0, "recommended": 15.0, "lever": 8.0}
 
 
@@ -78,7 +81,8 @@ def figure_size_px(bars: int) -> tuple[int, int]:
 
 @dataclass
 class Rendered:
-    """The drawn figure and what tests check: the label texts of the main panel."""
+    """The PNG, and what tests and the examples script look at: the figure, its two panels, the
+    main panel's labels (annotations) and the points they were drawn from."""
 
     png: bytes
     figure: Any
@@ -106,9 +110,7 @@ def draw(data: dict[str, Any] | Answer, lang: str) -> Rendered:
     fig = Figure(figsize=(width / DPI, height / DPI), dpi=DPI)
     FigureCanvasAgg(fig)
     fig.set_layout_engine("constrained", h_pad=0.06, hspace=0.04)
-    main_h = MAIN_HEIGHT_IN
-    mem_h = MEMORY_EXTRA_IN + BAR_HEIGHT_IN * max(1, len(chart.bars)) - 0.4
-    grid = fig.add_gridspec(2, 1, height_ratios=(main_h, mem_h))
+    grid = fig.add_gridspec(2, 1, height_ratios=(MAIN_HEIGHT_IN, MEMORY_EXTRA_IN + BAR_HEIGHT_IN * max(1, len(chart.bars))))
     main = fig.add_subplot(grid[0])
     memory = fig.add_subplot(grid[1])
     title = t("chart.title_per_million" if chart.per_million else "chart.title", lang, model=answer.model or "")
@@ -130,7 +132,7 @@ def _subtitle(answer: Answer, chart: ChartPoints, lang: str) -> str:
     spec = answer.spec
     parts = [t(f"method.{spec.method}", lang), f"{t('bot.field.seq_len', lang)} {value_text('seq_len', spec.seq_len, lang)}"]
     if spec.dataset_tokens is not None:
-        parts.append(f"{value_text('dataset_tokens', spec.dataset_tokens, lang)} tokens")
+        parts.append(t("chart.dataset", lang, tokens=value_text("dataset_tokens", spec.dataset_tokens, lang)))
     spec_text, hint = " · ".join(parts), t("chart.hint", lang)
     lines = [f"{spec_text} · {hint}"] if len(spec_text) + len(hint) <= SUBTITLE_CHARS else [spec_text, hint]
     if chart.per_million:
@@ -249,7 +251,7 @@ def _is_log(values: list[float]) -> bool:
 
 
 def _limits(ax: Any, xs: list[float], ys: list[float], xlog: bool, ylog: bool) -> None:
-    """Room around the points for their labels: a fifth of the span (a factor on a log axis)."""
+    """Room around the points for their labels: 30% of the span on each side (a factor on a log axis)."""
     for values, log, setter, scale in ((xs, xlog, ax.set_xlim, ax.set_xscale), (ys, ylog, ax.set_ylim, ax.set_yscale)):
         lo, hi = min(values), max(values)
         if log:
@@ -336,25 +338,9 @@ def _place_labels(fig: Any, ax: Any, labels: list[_Label],
         # arrows leaving this label's point: its leader must not run along one
         leaving = [math.atan2(q[1] - p[1], q[0] - p[0]) for p, q in segments if _dist(p, own) <= 1]
         chosen = None
-        for radius in OFFSETS_PT:
-            for angle in DIRECTIONS:
-                _anchor(text, angle, radius)
-                box = text_box(text, renderer)
-                if not (panel.x0 + 2 <= box.x0 and box.x1 <= panel.x1 - 2 and panel.y0 + 2 <= box.y0
-                        and box.y1 <= panel.y1 - 2):
-                    continue
-                padded = box.padded(2)
-                if any(_overlap(box, o) for o in boxes) or padded.contains(*own):
-                    continue
-                if any(_segment_hits_box(p, q, padded) for p, q in segments):
-                    continue
-                leader = (own, _clip_to_box(own, box))
-                if radius > OFFSETS_PT[0] and (any(_segment_hits_box(*leader, o) for o in boxes)
-                                               or any(_crosses(*leader, p, q) for p, q in segments)
-                                               or _along(leader, leaving)):
-                    continue
-                chosen = (radius, box)
-                break
+        for shrink in LABEL_SHRINK:  # a crowded panel: the label a point smaller, then another
+            text.set_fontsize(text.get_fontsize() - shrink)
+            chosen = _free_place(text, renderer, panel, own, boxes, segments, leaving)
             if chosen is not None:
                 break
         if chosen is None:  # no free place in the rings: the least crowded one inside the panel
@@ -366,6 +352,30 @@ def _place_labels(fig: Any, ax: Any, labels: list[_Label],
             segments.append((own, _clip_to_box(own, box)))
         placed.append(box)
     return [lab.text for lab in labels]
+
+
+def _free_place(text: Any, renderer: Any, panel: Any, own: Any, boxes: list[Any], segments: list[Any],
+                leaving: list[float]) -> tuple[float, Any] | None:
+    """The first offset where ``text`` is clear (``_place_labels``), as (radius, box), or None."""
+    for radius in OFFSETS_PT:
+        for angle in DIRECTIONS:
+            _anchor(text, angle, radius)
+            box = text_box(text, renderer)
+            if not (panel.x0 + 2 <= box.x0 and box.x1 <= panel.x1 - 2 and panel.y0 + 2 <= box.y0
+                    and box.y1 <= panel.y1 - 2):
+                continue
+            padded = box.padded(2)
+            if any(_overlap(box, o) for o in boxes) or padded.contains(*own):
+                continue
+            if any(_segment_hits_box(p, q, padded) for p, q in segments):
+                continue
+            leader = (own, _clip_to_box(own, box))
+            if radius > OFFSETS_PT[0] and (any(_segment_hits_box(*leader, o) for o in boxes)
+                                           or any(_crosses(*leader, p, q) for p, q in segments)
+                                           or _along(leader, leaving)):
+                continue
+            return radius, box
+    return None
 
 
 def _along(leader: Any, angles: list[float], within: float = math.radians(20)) -> bool:

@@ -237,3 +237,34 @@ def test_show_chart_through_the_fake_slack_uploads_the_two_panel_png(bot, slack)
     png = slack.uploads[files[0]["id"]]
     image = imread(io.BytesIO(png), format="png")
     assert image.shape[:2] == figure_size_px(4)[::-1]  # the four offered GPUs' bars
+
+
+def _grid(n: int) -> list[dict]:
+    """A seeded sample of specs nobody tuned the layout on: catalog models from 0.5B to 405B,
+    every method, short and long sequences, with and without a dataset size, micro-batches."""
+    import itertools
+    import random
+
+    models = ("qwen2.5-0.5b", "gemma-2-9b", "llama-2-13b", "mistral-nemo-12b", "qwen2.5-32b", "mixtral-8x7b",
+              "llama-3.1-70b", "llama-3.1-405b", "phi-4")
+    product = itertools.product(models, ("full", "lora", "qlora"), (1024, 4096, 16384), (None, 20_000_000, 2_000_000_000),
+                                (1, 8))
+    return [dict(model=m, method=meth, seq_len=seq, dataset_tokens=data, micro_batch=mb)
+            for m, meth, seq, data, mb in random.Random(16).sample(list(product), n)]
+
+
+@pytest.mark.parametrize("spec", _grid(10), ids=lambda s: "-".join(str(v) for v in s.values()))
+def test_any_answer_draws_clean_labels_and_the_offered_gpus_only(catalog, spec):
+    from bot.chart import draw, text_box
+
+    answer = _answer(catalog, **spec)
+    r = draw(answer, "es")
+    renderer = r.figure.canvas.get_renderer()
+    panel = r.main.get_window_extent(renderer)
+    boxes = [text_box(x, renderer) for x in r.labels]
+    for i, a in enumerate(boxes):
+        assert panel.x0 <= a.x0 and a.x1 <= panel.x1 and panel.y0 <= a.y0 and a.y1 <= panel.y1
+        assert not any(a.overlaps(b) for b in boxes[i + 1:]), r.labels[i].get_text()
+    assert {(p.gpu, p.num_gpus) for p in r.chart.plans} == {(o.gpu, o.num_gpus) for o in answer.options
+                                                            if o.offered and o.fits}
+    assert {b.gpu for b in r.chart.bars} == {o.gpu for o in answer.options if o.offered}

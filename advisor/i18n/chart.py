@@ -9,6 +9,7 @@ MESSAGES = {
         "en": "{model}: cost and time per million trained tokens",
         "es": "{model}: coste y tiempo por millón de tokens entrenados",
     },
+    "chart.dataset": {"en": "{tokens} tokens", "es": "{tokens} tokens"},
     "chart.hint": {
         "en": "offered GPUs · lower left is cheaper and sooner",
         "es": "GPUs ofrecidas · abajo a la izquierda, más barato y antes",
