@@ -142,6 +142,32 @@ def test_lever_arrows_go_from_the_plan_to_where_the_advisor_puts_the_changed_spe
             ("qlora70b", "shorter_seq"), ("lora8b", "qlora"), ("full8b", "lora")} <= checked
 
 
+def test_an_answer_stored_before_the_upgrade_still_charts_its_levers():
+    """Schema 1 (before issue #15) stored the run's phases and cost: its levers are drawn from them.
+    Without itemized figures a lever's point scales the plan's hours by the speed-up and its cost
+    by the GPU-time per token (bot.chart_points docstring), within 1% of the itemized point here
+    (start-up, saves and storage, which do not scale, are small next to training)."""
+    from advisor.answer_model import Answer
+    from bot.chart import draw
+
+    data = json.loads((ROOT / "tests" / "data" / "golden_blocks" / "answer_qlora70b_en.json").read_text())["data"]
+    assert "schema_version" not in data
+    answer = Answer.load(data)
+    chart = points(answer)
+    assert chart.levers and not chart.per_million
+    bare = answer.model_copy(update={"options": tuple(o.model_copy(update={"time": None, "cost": None})
+                                                      for o in answer.options)})
+    for lp, rough in zip(chart.levers, points(bare).levers, strict=True):
+        o = answer.option(lp.gpu)
+        [plan] = [lv for lv in o.levers if lv.kind == "fsdp" and lv.num_gpus == o.num_gpus]
+        g = lp.lever.cost_factor / plan.cost_factor
+        speedup = lp.num_gpus / o.num_gpus / g
+        assert lp.start == rough.start == (o.hours, o.cost_usd)
+        assert rough.end == pytest.approx((o.hours / speedup, o.cost_usd * g))
+        assert lp.end == pytest.approx(rough.end, rel=0.01)
+    assert draw(data, "es").png.startswith(b"\x89PNG")
+
+
 def test_the_memory_panel_lists_only_offered_gpus_once_each(answers, drawn):
     for (name, lang), r in drawn.items():
         answer = answers[name]
