@@ -29,8 +29,8 @@ lever's:
   storage is unchanged, except that a lever that turns a full fine-tune into LoRA or QLoRA
   saves adapters instead of the whole model and its optimizer (advisor.cost.checkpoint_bytes):
   its saves take no time and the kept checkpoints (their size read back from the plan's
-  ``checkpoint_s`` at STORAGE_WRITE_BYTES_PER_S) leave the storage bill. An answer stored
-  without the itemized figures (schema 1) scales the total hours by ``1/s`` and the cost by ``g``.
+  ``checkpoint_s`` at STORAGE_WRITE_BYTES_PER_S) leave the storage bill. A stored answer
+  without the itemized phases and cost scales the total hours by ``1/s`` and the cost by ``g``.
 
 GPUs that do not fit at any count are not points (they have no time or cost; a hollow marker at
 an invented place would read as a plan): ``not_fitting`` names them for a footnote, and the
@@ -145,7 +145,7 @@ def _lever_xy(o: Option, lv: Lever, cf_plan: float, per_million: bool, answer_me
     speedup = (n / n_plan) / g
     if per_million:
         return MILLION / (o.tokens_per_s * speedup) / SECONDS_PER_HOUR, o.price_per_million_tokens * g
-    if o.time is None or o.cost is None:  # schema 1: no itemized figures
+    if o.time is None or o.cost is None:  # a stored answer without the itemized phases and cost
         return o.hours / speedup, o.cost_usd * g
     tm, c = o.time, o.cost
     training_s = tm.training_s / speedup
@@ -169,7 +169,9 @@ def _lever_xy(o: Option, lv: Lever, cf_plan: float, per_million: bool, answer_me
 
 
 def points(answer: Answer) -> ChartPoints:
-    """The chart's points, arrows and bars for ``answer`` (module docstring)."""
+    """The chart's points, arrows and bars for ``answer`` (module docstring). The one place that
+    reads the answer's options and levers: when plans reached through a lever carry their own
+    hours and cost (issue #16, item 1), read them here instead of deriving them."""
     per_million = answer.spec.dataset_tokens is None or all(o.cost_usd is None for o in answer.options if o.fits)
     offered = _offered(answer)
     plans: list[Plan] = []
