@@ -17,8 +17,8 @@ def parse_day(value: str) -> float:
 
 
 def money(amount: float | None, lang: str) -> str:
-    """Dollars as the answers show them (advisor.format.usd; "-" when unknown)."""
-    return usd(amount)
+    """Dollars as the answers show them (advisor.format.usd; "-" when unknown, $0.00 for nothing)."""
+    return "$0.00" if amount == 0 else usd(amount)
 
 
 def wall(seconds: float | None, lang: str) -> str:
