@@ -334,7 +334,7 @@ def parse_spend_words(words: list[str], caller: str) -> tuple[str | None, str | 
         low = w.lower()
         if low in ("all", "todos", "todo", "everyone"):
             whose = None
-        elif m := re.fullmatch(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>|@?([UW][A-Z0-9]{5,})", w):
+        elif m := re.fullmatch(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>|@?([UW][A-Z0-9]{2,})", w):
             whose = m.group(1) or m.group(2)
         elif low in ("since", "desde", "from") and i + 1 < len(words):
             since = words[i + 1]

@@ -100,17 +100,21 @@ MESSAGES = {
               "cada piloto confirmado a su precio, con estimaciones mientras corren.",
     },
     "spend.not_admin": {
-        "en": "Only pilot admins may see other people's spend ({who}); here is yours.",
-        "es": "Solo los administradores de pilotos pueden ver el gasto de otros ({who}); aquí tienes el tuyo.",
+        "en": "Only admins may see other people's spend ({who}); here is yours.",
+        "es": "Solo los administradores pueden ver el gasto de otros ({who}); aquí tienes el tuyo.",
     },
     "spend.no_admins": {
-        "en": "Nobody may see other people's spend until ADVISOR_PILOT_ADMINS is set; here is yours.",
-        "es": "Nadie puede ver el gasto de otros hasta que se configure ADVISOR_PILOT_ADMINS; aquí tienes el tuyo.",
+        "en": "Nobody may see other people's spend until ADVISOR_PILOT_ADMINS or ADVISOR_CATALOG_ADMINS is set; "
+              "here is yours.",
+        "es": "Nadie puede ver el gasto de otros hasta que se configure ADVISOR_PILOT_ADMINS o ADVISOR_CATALOG_ADMINS; "
+              "aquí tienes el tuyo.",
     },
     "spend.bad_date": {"en": "`{value}` is not a date: write it as YYYY-MM-DD (UTC), e.g. `{command} spend since 2026-11-01`.",
                        "es": "`{value}` no es una fecha: escríbela como AAAA-MM-DD (UTC), p. ej. `{command} spend since 2026-11-01`."},
-    "spend.usage": {"en": "Usage: `{command} spend [all | @user] [since YYYY-MM-DD]`",
-                    "es": "Uso: `{command} spend [all | @usuario] [since AAAA-MM-DD]`"},
+    "spend.usage": {"en": "Usage: `{command} spend [all | MEMBER_ID] [since YYYY-MM-DD]` (a member ID such as U012AB3CD: "
+                          "the person's profile → ⋮ → Copy member ID)",
+                    "es": "Uso: `{command} spend [all | ID_DE_MIEMBRO] [since AAAA-MM-DD]` (un ID de miembro como "
+                          "U012AB3CD: perfil de la persona → ⋮ → Copiar ID de miembro)"},
     "spend.state.finished": {"en": "finished", "es": "terminado"},
     "spend.state.failed": {"en": "failed", "es": "fallido"},
     "spend.state.running": {"en": "running", "es": "en curso"},

@@ -61,7 +61,8 @@ def finetune_command(ack: Ack, command: dict[str, Any], context: BoltContext) ->
                                             "response_url": response_url, "where": where})
     elif sub == "spend":  # what pilots cost (bot/home.py run_spend), privately: in Spanish when asked with
         # "gasto", else in the language of the caller's last question (bot/home.py user_lang)
-        job = NewJob(key, "spend", {"words": rest.split(), "user": user, "lang": "es" if lang == "es" else None,
+        # the raw words: a mention arrives as <@U123|name> when the command escapes them (clean_text drops it)
+        job = NewJob(key, "spend", {"words": (command.get("text") or "").split()[1:], "user": user, "lang": "es" if lang == "es" else None,
                                     "response_url": response_url, "where": where})
     elif sub == "pilot" and services.pilots is not None:
         job = NewJob(key, "pilot_command", {"command": {k: command.get(k) for k in ("user_id", "channel_id",
