@@ -106,7 +106,7 @@ def test_home_tab_shows_plans_a_running_pilot_the_budget_and_measured_mfu(bot, s
         rec = store.require(pilot_id)
         assert f"of {usd(BUDGET)} used today (UTC)" in text and "one pilot may cost at most $5.00" in text
         assert rec.state in ("pending", "running") and rec.confirmed_by == "UALICE"
-        assert "Measured MFU per GPU" in text and "*NVIDIA A100 80GB* (LoRA):" in text and "over 1 pilots" in text
+        assert "Measured MFU per GPU" in text and "*NVIDIA A100 80GB* (LoRA):" in text and "(pilots: 1)" in text
         assert "throughput 1.40× the prior's" in text
         assert "Shown in English, the language of your last question to me." in text
     finally:  # the pilot would run for an hour: cancel it from Slack, as a person would
@@ -140,7 +140,7 @@ def test_finetune_spend_reports_the_callers_pilots_and_admins_see_everyone(bot, 
     seed_pilot(store, "p-spend-eve", user="UEVE", launcher="local", held_s=900)
     text = spend(bot, slack, "UDAN", "spend", "spend-dan")
     dan_total = ok.cost_usd + oom.cost_usd  # one GPU each: wall x catalog price
-    assert "Pilot spend" in text and "Pilots of <@UDAN>" in text and f"Total: {usd(dan_total)} over 2 pilots" in text
+    assert "Pilot spend" in text and "Pilots of <@UDAN>" in text and f"Total: {usd(dan_total)} (pilots: 2)" in text
     assert "`p-spend-ok`" in text and "`p-spend-oom`" in text and "failed" in text and "p-spend-eve" not in text
     assert "10 min × $1.19/h × 1 GPU" in text and "5 min × $1.19/h × 1 GPU" in text
     # "all" is for admins: a non-admin is told so and gets their own

@@ -30,7 +30,7 @@ MESSAGES = {
     "home.plan.nothing": {"en": "no GPU we rent fits as asked", "es": "ninguna GPU que alquilamos cabe así"},
     "home.plan.link": {"en": "<{url}|open the thread>", "es": "<{url}|abrir el hilo>"},
     "home.plan.channel": {"en": "in <#{channel}>", "es": "en <#{channel}>"},
-    "home.plans.more": {"en": "…and {n} older plans.", "es": "…y {n} planes más antiguos."},
+    "home.plans.more": {"en": "Older plans not shown: {n}.", "es": "Planes más antiguos sin mostrar: {n}."},
     "home.pilots.title": {"en": "Your pilots running", "es": "Tus pilotos en curso"},
     "home.pilots.none": {"en": "No pilot of yours is running.", "es": "No tienes ningún piloto en curso."},
     "home.pilot.row": {"en": "`{id}` on {gpu}: {progress} · started {when} · {spent} so far (estimate {estimate})",
@@ -53,8 +53,8 @@ MESSAGES = {
               "previa del modelo.",
     },
     "home.calibration.row": {
-        "en": "*{gpu}* ({method}): {measured} measured over {n} pilots, prior {prior} · throughput {ratio} the prior's",
-        "es": "*{gpu}* ({method}): {measured} medido en {n} pilotos, previo {prior} · rendimiento {ratio} el previo",
+        "en": "*{gpu}* ({method}): {measured} measured (pilots: {n}), prior {prior} · throughput {ratio} the prior's",
+        "es": "*{gpu}* ({method}): {measured} medido (pilotos: {n}), previo {prior} · rendimiento {ratio} el previo",
     },
     "home.calibration.note": {
         "en": "MFU here: executed FLOPs per second over the GPU's dense peak (recomputation included), the "
@@ -69,9 +69,9 @@ MESSAGES = {
     "spend.scope.user": {"en": "Pilots of {user}{since}", "es": "Pilotos de {user}{since}"},
     "spend.scope.all": {"en": "Everyone's pilots{since}", "es": "Pilotos de todos{since}"},
     "spend.since": {"en": " since {date}", "es": " desde {date}"},
-    "spend.total": {"en": "Total: {total} over {n} pilots", "es": "Total: {total} en {n} pilotos"},
-    "spend.unpriced": {"en": "{n} pilots ran on a GPU without a catalog price: their cost is not known.",
-                       "es": "{n} pilotos corrieron en una GPU sin precio en el catálogo: su coste no se conoce."},
+    "spend.total": {"en": "Total: {total} (pilots: {n})", "es": "Total: {total} (pilotos: {n})"},
+    "spend.unpriced": {"en": "Pilots on a GPU without a catalog price (cost not known): {n}.",
+                       "es": "Pilotos en una GPU sin precio en el catálogo (coste desconocido): {n}."},
     "spend.none": {"en": "No confirmed pilots{since}.", "es": "No hay pilotos confirmados{since}."},
     "spend.by_day": {"en": "Per day (UTC)", "es": "Por día (UTC)"},
     "spend.by_user": {"en": "Per user", "es": "Por usuario"},
