@@ -382,23 +382,23 @@ def run_spend(services, job) -> None:
     from advisor.pilot.spend_text import parse_day
     from advisor.pilot.spend import pilot_spend
     from advisor.pilot.store import PilotStore
-    from bot.listeners.commands.finetune import COMMAND
     from bot.slack import send_private
 
     p = job.payload
+    command = p.get("command") or "/finetune"
     caller, response_url = p["user"], p.get("response_url")
     lang = p.get("lang") or user_lang(services, caller)[0]
     whose, since, error = parse_spend_words(p.get("words") or [], caller)
     notice = None
     if error:
-        text = t(error, lang, command=COMMAND)
+        text = t(error, lang, command=command)
         if response_url:
             send_private(response_url, text, [bk.section(text)])
         return
     try:
         start = parse_day(since) if since else None
     except ValueError:
-        text = t("spend.bad_date", lang, value=bk.mrkdwn_escape(since or ""), command=COMMAND)
+        text = t("spend.bad_date", lang, value=bk.mrkdwn_escape(since or ""), command=command)
         if response_url:
             send_private(response_url, text, [bk.section(text)])
         return

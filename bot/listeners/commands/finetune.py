@@ -63,7 +63,7 @@ def finetune_command(ack: Ack, command: dict[str, Any], context: BoltContext) ->
         # "gasto", else in the language of the caller's last question (bot/home.py user_lang)
         # the raw words: a mention arrives as <@U123|name> when the command escapes them (clean_text drops it)
         job = NewJob(key, "spend", {"words": (command.get("text") or "").split()[1:], "user": user, "lang": "es" if lang == "es" else None,
-                                    "response_url": response_url, "where": where})
+                                    "command": COMMAND, "response_url": response_url, "where": where})
     elif sub == "pilot" and services.pilots is not None:
         job = NewJob(key, "pilot_command", {"command": {k: command.get(k) for k in ("user_id", "channel_id",
                                                                                      "response_url")},
