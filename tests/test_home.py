@@ -198,3 +198,78 @@ def test_a_finished_pilot_gets_the_thread_a_recalibrated_estimate(bot, slack, la
     assert now["tokens_per_s"] > was["tokens_per_s"] and now["cost_usd"] < was["cost_usd"]
     assert usd(now["cost_usd"]) in text and usd(was["cost_usd"]) in text and usd(was["cost_usd"]) in before
     assert len(slack.calls_to("chat.postMessage", in_channel(channel, root))) == 3  # posted once
+
+
+# --- in process: the view's limits, the fake's limits -------------------------------------------
+
+
+@pytest.fixture
+def services(slack, tmp_path):
+    from slack_sdk import WebClient
+
+    from advisor.answer import Advisor
+    from bot.services import build_services
+    from bot.settings import Settings
+    from tests.conftest import ROOT
+    from tests.fakeslack import BOT_TOKEN, SIGNING_SECRET
+
+    settings = Settings.from_env({"SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+                                  "SLACK_API_URL": slack.api_url, "ADVISOR_STATE_DB": str(tmp_path / "state.db"),
+                                  "ADVISOR_CATALOG": str(ROOT / "catalog.db")})
+    catalog = Catalog.open(settings.catalog_path)
+    made = build_services(settings, WebClient(token=BOT_TOKEN, base_url=slack.api_url), advisor=Advisor(catalog))
+    yield made
+    made.close()
+
+
+def test_a_busy_persons_home_view_stays_within_slacks_limits(services, slack):
+    """Thirty plans, thirty pilots running and five calibrated GPUs: the view keeps the latest
+    plans, at most 100 blocks, passes slack_sdk's View validation and the fake's views.publish."""
+    from advisor.pilot.launchers.base import PilotHandle
+    from bot.home import home_store, home_view, publish_home
+
+    reply = services.advisor.ask("qlora llama-3-70b seq 8192 with 100M tokens")
+    home = home_store(services)
+    for i in range(30):
+        ts = f"1700000{i:03d}.000100"
+        services.store.save_answer("CBUSY", ts, ts, "estimate", "en", reply.request, reply.data)
+        home.remember_asked("UBUSY", "CBUSY", ts, ts, "estimate", "en")
+    store = PilotStore(services.store.db)
+    for i in range(30):
+        rec = seed_pilot(store, f"p-busy-{i:02d}", user="UBUSY", gpu_id=("a100", "h100", "l40s")[i % 3],
+                         speedup=1.0 + i / 100)
+        store.update(rec.id, state="running", handle=PilotHandle(pilot_id=rec.id, launcher="ray", submitted_at=0, ref={}),
+                     last_progress={"steps_completed": i, "total_steps": 40})
+    view = home_view(services, "UBUSY")
+    text = message_text(view["blocks"])
+    assert len(view["blocks"]) <= 100 and "Older plans not shown: 20." in text
+    assert text.count("open the thread") + text.count("in <#CBUSY>") == 10 and "step 29/40" in text
+    publish_home(services, "UBUSY")
+    assert slack.home_views["UBUSY"]["blocks"] == view["blocks"]
+
+
+def test_the_fake_views_publish_refuses_what_slack_refuses(services, slack):
+    from slack_sdk.errors import SlackApiError
+
+    client = services.client
+    section = {"type": "section", "text": {"type": "mrkdwn", "text": "x"}}
+    with pytest.raises(SlackApiError) as too_many:
+        client.views_publish(user_id="ULIMIT", view={"type": "home", "blocks": [section] * 101})
+    assert too_many.value.response["error"] == "invalid_arguments"
+    assert "no more than 100 items" in too_many.value.response["response_metadata"]["messages"][0]
+    with pytest.raises(SlackApiError) as modal:
+        client.views_publish(user_id="ULIMIT", view={"type": "modal", "blocks": [section]})
+    assert modal.value.response["error"] == "invalid_arguments"
+    first = client.views_publish(user_id="ULIMIT", view={"type": "home", "blocks": [section]})
+    with pytest.raises(SlackApiError) as stale:
+        client.views_publish(user_id="ULIMIT", hash="1.stale", view={"type": "home", "blocks": [section]})
+    assert stale.value.response["error"] == "hash_conflict"
+    again = client.views_publish(user_id="ULIMIT", hash=first["view"]["hash"], view={"type": "home", "blocks": [section]})
+    assert again["view"]["id"] == first["view"]["id"]
+    slack.home_tab_enabled = False
+    try:
+        with pytest.raises(SlackApiError) as off:
+            client.views_publish(user_id="ULIMIT", view={"type": "home", "blocks": [section]})
+        assert off.value.response["error"] == "not_enabled"
+    finally:
+        slack.home_tab_enabled = True
