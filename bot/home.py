@@ -231,7 +231,7 @@ def home_view(services, user: str, *, now: float | None = None) -> dict[str, Any
     rows, total = home.recent(user)
     shown = 0
     for row in rows:
-        plan = _plan_text(json.loads(row["data_json"]), row["lang"] or lang)
+        plan = _plan_text(json.loads(row["data_json"]), lang)  # the tab speaks one language
         if plan is None:
             continue
         link = _permalink(services, home, row)
