@@ -108,7 +108,7 @@ class HomeStore:
         rows = self.db.query(
             f"SELECT h.channel, h.ts, h.thread_ts, h.permalink, h.at, a.lang, a.data_json FROM home_asked h "  # noqa: S608
             f"JOIN answers a ON a.channel = h.channel AND a.ts = h.ts WHERE h.user_id = ? AND h.kind IN ({marks}) "
-            "ORDER BY h.at DESC LIMIT ?", (user, *NUMBERS_KINDS, limit))
+            "ORDER BY h.at DESC, h.ts DESC LIMIT ?", (user, *NUMBERS_KINDS, limit))
         total = self.db.query(f"SELECT COUNT(*) AS n FROM home_asked WHERE user_id = ? AND kind IN ({marks})",  # noqa: S608
                               (user, *NUMBERS_KINDS))[0]["n"]
         return rows, int(total)

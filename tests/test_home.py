@@ -273,3 +273,26 @@ def test_the_fake_views_publish_refuses_what_slack_refuses(services, slack):
         assert off.value.response["error"] == "not_enabled"
     finally:
         slack.home_tab_enabled = True
+
+
+def test_who_asked_what_and_their_language_on_both_backends(state_target):
+    """bot.home's tables beside the bot's own (SQLite and a real PostgreSQL): an answer remembered
+    in its delivery's transaction, the person's latest language wins, only answers with numbers
+    are plans."""
+    from bot.home import HomeStore
+    from bot.store import StateStore
+
+    store = StateStore(state_target)
+    home = HomeStore(store.db)
+    with store.transaction() as tx:  # as bot/conversation.py remember() does, in the delivery's transaction
+        store.save_answer("CB", "1.000001", "1.000001", "estimate", "es", None, {"x": 1}, tx=tx)
+        home.remember_asked("UONE", "CB", "1.000001", "1.000001", "estimate", "es", tx=tx)
+    store.save_answer("CB", "1.000002", "1.000001", "followup", "en", None, {"x": 2})
+    home.remember_asked("UONE", "CB", "1.000002", "1.000001", "followup", "en")
+    home.remember_asked("UONE", "CB", "1.000003", "1.000001", "faq", "en")  # no numbers: not a plan
+    rows, total = home.recent("UONE")
+    assert [r["ts"] for r in rows] == ["1.000002", "1.000001"] and total == 2
+    assert home.lang("UONE") == "en" and home.lang("UNOBODY") is None
+    home.set_permalink("CB", "1.000002", "https://x.slack.com/archives/CB/p1000002")
+    assert home.recent("UONE")[0][0]["permalink"].endswith("p1000002")
+    assert HomeStore(store.db).db.version("home") == 1  # migrating again changes nothing
