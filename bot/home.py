@@ -218,6 +218,7 @@ def _calibration(services) -> list:
 
 def home_view(services, user: str, *, now: float | None = None) -> dict[str, Any]:
     """The ``home`` view of ``user`` (a dict, validated with slack_sdk.models.views.View)."""
+    from advisor.pilot.spend import pilot_cost
     from advisor.pilot.store import ACTIVE, PilotStore
     from bot.pilot.policy import start_of_day
 
@@ -249,8 +250,7 @@ def home_view(services, user: str, *, now: float | None = None) -> dict[str, Any
     mine = [r for r in pilots.records(states=ACTIVE, limit=1000) if user in (r.requested_by, r.confirmed_by)]
     for rec in mine[:MAX_PILOT_ROWS]:
         started = rec.confirmed_at or rec.created_at
-        price = rec.pilot_spec.price_usd_per_hour
-        so_far = max(0.0, now - started) * price / 3600 if price is not None else None
+        so_far = pilot_cost(rec, now).cost_usd  # as /finetune spend counts it (a local or CPU pilot: 0)
         blocks.append(bk.section(t("home.pilot.row", lang, id=rec.id, gpu=rec.pilot_spec.gpu_name or rec.pilot_spec.gpu
                                    or "CPU", progress=_progress(rec, lang), when=_when(started), spent=usd(so_far),
                                    estimate=usd(rec.estimated_cost_usd)), block_id=f"home_pilot_{rec.id}"))
