@@ -219,6 +219,7 @@ def _calibration(services) -> list:
 def home_view(services, user: str, *, now: float | None = None) -> dict[str, Any]:
     """The ``home`` view of ``user`` (a dict, validated with slack_sdk.models.views.View)."""
     from advisor.pilot.spend import pilot_cost
+    from advisor.pilot.spend_text import money
     from advisor.pilot.store import ACTIVE, PilotStore
     from bot.pilot.policy import start_of_day
 
@@ -252,7 +253,7 @@ def home_view(services, user: str, *, now: float | None = None) -> dict[str, Any
         started = rec.confirmed_at or rec.created_at
         so_far = pilot_cost(rec, now).cost_usd  # as /finetune spend counts it (a local or CPU pilot: 0)
         blocks.append(bk.section(t("home.pilot.row", lang, id=rec.id, gpu=rec.pilot_spec.gpu_name or rec.pilot_spec.gpu
-                                   or "CPU", progress=_progress(rec, lang), when=_when(started), spent=usd(so_far),
+                                   or "CPU", progress=_progress(rec, lang), when=_when(started), spent=money(so_far, lang),
                                    estimate=usd(rec.estimated_cost_usd)), block_id=f"home_pilot_{rec.id}"))
     if not mine:
         blocks.append(bk.section(t("home.pilots.none", lang)))
