@@ -103,6 +103,7 @@ def test_home_tab_shows_plans_a_running_pilot_the_budget_and_measured_mfu(bot, s
         assert f"<{link}&cid=CHOME|open the thread>" in text
         # the running pilot with its progress, the budget, the measured MFU against the prior
         assert "Your pilots running" in text and f"`{pilot_id}` on NVIDIA A100 80GB: step " in text
+        assert "$0.00 so far" in text  # a local pilot on this CPU rents nothing (advisor.pilot.spend)
         rec = store.require(pilot_id)
         assert f"of {usd(BUDGET)} used today (UTC)" in text and "one pilot may cost at most $5.00" in text
         assert rec.state in ("pending", "running") and rec.confirmed_by == "UALICE"
