@@ -3,9 +3,11 @@
 MESSAGES = {
     # --- CLI -----------------------------------------------------------------------------------
     "pilot.cli.ended": {"en": "pilot {id}: {state} {reason}", "es": "piloto {id}: {state} {reason}"},
-    "pilot.cli.waiting": {"en": "pilot {id}: {state}, waiting for the runner", "es": "piloto {id}: {state}, esperando al ejecutor"},
-    "pilot.cli.progress": {"en": "pilot {id}: step {step}/{total} ({phase}), {tps} tokens/s",
-                           "es": "piloto {id}: paso {step}/{total} ({phase}), {tps} tokens/s"},
+    "pilot.cli.waiting": {"en": "pilot {id}: starting the runner ({launcher})", "es": "piloto {id}: arrancando el ejecutor ({launcher})"},
+    "pilot.cli.building": {"en": "pilot {id}: building the model", "es": "piloto {id}: construyendo el modelo"},
+    "pilot.cli.cancelling": {"en": "pilot {id}: cancelling", "es": "piloto {id}: cancelando"},
+    "pilot.cli.progress": {"en": "pilot {id}: step {step} of {total} ({phase}), {tps} tokens/s",
+                           "es": "piloto {id}: paso {step} de {total} ({phase}), {tps} tokens/s"},
     "pilot.cli.no_history": {"en": "No measured pilots yet. Run one with: advisor pilot run --model MODEL --gpu GPU",
                              "es": "Aún no hay pilotos medidos. Lanza uno con: advisor pilot run --model MODELO --gpu GPU"},
     "pilot.cli.history_row": {"en": "{id}  {gpu:<10} on {device:<24} {method:<5} seq {seq:<6} {tps:>9} tokens/s  MFU {mfu}  calibrates: {target}",
