@@ -99,3 +99,11 @@ def test_pilot_run_json_prints_exactly_the_json_and_no_progress(tmp_path):
                       "--out-dir", str(tmp_path / "runs"))
     assert out.returncode == 0 and json.loads(out.stdout)["state"] == "finished"
     assert out.stderr == ""
+
+
+def test_pilot_run_of_a_two_gpu_fsdp_plan_says_what_one_card_measures(tmp_path):
+    out = run_advisor("pilot", "run", *TINY_PILOT[:-2], "--gpu", "h100", "--num-gpus", "2", "--sharding", "fsdp",
+                      "--state-db", str(tmp_path / "s.db"), "--out-dir", str(tmp_path / "runs"))
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.startswith("The plan is 2 × NVIDIA H100 SXM 80 GB with FSDP") and "unsharded step" in out.stderr
+    assert not SLACK_MARKUP.search(out.stderr) and "Pilot p-" in out.stdout

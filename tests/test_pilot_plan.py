@@ -95,3 +95,20 @@ def test_run_pilot_on_a_one_gpu_plan_proposes_it_without_a_plan_note_or_a_warnin
     value, text = _ask_and_click_run_pilot(bot, slack, "CPLANONE", "lora tiny-test seq 128")
     assert value["num_gpus"] == 1
     assert "Run a measured pilot on" in text and "The plan is" not in text and ":warning:" not in text
+
+
+def test_the_cli_words_the_plan_and_the_warning_as_plain_text(catalog):
+    """The CLI's surface: the same keys as the Slack confirmation, without icons or markup."""
+    from advisor.pilot.plan import plan_json
+    from advisor.pilot.predict import predict
+    from advisor.pilot.report import PLAIN, plan_lines
+    from advisor.pilot.spec import pilot_spec_for
+
+    plan = pilot_plan(REQUEST, 2, "fsdp")
+    gpu = catalog.gpu("h100-sxm")
+    pspec = pilot_spec_for(resolve_request(plan.request, catalog), gpu, steps=3)
+    prediction = {**predict(pspec, gpu), "plan": plan_json(plan, REQUEST, catalog)}
+    note, warning = plan_lines(prediction, gpu.display_name, gpu.usable_memory_bytes, "en", PLAIN)
+    assert note.startswith("The plan is 2 × NVIDIA H100 SXM 80 GB with FSDP") and ":" not in note[:30]
+    assert warning.startswith("The estimate says this does not fit on one NVIDIA H100 SXM 80 GB")
+    assert "79.11 GiB usable" in warning and "*" not in note + warning

@@ -116,6 +116,8 @@ def run(request: SpecRequest, steps: int, warmup: int, launcher: str, runtime: s
     from advisor.pilot import predict as prediction
     from advisor.pilot import tracking
     from advisor.pilot.calibration import PilotCalibration
+    from advisor.pilot.plan import pilot_plan, plan_json
+    from advisor.pilot.report import plan_lines
     from advisor.pilot.spec import RANDOM_INIT_REVISION, pilot_spec_for
     from advisor.resolve import resolve_request
 
@@ -126,7 +128,10 @@ def run(request: SpecRequest, steps: int, warmup: int, launcher: str, runtime: s
     from advisor.hub import catalog_name
 
     in_catalog = request.model is None or catalog.find_model(catalog_name(request.model)) is not None
-    resolved = resolve_request(request, catalog, None if in_catalog else hub_reader(state_db))
+    models = None if in_catalog else hub_reader(state_db)
+    # a plan of more GPUs than one pilot: what one card can run of it (advisor.pilot.plan), said below
+    plan = pilot_plan(request, request.num_gpus, request.sharding)
+    resolved = resolve_request(plan.request, catalog, models)
     gpu = catalog.gpu(resolved.spec.gpu) if resolved.spec.gpu else None
     if runtime == "auto":
         runtime = "hf" if request.stack == "hf" else "reference"
@@ -139,6 +144,12 @@ def run(request: SpecRequest, steps: int, warmup: int, launcher: str, runtime: s
     store = _store(state_db)
     calibration = PilotCalibration(store)
     predicted = prediction.predict(pspec, gpu, calibration)
+    predicted["plan"] = plan_json(plan, request, catalog, models)
+    # before it runs, on stderr (the JSON carries the same under "prediction"): what the pilot
+    # measures of a bigger plan, and a warning when the estimate says it will not fit the GPU
+    if not as_json:
+        for line in plan_lines(predicted, pspec.gpu_name or "CPU", pspec.gpu_usable_memory_bytes, "en"):
+            click.echo(line, err=True)
     store.create(pspec, launcher=launcher, requested_by=f"cli:{getpass.getuser()}", prediction=predicted,
                  estimated_cost_usd=predicted["cost_usd"], estimated_duration_s=predicted["duration_s"])
     get_launcher = _factory(out_dir, ray_address or os.environ.get("RAY_ADDRESS"))

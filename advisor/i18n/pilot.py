@@ -110,15 +110,15 @@ MESSAGES = {
     },
     "pilot.plan.unsharded": {
         "en": "The plan is {n} × {gpu} with {sharding}: each GPU keeps 1/{n} of the weights, gradients and optimizer state "
-              "({shard} per GPU on the device, as the answer shows). One card cannot run that shard (there is no other GPU to gather the rest from), and a pilot "
+              "({shard} per GPU on the device). One card cannot run that shard (there is no other GPU to gather the rest from), and a pilot "
               "is one training process on one GPU. So this pilot runs the unsharded step of the same micro-batch on 1 GPU: it "
               "measures the forward, backward and optimizer compute each of the plan's GPUs does (without the all-gather and "
-              "reduce-scatter traffic between them), and its memory is the whole model's ({mem}), not the plan's per-GPU shard.",
+              "reduce-scatter traffic between them), and its memory is the whole model's ({mem} on the device), not the plan's per-GPU shard.",
         "es": "El plan es {n} × {gpu} con {sharding}: cada GPU guarda 1/{n} de los pesos, gradientes y estados del optimizador "
-              "({shard} por GPU en el dispositivo, como muestra la respuesta). Una sola tarjeta no puede ejecutar ese fragmento (no hay otra GPU de la que reunir el resto), y "
+              "({shard} por GPU en el dispositivo). Una sola tarjeta no puede ejecutar ese fragmento (no hay otra GPU de la que reunir el resto), y "
               "un piloto es un proceso de entrenamiento en una GPU. Por eso este piloto ejecuta el paso sin fragmentar del mismo "
               "micro-batch en 1 GPU: mide el cómputo de forward, backward y optimizador que hace cada GPU del plan (sin el tráfico "
-              "all-gather y reduce-scatter entre ellas), y su memoria es la del modelo entero ({mem}), no el fragmento por GPU del plan.",
+              "all-gather y reduce-scatter entre ellas), y su memoria es la del modelo entero ({mem} en el dispositivo), no el fragmento por GPU del plan.",
     },
     "pilot.confirm.button": {"en": "Confirm", "es": "Confirmar"},
     "pilot.cancel.button": {"en": "Cancel", "es": "Cancelar"},

@@ -27,6 +27,7 @@ the renderers word (advisor/i18n/pilot.py ``pilot.plan.*``); numbers first, word
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from advisor.spec import SpecRequest
 
@@ -63,3 +64,18 @@ def pilot_plan(request: SpecRequest, num_gpus: int | None, sharding: str | None)
         return PilotPlan(n, split, request.model_copy(update={"num_gpus": 1, "sharding": "ddp"}), "unsharded")
     # DDP: the runner trains one replica and notes it (advisor.pilot.runner, the ddp_replica note)
     return PilotPlan(n, split, request.model_copy(update={"num_gpus": n, "sharding": split}), "replica")
+
+
+def plan_json(plan: PilotPlan, request: SpecRequest, catalog, models=None) -> dict[str, Any]:
+    """The plan beside a pilot's prediction (``prediction["plan"]``): its count, sharding, what the
+    pilot measures of it (``code``), and for a plan of more GPUs its own per-GPU device memory
+    (advisor.memory at the plan's count, as the answer's table shows it)."""
+    out: dict[str, Any] = {"num_gpus": plan.plan_gpus, "sharding": plan.plan_sharding, "code": plan.code}
+    if plan.fewer:
+        from advisor.memory import estimate_memory
+        from advisor.resolve import resolve_request
+
+        planned = resolve_request(request.model_copy(update={"num_gpus": plan.plan_gpus,
+                                                             "sharding": plan.plan_sharding}), catalog, models)
+        out["device_bytes"] = estimate_memory(planned.spec, planned.arch).device_bytes
+    return out

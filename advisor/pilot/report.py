@@ -170,6 +170,26 @@ def failure_text(rec: PilotRecord, lang: str, surface: Surface = PLAIN) -> str:
 FAILURE_KEYS = ("oom", "cancelled", "timed_out", "killed", "node_lost", "pending_timeout", "missing_extra", "error")
 
 
+def plan_lines(prediction: dict[str, Any], gpu: str, usable_bytes: int | None, lang: str,
+               surface: Surface = PLAIN) -> list[str]:
+    """Before a pilot runs: what it measures of a plan of more GPUs (``prediction["plan"]``,
+    advisor.pilot.plan), and a warning when the estimate says it does not fit the card (the
+    ranking's rule, advisor.fit, as ``prediction["fits"]``)."""
+    lines = []
+    memory = prediction.get("memory") or {}
+    mem = memory.get("allocated_bytes") or 0
+    plan = prediction.get("plan") or {}
+    if (plan.get("num_gpus") or 1) > 1 and plan.get("code") in ("replica", "unsharded"):
+        key = f"pilot.plan.{plan['code']}"
+        shard = plan.get("device_bytes")
+        lines.append(_say(surface, key, lang, n=plan["num_gpus"], gpu=gpu, sharding=(plan.get("sharding") or "").upper(),
+                          shard=size(shard) if shard else "-", mem=size(memory.get("device_bytes") or mem)))
+    if prediction.get("fits") is False:
+        lines.append(_say(surface, "pilot.confirm.no_fit", lang, gpu=gpu, mem=size(memory.get("device_bytes") or mem),
+                          usable=size(usable_bytes or 0)))
+    return lines
+
+
 def comparison_rows(rec: PilotRecord) -> list[dict[str, Any]]:
     """Predicted vs measured (advisor.pilot.predict.compare). A pilot that did not run on the GPU
     it is for keeps the prediction only where it does not depend on the device (the checkpoint's

@@ -37,7 +37,7 @@ from advisor.errors import AdvisorError, PilotError
 from advisor.i18n import t
 from advisor.pilot import tracking
 from advisor.pilot.calibration import PilotCalibration
-from advisor.pilot.plan import PilotPlan, pilot_plan
+from advisor.pilot.plan import PilotPlan, pilot_plan, plan_json
 from advisor.pilot.predict import predict
 from advisor.pilot.spec import pilot_spec_for
 from advisor.pilot.store import PilotRecord, PilotStore
@@ -91,19 +91,6 @@ def _planned(value: dict[str, Any], data: dict[str, Any], gpu: str | None) -> tu
             return int(option["num_gpus"]), option.get("sharding")
     n = value.get("num_gpus")
     return (int(n) if isinstance(n, int) and 0 < n <= 4096 else None), None
-
-
-def _plan_json(plan: PilotPlan, request: SpecRequest, catalog) -> dict[str, Any]:
-    """The plan beside the pilot's prediction: count, sharding, what the pilot measures of it and
-    the plan's own per-GPU memory (advisor.memory at the plan's count), for the confirmation."""
-    out: dict[str, Any] = {"num_gpus": plan.plan_gpus, "sharding": plan.plan_sharding, "code": plan.code}
-    if plan.fewer:
-        from advisor.memory import estimate_memory
-
-        planned = resolve_request(request.model_copy(update={"num_gpus": plan.plan_gpus,
-                                                             "sharding": plan.plan_sharding}), catalog)
-        out["device_bytes"] = estimate_memory(planned.spec, planned.arch).device_bytes
-    return out
 
 
 def pilot_id_for(job_key: str) -> str:
@@ -237,7 +224,7 @@ class PilotFlow:
                     return None
                 pspec = pilot_spec_for(resolved, gpu, steps=self.steps, pilot_id=pilot_id)
                 prediction = predict(pspec, gpu, self.calibration)
-                prediction["plan"] = _plan_json(plan, request, self.catalog)
+                prediction["plan"] = plan_json(plan, request, self.catalog)
             except AdvisorError as exc:
                 self._record("pilot.propose", user, "invalid", request.gpu, error=str(exc), channel=channel)
                 self._ephemeral(channel, user, *render.notice("pilot.bad_request", lang, message=str(exc)))

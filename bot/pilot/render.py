@@ -8,7 +8,8 @@ from typing import Any
 
 from advisor.format import usd
 from advisor.i18n import t
-from advisor.pilot.report import comparison_table, duration, failure_text, progress_text, size, summary_lines
+from advisor.pilot.report import (comparison_table, duration, failure_text, plan_lines, progress_text, size,
+                                  summary_lines)
 from advisor.pilot.store import PilotRecord
 from bot.render import blockkit as bk
 
@@ -74,16 +75,7 @@ the same."""
              t("pilot.confirm.text", lang, model=MRKDWN.text(model_label), method=_method(rec, lang), seq=spec.seq_len,
                batch=spec.micro_batch, steps=rec.pilot_spec.steps, warmup=rec.pilot_spec.warmup_steps,
                duration=duration(rec.estimated_duration_s), cost=usd(rec.estimated_cost_usd), mem=size(mem))]
-    plan = pred.get("plan") or {}
-    if (plan.get("num_gpus") or 1) > 1 and plan.get("code") in ("replica", "unsharded"):
-        shard = plan.get("device_bytes")
-        lines.append(MRKDWN.icon(f"pilot.plan.{plan['code']}") + t(
-            f"pilot.plan.{plan['code']}", lang, n=plan["num_gpus"], gpu=gpu, sharding=(plan.get("sharding") or "").upper(),
-            shard=size(shard) if shard else "-", mem=size(mem)))
-    if pred.get("fits") is False:  # the ranking's fit rule (advisor.fit) says it will not fit
-        lines.append(MRKDWN.icon("pilot.confirm.no_fit") + t(
-            "pilot.confirm.no_fit", lang, gpu=gpu, mem=size((pred.get("memory") or {}).get("device_bytes") or mem),
-            usable=size(rec.pilot_spec.gpu_usable_memory_bytes or 0)))
+    lines += plan_lines(pred, gpu, rec.pilot_spec.gpu_usable_memory_bytes, lang, MRKDWN)
     text = "\n".join(lines)
     blocks = [bk.section(text, block_id=f"pilot_confirm_{rec.id}"),
               bk.actions(bk.button(t("pilot.confirm.button", lang), ACTION_CONFIRM, rec.id, style="primary"),
