@@ -164,7 +164,7 @@ def test_each_format_button_posts_that_format_for_the_same_plan(bot, slack):
         else:  # skypilot: the plan's GPUs as its accelerators
             gpu = {"rtx-4090": "RTX4090", "l40s": "L40S", "a100-80gb": "A100-80GB", "h100-sxm": "H100"}[plan["gpu"]]
             assert body["resources"]["accelerators"] == f"{gpu}:{plan['num_gpus']}"
-        assert f"launch_config_format" in json.dumps(posted_fmt) and fmt not in {
+        assert "launch_config_format" in json.dumps(posted_fmt) and fmt not in {
             json.loads(b["value"])["fmt"] for b in _buttons(posted_fmt, "launch_config_format")}
 
 

@@ -39,8 +39,8 @@ def use_console(console: Any) -> Iterator[None]:
 
 
 def _rich():
+    """rich's Console class, or None when rich is not installed (the plain fallback)."""
     try:
-        import rich.progress  # noqa: F401
         from rich.console import Console
     except ImportError:
         return None
