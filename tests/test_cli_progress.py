@@ -107,3 +107,17 @@ def test_pilot_run_of_a_two_gpu_fsdp_plan_says_what_one_card_measures(tmp_path):
     assert out.returncode == 0, out.stderr
     assert out.stderr.startswith("The plan is 2 × NVIDIA H100 SXM 80 GB with FSDP") and "unsharded step" in out.stderr
     assert not SLACK_MARKUP.search(out.stderr) and "Pilot p-" in out.stdout
+
+
+def test_without_rich_a_plain_line_is_rewritten_in_place(monkeypatch):
+    from advisor.cli import progress
+
+    monkeypatch.setattr(progress, "_rich", lambda: None)
+    stream = io.StringIO()
+    with progress.Progress(True, stream=stream) as p:
+        p.phase("building the model")
+        p.steps(1, 3)
+        p.phase("tracing step 2 of 3: forward")
+    drawn = stream.getvalue()
+    assert "\rbuilding the model" not in drawn and "building the model" in drawn and "[1/3]" in drawn
+    assert "tracing step 2 of 3: forward" in drawn and drawn.endswith("\r") and "\n" not in drawn
