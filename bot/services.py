@@ -72,4 +72,7 @@ def build_services(settings: Settings, client: "WebClient", *, advisor: Asker | 
         models = HubReader(settings.state_db, endpoint=settings.hub_endpoint, cache_dir=settings.hub_cache,
                            token=settings.hub_token)
         advisor = Advisor(catalog, calibration=PilotCalibration(PilotStore(store.db)), models=models)
-    return Services(settings=settings, catalog=catalog, advisor=advisor, store=store, client=client)
+    from bot.home import HomeStore  # who asked what, and their language (the App Home tab)
+
+    return Services(settings=settings, catalog=catalog, advisor=advisor, store=store, client=client,
+                    extra={"home": HomeStore(store.db)})
