@@ -7,7 +7,7 @@ from advisor.i18n import t
 from advisor.i18n import numbers
 from bot.render import blockkit as bk
 from bot.render.labels import TERMS
-from bot.verify import Comparison
+from bot.verify import PHASES, Comparison
 
 
 def signed_percent(x: float, lang: str = "en") -> str:
@@ -33,3 +33,10 @@ def render_verify(c: Comparison, lang: str) -> list[bk.Block]:
         blocks.append(bk.section(t("bot.verify.reserved", lang, traced=gib(c.trace_reserved, lang=lang),
                                    segments=c.trace_segments, estimated=gib(c.estimate_reserved or 0, lang=lang))))
     return blocks + [bk.context(t("bot.verify.footer", lang, seconds=numbers.decimal(c.seconds, lang, 1)))]
+
+
+def render_progress(model: str, phase: str, lang: str) -> tuple[str, list[bk.Block]]:
+    """The placeholder while the trace runs: which phase, and how far along the phases it is."""
+    text = t("bot.verify.progress", lang, model=model, phase=t(f"bot.verify.phase.{phase}", lang),
+             n=PHASES.index(phase) + 1, total=len(PHASES))
+    return text, [bk.section(":hourglass_flowing_sand: " + text)]
