@@ -62,3 +62,26 @@ def test_hf_runtime_without_transformers_says_what_to_install(tmp_path):
     result = json.loads(out.stdout)
     assert out.returncode == 1 and (result["state"], result["reason"]) == ("failed", "missing_extra")
     assert "transformers" in result["message"] and "pip install" in result["message"]
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_a_finished_pilot_reads_in_one_locale_on_both_surfaces(pilot_run, lang):
+    """The CLI and the Slack renderings of a real pilot's result use the language's separators and
+    words throughout (tests/localecheck.py, the check every answer passes), and the Spanish ones
+    are not the English ones."""
+    from advisor.pilot.report import render_cli
+    from advisor.pilot.store import PilotStore
+    from advisor.pilot.report import progress_text
+    from bot.pilot.render import final
+    from tests.fakeslack import message_text
+    from tests.localecheck import locale_problems
+
+    out, db, _ = pilot_run
+    rec = PilotStore(db).get(json.loads(out.stdout)["pilot_id"])
+    texts = [render_cli(rec, lang), message_text(final(rec, lang, None)[1]), progress_text(rec, lang)]
+    impl = (rec.result.get("stack_ran") or {}).get("implementation", "")  # a runner's name for its stack, as it ran
+    for text in texts:
+        text = text.replace(impl, "`impl`")
+        assert not locale_problems(text, lang), (locale_problems(text, lang), text)
+    if lang == "es":
+        assert "por paso" in texts[0] and "," in texts[0]  # decimal commas in the figures

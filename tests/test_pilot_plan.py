@@ -73,7 +73,7 @@ CASES = [
     ("CPLANES", "ajuste fino completo de llama-3.1-8b con secuencia de 4096",
      ["¿Lanzar un piloto medido en NVIDIA H100 SXM 80 GB?",
       "El plan es 2 × NVIDIA H100 SXM 80 GB con FSDP", "un piloto es un proceso de entrenamiento en una GPU",
-      "ejecuta el paso sin fragmentar del mismo micro-batch en 1 GPU",
+      "ejecuta el paso sin fragmentar del mismo micro-lote en 1 GPU",
       ":warning: La estimación dice que esto no cabe en una NVIDIA H100 SXM 80 GB"]),
 ]
 

@@ -16,7 +16,7 @@ from pathlib import PurePosixPath
 from typing import Any, Protocol
 
 from advisor.format import hours, usd
-from advisor.i18n import t
+from advisor.i18n import numbers, t
 from advisor.pilot.predict import HARDWARE_INDEPENDENT, compare
 from advisor.pilot.store import PilotRecord
 
@@ -94,32 +94,33 @@ def on_cpu(rec: PilotRecord) -> bool:
 _BYTES = {"peak_allocated_bytes", "peak_reserved_bytes", "device_bytes", "checkpoint_bytes"}
 
 
-def size(n_bytes: float) -> str:
-    """Bytes in the unit that keeps 2-3 significant digits (a tiny adapter is KiB, a model GiB)."""
+def size(n_bytes: float, lang: str = "en") -> str:
+    """Bytes in the unit that keeps 2-3 significant digits (a tiny adapter is KiB, a model GiB),
+    in the locale (advisor.i18n.numbers)."""
     for unit, scale in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
         if abs(n_bytes) >= scale:
-            return f"{n_bytes / scale:.2f} {unit}"
-    return f"{n_bytes:.0f} B"
+            return f"{numbers.decimal(n_bytes / scale, lang, 2)} {unit}"
+    return f"{numbers.integer(n_bytes, lang)} B"
 
 
-def _fmt(metric: str, value: float | None) -> str:
+def _fmt(metric: str, value: float | None, lang: str) -> str:
     if value is None:
         return "-"
     if metric in _BYTES:
-        return size(value)
+        return size(value, lang)
     if metric == "tokens_per_s":
-        return f"{value:,.0f}"
-    return f"{value:.2f} s"
+        return numbers.integer(value, lang)
+    return f"{numbers.decimal(value, lang, 2)} s"
 
 
-def _pct(error: float | None) -> str:
-    return "-" if error is None else f"{error * 100:+.0f}%"
+def _pct(error: float | None, lang: str) -> str:
+    return "-" if error is None else numbers.signed_percent(error, lang, 0)
 
 
-def duration(seconds: float | None) -> str:
+def duration(seconds: float | None, lang: str = "en") -> str:
     if seconds is None:
         return "-"
-    return f"{seconds:.0f} s" if seconds < 120 else hours(seconds / 3600)
+    return f"{numbers.integer(seconds, lang)} s" if seconds < 120 else hours(seconds / 3600, lang)
 
 
 def _gpu(rec: PilotRecord) -> str:
@@ -138,7 +139,7 @@ def progress_text(rec: PilotRecord, lang: str, surface: Surface = PLAIN) -> str:
         key = "pilot.status.running_cpu" if on_cpu(rec) or not mem else "pilot.status.running"
         return _say(surface, key, lang, id=pid, gpu=gpu, step=p.get("steps_completed", 0),
                     total=p.get("total_steps", rec.pilot_spec.total_steps), phase=_phase(p.get("phase"), lang),
-                    tps=f"{tps:,.0f}" if tps else "-", mem=size(mem) if mem else "-")
+                    tps=numbers.integer(tps, lang) if tps else "-", mem=size(mem, lang) if mem else "-")
     if rec.state == "running":
         return _say(surface, "pilot.status.starting", lang, id=pid, gpu=gpu)
     if rec.state == "finished":
@@ -183,10 +184,10 @@ def plan_lines(prediction: dict[str, Any], gpu: str, usable_bytes: int | None, l
         key = f"pilot.plan.{plan['code']}"
         shard = plan.get("device_bytes")
         lines.append(_say(surface, key, lang, n=plan["num_gpus"], gpu=gpu, sharding=(plan.get("sharding") or "").upper(),
-                          shard=size(shard) if shard else "-", mem=size(memory.get("device_bytes") or mem)))
+                          shard=size(shard, lang) if shard else "-", mem=size(memory.get("device_bytes") or mem, lang)))
     if prediction.get("fits") is False:
-        lines.append(_say(surface, "pilot.confirm.no_fit", lang, gpu=gpu, mem=size(memory.get("device_bytes") or mem),
-                          usable=size(usable_bytes or 0)))
+        lines.append(_say(surface, "pilot.confirm.no_fit", lang, gpu=gpu, mem=size(memory.get("device_bytes") or mem, lang),
+                          usable=size(usable_bytes or 0, lang)))
     return lines
 
 
@@ -208,8 +209,8 @@ def comparison_table(rec: PilotRecord, lang: str) -> str:
     for row in comparison_rows(rec):
         if row["predicted"] is None and row["measured"] is None:
             continue
-        lines.append((t(f"pilot.metric.{row['metric']}", lang), _fmt(row["metric"], row["predicted"]),
-                      _fmt(row["metric"], row["measured"]), _pct(row["error"])))
+        lines.append((t(f"pilot.metric.{row['metric']}", lang), _fmt(row["metric"], row["predicted"], lang),
+                      _fmt(row["metric"], row["measured"], lang), _pct(row["error"], lang)))
     widths = [max(len(line[i]) for line in lines) for i in range(4)]
     return "\n".join(f"{a:<{widths[0]}}  {b:>{widths[1]}}  {c:>{widths[2]}}  {d:>{widths[3]}}" for a, b, c, d in lines)
 
@@ -223,28 +224,28 @@ def summary_lines(rec: PilotRecord, lang: str, surface: Surface = PLAIN) -> list
     device = (r.get("environment") or {}).get("gpu_name") or ("CPU" if cpu else r.get("device", "-"))
     lines = [_say(surface, "pilot.final.header", lang, id=surface.code(rec.id), gpu=surface.text(_gpu(rec)),
                   device=surface.text(device), steps=(r.get("steps") or {}).get("measured", rec.pilot_spec.steps))]
-    speed = {"tps": f"{r.get('tokens_per_s') or 0:,.0f}",
-             "step": f"{(r.get('step_time_s') or {}).get('mean') or 0:.3f}",
-             "cv": f"{((r.get('step_time_s') or {}).get('cv') or 0) * 100:.1f}"}
+    speed = {"tps": numbers.integer(r.get("tokens_per_s") or 0, lang),
+             "step": numbers.decimal((r.get("step_time_s") or {}).get("mean") or 0, lang, 3),
+             "cv": numbers.percent((r.get("step_time_s") or {}).get("cv") or 0, lang, 1)}
     if cpu:  # no MFU: a CPU's tokens/s against a GPU's peak FLOPS means nothing
         lines.append(_say(surface, "pilot.final.cpu_smoke", lang))
         lines.append(t("pilot.final.speed_cpu", lang, **speed))
-        lines.append(t("pilot.final.cpu_memory", lang, rss=size(mem.get("process_rss_peak_bytes") or 0),
-                       delta=size(mem.get("process_rss_delta_bytes") or 0)))
+        lines.append(t("pilot.final.cpu_memory", lang, rss=size(mem.get("process_rss_peak_bytes") or 0, lang),
+                       delta=size(mem.get("process_rss_delta_bytes") or 0, lang)))
     else:
-        lines.append(t("pilot.final.speed", lang, **speed, mfu=f"{mfu * 100:.1f}%" if mfu is not None else "-"))
+        lines.append(t("pilot.final.speed", lang, **speed, mfu=numbers.percent(mfu, lang, 1) if mfu is not None else "-"))
     ck = r.get("checkpoint")
     if ck:
-        lines.append(t("pilot.final.checkpoint", lang, kind=t(f"pilot.ckpt.{ck['kind']}", lang), size=size(ck["bytes"]),
-                       seconds=f"{ck['save_s']:.2f}", manifest=surface.code(in_pilot_dir(ck.get("manifest"), rec.id))))
+        lines.append(t("pilot.final.checkpoint", lang, kind=t(f"pilot.ckpt.{ck['kind']}", lang), size=size(ck["bytes"], lang),
+                       seconds=numbers.decimal(ck["save_s"], lang, 2), manifest=surface.code(in_pilot_dir(ck.get("manifest"), rec.id))))
     stack = r.get("stack_ran") or {}
-    lines.append(t("pilot.final.stack", lang, impl=stack.get("implementation", "-"),
+    lines.append(t("pilot.final.stack", lang, impl=surface.code(stack.get("implementation", "-")),
                    quant=stack.get("quant_impl") or "-"))
     for note in r.get("notes") or []:
         fields = {k: surface.text(str(v)) for k, v in note.items() if k != "code"}
         lines.append("• " + t(f"pilot.note.{note['code']}", lang, **fields))
     if rec.cost_usd is not None:
-        lines.append(t("pilot.final.cost", lang, cost=usd(rec.cost_usd), estimate=usd(rec.estimated_cost_usd)))
+        lines.append(t("pilot.final.cost", lang, cost=usd(rec.cost_usd, lang), estimate=usd(rec.estimated_cost_usd, lang)))
     return lines
 
 

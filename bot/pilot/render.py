@@ -74,7 +74,7 @@ the same."""
     lines = [MRKDWN.bold(t("pilot.confirm.title", lang, gpu=gpu)),
              t("pilot.confirm.text", lang, model=MRKDWN.text(model_label), method=_method(rec, lang), seq=spec.seq_len,
                batch=spec.micro_batch, steps=rec.pilot_spec.steps, warmup=rec.pilot_spec.warmup_steps,
-               duration=duration(rec.estimated_duration_s), cost=usd(rec.estimated_cost_usd), mem=size(mem))]
+               duration=duration(rec.estimated_duration_s, lang), cost=usd(rec.estimated_cost_usd, lang), mem=size(mem, lang))]
     lines += plan_lines(pred, gpu, rec.pilot_spec.gpu_usable_memory_bytes, lang, MRKDWN)
     text = "\n".join(lines)
     blocks = [bk.section(text, block_id=f"pilot_confirm_{rec.id}"),
