@@ -81,6 +81,37 @@ class StackProfile:
     checkpointed layer input to CPU memory in forward and back for its recompute
     (unsloth_zoo gradient_checkpointing.py Unsloth_Offloaded_Gradient_Checkpointer): on the GPU
     only the layers in flight keep their input."""
+    graph_outlives_step: bool = False
+    """The training loop keeps the previous step's autograd graph referenced through the next
+    forward: litgpt's ``fit`` (litgpt/finetune/lora.py at 5895df1, the config hub's measured
+    commit, and later) rebinds ``logits = model(input_ids, lm_head_chunk_size=128)`` only when the
+    next forward returns, and those logits' ``grad_fn`` holds the graph. Backward released every
+    ``save_for_backward`` tensor; what a node keeps as a plain ``ctx`` attribute stays: the
+    16-bit inputs of bitsandbytes' 4-bit matmuls before 0.43.2 (``keep_quant_input``), alive
+    beside the next forward's activations. (The 16-bit logits list itself is alive then too;
+    not modelled: one traced step cannot show it, see advisor.memory ``_activations``.)"""
+    separate_head: bool = False
+    """The LM head is its own weight even when the checkpoint ties it to the embedding: litgpt's
+    ``GPT`` builds ``lm_head`` beside ``transformer.wte`` and only ``pretrain.py`` ties them
+    (``train.tie_embeddings``); ``convert_hf_checkpoint`` copies ``wte`` into ``lm_head.weight``
+    when a tied checkpoint has none (litgpt/scripts/convert_hf_checkpoint.py at 5895df1)."""
+    quant_head: bool = False
+    """Under QLoRA the LM head is 4-bit too: Lightning's ``BitsandbytesPrecision.module_init_context``
+    (lightning/fabric/plugins/precision/bitsandbytes.py, lightning 2.3.0.dev20240328 as litgpt
+    pinned it at 5895df1, and 2.4) swaps ``torch.nn.Linear`` for its 4-bit class while litgpt builds
+    the model under ``fabric.init_module``, and litgpt's ``lm_head`` is a ``LoRALinear`` around a
+    ``torch.nn.Linear`` (litgpt/lora.py). transformers' bitsandbytes quantizer keeps ``lm_head``
+    in 16 bit (``modules_to_not_convert``); torchtune's recipes quantize only the blocks."""
+    quant_dequant_fp16: bool = False
+    """The 4-bit weights were quantized from fp16, so dequantizing makes an fp16 copy that the
+    matmul casts to the compute dtype with both alive: Lightning's ``_Linear4bit.quantize`` runs
+    ``weight.contiguous().to(device=device, dtype=torch.half)`` before
+    ``bnb.functional.quantize_4bit``, which records ``quant_state.dtype`` = fp16;
+    ``dequantize_4bit`` allocates ``torch.empty(quant_state.shape, dtype=quant_state.dtype)``
+    and ``MatMul4Bit`` runs ``F.dequantize_4bit(B, quant_state).to(A.dtype)`` in forward and
+    backward (bitsandbytes 0.42.0 autograd/_functions.py, functional.py). Modelled at the LM head,
+    the one weight large enough to move the peak (a block weight is 1/5 to 1/18 of it in the
+    published rows)."""
     fused_loss: str = ""
     """"" (logits materialised), "unsloth" (unsloth_zoo fused_losses/cross_entropy_loss.py
     UnslothFusedLoss: chunks of at most UNSLOTH_LOSS_TARGET_BYTES of fp32 logits, the input
@@ -101,7 +132,8 @@ PROFILES: dict[str, StackProfile] = {
     "litgpt": StackProfile(
         name="litgpt", loss_keeps_logits=True, loss_upcast_fp32=True, loss_chunks=16, kbit_prep_fp32=False,
         keep_quant_input=False, lora_dropout_copy=True, lora_cast_input=False, autocast_weight_cache=False,
-        adapters_fp32=False, quant_out_follows_input=True,
+        adapters_fp32=False, quant_out_follows_input=True, graph_outlives_step=True, separate_head=True,
+        quant_head=True, quant_dequant_fp16=True,
     ),
     "unsloth": StackProfile(
         name="unsloth", loss_keeps_logits=True, loss_upcast_fp32=True, loss_chunks=1, kbit_prep_fp32=False,
