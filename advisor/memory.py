@@ -366,13 +366,15 @@ def _previous_step(s: _Setup) -> float:
     return ((s.arch.layers - 1) * per_layer + first + head) * s.tokens
 
 
-def _head_dequant(s: _Setup) -> float:
+def _head_dequant(s: _Setup, forward: bool) -> float:
     """A 4-bit LM head's dequantized weight while its matmul runs (StackProfile.quant_head): the
     compute-dtype copy, and beside it the fp16 one it was cast from when the weights were
-    quantized from fp16 (StackProfile.quant_dequant_fp16)."""
+    quantized from fp16 (StackProfile.quant_dequant_fp16), in backward, and in forward unless
+    bitsandbytes dequantizes straight into the input dtype there (quant_forward_direct)."""
     if not s.quant_head:
         return 0.0
-    per_param = (BF16 + s.act) if s.prof.quant_dequant_fp16 else s.act
+    cast = s.prof.quant_dequant_fp16 and not (forward and s.prof.quant_forward_direct)
+    per_param = (BF16 + s.act) if cast else s.act
     return per_param * s.arch.vocab * s.arch.hidden * s.param_share
 
 
@@ -510,8 +512,7 @@ def _moments(s: _Setup, static: dict[str, float], a: _Acts, loss: _Loss, tr: _Tr
     layer_extra = tr.gather + tr.buckets + copies_bwd
     head_grad = loss.head_grad
     extra = []
-    dequant = _head_dequant(s)
-    if dequant:
+    if s.quant_head:
         # a 4-bit LM head dequantizes its weight for every chunk's matmul: in forward, with the
         # logits of the chunks before the last made; in backward, once the cross-entropy backward
         # made the chunk's logits gradient
@@ -519,9 +520,9 @@ def _moments(s: _Setup, static: dict[str, float], a: _Acts, loss: _Loss, tr: _Tr
         made = s.act * s.tokens * s.arch.vocab * (chunks - 1) / chunks
         extra = [
             moment("forward", gradients=grads_fwd, activations=a.saved + a.previous_step, logits_loss=made,
-                   transient=fwd_extra + dequant),
+                   transient=fwd_extra + _head_dequant(s, forward=True)),
             moment("backward", gradients=grads(0.0), activations=a.saved, logits_loss=loss.backward,
-                   transient=bwd_extra + dequant),
+                   transient=bwd_extra + _head_dequant(s, forward=False)),
         ]
     return extra + [
         moment("forward", gradients=grads_fwd + (head_grad if s.prof.fused_loss else 0.0),

@@ -21,6 +21,10 @@ from dataclasses import dataclass, replace
 
 MIB = 1024**2
 
+BNB_GEMM_OP_IN_FORWARD = (0, 50, 0)
+"""First bitsandbytes release whose MatMul4Bit forward calls the gemm_4bit op (PR #1949, commit
+5453368): StackProfile.quant_forward_direct."""
+
 BNB_STOPPED_SAVING_INPUT = (0, 43, 2)
 """bitsandbytes MatMul4Bit kept its 16-bit input ``A`` for backward (``ctx.tensors = (A, B)``)
 until PR #1270 ("fix QLoRA mem bug: delete useless buffered activation", commit 9e75374, July
@@ -108,10 +112,16 @@ class StackProfile:
     ``weight.contiguous().to(device=device, dtype=torch.half)`` before
     ``bnb.functional.quantize_4bit``, which records ``quant_state.dtype`` = fp16;
     ``dequantize_4bit`` allocates ``torch.empty(quant_state.shape, dtype=quant_state.dtype)``
-    and ``MatMul4Bit`` runs ``F.dequantize_4bit(B, quant_state).to(A.dtype)`` in forward and
-    backward (bitsandbytes 0.42.0 autograd/_functions.py, functional.py). Modelled at the LM head,
-    the one weight large enough to move the peak (a block weight is 1/5 to 1/18 of it in the
-    published rows)."""
+    and ``MatMul4Bit`` runs ``F.dequantize_4bit(B, quant_state).to(A.dtype)`` in backward, and in
+    forward too before bitsandbytes 0.50.0 (``quant_forward_direct``) (bitsandbytes 0.42.0 and 0.50
+    autograd/_functions.py, functional.py). Modelled at the LM head, the one weight large enough
+    to move the peak (a block weight is 1/5 to 1/18 of it in the published rows)."""
+    quant_forward_direct: bool = True
+    """bitsandbytes 0.50.0 and later: ``MatMul4Bit.forward`` calls the ``gemm_4bit`` op, whose CUDA
+    fallback dequantizes straight into the input's dtype (backends/cuda/ops.py
+    ``_dequant_linear_fallback``: ``dequantize_4bit(..., A.dtype)``), so a weight quantized from
+    fp16 is cast in backward only; before (PR #1949, commit 5453368, May 2026) forward ran
+    ``F.dequantize_4bit(B, quant_state).to(A.dtype)`` as backward does (BNB_GEMM_OP_IN_FORWARD)."""
     fused_loss: str = ""
     """"" (logits materialised), "unsloth" (unsloth_zoo fused_losses/cross_entropy_loss.py
     UnslothFusedLoss: chunks of at most UNSLOTH_LOSS_TARGET_BYTES of fp32 logits, the input
@@ -162,6 +172,8 @@ def profile(stack: str, versions: dict[str, str] | None = None) -> StackProfile:
     bnb = (versions or {}).get("bitsandbytes")
     if bnb and stack != "torchtune" and _version(bnb) < BNB_STOPPED_SAVING_INPUT:
         prof = replace(prof, keep_quant_input=True)
+    if bnb and _version(bnb) < BNB_GEMM_OP_IN_FORWARD:
+        prof = replace(prof, quant_forward_direct=False)
     return prof
 
 

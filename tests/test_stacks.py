@@ -250,3 +250,9 @@ def test_litgpt_keeps_its_own_head_for_a_tied_checkpoint(catalog):
     lit = estimate_memory(FinetuneSpec(stack="litgpt", **kw), arch)
     tt = estimate_memory(FinetuneSpec(stack="torchtune", **kw), arch)
     assert lit.terms["weights"] - tt.terms["weights"] == 2 * arch.vocab * arch.hidden
+
+
+@pytest.mark.parametrize("version, direct", [("0.42.0", False), ("0.49.2", False), ("0.50.0", True), ("0.50.2", True)])
+def test_bitsandbytes_0_50_dequantizes_straight_to_the_input_dtype_in_forward(version, direct):
+    assert profile("litgpt", {"bitsandbytes": version}).quant_forward_direct is direct
+    assert PROFILES["litgpt"].quant_forward_direct  # the installed release

@@ -109,5 +109,6 @@ def build_model(spec: FinetuneSpec, arch: Architecture, device: torch.device | s
                                "nf4", spec.double_quant)
         if stack.quant_dequant_fp16:
             head.dequant_dtype = torch.float16
+        head.forward_direct = stack.quant_forward_direct
     return Decoder(arch, rt, embed=embed, head=head, blocks=blocks, final_norm=final_norm,
                    checkpointing=spec.gradient_checkpointing, loss_fn=causal_lm_loss(stack))

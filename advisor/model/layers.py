@@ -89,6 +89,8 @@ class QuantizedWeight(nn.Module):
         self.kind, self.rows, self.cols = kind, weight.shape[0], weight.shape[1]
         self.dequant_dtype: torch.dtype | None = None  # the dtype it was quantized from when it is not
         # the compute dtype (StackProfile.quant_dequant_fp16: Lightning quantizes from fp16)
+        self.forward_direct = True  # forward dequantizes straight to the compute dtype
+        # (StackProfile.quant_forward_direct); backward goes through dequant_dtype
         self.register_buffer("absmax2", None)
         self.register_buffer("offset", None)
         if kind == "nf4":
@@ -134,7 +136,7 @@ class _QuantMatmul(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x, qweight, dtype, keep_input):
-        w = _dequantized(qweight, dtype)
+        w = qweight.dequantize(dtype) if qweight.forward_direct else _dequantized(qweight, dtype)
         out = x @ w.t()
         del w
         ctx.qweight, ctx.dtype = qweight, dtype
