@@ -93,7 +93,7 @@ class StackProfile:
     ``save_for_backward`` tensor; what a node keeps as a plain ``ctx`` attribute stays: the
     16-bit inputs of bitsandbytes' 4-bit matmuls before 0.43.2 (``keep_quant_input``), alive
     beside the next forward's activations. (The 16-bit logits list itself is alive then too;
-    not modelled: one traced step cannot show it, see advisor.memory ``_activations``.)"""
+    not modelled: one traced step cannot show it, see advisor.memory ``_previous_step``.)"""
     separate_head: bool = False
     """The LM head is its own weight even when the checkpoint ties it to the embedding: litgpt's
     ``GPT`` builds ``lm_head`` beside ``transformer.wte`` and only ``pretrain.py`` ties them
