@@ -39,7 +39,7 @@ weight copies, optimizer temporaries, DDP gradient buckets, FSDP/ZeRO gather and
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -63,6 +63,7 @@ from advisor.memory_terms import (
     lora_params,
     lora_small_params,
     nf4_bytes,
+    quant_held_inputs_per_token,
     small_tensor_params,
 )
 from advisor.spec import FinetuneSpec
@@ -178,6 +179,7 @@ class _Setup:
     accumulate: bool  # gradients alive during forward
     in_backward: bool  # optimizer step fused into backward
     ctx: LayerCtx
+    quant_head: bool = False  # the LM head is 4-bit too (StackProfile.quant_head)
 
     @property
     def param_share(self) -> float:
@@ -244,7 +246,7 @@ def _setup(spec: FinetuneSpec, arch: Architecture, prof: StackProfile, num_gpus:
                   full=full, quant=quant, mixed=mixed, act=act, tokens=tokens, seqs=spec.micro_batch,
                   trainable=trainable, train_bytes=train_bytes, base_bytes=base_bytes, head_bytes=head_bytes,
                   accumulate=accumulate and not spec.optimizer_in_backward, in_backward=spec.optimizer_in_backward,
-                  ctx=ctx)
+                  ctx=ctx, quant_head=quant and prof.quant_head and spec.quant != "int8" and arch.params_head > 0)
 
 
 def _static(s: _Setup) -> tuple[dict[str, float], float]:
@@ -262,11 +264,12 @@ def _static(s: _Setup) -> tuple[dict[str, float], float]:
         t["adapters"] = s.trainable * s.train_bytes * s.param_share
         other = arch.params_total - arch.params_linear
         if s.quant:
+            head_q = arch.params_head if s.quant_head else 0  # litgpt quantizes its LM head too
             if spec.quant == "int8":
                 data, constants = int8_bytes(arch)
             else:
-                data, constants = nf4_bytes(arch.params_linear, spec.double_quant)
-            t["weights"] = (data + other * s.head_bytes) * s.param_share
+                data, constants = nf4_bytes(arch.params_linear + head_q, spec.double_quant)
+            t["weights"] = (data + (other - head_q) * s.head_bytes) * s.param_share
             t["quant_constants"] = constants * s.param_share
         else:
             t["weights"] = arch.params_total * s.base_bytes * s.param_share
@@ -298,6 +301,7 @@ class _Acts:
     autocast_copies: float  # 16-bit copies of fp32 trainable weights (autocast cache, saved)
     copies_in_backward: bool  # ... still alive when backward starts (no checkpointing)
     head_copy: float  # 16-bit copy of a frozen fp32 LM head, saved by its matmul
+    previous_step: float = 0.0  # the previous step's graph, alive through this forward
 
 
 def _activations(s: _Setup) -> _Acts:
@@ -342,7 +346,36 @@ def _activations(s: _Setup) -> _Acts:
     # its matmul, and the copy is saved for the logits' backward (not cached: it needs no grad)
     head_copy = BF16 * arch.vocab * arch.hidden if (not s.full and s.mixed and s.head_bytes == FP32) else 0.0
     return _Acts(saved=saved, top_layer=top_layer, one_layer=one_layer, final_norm=final_norm, grad_flow=grad_flow,
-                 autocast_copies=copies, copies_in_backward=not spec.gradient_checkpointing, head_copy=head_copy)
+                 autocast_copies=copies, copies_in_backward=not spec.gradient_checkpointing, head_copy=head_copy,
+                 previous_step=_previous_step(s))
+
+
+def _previous_step(s: _Setup) -> float:
+    """What the previous step's graph still holds while this step's forward runs, when the loop
+    keeps that graph referenced (StackProfile.graph_outlives_step, litgpt): the inputs its
+    quantized matmuls kept as ``ctx`` attributes (bitsandbytes before 0.43.2), which backward
+    does not release; every layer's, the first one's q/k/v input excepted under a frozen
+    embedding. Its 16-bit logits list is alive too and is not counted here: the exact traces run
+    one step, so no trace could check that term (a known under-count of tokens x vocab x 2 bytes
+    for litgpt). Without checkpointing only (litgpt's finetune scripts do not checkpoint)."""
+    if not (s.prof.graph_outlives_step and s.ctx.quant_saves_input) or s.spec.gradient_checkpointing:
+        return 0.0
+    per_layer = quant_held_inputs_per_token(s.arch, s.ctx)
+    first = quant_held_inputs_per_token(s.arch, s.ctx, first_layer=True)
+    head = s.act * s.arch.hidden if s.quant_head else 0.0  # the 4-bit head's input (the final norm's output)
+    return ((s.arch.layers - 1) * per_layer + first + head) * s.tokens
+
+
+def _head_dequant(s: _Setup, forward: bool) -> float:
+    """A 4-bit LM head's dequantized weight while its matmul runs (StackProfile.quant_head): the
+    compute-dtype copy, and beside it the fp16 one it was cast from when the weights were
+    quantized from fp16 (StackProfile.quant_dequant_fp16), in backward, and in forward unless
+    bitsandbytes dequantizes straight into the input dtype there (quant_forward_direct)."""
+    if not s.quant_head:
+        return 0.0
+    cast = s.prof.quant_dequant_fp16 and not (forward and s.prof.quant_forward_direct)
+    per_param = (BF16 + s.act) if cast else s.act
+    return per_param * s.arch.vocab * s.arch.hidden * s.param_share
 
 
 @dataclass(frozen=True)
@@ -478,9 +511,22 @@ def _moments(s: _Setup, static: dict[str, float], a: _Acts, loss: _Loss, tr: _Tr
     bwd_extra = tr.gather + tr.buckets + copies_bwd + a.head_copy
     layer_extra = tr.gather + tr.buckets + copies_bwd
     head_grad = loss.head_grad
-    return [
+    extra = []
+    if s.quant_head:
+        # a 4-bit LM head dequantizes its weight for every chunk's matmul: in forward, with the
+        # logits of the chunks before the last made; in backward, once the cross-entropy backward
+        # made the chunk's logits gradient
+        chunks = max(1, s.prof.loss_chunks)
+        made = s.act * s.tokens * s.arch.vocab * (chunks - 1) / chunks
+        extra = [
+            moment("forward", gradients=grads_fwd, activations=a.saved + a.previous_step, logits_loss=made,
+                   transient=fwd_extra + _head_dequant(s, forward=True)),
+            moment("backward", gradients=grads(0.0), activations=a.saved, logits_loss=loss.backward,
+                   transient=bwd_extra + _head_dequant(s, forward=False)),
+        ]
+    return extra + [
         moment("forward", gradients=grads_fwd + (head_grad if s.prof.fused_loss else 0.0),
-               activations=a.saved, logits_loss=loss.forward, transient=fwd_extra),
+               activations=a.saved + a.previous_step, logits_loss=loss.forward, transient=fwd_extra),
         moment("backward", gradients=grads(head_grad if s.prof.fused_loss else 0.0), activations=a.saved,
                logits_loss=loss.backward, transient=bwd_extra),
         moment("backward", gradients=grads(head_grad), activations=a.saved + a.grad_flow,
@@ -511,6 +557,7 @@ def estimate_memory(
     cuda_context: float | None = None,
     accumulates_gradients: bool | None = None,
     stack: StackProfile | None = None,
+    previous_step: bool = True,
 ) -> MemoryBreakdown:
     """Peak memory per GPU of one training step of ``spec`` on ``arch``.
 
@@ -520,12 +567,20 @@ def estimate_memory(
     ratio (calibration from pilots); ``cuda_context`` overrides CUDA_CONTEXT_BYTES (a fold of the
     accuracy benchmark); ``accumulates_gradients`` overrides what
     ``spec.gradient_accumulation_steps`` says; ``stack`` overrides the profile of ``spec.stack``
-    (a profile at older library versions: ``advisor.stacks.profile``).
+    (a profile at older library versions: ``advisor.stacks.profile``); ``previous_step=False``:
+    the peak step has no earlier step of its length whose graph the loop still holds
+    (StackProfile.graph_outlives_step), as when the longest batch runs first (lit-gpt's
+    finetune/lora.py at 8641822: ``get_batch(..., longest_seq_ix if iter_num == 0 else None)``).
     """
     prof = stack or for_spec(spec)
+    if prof.separate_head and arch.tied_embeddings:  # litgpt keeps its own LM head (StackProfile)
+        arch = arch.model_copy(update={"tied_embeddings": False})
     s = _setup(spec, arch, prof, num_gpus, accumulates_gradients)
     static, paged = _static(s)
-    moments = _moments(s, static, _activations(s), _loss(s), _transients(s))
+    acts = _activations(s)
+    if not previous_step:
+        acts = replace(acts, previous_step=0.0)
+    moments = _moments(s, static, acts, _loss(s), _transients(s))
     _, phase, terms = max(moments, key=lambda m: m[0])
     rounded = {k: int(round(v)) for k, v in terms.items()}
     allocated = sum(rounded.values())

@@ -261,6 +261,28 @@ def first_layer_unsaved_per_token(arch: Architecture, c: LayerCtx) -> float:
     return FP32 * h + FP32 + saved - frozen_in  # the input norm's fp32 input and rsqrt
 
 
+def quant_held_inputs_per_token(arch: Architecture, c: LayerCtx, first_layer: bool = False) -> float:
+    """Bytes per token of the distinct inputs one layer's quantized matmuls keep on their autograd
+    node when the quantized matmul stores them as a plain attribute (bitsandbytes before 0.43.2,
+    ``autograd/_functions.py`` MatMul4Bit.forward: ``ctx.tensors = (A, B)`` when any input needs a
+    gradient, A being ``x.to(compute_dtype)``: the tensor itself when it already has that dtype,
+    else a copy per linear). ``backward`` never releases such an attribute (only
+    ``save_for_backward`` tensors are released), so these live as long as the graph does.
+    ``first_layer``: the first layer of a frozen-embedding model, whose q/k/v input needs no
+    gradient (``ctx.tensors = (None, None)``)."""
+    a = c.act
+    h, q, inter = arch.hidden, arch.q_dim, arch.intermediate
+
+    def held(x_bytes: int, d_in: int, readers: int) -> float:
+        return a * d_in * readers if x_bytes != a else x_bytes * d_in
+
+    qkv = 0.0 if (first_layer and not c.first_layer_input_grad) else held(c.norm_out, h, 3)
+    m = c.linear_out(c.norm_out)
+    mlp = held(c.norm_out, h, 2 if arch.mlp_kind == "gated" else 1) + held(m, inter, 1)
+    k_experts = arch.experts_per_token if arch.experts else 1
+    return qkv + held(a, q, 1) + mlp * k_experts
+
+
 MLP_BWD_GRADS = 3
 """Gradients alive at once in the gated MLP's backward: the product's gradient (the input of
 MulBackward) and the two it makes, for act(gate) and for up (autograd frees a node's incoming

@@ -21,6 +21,10 @@ from dataclasses import dataclass, replace
 
 MIB = 1024**2
 
+BNB_GEMM_OP_IN_FORWARD = (0, 50, 0)
+"""First bitsandbytes release whose MatMul4Bit forward calls the gemm_4bit op (PR #1949, commit
+5453368): StackProfile.quant_forward_direct."""
+
 BNB_STOPPED_SAVING_INPUT = (0, 43, 2)
 """bitsandbytes MatMul4Bit kept its 16-bit input ``A`` for backward (``ctx.tensors = (A, B)``)
 until PR #1270 ("fix QLoRA mem bug: delete useless buffered activation", commit 9e75374, July
@@ -81,6 +85,43 @@ class StackProfile:
     checkpointed layer input to CPU memory in forward and back for its recompute
     (unsloth_zoo gradient_checkpointing.py Unsloth_Offloaded_Gradient_Checkpointer): on the GPU
     only the layers in flight keep their input."""
+    graph_outlives_step: bool = False
+    """The training loop keeps the previous step's autograd graph referenced through the next
+    forward: litgpt's ``fit`` (litgpt/finetune/lora.py at 5895df1, the config hub's measured
+    commit, and later) rebinds ``logits = model(input_ids, lm_head_chunk_size=128)`` only when the
+    next forward returns, and those logits' ``grad_fn`` holds the graph. Backward released every
+    ``save_for_backward`` tensor; what a node keeps as a plain ``ctx`` attribute stays: the
+    16-bit inputs of bitsandbytes' 4-bit matmuls before 0.43.2 (``keep_quant_input``), alive
+    beside the next forward's activations. (The 16-bit logits list itself is alive then too;
+    not modelled: one traced step cannot show it, see advisor.memory ``_previous_step``.)"""
+    separate_head: bool = False
+    """The LM head is its own weight even when the checkpoint ties it to the embedding: litgpt's
+    ``GPT`` builds ``lm_head`` beside ``transformer.wte`` and only ``pretrain.py`` ties them
+    (``train.tie_embeddings``); ``convert_hf_checkpoint`` copies ``wte`` into ``lm_head.weight``
+    when a tied checkpoint has none (litgpt/scripts/convert_hf_checkpoint.py at 5895df1)."""
+    quant_head: bool = False
+    """Under QLoRA the LM head is 4-bit too: Lightning's ``BitsandbytesPrecision.module_init_context``
+    (lightning/fabric/plugins/precision/bitsandbytes.py, lightning 2.3.0.dev20240328 as litgpt
+    pinned it at 5895df1, and 2.4) swaps ``torch.nn.Linear`` for its 4-bit class while litgpt builds
+    the model under ``fabric.init_module``, and litgpt's ``lm_head`` is a ``LoRALinear`` around a
+    ``torch.nn.Linear`` (litgpt/lora.py). transformers' bitsandbytes quantizer keeps ``lm_head``
+    in 16 bit (``modules_to_not_convert``); torchtune's recipes quantize only the blocks."""
+    quant_dequant_fp16: bool = False
+    """The 4-bit weights were quantized from fp16, so dequantizing makes an fp16 copy that the
+    matmul casts to the compute dtype with both alive: Lightning's ``_Linear4bit.quantize`` runs
+    ``weight.contiguous().to(device=device, dtype=torch.half)`` before
+    ``bnb.functional.quantize_4bit``, which records ``quant_state.dtype`` = fp16;
+    ``dequantize_4bit`` allocates ``torch.empty(quant_state.shape, dtype=quant_state.dtype)``
+    and ``MatMul4Bit`` runs ``F.dequantize_4bit(B, quant_state).to(A.dtype)`` in backward, and in
+    forward too before bitsandbytes 0.50.0 (``quant_forward_direct``) (bitsandbytes 0.42.0 and 0.50
+    autograd/_functions.py, functional.py). Modelled at the LM head, the one weight large enough
+    to move the peak (a block weight is 1/5 to 1/18 of it in the published rows)."""
+    quant_forward_direct: bool = True
+    """bitsandbytes 0.50.0 and later: ``MatMul4Bit.forward`` calls the ``gemm_4bit`` op, whose CUDA
+    fallback dequantizes straight into the input's dtype (backends/cuda/ops.py
+    ``_dequant_linear_fallback``: ``dequantize_4bit(..., A.dtype)``), so a weight quantized from
+    fp16 is cast in backward only; before (PR #1949, commit 5453368, May 2026) forward ran
+    ``F.dequantize_4bit(B, quant_state).to(A.dtype)`` as backward does (BNB_GEMM_OP_IN_FORWARD)."""
     fused_loss: str = ""
     """"" (logits materialised), "unsloth" (unsloth_zoo fused_losses/cross_entropy_loss.py
     UnslothFusedLoss: chunks of at most UNSLOTH_LOSS_TARGET_BYTES of fp32 logits, the input
@@ -101,7 +142,8 @@ PROFILES: dict[str, StackProfile] = {
     "litgpt": StackProfile(
         name="litgpt", loss_keeps_logits=True, loss_upcast_fp32=True, loss_chunks=16, kbit_prep_fp32=False,
         keep_quant_input=False, lora_dropout_copy=True, lora_cast_input=False, autocast_weight_cache=False,
-        adapters_fp32=False, quant_out_follows_input=True,
+        adapters_fp32=False, quant_out_follows_input=True, graph_outlives_step=True, separate_head=True,
+        quant_head=True, quant_dequant_fp16=True,
     ),
     "unsloth": StackProfile(
         name="unsloth", loss_keeps_logits=True, loss_upcast_fp32=True, loss_chunks=1, kbit_prep_fp32=False,
@@ -130,6 +172,8 @@ def profile(stack: str, versions: dict[str, str] | None = None) -> StackProfile:
     bnb = (versions or {}).get("bitsandbytes")
     if bnb and stack != "torchtune" and _version(bnb) < BNB_STOPPED_SAVING_INPUT:
         prof = replace(prof, keep_quant_input=True)
+    if bnb and _version(bnb) < BNB_GEMM_OP_IN_FORWARD:
+        prof = replace(prof, quant_forward_direct=False)
     return prof
 
 

@@ -122,7 +122,8 @@ def predicted_bytes(row: dict, catalog: Catalog, context: float | None = None) -
     from a fit (default: advisor.memory's). Reserved memory is the caching allocator's model
     (advisor.allocator.closed_form), not fitted here."""
     mem = estimate_memory(row_spec(row, catalog), row_arch(row, catalog), stack=row_profile(row),
-                          cuda_context=CUDA_CONTEXT_BYTES if context is None else context)
+                          cuda_context=CUDA_CONTEXT_BYTES if context is None else context,
+                          previous_step=not row.get("longest_batch_first", False))
     return getattr(mem, MEASURED_FIELD[row["measured"]])
 
 
@@ -133,7 +134,8 @@ def fit_device(rows: list[dict], catalog: Catalog) -> float:
     for r in rows:
         if r["measured"] != "nvidia_smi":
             continue
-        mem = estimate_memory(row_spec(r, catalog), row_arch(r, catalog), stack=row_profile(r), cuda_context=0.0)
+        mem = estimate_memory(row_spec(r, catalog), row_arch(r, catalog), stack=row_profile(r), cuda_context=0.0,
+                              previous_step=not r.get("longest_batch_first", False))
         base.append((mem.device_bytes, measured_bytes(r)))
     if not base:
         return CUDA_CONTEXT_BYTES

@@ -99,6 +99,31 @@ def test_the_cuda_dequantize_fallback_is_seen_and_is_transient(tiny):
     assert len(with_kernels.tracker.storages) > len(bare.storages)  # the dequantized weights and absmax
 
 
+
+@needs_bnb
+def test_the_fallback_stands_in_only_where_bitsandbytes_calls_gemm_4bit_and_is_put_back():
+    """The stand-in replaces ``torch.ops.bitsandbytes.gemm_4bit`` for the block only (MatMul4Bit
+    looks it up at each call) and makes the dequantized weight and the output of F.linear."""
+    import bitsandbytes  # noqa: F401
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    from advisor.hftrace.bnb4bit import CudaKernelFootprint
+    from advisor.model.tracker import LiveBytes
+
+    original = torch.ops.bitsandbytes.gemm_4bit
+    with FakeTensorMode():
+        weight = torch.empty(256, 128, dtype=torch.bfloat16)
+        packed, state = bitsandbytes.functional.quantize_4bit(weight, blocksize=64, quant_type="nf4")
+        x = torch.empty(2048, 128, dtype=torch.bfloat16)
+        tracker = LiveBytes(vocab=0)
+        with tracker, CudaKernelFootprint() as kernels:
+            assert torch.ops.bitsandbytes.gemm_4bit is not original
+            out = bitsandbytes.matmul_4bit(x, packed.t(), quant_state=state)
+        assert torch.ops.bitsandbytes.gemm_4bit is original
+    assert tuple(out.shape) == (2048, 256) and kernels.fused_calls == 0  # 2048 rows: the CUDA fallback
+    made = sorted(st.nbytes for st in tracker.storages)
+    assert 256 * 128 * 2 in made and 2048 * 256 * 2 in made  # the 16-bit weight, then the output
+
 def test_callers_can_add_their_own_dispatch_mode_and_phase_callbacks(tiny):
     from torch.utils._python_dispatch import TorchDispatchMode
 

@@ -160,3 +160,99 @@ def test_a_whole_shape_needs_no_model_or_size(catalog):
     assert resolved.arch.params_total == catalog.model("llama-3.2-1b").arch.params_total
     with pytest.raises(ValueError, match="still missing: intermediate"):
         FinetuneSpec(layers=16, hidden=2048, heads=32, kv_heads=8, vocab=128256)
+
+
+# --- litgpt QLoRA (issue 11): what litgpt + Lightning's BitsandbytesPrecision + bitsandbytes
+# 0.42 keep alive, each from a source line (advisor/stacks.py), checked here term by term ---------
+
+def test_a_ctx_attribute_outlives_backward_and_save_for_backward_does_not():
+    """The premise of StackProfile.graph_outlives_step, on real torch: bitsandbytes 0.42's
+    MatMul4Bit stores ``ctx.tensors = (A, B)``; backward releases only save_for_backward tensors,
+    so A lives as long as the graph (here: as long as the output is referenced)."""
+    torch = pytest.importorskip("torch")
+    import weakref
+
+    class Attribute(torch.autograd.Function):  # the bitsandbytes 0.42.0 MatMul4Bit storage
+        @staticmethod
+        def forward(ctx, a, b):
+            ctx.tensors = (a, b)
+            return a @ b.t()
+
+        @staticmethod
+        def backward(ctx, g):
+            return g @ ctx.tensors[1], None
+
+    class Saved(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            ctx.save_for_backward(a, b)
+            return a @ b.t()
+
+        @staticmethod
+        def backward(ctx, g):
+            return g @ ctx.saved_tensors[1], None
+
+    alive = {}
+    for fn in (Attribute, Saved):
+        x = torch.randn(4, 8, requires_grad=True)
+        a = x * 2  # held by the matmul only
+        ref = weakref.ref(a)
+        out = fn.apply(a, torch.randn(8, 8))
+        del a
+        out.sum().backward()
+        alive[fn.__name__] = ref() is not None  # out (litgpt: the logits list) still referenced
+        del out
+        assert ref() is None  # the graph died with its last reference
+    assert alive == {"Attribute": True, "Saved": False}
+
+
+def test_the_previous_steps_4bit_inputs_are_every_quantized_matmuls_input(catalog):
+    """litgpt + bitsandbytes 0.42, no checkpointing: the previous step's graph holds one input per
+    distinct tensor read by 4-bit matmuls (q/k/v share the norm output, gate/up the second norm's),
+    the first layer's q/k/v input excepted (frozen embedding), plus the 4-bit head's input."""
+    arch = catalog.model("tinyllama-1.1b").arch
+    s = FinetuneSpec(model="tinyllama-1.1b", method="qlora", stack="litgpt", precision="bf16", seq_len=512,
+                     micro_batch=8, gradient_checkpointing=False)
+    from advisor.memory import _previous_step, _setup
+
+    old = profile("litgpt", {"bitsandbytes": "0.42.0"})
+    h, q, inter, tokens = arch.hidden, arch.q_dim, arch.intermediate, 512 * 8
+    per_layer = 2 * (h + q + h + inter)
+    expected = (arch.layers * per_layer - 2 * h + 2 * h) * tokens  # first layer's q/k/v input out, head's in
+    assert _previous_step(_setup(s, arch, old, None, False)) == pytest.approx(expected, rel=1e-9)
+    steady = estimate_memory(s, arch, stack=old, accumulates_gradients=False)
+    first = estimate_memory(s, arch, stack=old, accumulates_gradients=False, previous_step=False)
+    assert steady.allocated_bytes - first.allocated_bytes > 0.95 * expected  # at the forward peak
+    # current bitsandbytes keeps nothing on ctx: the previous step holds no 4-bit inputs
+    now = profile("litgpt")
+    assert estimate_memory(s, arch, stack=now, accumulates_gradients=False).allocated_bytes == \
+        estimate_memory(s, arch, stack=now, accumulates_gradients=False, previous_step=False).allocated_bytes
+
+
+def test_litgpt_quantizes_its_head_and_dequantizes_it_through_fp16(catalog):
+    from advisor.memory_terms import nf4_bytes
+
+    arch = catalog.model("llama-3.1-8b").arch
+    kw = dict(model="llama-3.1-8b", method="qlora", precision="bf16", seq_len=512, micro_batch=2,
+              gradient_checkpointing=False, lora_targets="attention", lora_dropout=0.0)
+    lit = estimate_memory(FinetuneSpec(stack="litgpt", **kw), arch, accumulates_gradients=False)
+    data, _ = nf4_bytes(arch.params_linear + arch.params_head, False)
+    other = arch.params_total - arch.params_linear - arch.params_head
+    assert lit.terms["weights"] == data + 2 * other
+    # the head's fp16 dequantized copy and its bf16 cast are alive together at the peak
+    assert lit.terms["transient"] >= 4 * arch.vocab * arch.hidden
+
+
+def test_litgpt_keeps_its_own_head_for_a_tied_checkpoint(catalog):
+    arch = catalog.model("llama-3.2-1b").arch
+    assert arch.tied_embeddings
+    kw = dict(model="llama-3.2-1b", method="lora", precision="bf16", seq_len=512, micro_batch=1)
+    lit = estimate_memory(FinetuneSpec(stack="litgpt", **kw), arch)
+    tt = estimate_memory(FinetuneSpec(stack="torchtune", **kw), arch)
+    assert lit.terms["weights"] - tt.terms["weights"] == 2 * arch.vocab * arch.hidden
+
+
+@pytest.mark.parametrize("version, direct", [("0.42.0", False), ("0.49.2", False), ("0.50.0", True), ("0.50.2", True)])
+def test_bitsandbytes_0_50_dequantizes_straight_to_the_input_dtype_in_forward(version, direct):
+    assert profile("litgpt", {"bitsandbytes": version}).quant_forward_direct is direct
+    assert PROFILES["litgpt"].quant_forward_direct  # the installed release

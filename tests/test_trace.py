@@ -65,6 +65,29 @@ def test_each_stack_switch_moves_the_peak_the_expected_way(switch, value, kw, ba
     assert delta * direction > 0
 
 
+
+def test_a_4bit_head_quantized_from_fp16_is_stored_in_nf4_and_dequantized_into_two_copies():
+    """litgpt under Lightning's BitsandbytesPrecision (StackProfile.quant_head, quant_dequant_fp16):
+    the head's packed NF4 bytes replace its 16-bit weight, and its dequantized fp16 weight and the
+    bf16 cast are alive together when its matmul runs."""
+    spec = FinetuneSpec(params_b=1, seq_len=96, micro_batch=1, method="qlora", precision="bf16",
+                        gradient_checkpointing=False)  # no other tensor of the head's 16-bit size
+    plain = trace_step(spec, SMALL, stack=REF)
+    quant = trace_step(spec, SMALL, stack=dataclasses.replace(REF, quant_head=True))
+    fp16 = trace_step(spec, SMALL, stack=dataclasses.replace(REF, quant_head=True, quant_dequant_fp16=True,
+                                                            quant_forward_direct=False))
+    direct = trace_step(spec, SMALL, stack=dataclasses.replace(REF, quant_head=True, quant_dequant_fp16=True))
+    head = SMALL.vocab * SMALL.hidden
+    assert plain.breakdown["weights"] - quant.breakdown["weights"] == 2 * head - head // 2
+    # every dequantization of the head (its forward matmul, its backward) makes one 16-bit copy,
+    # or two (the fp16 one and its bf16 cast) when it was quantized from fp16; bitsandbytes >= 0.50
+    # dequantizes straight to bf16 in forward
+    def copies(result):
+        return sum(1 for st in result.tracker.storages if st.nbytes == 2 * head and st.phase in ("forward", "backward"))
+
+    assert (copies(quant), copies(direct), copies(fp16)) == (2, 3, 4)
+    assert fp16.allocated_bytes >= quant.allocated_bytes
+
 def test_autocast_weight_cache_keeps_a_16bit_copy_of_the_block_weights_through_the_forward():
     spec = FinetuneSpec(params_b=1, seq_len=256, micro_batch=1, method="full", optimizer="sgd")
     off = trace_step(spec, SMALL, stack=REF).by_phase["forward"]

@@ -14,7 +14,7 @@ import torch
 
 from advisor.arch import Architecture
 from advisor.model.decoder import Block, Decoder, Norm
-from advisor.model.layers import Dense, LoraLinear, QuantLinear, Runtime
+from advisor.model.layers import Dense, LoraLinear, QuantizedWeight, QuantLinear, Runtime, init_weight
 from advisor.model.step import causal_lm_loss
 from advisor.spec import FinetuneSpec
 from advisor.stacks import StackProfile, for_spec
@@ -101,6 +101,14 @@ def build_model(spec: FinetuneSpec, arch: Architecture, device: torch.device | s
     embed = table()
     blocks = [Block(arch, rt, make_linear, make_norm, spec.attention, make_router) for _ in range(arch.layers)]
     final_norm = make_norm()
-    head = None if arch.tied_embeddings else table()
+    # litgpt keeps its own LM head even for a tied checkpoint (StackProfile.separate_head)
+    head = None if (arch.tied_embeddings and not stack.separate_head) else table()
+    if head is not None and spec.method == "qlora" and stack.quant_head and (spec.quant or "nf4") == "nf4":
+        # litgpt's head is 4-bit too (StackProfile.quant_head), quantized from fp16 under Lightning
+        head = QuantizedWeight(init_weight(arch.vocab, arch.hidden, dtype=pol.linear, device=device, std=INIT_STD),
+                               "nf4", spec.double_quant)
+        if stack.quant_dequant_fp16:
+            head.dequant_dtype = torch.float16
+        head.forward_direct = stack.quant_forward_direct
     return Decoder(arch, rt, embed=embed, head=head, blocks=blocks, final_norm=final_norm,
                    checkpointing=spec.gradient_checkpointing, loss_fn=causal_lm_loss(stack))

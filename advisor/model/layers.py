@@ -87,6 +87,10 @@ class QuantizedWeight(nn.Module):
         super().__init__()
         quant.register_ops()
         self.kind, self.rows, self.cols = kind, weight.shape[0], weight.shape[1]
+        self.dequant_dtype: torch.dtype | None = None  # the dtype it was quantized from when it is not
+        # the compute dtype (StackProfile.quant_dequant_fp16: Lightning quantizes from fp16)
+        self.forward_direct = True  # forward dequantizes straight to the compute dtype
+        # (StackProfile.quant_forward_direct); backward goes through dequant_dtype
         self.register_buffer("absmax2", None)
         self.register_buffer("offset", None)
         if kind == "nf4":
@@ -113,13 +117,26 @@ class QuantizedWeight(nn.Module):
         return [t for t in (self.absmax, self.absmax2, self.offset) if t is not None]
 
 
+def _dequantized(qweight: QuantizedWeight, dtype: torch.dtype) -> torch.Tensor:
+    """The weight in ``dtype``: dequantized straight to it, or to the dtype it was quantized from
+    and then cast, both copies alive during the cast (bitsandbytes MatMul4Bit:
+    ``F.dequantize_4bit(B, quant_state).to(A.dtype)``; StackProfile.quant_dequant_fp16)."""
+    src = qweight.dequant_dtype or dtype
+    return qweight.dequantize(src).to(dtype)
+
+
+def quant_project(x: torch.Tensor, qweight: QuantizedWeight, dtype: torch.dtype, keep_input: bool) -> torch.Tensor:
+    """``x @ W^T`` for a frozen 4-bit weight outside a QuantLinear (a 4-bit LM head)."""
+    return _QuantMatmul.apply(x.to(dtype), qweight, dtype, keep_input)
+
+
 class _QuantMatmul(torch.autograd.Function):
     """y = x dequant(W)^T with W frozen: the weight is dequantized again in backward (as
     bitsandbytes MatMul4Bit does); ``keep_input`` saves x as well (StackProfile.keep_quant_input)."""
 
     @staticmethod
     def forward(ctx, x, qweight, dtype, keep_input):
-        w = qweight.dequantize(dtype)
+        w = qweight.dequantize(dtype) if qweight.forward_direct else _dequantized(qweight, dtype)
         out = x @ w.t()
         del w
         ctx.qweight, ctx.dtype = qweight, dtype
@@ -129,7 +146,7 @@ class _QuantMatmul(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad_out):
-        w = ctx.qweight.dequantize(ctx.dtype)
+        w = _dequantized(ctx.qweight, ctx.dtype)
         grad_x = grad_out @ w if ctx.needs_input_grad[0] else None
         return grad_x, None, None, None
 

@@ -38,7 +38,16 @@ def causal_lm_loss(stack: StackProfile) -> Callable:
     """
 
     def loss_fn(x: torch.Tensor, head_weight: torch.Tensor, labels: torch.Tensor, rt) -> torch.Tensor:
-        w = rt.cast(head_weight)
+        from advisor.model.layers import QuantizedWeight, quant_project
+
+        if isinstance(head_weight, QuantizedWeight):  # a 4-bit LM head (StackProfile.quant_head)
+            def project(xc):
+                return quant_project(xc, head_weight, rt.compute_dtype, stack.keep_quant_input)
+        else:
+            w = rt.cast(head_weight)
+
+            def project(xc):
+                return F.linear(rt.activation(xc), w)
         chunks = max(1, min(stack.loss_chunks, x.shape[1]))
 
         def part(lg, lb):
@@ -50,11 +59,11 @@ def causal_lm_loss(stack: StackProfile) -> Callable:
         with torch.autocast(x.device.type, enabled=False):
             pairs = zip(x.chunk(chunks, dim=1), labels.chunk(chunks, dim=1))
             if stack.loss_keeps_logits:  # every chunk's logits made first and kept (StackProfile)
-                logits = [F.linear(rt.activation(xc), w) for xc in x.chunk(chunks, dim=1)]
+                logits = [project(xc) for xc in x.chunk(chunks, dim=1)]
                 parts = [part(lg, lb) for lg, lb in zip(logits, labels.chunk(chunks, dim=1))]
                 del logits
             else:  # each chunk projected, upcast and dropped in turn (torchtune)
-                parts = [part(F.linear(rt.activation(xc), w), lb) for xc, lb in pairs]
+                parts = [part(project(xc), lb) for xc, lb in pairs]
             total = parts[0]
             for p in parts[1:]:
                 total = total + p
