@@ -66,21 +66,6 @@ MIN_LEVER_SEQ = 256  # shortest sequence a lever proposes
 MAX_JOB_CHANGES = 3  # plans that change the job, listed in the verdict
 
 
-_LAYOUTS: dict[tuple, list[Layout]] = {}
-
-
-def _catalog_layouts(catalog: Catalog, gpu: Gpu, region: str | None, ceiling: int) -> list[Layout]:
-    """The rentable layouts of ``gpu`` up to ``ceiling`` (cached per catalog load: the shapes
-    change only when the catalog does)."""
-    key = (id(catalog), catalog.version, gpu.id, region, ceiling)
-    hit = _LAYOUTS.get(key)
-    if hit is None:
-        if len(_LAYOUTS) > 4096:
-            _LAYOUTS.clear()
-        hit = _LAYOUTS[key] = layouts(catalog.node_shapes(gpu, region if gpu.offered else None), ceiling)
-    return hit
-
-
 class _Ctx:
     """Caches for one ranking. Spec variants (GPU counts, levers) are built once under a short
     key, and their memory, FLOPs and checkpoint size computed once: none depends on the GPU.
@@ -121,7 +106,7 @@ class _Ctx:
             from advisor.catalog.shapes import default_shapes
 
             return layouts(default_shapes(gpu.id, gpu.gpus_per_node, gpu.network_gbps or None), ceiling)
-        return _catalog_layouts(self.catalog, gpu, self.base.region, ceiling)
+        return self.catalog.layouts(gpu, self.base.region, ceiling)
 
     def on_layout(self, gpu: Gpu, lay: Layout | None) -> Gpu:
         """``gpu`` as the machines of ``lay`` have it: a multi-node plan's ring crosses the
@@ -459,7 +444,7 @@ def _option(ctx: _Ctx, gpu: Gpu, storage_price: float, with_levers: bool = True)
     # one-card plans through levers: those that keep the job compete for the row, the others are options
     candidates = [_Priced(ctx, gpu, *fit, storage_price)] if fit is not None else []
     changing: list[Plan] = []
-    if pairs and gpu.offered:
+    if pairs and gpu.offered and spec.num_gpus == 1:  # a count the user asked (> 1) is kept
         card = _one_card(ctx, gpu)
         for lv, lspec in pairs:
             if lv.fits and lv.num_gpus == 1 and lv.kind != "fsdp" and lv.fsdp_gpus is None:
@@ -613,6 +598,23 @@ def build_notes(spec: FinetuneSpec, options: list[Option], best: Option | None,
         if asked is not None:
             notes.append(Note(code="asked_gpu_fits" if asked.fits else "asked_gpu_no", gpu=asked.gpu))
     return notes
+
+
+_CHANGE_FIELDS = {"optimizer_8bit": {"optimizer": "adamw-8bit"}, "gradient_checkpointing": {"gradient_checkpointing": True},
+                  "flash_attention": {"attention": "flash"}, "qlora": {"method": "qlora", "quant": "nf4"},
+                  "lora": {"method": "lora"}, "expandable_segments": {"expandable_segments": True},
+                  "fused_ce": {"liger_kernel": True}}
+
+
+def plan_spec(spec: FinetuneSpec, plan: Plan) -> FinetuneSpec:
+    """The spec a plan runs (what a launch config or a pilot must use): its GPU count, sharding,
+    micro-batch and accumulation, sequence length, and every change it applies."""
+    update: dict[str, Any] = {"num_gpus": plan.num_gpus, "sharding": plan.sharding, "gpu": plan.gpu,
+                              "micro_batch": plan.micro_batch, "gradient_accumulation_steps": plan.accumulation,
+                              "seq_len": plan.seq_len}
+    for change in plan.changes:
+        update.update(_CHANGE_FIELDS.get(change.kind, {}))
+    return spec.model_copy(update=update)
 
 
 def recommend(resolved: "Resolved", catalog: Catalog, *, calibration: Calibration | None = None,

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from advisor.arch import Architecture
 from advisor.catalog import schema
 from advisor.catalog.names import NameIndex
-from advisor.catalog.shapes import NodeShape, default_shapes
+from advisor.catalog.shapes import Layout, NodeShape, default_shapes, layouts
 from advisor.errors import CatalogError, UnknownGpu, UnknownModel
 
 DEFAULT_PATH = Path("catalog.db")
@@ -181,6 +181,7 @@ class Catalog:
         self._gpu_index = NameIndex((g.id, [*g.aliases, g.display_name]) for g in self._gpus)
         self._model_index = NameIndex((m.id, [*m.aliases, m.hub_id, m.display_name]) for m in self._models)
         self._shapes: dict[str, list[NodeShape]] = {}
+        self._layouts: dict[tuple, list[Layout]] = {}
         has_shapes = self._conn.execute(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'node_shapes'").fetchone()
         if has_shapes:  # a catalog built before migration 4, opened read-only, has none (defaults below)
@@ -211,6 +212,15 @@ class Catalog:
 
     def models(self) -> list[ModelEntry]:
         return list(self._models)
+
+    def layouts(self, gpu: Gpu, region: str | None, max_gpus: int) -> list[Layout]:
+        """The rentable GPU counts of ``gpu`` up to ``max_gpus`` (advisor.catalog.shapes.layouts),
+        cached until the catalog is loaded again (the ranking asks for them on every answer)."""
+        key = (gpu.id, region if gpu.offered else None, max_gpus)
+        hit = self._layouts.get(key)
+        if hit is None:
+            hit = self._layouts[key] = layouts(self.node_shapes(gpu, key[1]), max_gpus)
+        return hit
 
     def node_shapes(self, gpu: Gpu | str, region: str | None = None) -> list[NodeShape]:
         """The machine shapes ``gpu`` is rented as (in ``region``, or in every region it is
