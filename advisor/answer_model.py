@@ -112,8 +112,8 @@ class Lever(_Frozen):
             return self.parts
         if self.kind == "fsdp":
             return ()
-        return (Change(kind=self.kind, seq_len=self.seq_len, factor=self.factor, micro_batch=self.micro_batch,
-                       accumulation=self.accumulation),)
+        return (Change.model_construct(kind=self.kind, seq_len=self.seq_len, factor=self.factor,
+                                       micro_batch=self.micro_batch, accumulation=self.accumulation),)
 
 
 class Reason(_Frozen):

@@ -78,13 +78,20 @@ class _Ctx:
         self.arch, self.base, self.calibration = arch, base, calibration
         self.catalog, self.max_gpus, self.assumed = catalog, max_gpus, set(assumed)
         self._node_gpus: dict[tuple, Gpu] = {}
-        self.job_changes: dict[str, list[Plan]] = {}  # per GPU: priced one-card plans that change the job
+        self._job_changes: dict[str, list[tuple[Gpu, "_Priced"]]] = {}  # per GPU: one-card plans changing the job
+
         self._variants: dict[tuple, FinetuneSpec] = {}
         self._memory: dict[tuple, MemoryBreakdown] = {}
         self._flops: dict[int, FlopsPerToken] = {}
         self._groups: dict[int, Any] = {}
         self._tp: dict[tuple, Throughput] = {}
         self._checkpoint: dict[int, int] = {}
+
+    def job_changes(self, gpu_id: str, most: int = MAX_JOB_CHANGES) -> list[Plan]:
+        """The cheapest ``most`` one-card plans on ``gpu_id`` that fit by changing the job
+        (their Plan objects are built only for what the verdict lists)."""
+        ranked = sorted(self._job_changes.get(gpu_id, ()), key=lambda gp: gp[1].money)[:most]
+        return [priced.plan(gpu) for gpu, priced in ranked]
 
     def variant(self, key: tuple, **update: Any) -> FinetuneSpec:
         spec = self._variants.get(key)
@@ -283,9 +290,14 @@ def _levers(ctx: _Ctx, gpu: Gpu, limit: float, rr: float | None,
     base_tps = ctx.throughput(single, gpu, 1).tokens_per_s
     found: list[tuple[Lever, FinetuneSpec]] = []
 
-    def add(code: dict[str, Any], key: tuple, update: dict[str, Any], n: int = 1) -> Lever:
+    def add(code: dict[str, Any], key: tuple, update: dict[str, Any], n: int = 1,
+            below: int | None = None) -> Lever | None:
+        """The lever, with its memory and GPU-time; None when it does not bring the memory
+        ``below`` (then its step time is never priced: the ranking's milliseconds)."""
         spec = ctx.variant(key, num_gpus=n, **update)
         mem = ctx.memory(spec, n, rr)
+        if below is not None and mem.device_bytes >= below:
+            return None
         tps = ctx.throughput(spec, gpu, n).tokens_per_s
         lv = Lever.model_construct(**{**_LEVER_DEFAULTS, **code}, device_bytes=mem.device_bytes,
                                    fits=mem.need_bytes <= limit, num_gpus=n, cost_factor=n * base_tps / tps,
@@ -304,10 +316,9 @@ def _levers(ctx: _Ctx, gpu: Gpu, limit: float, rr: float | None,
                 if ctx.memory(spec, 1, rr).need_bytes <= limit:
                     code, update = c, u
                     break
-        if add(code, ("lever", code["kind"], code.get("micro_batch")), update).device_bytes < before:
+        # a change that does not lower memory here is no lever (e.g. QLoRA's fp32 casts)
+        if add(code, ("lever", code["kind"], code.get("micro_batch")), update, below=before) is not None:
             singles.append((code, update))
-        else:  # a change that does not lower memory here is no lever (e.g. QLoRA's fp32 casts)
-            found.pop()
     combined = _combined(single, singles) if not any(lv.fits for lv, _ in found) else None
     if combined is not None:
         add(combined[0], ("combined",), combined[1])
@@ -361,6 +372,22 @@ def _fsdp_count(ctx: _Ctx, gpu: Gpu, spec: FinetuneSpec, limit: float, rr: float
     return None
 
 
+_set = object.__setattr__
+
+
+def _trusted(cls: type, values: dict[str, Any]) -> Any:
+    """A frozen answer model from values this module computed, every field given: what pydantic's
+    ``BaseModel.model_construct`` does (pydantic 2.x main.py: __dict__, __pydantic_fields_set__,
+    no extra, no private) without its per-field default and alias search, which costs more than
+    a plan's arithmetic (benchmarks/ranking.py: one plan per catalog GPU on every answer)."""
+    m = cls.__new__(cls)
+    _set(m, "__dict__", values)
+    _set(m, "__pydantic_fields_set__", set(values))
+    _set(m, "__pydantic_extra__", None)
+    _set(m, "__pydantic_private__", None)
+    return m
+
+
 class _Priced:
     """A plan while it is ranked: the spec it runs, its memory, layout, throughput, time, cost."""
 
@@ -391,7 +418,7 @@ class _Priced:
         # on variable-length batches the allocator's cache grows until the GPU is full, then torch
         # frees it and retries: nvidia-smi shows at most the whole GPU (advisor.allocator.closed_form)
         shown = min(self.mem.device_bytes, gpu.usable_memory_bytes)
-        return Plan.model_construct(
+        return _trusted(Plan, dict(
             gpu=gpu.id, num_gpus=lay.num_gpus, gpus_per_node=lay.gpus_per_node, nodes=lay.nodes,
             network_gbps=lay.network_gbps if lay.nodes > 1 else None, region=lay.region, sharding=spec.sharding,
             changes=lv.changes() if lv is not None else (), alters=lv.alters if lv is not None else (),
@@ -399,7 +426,7 @@ class _Priced:
             method=spec.method, device_bytes=shown, tokens_per_s=self.tp.tokens_per_s,
             hours=self.time.hours if self.time else None, cost_usd=self.cost.total_usd if self.cost else None,
             price_per_million_tokens=self.per_million,
-            price_usd_per_hour=gpu.price_usd_per_hour * lay.num_gpus if gpu.price_usd_per_hour is not None else None)
+            price_usd_per_hour=gpu.price_usd_per_hour * lay.num_gpus if gpu.price_usd_per_hour is not None else None))
 
 
 def _choose(plans: list[_Priced]) -> _Priced:
@@ -443,7 +470,7 @@ def _option(ctx: _Ctx, gpu: Gpu, storage_price: float, with_levers: bool = True)
         reason = Reason.model_construct(**why)
     # one-card plans through levers: those that keep the job compete for the row, the others are options
     candidates = [_Priced(ctx, gpu, *fit, storage_price)] if fit is not None else []
-    changing: list[Plan] = []
+    changing: list[tuple[Gpu, _Priced]] = []
     if pairs and gpu.offered and spec.num_gpus == 1:  # a count the user asked (> 1) is kept
         card = _one_card(ctx, gpu)
         for lv, lspec in pairs:
@@ -452,21 +479,21 @@ def _option(ctx: _Ctx, gpu: Gpu, storage_price: float, with_levers: bool = True)
                 if lv.keeps_job:
                     candidates.append(priced)
                 else:
-                    changing.append(priced.plan(gpu))
+                    changing.append((gpu, priced))
             elif lv.fits and lv.fsdp_gpus is not None and lv.keeps_job and fit is None:
                 # nothing fits as asked at any rentable count: the same job with a lever, sharded
                 lay = round_up(lv.num_gpus, ctx.layouts(gpu))
                 if lay is not None and lay.num_gpus == lv.num_gpus:
                     candidates.append(_Priced(ctx, gpu, lspec, ctx.memory(lspec, lv.num_gpus, rr), lay,
                                               storage_price, lever=lv))
-    ctx.job_changes[gpu.id] = sorted(changing, key=lambda p: p.money if p.money is not None else math.inf)
+    ctx._job_changes[gpu.id] = changing
     rounded = spec.num_gpus if fit is not None and fit[2].num_gpus != spec.num_gpus and spec.num_gpus > 1 \
         and fit[0].sharding == spec.sharding else None
     base = dict(gpu=gpu.id, gpu_name=gpu.display_name, offered=gpu.offered,
                 price_usd_per_hour=gpu.price_usd_per_hour, usable_bytes=gpu.usable_memory_bytes,
                 levers=tuple(lv for lv, _ in pairs), reason=reason)
     if not candidates:
-        return Option(**base, fits=False, num_gpus=None, sharding=None, device_bytes=one.device_bytes,
+        return Option.model_construct(**base, fits=False, num_gpus=None, sharding=None, device_bytes=one.device_bytes,
                       memory=_memory(one), tokens_per_s=None, mfu=None, efficiency_source=None)
     best = _choose(candidates)
     plan = best.plan(gpu)
@@ -474,7 +501,9 @@ def _option(ctx: _Ctx, gpu: Gpu, storage_price: float, with_levers: bool = True)
     if best.lever is not None and reason is not None and reason.kind != "one_gpu":
         reason = reason.model_copy(update={"kind": "one_gpu"})  # it fits on one card, with the lever
     step = StepTime.model_construct(seconds=tp.step_s, shares=tp.breakdown()) if tp.step_s is not None else None
-    return Option(**{**base, "reason": reason}, fits=True, num_gpus=plan.num_gpus, sharding=best.spec.sharding,
+    # model_construct: every field is computed here, typed already (validation would cost more than
+    # the ranking's arithmetic, benchmarks/ranking.py); tests/test_verdict.py validates a dump of each
+    return Option.model_construct(**{**base, "reason": reason}, fits=True, num_gpus=plan.num_gpus, sharding=best.spec.sharding,
                   device_bytes=plan.device_bytes, memory=_memory(best.mem), tokens_per_s=tp.tokens_per_s, mfu=tp.mfu,
                   efficiency_source=tp.efficiency.source, pilots=tp.efficiency.pilots,
                   hours=time.hours if time else None, time=_time(time),
@@ -515,17 +544,18 @@ def build_verdict(ctx: _Ctx, options: list[Option], best: Option | None) -> Verd
     cheapest = best.plan if best is not None else None
     if best is None:
         needs = [o.reason.needs_gpus for o in offered if o.reason is not None and o.reason.kind == "over_ceiling"]
-        changes = sorted((p for o in offered for p in ctx.job_changes.get(o.gpu, ())[:1]),
+        changes = sorted((p for o in offered for p in ctx.job_changes(o.gpu, 1)),
                          key=lambda p: p.money if p.money is not None else math.inf)
         return Verdict(question="gpu" if asked is not None else "one_card", gpu=asked.gpu if asked else None,
                        answer="over_ceiling", max_gpus=ctx.max_gpus, needs_gpus=min(needs) if needs else None,
                        job_changes=tuple(changes[:MAX_JOB_CHANGES]))
     if asked is not None:
-        changes = tuple(ctx.job_changes.get(asked.gpu, ())[:MAX_JOB_CHANGES])
         if asked.fits:
             return Verdict(question="gpu", gpu=asked.gpu, answer="yes", plan=asked.plan,
                            cheapest=cheapest if cheapest is not None and cheapest.gpu != asked.gpu else None,
-                           max_gpus=ctx.max_gpus, job_changes=() if asked.plan.num_gpus == 1 else changes)
+                           max_gpus=ctx.max_gpus,
+                           job_changes=() if asked.plan.num_gpus == 1 else tuple(ctx.job_changes(asked.gpu)))
+        changes = tuple(ctx.job_changes(asked.gpu))
         needs = asked.reason.needs_gpus if asked.reason is not None else None
         return Verdict(question="gpu", gpu=asked.gpu, answer="no", cheapest=cheapest, max_gpus=ctx.max_gpus,
                        needs_gpus=needs, job_changes=changes)
@@ -534,7 +564,7 @@ def build_verdict(ctx: _Ctx, options: list[Option], best: Option | None) -> Verd
         plan = (best if best in one_card else min(one_card, key=_money)).plan
         return Verdict(question="one_card", answer="yes", plan=plan,
                        cheapest=cheapest if cheapest is not plan else None, max_gpus=ctx.max_gpus)
-    changes = sorted((p for o in offered for p in ctx.job_changes.get(o.gpu, ())[:1]),
+    changes = sorted((p for o in offered for p in ctx.job_changes(o.gpu, 1)),
                      key=lambda p: p.money if p.money is not None else math.inf)
     return Verdict(question="one_card", answer="no", cheapest=cheapest, max_gpus=ctx.max_gpus,
                    job_changes=tuple(changes[:MAX_JOB_CHANGES]))

@@ -239,8 +239,10 @@ def test_every_plan_is_rentable_within_the_ceiling_and_yes_keeps_the_job(catalog
     if v.answer == "yes":
         plan = v.plan
         assert plan.keeps_job and (plan.method, plan.seq_len) == (asked.method, asked.seq_len)
-        if plan.changes:  # a lever plan on one card keeps the global batch through accumulation
-            assert plan.num_gpus == 1 and plan.micro_batch * plan.accumulation == global_batch
+        if plan.changes and plan.num_gpus == 1:  # a lever plan on one card keeps the global batch
+            assert plan.micro_batch * plan.accumulation == global_batch
+        elif plan.changes:  # sharded with a lever: each GPU's batch as asked, as every data-parallel plan
+            assert plan.micro_batch * plan.accumulation == asked.micro_batch * asked.gradient_accumulation_steps
         else:
             assert (plan.micro_batch, plan.accumulation) == (asked.micro_batch, asked.gradient_accumulation_steps)
         assert verdict_text(answer, "en").startswith("Yes: ")
