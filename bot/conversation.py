@@ -121,6 +121,8 @@ def remember(services: Services, q: Question, answer: Any, data: dict[str, Any],
     (inside the delivery's transaction when ``tx`` is given)."""
     store = services.store
     root = q.thread_ts or ts
+    if q.user and services.extra.get("home") is not None:  # the App Home tab's plans and language (bot/home.py)
+        services.extra["home"].remember_asked(q.user, q.channel, ts, root, answer.kind, answer.lang, tx=tx)
     if answer.kind == "reset":
         store.save_thread(q.channel, root, SpecRequest(), answer.lang, ts, tx=tx)
         return

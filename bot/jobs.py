@@ -7,6 +7,9 @@
     verify_trace   the exact trace behind a "Verify exactly" placeholder (heavy queue)
     chart          the memory chart of an answer, uploaded to its thread (heavy queue)
     pilot_*        the pilot flow's jobs (bot.pilot.flow: propose, confirm, decline, cancel, final)
+    home           publish a person's App Home tab (bot.home), on app_home_opened
+    spend          `/finetune spend`: what pilots cost, answered privately (bot.home)
+    pilot_recalibrate  the thread's estimate re-run after a pilot (bot.pilot.recalibrate)
 
 A job's payload carries ``where`` (channel, thread, user, response_url, language): the failure
 handler tells the person there once (``<job key>#apology`` is a keyed delivery), and releases the
@@ -33,7 +36,9 @@ def handlers(services: Services) -> dict[str, Any]:
     from bot.listeners.actions.chart import run_chart
     from bot.listeners.actions.dispatch import run_click
     from bot.listeners.actions.verify import run_verify_trace
+    from bot.home import publish_home, run_spend
     from bot.listeners.commands.finetune import run_catalog_admin, run_private
+    from bot.pilot.recalibrate import run_recalibrate
 
     table = {
         "question": lambda job: answer_question(services, Question(**job.payload["question"]), job),
@@ -42,6 +47,9 @@ def handlers(services: Services) -> dict[str, Any]:
         "click": lambda job: run_click(services, job),
         "verify_trace": lambda job: run_verify_trace(services, job),
         "chart": lambda job: run_chart(services, job),
+        "home": lambda job: publish_home(services, job.payload["user"]),
+        "spend": lambda job: run_spend(services, job),
+        "pilot_recalibrate": lambda job: run_recalibrate(services, job),
     }
     if services.pilots is not None:
         table.update(services.pilots.handlers())

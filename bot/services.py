@@ -73,4 +73,7 @@ def build_services(settings: Settings, client: "WebClient", *, advisor: Asker | 
                            token=settings.hub_token)
         advisor = Advisor(catalog, calibration=PilotCalibration(PilotStore(store.db)), models=models,
                           max_gpus=settings.max_gpus)
-    return Services(settings=settings, catalog=catalog, advisor=advisor, store=store, client=client)
+    from bot.home import HomeStore  # who asked what, and their language (the App Home tab)
+
+    return Services(settings=settings, catalog=catalog, advisor=advisor, store=store, client=client,
+                    extra={"home": HomeStore(store.db)})

@@ -178,9 +178,12 @@ class _SocketModeHandler(socketserver.StreamRequestHandler):
 class FakeSlack:
     """The Web API on 127.0.0.1:<random port>. Thread-safe; use as a context manager."""
 
-    def __init__(self, *, not_in_channel: set[str] | frozenset[str] = frozenset(), token: str = BOT_TOKEN):
+    def __init__(self, *, not_in_channel: set[str] | frozenset[str] = frozenset(), token: str = BOT_TOKEN,
+                 home_tab_enabled: bool = True):
         self.not_in_channel = set(not_in_channel)
         self.token = token
+        self.home_tab_enabled = home_tab_enabled  # the app's features.app_home.home_tab_enabled
+        self.home_views: dict[str, dict[str, Any]] = {}  # user id -> the Home view published for them
         self.calls: list[Call] = []
         self.uploads: dict[str, bytes] = {}
         self.messages: dict[str, list[dict[str, Any]]] = {}  # channel -> messages, oldest first
@@ -343,6 +346,7 @@ class FakeSlack:
             self.calls.clear()
             self.uploads.clear()
             self.messages.clear()
+            self.home_views.clear()
 
     # --- the Web API ---------------------------------------------------------------------------
 
@@ -495,6 +499,73 @@ def _usergroup_users(slack: FakeSlack, args: dict) -> dict:
     return {"ok": True, "users": []}
 
 
+def _permalink(slack: FakeSlack, args: dict) -> dict:
+    """chat.getPermalink: ``https://<team>.slack.com/archives/<channel>/p<ts without the dot>``,
+    with ``?thread_ts=<parent>&cid=<channel>`` for a reply (Slack docs, chat.getPermalink)."""
+    channel, ts = args.get("channel", ""), args.get("message_ts", "")
+    with slack._lock:
+        if channel not in slack.messages:
+            return {"ok": False, "error": "channel_not_found"}
+        message = next((m for m in slack.messages[channel] if m["ts"] == ts), None)
+    if message is None:
+        return {"ok": False, "error": "message_not_found"}
+    link = f"https://fake-team.slack.com/archives/{channel}/p{ts.replace('.', '')}"
+    if message.get("thread_ts") and message["thread_ts"] != ts:
+        link += f"?thread_ts={message['thread_ts']}&cid={channel}"
+    return {"ok": True, "channel": channel, "permalink": link}
+
+
+# Slack docs, views.publish and "Block Kit: surfaces": a Home tab view holds at most 100 blocks;
+# a view payload over 250 kB is refused as view_too_large.
+MAX_VIEW_BLOCKS = 100
+MAX_VIEW_BYTES = 250_000
+
+
+def _views_publish(slack: FakeSlack, args: dict) -> dict:
+    """views.publish as Slack answers it: the published view (id, hash, blocks, ...) or one of its
+    errors: invalid_arguments (with response_metadata.messages), not_enabled, view_too_large,
+    hash_conflict."""
+    from slack_sdk.models.blocks import Block
+
+    user, view = args.get("user_id"), _json_arg(args.get("view"))
+    if not user or not isinstance(view, dict):
+        return {"ok": False, "error": "invalid_arguments",
+                "response_metadata": {"messages": ["[ERROR] missing required field: " + ("user_id" if not user else "view")]}}
+    if view.get("type") != "home":
+        return {"ok": False, "error": "invalid_arguments",
+                "response_metadata": {"messages": ["[ERROR] must be one of: home [json-pointer:/view/type]"]}}
+    if not slack.home_tab_enabled:
+        return {"ok": False, "error": "not_enabled"}
+    if len(json.dumps(view)) > MAX_VIEW_BYTES:
+        return {"ok": False, "error": "view_too_large"}
+    blocks = view.get("blocks") or []
+    if not isinstance(blocks, list) or len(blocks) > MAX_VIEW_BLOCKS:
+        return {"ok": False, "error": "invalid_arguments", "response_metadata": {
+            "messages": [f"[ERROR] no more than {MAX_VIEW_BLOCKS} items allowed [json-pointer:/view/blocks]"]}}
+    try:
+        for raw, block in zip(blocks, Block.parse_all(blocks), strict=True):
+            if block is None or block.type != raw.get("type"):
+                raise ValueError(f"unknown block {raw.get('type')!r}")
+            block.validate_json()
+    except Exception as exc:  # what Slack reports for a block it cannot read
+        return {"ok": False, "error": "invalid_arguments",
+                "response_metadata": {"messages": [f"[ERROR] invalid block: {exc} [json-pointer:/view/blocks]"]}}
+    with slack._lock:
+        previous = slack.home_views.get(user)
+        if args.get("hash") and previous is not None and args["hash"] != previous["hash"]:
+            return {"ok": False, "error": "hash_conflict"}
+        view_id = previous["id"] if previous else f"V{len(slack.home_views) + 1:010d}"
+        published = {"id": view_id, "team_id": TEAM_ID, "type": "home", "blocks": blocks,
+                     "private_metadata": view.get("private_metadata", ""), "callback_id": view.get("callback_id", ""),
+                     "state": {"values": {}}, "hash": f"{time.time():.6f}.{hashlib.sha256(json.dumps(view).encode()).hexdigest()[:8]}",
+                     "title": {"type": "plain_text", "text": "View Title"}, "clear_on_close": False,
+                     "notify_on_close": False, "close": None, "submit": None, "previous_view_id": None,
+                     "root_view_id": view_id, "app_id": APP_ID, "external_id": view.get("external_id", ""),
+                     "app_installed_team_id": TEAM_ID, "bot_id": BOT_ID}
+        slack.home_views[user] = published
+    return {"ok": True, "view": published}
+
+
 _API: dict[str, Callable[[FakeSlack, dict], dict]] = {
     "auth.test": _auth_test,
     "chat.postMessage": _post_message,
@@ -506,6 +577,8 @@ _API: dict[str, Callable[[FakeSlack, dict], dict]] = {
     "conversations.history": _history,
     "conversations.replies": _replies,
     "usergroups.users.list": _usergroup_users,
+    "chat.getPermalink": _permalink,
+    "views.publish": _views_publish,
 }
 
 

@@ -2,7 +2,7 @@
 x noise, with a fixed seed, so the parser is measured on thousands of messages nobody tuned it on.
 
     from tests.phrasegen import generate, judge
-    entries = generate(3000, split="unseen", catalog=catalog, seed=13)   # SPLITS: tune, diagnosed..diagnosed7, unseen
+    entries = generate(3000, split="unseen", catalog=catalog, seed=13)   # SPLITS: tune, diagnosed..diagnosed8, unseen
     verdict = judge(entry, parse_message(entry["text"], catalog, previous=...))
 
 Each entry is shaped like a row of tests/data/phrasings.json: ``text``, ``lang``, ``expected``
@@ -56,11 +56,19 @@ written together before the round-3 parser's rules, and round 4 added two more:
   "H100 SXM5", "Blackwell B200", "Instinct MI300X", "L40S card"; counts as "over Nx X", "N X GPUs in total",
   "a pool of N X"; new frames; a TOML config and a Python dict of settings; noise: Slack's "(edited)",
   "+1", a dashboard link, doubled question marks.
-- ``unseen`` is round 7's fresh vocabulary, written after ``diagnosed7`` was read and committed before
-  the parser ran on it: models as "hf.co/<hub id>", the display name in double quotes, "<display> base
+- ``diagnosed8`` was round 7's fresh vocabulary (committed as "unseen" in f9054fb before the parser
+  ran on it; measured once at df197b6: 95.0% fully right, 68 answers with an unsaid value, 27 invented and
+  42 misread), then diagnosed (tests/test_parse_diagnosed8.py): models as "hf.co/<hub id>", the display name in double quotes, "<display> base
   model"; GPUs as "A100-80GB-SXM", "H100 (SXM)", "H200 141G", "MI300X OAM", "H100-PCIE-80GB"; counts as
   "<GPU> ×N", "a node of N <GPU>"; new frames; LLaMA-Factory's command line and Hydra overrides; noise: a
-  quoted line, a chat timestamp, an ellipsis for a comma, "lmk"/"avisad". Its failures are never printed
+  quoted line, a chat timestamp, an ellipsis for a comma, "lmk"/"avisad".
+- ``unseen`` is round 8's fresh vocabulary, written after ``diagnosed8`` was read and committed before
+  the parser ran on it: models as "<org>/<name>" with a trailing "(HF)", "<display>, the base one",
+  "<display> weights"; GPUs as "Nvidia H100 80G SXM5", "L40S-48GB", "RTX-4090", "AMD MI300X 192GB",
+  "H200 SXM 141GB", "B200 (HGX)"; counts as "a N-GPU <GPU> box", "<GPU>, N units",
+  "N of the <GPU> cards"; new frames ("Context: ... Question: ...", a numbered list); a nested YAML
+  (OmegaConf) and a SLURM batch script with srun torchrun; noise: a "Re:" subject line, a trailing
+  "(sent from mobile)", "FWIW"/"para que conste", tabs between items. Its failures are never printed
   (``benchmarks/parse_accuracy.py`` shows counts only) and no rule is tuned on it.
 
 A quarter of each later split's forms are still familiar ones (``_FAMILIAR``), as in real traffic.
@@ -93,22 +101,24 @@ from advisor.catalog import Catalog
 from advisor.spec import SpecRequest
 
 SPLITS = ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6", "diagnosed7",
-          "unseen")
+          "diagnosed8", "unseen")
 # The random stream of each split: "diagnosed" keeps round 3's "heldout" stream and "diagnosed2" the
 # stream it had when it was round 4's first "unseen" split ("diagnosed3" its second's), so their messages are
 # the ones measured then.
 _STREAM = {"diagnosed": "heldout", "diagnosed2": "unseen", "diagnosed3": "unseen-r4b", "diagnosed4": "unseen-r4c",
            "diagnosed5": "unseen-r4d", "diagnosed6": "unseen-r5", "diagnosed7": "unseen-r6",
-           "unseen": "unseen-r7"}
+           "diagnosed8": "unseen-r7", "unseen": "unseen-r8"}
 # Familiar forms a quarter of each later split's messages still use.
 _FAMILIAR = {"diagnosed": ("tune",), "diagnosed2": ("tune", "diagnosed"), "diagnosed3": ("tune", "diagnosed", "diagnosed2"),
              "diagnosed4": ("tune", "diagnosed", "diagnosed2", "diagnosed3"),
              "diagnosed5": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4"),
              "diagnosed6": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5"),
              "diagnosed7": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6"),
+             "diagnosed8": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6",
+                            "diagnosed7"),
              "unseen": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6",
-                        "diagnosed7")}
-ROUND4 = ("diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6", "diagnosed7", "unseen")  # and round 5's "unseen"
+                        "diagnosed7", "diagnosed8")}
+ROUND4 = ("diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6", "diagnosed7", "diagnosed8", "unseen")  # and round 5's "unseen"
 
 # --- vocabularies: slot -> lang -> split -> [(form, value)] ------------------------------------
 
@@ -910,81 +920,159 @@ CONFIG_QUESTION["es"]["diagnosed7"] = ["¿alcanza con {c} {g}?", "¿precio en {c
 DASHBOARDS = ("https://grafana.example.com/d/a1b2c3/gpu-util?from=now-6h&orgId=2",
               "https://wandb.ai/team/ft-runs/runs/3k9x2p7q")
 
-# --- the unseen vocabulary (round 7) --------------------------------------------------------------
+# --- the round-7 vocabulary ("diagnosed8") --------------------------------------------------------------
 #
-# Written in one go after "diagnosed7" was read, and committed before the parser ran on any of it.
-# Nothing below repeats a form of the earlier vocabularies.
+# Written in one go after "diagnosed7" was read, committed (f9054fb, as "unseen") before the parser ran on
+# any of it; measured once at df197b6 (95.0% fully right, 68 answers with an unsaid value), then diagnosed
+# (tests/test_parse_diagnosed8.py). Nothing below repeats a form of the earlier vocabularies.
 
-METHODS["en"]["qlora"]["unseen"] = ["QLoRA w/ a 4-bit base", "4-bit LoRA (bitsandbytes)", "LoRA over an NF4-quantized base"]
-METHODS["en"]["lora"]["unseen"] = ["plain LoRA, base not quantized", "a LoRA finetune", "PEFT-LoRA"]
-METHODS["en"]["full"]["unseen"] = ["full-weight finetune", "all-parameter SFT", "a full finetune (no adapters)"]
-METHODS["es"]["qlora"]["unseen"] = ["QLoRA sobre base de 4 bits", "LoRA en 4 bits"]
-METHODS["es"]["lora"]["unseen"] = ["LoRA normal, sin cuantizar", "un finetune con LoRA"]
-METHODS["es"]["full"]["unseen"] = ["afinado de todos los pesos", "fine-tuning completo sin adaptadores"]
-WRAPS["en"]["full"]["unseen"] = ["retrain every parameter of {model}"]
-WRAPS["en"]["lora"]["unseen"] = ["bolt LoRA adapters onto {model}"]
-WRAPS["en"]["qlora"]["unseen"] = ["load {model} in 4-bit and LoRA it"]
-WRAPS["es"]["full"]["unseen"] = ["reentrenar todos los parámetros de {model}"]
-WRAPS["es"]["lora"]["unseen"] = ["ponerle adaptadores LoRA a {model}"]
-WRAPS["es"]["qlora"]["unseen"] = ["cargar {model} en 4 bits y entrenarle LoRA"]
+METHODS["en"]["qlora"]["diagnosed8"] = ["QLoRA w/ a 4-bit base", "4-bit LoRA (bitsandbytes)", "LoRA over an NF4-quantized base"]
+METHODS["en"]["lora"]["diagnosed8"] = ["plain LoRA, base not quantized", "a LoRA finetune", "PEFT-LoRA"]
+METHODS["en"]["full"]["diagnosed8"] = ["full-weight finetune", "all-parameter SFT", "a full finetune (no adapters)"]
+METHODS["es"]["qlora"]["diagnosed8"] = ["QLoRA sobre base de 4 bits", "LoRA en 4 bits"]
+METHODS["es"]["lora"]["diagnosed8"] = ["LoRA normal, sin cuantizar", "un finetune con LoRA"]
+METHODS["es"]["full"]["diagnosed8"] = ["afinado de todos los pesos", "fine-tuning completo sin adaptadores"]
+WRAPS["en"]["full"]["diagnosed8"] = ["retrain every parameter of {model}"]
+WRAPS["en"]["lora"]["diagnosed8"] = ["bolt LoRA adapters onto {model}"]
+WRAPS["en"]["qlora"]["diagnosed8"] = ["load {model} in 4-bit and LoRA it"]
+WRAPS["es"]["full"]["diagnosed8"] = ["reentrenar todos los parámetros de {model}"]
+WRAPS["es"]["lora"]["diagnosed8"] = ["ponerle adaptadores LoRA a {model}"]
+WRAPS["es"]["qlora"]["diagnosed8"] = ["cargar {model} en 4 bits y entrenarle LoRA"]
 
-SEQ["en"]["unseen"] = ["seqlen={n}", "up to {n} tokens of context", "{k}k-token windows"]
-SEQ["es"]["unseen"] = ["longitud máx. {n} tokens", "contextos de {k}k"]
+SEQ["en"]["diagnosed8"] = ["seqlen={n}", "up to {n} tokens of context", "{k}k-token windows"]
+SEQ["es"]["diagnosed8"] = ["longitud máx. {n} tokens", "contextos de {k}k"]
 for _ident, _forms in {"rtx-4090": ["GeForce RTX 4090 (24 GB)"], "l40s": ["NVIDIA L40S 48GB"], "a100-80gb": ["A100-80GB-SXM"],
                        "h100-sxm": ["H100 (SXM)"], "h200": ["H200 141G"], "a100-40gb": ["A100 40G"],
                        "l4": ["L4 (24GB)"], "b200": ["NVIDIA B200"], "mi300x": ["MI300X OAM"]}.items():
-    GPU_FORMS[_ident]["unseen"] = _forms
-GPU_FORMS_R4["h100-pcie"]["unseen"] = ["H100-PCIE-80GB"]
-GPU_FORMS_R4["rtx-6000-ada"]["unseen"] = ["RTX6000 Ada"]
-GPU_FORMS_R4["a10g"]["unseen"] = ["NVIDIA A10G"]
-GPU_SLOT["en"]["unseen"] = [("{g} ×{c}", 1, 1), ("a node of {c} {g}", 1, 1), ("just one {g}", "one", 1),
+    GPU_FORMS[_ident]["diagnosed8"] = _forms
+GPU_FORMS_R4["h100-pcie"]["diagnosed8"] = ["H100-PCIE-80GB"]
+GPU_FORMS_R4["rtx-6000-ada"]["diagnosed8"] = ["RTX6000 Ada"]
+GPU_FORMS_R4["a10g"]["diagnosed8"] = ["NVIDIA A10G"]
+GPU_SLOT["en"]["diagnosed8"] = [("{g} ×{c}", 1, 1), ("a node of {c} {g}", 1, 1), ("just one {g}", "one", 1),
                             ("whatever {g} is free", 0, 1)]
-GPU_SLOT["es"]["unseen"] = [("{g} ×{c}", 1, 1), ("un nodo de {c} {g}", 1, 1), ("solo una {g}", "one", 1)]
-BATCH["en"]["unseen"] = ["mbs={b}", "{b} seqs/GPU", "per-GPU batch of {b}"]
-BATCH["es"]["unseen"] = ["{b} secuencias por GPU", "lote de {b} por GPU"]
-GLOBAL_NOTE["en"]["unseen"] = [" (grad accum {ga})", ", {gb} sequences per optimizer step"]
-GLOBAL_NOTE["es"]["unseen"] = [" (acumulando {ga} pasos)"]
-RANK["en"]["unseen"] = ["LoRA rank={r}", "adapter r of {r}", "rank {r} for the adapters"]
-RANK["es"]["unseen"] = ["rango={r}", "r de {r} en los adaptadores"]
-EPOCHS["en"]["unseen"] = ["{e} passes over the dataset", "epochs: {e}", "for {e} epochs"]
-EPOCHS["es"]["unseen"] = ["durante {e} épocas", "épocas: {e}"]
-ONE_EPOCH["en"]["unseen"] = ["a single epoch", "one pass over the data"]
-ONE_EPOCH["es"]["unseen"] = ["una única época", "una sola pasada por los datos"]
-DATASET["en"]["unseen"] = ["~{D} tokens of training data", "a corpus of {D} tokens"]
-DATASET["es"]["unseen"] = ["un corpus de {D} tokens", "unos {D} tokens de datos"]
-EXAMPLES["en"]["unseen"] = ["{X} chats of about {L} tokens", "{X} rows × {L} tokens"]
-EXAMPLES["es"]["unseen"] = ["{X} conversaciones de unos {L} tokens", "{X} filas × {L} tokens"]
-GC["en"]["unseen"] = [("grad checkpointing enabled", True), ("no activation recompute", False)]
-GC["es"]["unseen"] = [("con checkpointing de gradientes", True), ("sin recomputar activaciones", False)]
-OPTIMIZER["en"]["unseen"] = [("AdamW (torch)", "adamw"), ("bnb 8-bit AdamW", "adamw-8bit")]
-OPTIMIZER["es"]["unseen"] = [("AdamW estándar", "adamw"), ("AdamW en 8 bits", "adamw-8bit")]
-PRECISION["en"]["unseen"] = [("bf16 AMP", "bf16-mixed"), ("full fp32", "fp32")]
-PRECISION["es"]["unseen"] = [("bf16 mixto", "bf16-mixed"), ("todo en fp32", "fp32")]
-REGION["en"]["unseen"] = [("Paris DC", "eu-west"), ("Frankfurt region", "eu-central")]
-REGION["es"]["unseen"] = [("en el centro de datos de París", "eu-west"), ("zona Frankfurt", "eu-central")]
-FAILED["en"]["unseen"] = ["expect {p}% failed runs", "{p}% of jobs crash"]
-FAILED["es"]["unseen"] = ["un {p}% de trabajos fallan"]
-UNREADABLE["en"]["unseen"] = [("rank = your call", "lora_rank"), ("batch size: not sure", "micro_batch")]
-UNREADABLE["es"]["unseen"] = [("secuencia: ni idea", "seq_len")]
-FAMILY_SIZES["unseen"] = [("deepseek 67b", "deepseek-llm-67b"), ("falcon 40b", "falcon-40b"), ("olmo 7b", "olmo-2-7b"),
+GPU_SLOT["es"]["diagnosed8"] = [("{g} ×{c}", 1, 1), ("un nodo de {c} {g}", 1, 1), ("solo una {g}", "one", 1)]
+BATCH["en"]["diagnosed8"] = ["mbs={b}", "{b} seqs/GPU", "per-GPU batch of {b}"]
+BATCH["es"]["diagnosed8"] = ["{b} secuencias por GPU", "lote de {b} por GPU"]
+GLOBAL_NOTE["en"]["diagnosed8"] = [" (grad accum {ga})", ", {gb} sequences per optimizer step"]
+GLOBAL_NOTE["es"]["diagnosed8"] = [" (acumulando {ga} pasos)"]
+RANK["en"]["diagnosed8"] = ["LoRA rank={r}", "adapter r of {r}", "rank {r} for the adapters"]
+RANK["es"]["diagnosed8"] = ["rango={r}", "r de {r} en los adaptadores"]
+EPOCHS["en"]["diagnosed8"] = ["{e} passes over the dataset", "epochs: {e}", "for {e} epochs"]
+EPOCHS["es"]["diagnosed8"] = ["durante {e} épocas", "épocas: {e}"]
+ONE_EPOCH["en"]["diagnosed8"] = ["a single epoch", "one pass over the data"]
+ONE_EPOCH["es"]["diagnosed8"] = ["una única época", "una sola pasada por los datos"]
+DATASET["en"]["diagnosed8"] = ["~{D} tokens of training data", "a corpus of {D} tokens"]
+DATASET["es"]["diagnosed8"] = ["un corpus de {D} tokens", "unos {D} tokens de datos"]
+EXAMPLES["en"]["diagnosed8"] = ["{X} chats of about {L} tokens", "{X} rows × {L} tokens"]
+EXAMPLES["es"]["diagnosed8"] = ["{X} conversaciones de unos {L} tokens", "{X} filas × {L} tokens"]
+GC["en"]["diagnosed8"] = [("grad checkpointing enabled", True), ("no activation recompute", False)]
+GC["es"]["diagnosed8"] = [("con checkpointing de gradientes", True), ("sin recomputar activaciones", False)]
+OPTIMIZER["en"]["diagnosed8"] = [("AdamW (torch)", "adamw"), ("bnb 8-bit AdamW", "adamw-8bit")]
+OPTIMIZER["es"]["diagnosed8"] = [("AdamW estándar", "adamw"), ("AdamW en 8 bits", "adamw-8bit")]
+PRECISION["en"]["diagnosed8"] = [("bf16 AMP", "bf16-mixed"), ("full fp32", "fp32")]
+PRECISION["es"]["diagnosed8"] = [("bf16 mixto", "bf16-mixed"), ("todo en fp32", "fp32")]
+REGION["en"]["diagnosed8"] = [("Paris DC", "eu-west"), ("Frankfurt region", "eu-central")]
+REGION["es"]["diagnosed8"] = [("en el centro de datos de París", "eu-west"), ("zona Frankfurt", "eu-central")]
+FAILED["en"]["diagnosed8"] = ["expect {p}% failed runs", "{p}% of jobs crash"]
+FAILED["es"]["diagnosed8"] = ["un {p}% de trabajos fallan"]
+UNREADABLE["en"]["diagnosed8"] = [("rank = your call", "lora_rank"), ("batch size: not sure", "micro_batch")]
+UNREADABLE["es"]["diagnosed8"] = [("secuencia: ni idea", "seq_len")]
+FAMILY_SIZES["diagnosed8"] = [("deepseek 67b", "deepseek-llm-67b"), ("falcon 40b", "falcon-40b"), ("olmo 7b", "olmo-2-7b"),
                           ("yi 6b", "yi-6b")]
 SIZES_R7 = (0.8, 2.7, 6, 11, 22, 65, 180)
-SIZE_FORMS["en"]["unseen"] = ["an in-house {s}B model", "our {s}B-parameter LLM"]
-SIZE_FORMS["es"]["unseen"] = ["un LLM propio de {s}B", "un modelo interno de {s}B"]
-TEMPLATES["en"]["unseen"] = ["quick q: {core}, {rest}", "{core} ({rest}) — what would you pick?", "Background: {rest}. Ask: {core}"]
-TEMPLATES["es"]["unseen"] = ["pregunta rápida: {core}, {rest}", "{core} ({rest}) — ¿qué elegiríais?", "Antecedentes: {rest}. Pregunta: {core}"]
-CORES["en"]["unseen"] = ["{method} of {model}", "{model} via {method}"]
-CORES["es"]["unseen"] = ["{method} de {model}", "{model} vía {method}"]
-FOLLOWUPS["en"]["unseen"] = ["ok and {slot}?", "what about {slot} instead"]
-FOLLOWUPS["es"]["unseen"] = ["vale, ¿y {slot}?", "cambia a {slot}"]
-SWITCH_METHOD["en"]["unseen"] = ["switch the method to {m}", "let's do {m}"]
-SWITCH_METHOD["es"]["unseen"] = ["pasa a {m}", "hagámoslo con {m}"]
-CONFIG_FORMATS["unseen"] = ["llamafactory_cli", "hydra_overrides"]
-CONFIG_QUESTION["en"]["unseen"] = ["would {c} {g}s handle this?", "cheapest way to run this on {g}?"]
-CONFIG_QUESTION["es"]["unseen"] = ["¿lo aguantan {c} {g}?", "¿cuánto saldría en {g}?"]
+SIZE_FORMS["en"]["diagnosed8"] = ["an in-house {s}B model", "our {s}B-parameter LLM"]
+SIZE_FORMS["es"]["diagnosed8"] = ["un LLM propio de {s}B", "un modelo interno de {s}B"]
+TEMPLATES["en"]["diagnosed8"] = ["quick q: {core}, {rest}", "{core} ({rest}) — what would you pick?", "Background: {rest}. Ask: {core}"]
+TEMPLATES["es"]["diagnosed8"] = ["pregunta rápida: {core}, {rest}", "{core} ({rest}) — ¿qué elegiríais?", "Antecedentes: {rest}. Pregunta: {core}"]
+CORES["en"]["diagnosed8"] = ["{method} of {model}", "{model} via {method}"]
+CORES["es"]["diagnosed8"] = ["{method} de {model}", "{model} vía {method}"]
+FOLLOWUPS["en"]["diagnosed8"] = ["ok and {slot}?", "what about {slot} instead"]
+FOLLOWUPS["es"]["diagnosed8"] = ["vale, ¿y {slot}?", "cambia a {slot}"]
+SWITCH_METHOD["en"]["diagnosed8"] = ["switch the method to {m}", "let's do {m}"]
+SWITCH_METHOD["es"]["diagnosed8"] = ["pasa a {m}", "hagámoslo con {m}"]
+CONFIG_FORMATS["diagnosed8"] = ["llamafactory_cli", "hydra_overrides"]
+CONFIG_QUESTION["en"]["diagnosed8"] = ["would {c} {g}s handle this?", "cheapest way to run this on {g}?"]
+CONFIG_QUESTION["es"]["diagnosed8"] = ["¿lo aguantan {c} {g}?", "¿cuánto saldría en {g}?"]
 # Noise of this split (``_Gen._noise_r7``).
 QUOTES = {"en": ("> lgtm, ask the bot\n", "> from the planning doc\n"), "es": ("> ok, pregúntale al bot\n", "> del doc de planificación\n")}
 TRAILERS_R7 = {"en": (" lmk", " ty!"), "es": (" avisad", " ¡gracias!")}
+
+# --- the unseen vocabulary (round 8) --------------------------------------------------------------
+#
+# Written in one go after "diagnosed8" was read, and committed before the parser ran on any of it.
+# Nothing below repeats a form of the earlier vocabularies.
+
+METHODS["en"]["qlora"]["unseen"] = ["QLoRA (4-bit NF4 base)", "a QLoRA run", "LoRA adapters over a 4-bit base model"]
+METHODS["en"]["lora"]["unseen"] = ["LoRA, unquantized base", "standard LoRA", "a LoRA run"]
+METHODS["en"]["full"]["unseen"] = ["full-parameter finetune", "a full fine-tune of every layer", "full-rank training, no adapters"]
+METHODS["es"]["qlora"]["unseen"] = ["QLoRA (base NF4)", "un QLoRA"]
+METHODS["es"]["lora"]["unseen"] = ["LoRA estándar", "un LoRA sin cuantización"]
+METHODS["es"]["full"]["unseen"] = ["ajuste completo de parámetros", "un fine-tuning de todos los parámetros"]
+WRAPS["en"]["full"]["unseen"] = ["fine-tune all the weights of {model}"]
+WRAPS["en"]["lora"]["unseen"] = ["train a LoRA on top of {model}"]
+WRAPS["en"]["qlora"]["unseen"] = ["QLoRA-tune {model}"]
+WRAPS["es"]["full"]["unseen"] = ["afinar todos los pesos de {model}"]
+WRAPS["es"]["lora"]["unseen"] = ["entrenar un LoRA encima de {model}"]
+WRAPS["es"]["qlora"]["unseen"] = ["hacer QLoRA sobre {model}"]
+
+SEQ["en"]["unseen"] = ["max_len {n}", "sequences up to {n} tokens", "{k}K context window"]
+SEQ["es"]["unseen"] = ["secuencias de hasta {n} tokens", "ventana de contexto de {k}K"]
+for _ident, _forms in {"rtx-4090": ["RTX-4090"], "l40s": ["L40S-48GB"], "a100-80gb": ["Nvidia A100 80G"],
+                       "h100-sxm": ["Nvidia H100 80G SXM5"], "h200": ["H200 SXM 141GB"], "a100-40gb": ["Nvidia A100 40G"],
+                       "l4": ["Nvidia L4"], "b200": ["B200 (HGX)"], "mi300x": ["AMD MI300X 192GB"]}.items():
+    GPU_FORMS[_ident]["unseen"] = _forms
+GPU_FORMS_R4["h100-pcie"]["unseen"] = ["H100 PCIe 80G"]
+GPU_FORMS_R4["rtx-6000-ada"]["unseen"] = ["RTX 6000 Ada 48GB"]
+GPU_FORMS_R4["a10g"]["unseen"] = ["A10G (24 GB)"]
+GPU_SLOT["en"]["unseen"] = [("a {c}-GPU {g} box", 1, 1), ("{g}, {c} units", 1, 1), ("{c} of the {g} cards", 1, 1),
+                            ("one {g} only", "one", 1)]
+GPU_SLOT["es"]["unseen"] = [("una máquina de {c} {g}", 1, 1), ("{g}, {c} unidades", 1, 1), ("una única {g}", "one", 1)]
+BATCH["en"]["unseen"] = ["per-device batch size {b}", "a batch of {b} per GPU", "micro-batch size={b}"]
+BATCH["es"]["unseen"] = ["tamaño de lote por dispositivo {b}", "micro-lote={b}"]
+GLOBAL_NOTE["en"]["unseen"] = [" and gradient accumulation of {ga}", " (global batch {gb})"]
+GLOBAL_NOTE["es"]["unseen"] = [" y acumulación de gradientes de {ga}"]
+RANK["en"]["unseen"] = ["LoRA r={r}", "rank-{r} adapters", "an adapter rank of {r}"]
+RANK["es"]["unseen"] = ["rango LoRA = {r}", "adaptadores de rango {r}"]
+EPOCHS["en"]["unseen"] = ["{e} epochs over the data", "train for {e} epochs", "num_epochs {e}"]
+EPOCHS["es"]["unseen"] = ["entrenar {e} épocas", "{e} épocas sobre los datos"]
+ONE_EPOCH["en"]["unseen"] = ["just one epoch", "a one-epoch run"]
+ONE_EPOCH["es"]["unseen"] = ["solo una época", "una época nada más"]
+DATASET["en"]["unseen"] = ["{D} training tokens in total", "a {D}-token training set"]
+DATASET["es"]["unseen"] = ["{D} tokens de entrenamiento en total", "un set de entrenamiento de {D} tokens"]
+EXAMPLES["en"]["unseen"] = ["{X} samples averaging {L} tokens", "{X} docs, ~{L} tokens each"]
+EXAMPLES["es"]["unseen"] = ["{X} muestras de {L} tokens de media", "{X} documentos de ~{L} tokens"]
+GC["en"]["unseen"] = [("with gradient checkpointing", True), ("gradient checkpointing disabled", False)]
+GC["es"]["unseen"] = [("gradient checkpointing activado", True), ("gradient checkpointing desactivado", False)]
+OPTIMIZER["en"]["unseen"] = [("plain AdamW", "adamw"), ("8-bit AdamW from bitsandbytes", "adamw-8bit")]
+OPTIMIZER["es"]["unseen"] = [("AdamW normal", "adamw"), ("AdamW de 8 bits de bitsandbytes", "adamw-8bit")]
+PRECISION["en"]["unseen"] = [("bf16 mixed precision", "bf16-mixed"), ("fp32 everywhere", "fp32")]
+PRECISION["es"]["unseen"] = [("precisión mixta bf16", "bf16-mixed"), ("fp32 en todo", "fp32")]
+REGION["en"]["unseen"] = [("in the Paris region", "eu-west"), ("Frankfurt DC", "eu-central")]
+REGION["es"]["unseen"] = [("en la región de París", "eu-west"), ("centro de datos de Frankfurt", "eu-central")]
+FAILED["en"]["unseen"] = ["budget {p}% of runs failing", "about {p}% of runs fail"]
+FAILED["es"]["unseen"] = ["calcula un {p}% de ejecuciones que fallan"]
+UNREADABLE["en"]["unseen"] = [("seq len: whatever fits", "seq_len"), ("epochs: not decided", "epochs")]
+UNREADABLE["es"]["unseen"] = [("rango: lo decidimos luego", "lora_rank")]
+FAMILY_SIZES["unseen"] = [("mistral 12b", "mistral-nemo-12b"), ("gemma 1b", "gemma-3-1b"), ("smollm 360m", "smollm2-360m"),
+                          ("gemma 12b", "gemma-3-12b")]
+SIZES_R8 = (0.4, 1.3, 5, 9, 16, 30, 110)
+SIZE_FORMS["en"]["unseen"] = ["a proprietary {s}B model", "our own {s}B LLM"]
+SIZE_FORMS["es"]["unseen"] = ["un modelo propietario de {s}B", "nuestro propio LLM de {s}B"]
+TEMPLATES["en"]["unseen"] = ["Context: {rest}. Question: {core}?", "1) {core}\n2) {rest}", "{core}; constraints: {rest}"]
+TEMPLATES["es"]["unseen"] = ["Contexto: {rest}. Pregunta: {core}?", "1) {core}\n2) {rest}", "{core}; restricciones: {rest}"]
+CORES["en"]["unseen"] = ["{method} for {model}", "sizing {method} on {model}"]
+CORES["es"]["unseen"] = ["{method} para {model}", "dimensionar {method} con {model}"]
+FOLLOWUPS["en"]["unseen"] = ["and with {slot}?", "now try {slot}"]
+FOLLOWUPS["es"]["unseen"] = ["¿y con {slot}?", "ahora prueba con {slot}"]
+SWITCH_METHOD["en"]["unseen"] = ["go with {m} instead", "change it to {m}"]
+SWITCH_METHOD["es"]["unseen"] = ["mejor con {m}", "cámbialo a {m}"]
+CONFIG_FORMATS["unseen"] = ["nested_yaml", "slurm_script"]
+CONFIG_QUESTION["en"]["unseen"] = ["does this fit on {c} {g}s?", "what would this cost on {g}?"]
+CONFIG_QUESTION["es"]["unseen"] = ["¿cabe esto en {c} {g}?", "¿qué costaría esto en {g}?"]
+# Noise of this split (``_Gen._noise_r8``).
+SUBJECTS_R8 = {"en": ("Re: finetune sizing", "Re: GPU budget"), "es": ("Re: dimensionado del finetune", "Re: presupuesto de GPUs")}
+ASIDES_R8 = {"en": ("FWIW,", "For the record:"), "es": ("Para que conste:", "Por si acaso,")}
+MOBILE_R8 = {"en": (" (sent from mobile)",), "es": (" (enviado desde el móvil)",)}
 
 # Words a typo must not turn into (another real word of the vocabulary is not a typo we can see).
 _PROTECTED = {"lora", "qlora", "full", "llama", "mistral", "mixtral", "qwen", "gemma", "falcon", "deepseek", "phi",
@@ -1094,7 +1182,8 @@ class _Gen:
         roll = rng.random()
         if roll < 0.18:
             s = rng.choice({"diagnosed2": SIZES_R4A, "diagnosed3": SIZES_R4B, "diagnosed4": SIZES_R4C,
-                            "diagnosed5": SIZES_R4D, "diagnosed6": SIZES_R5, "diagnosed7": SIZES_R6, "unseen": SIZES_R7}.get(self.split, SIZES))
+                            "diagnosed5": SIZES_R4D, "diagnosed6": SIZES_R5, "diagnosed7": SIZES_R6, "diagnosed8": SIZES_R7,
+                            "unseen": SIZES_R8}.get(self.split, SIZES))
             shown = f"{s:g}".replace(".", ",") if lang == "es" and rng.random() < 0.5 else f"{s:g}"
             return self.pick(SIZE_FORMS[lang]).format(s=shown), {"params_b": float(s)}, None
         if roll < 0.26:
@@ -1122,7 +1211,8 @@ class _Gen:
         return {"tune": tune, "diagnosed": held, "diagnosed2": _r4a_model_forms(m, display),
                 "diagnosed3": _r4b_model_forms(m, display), "diagnosed4": _r4c_model_forms(m, display),
                 "diagnosed5": _r4d_model_forms(m, display), "diagnosed6": _r5_model_forms(m, display),
-                "diagnosed7": _r6_model_forms(m, display), "unseen": _r7_model_forms(m, display)}
+                "diagnosed7": _r6_model_forms(m, display), "diagnosed8": _r7_model_forms(m, display),
+                "unseen": _r8_model_forms(m, display)}
 
     def method_phrase(self, lang: str, method: str) -> str:
         return self.pick(METHODS[lang][method])
@@ -1319,8 +1409,10 @@ class _Gen:
             text = self._noise_r5(text, lang, noise, prose)
         elif self.split == "diagnosed7":
             text = self._noise_r6(text, lang, noise, prose)
-        elif self.split == "unseen":
+        elif self.split == "diagnosed8":
             text = self._noise_r7(text, lang, noise, prose)
+        elif self.split == "unseen":
+            text = self._noise_r8(text, lang, noise, prose)
         if re.search(r"(?i)\bnf4\b", text) and expected.get("method", "qlora") == "qlora":
             expected.setdefault("quant", "nf4")  # "QLoRA (NF4)" states the 4-bit type too (a label, not noise)
         entry = {"text": text, "lang": lang, "split": self.split, "expected": expected, "noise": noise}
@@ -1500,6 +1592,24 @@ class _Gen:
         if rng.random() < 0.04:
             text += rng.choice(SIGNATURES)
             noise.append("signature")
+        return text
+
+    def _noise_r8(self, text: str, lang: str, noise: list[str], prose: bool) -> str:
+        """Round 8's unseen noise: a "Re:" subject line, "FWIW"/"para que conste", a tab between two items,
+        a "(sent from mobile)" trailer: nothing here changes what a careful reader takes."""
+        rng = self.rng
+        if prose and rng.random() < 0.05:
+            text = rng.choice(SUBJECTS_R8[lang]) + "\n" + text
+            noise.append("subject line")
+        if prose and rng.random() < 0.05:
+            text = rng.choice(ASIDES_R8[lang]) + " " + text
+            noise.append("aside")
+        if prose and ", " in text and rng.random() < 0.05:
+            text = text.replace(", ", ",\t", 1)
+            noise.append("tab")
+        if rng.random() < 0.04:
+            text += rng.choice(MOBILE_R8[lang])
+            noise.append("mobile trailer")
         return text
 
     def _noise_r7(self, text: str, lang: str, noise: list[str], prose: bool) -> str:
@@ -1826,6 +1936,35 @@ def _r7_model_forms(m, display: str) -> list[str]:
     return [f"hf.co/{m.hub_id}", f'"{display}"', f"{display} base model"]
 
 
+def _r8_model_forms(m, display: str) -> list[str]:
+    """Round 8's unseen spellings: the Hub id with a trailing "(HF)", "<display>, the base one", "<display>
+    weights"."""
+    return [f"{m.hub_id} (HF)", f"{display}, the base one,", f"{display} weights"]
+
+
+def _nested_yaml(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    """A nested YAML training config (OmegaConf / Hydra config file: model, train and lora sections)."""
+    lines = ["model:", f"  pretrained: {m.hub_id}", "train:", f"  strategy: {method}", f"  max_length: {seq}",
+             f"  per_device_batch: {b}", f"  num_epochs: {e}"]
+    if method != "full":
+        lines += ["lora:", f"  r: {r}"]
+    expected["epochs"] = float(e)
+    return "\n".join(lines)
+
+
+def _slurm_script(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    """A SLURM batch script: one node, its GPUs in --gres, srun torchrun with one process per GPU."""
+    n = rng.choice((1, 2, 4, 8))
+    flags = f"--model {m.hub_id} --method {method} --max_seq_len {seq} --batch_size {b} --epochs {e}"
+    if method != "full":
+        flags += f" --lora_rank {r}"
+    lines = ["#!/bin/bash", "#SBATCH --job-name=ft", "#SBATCH --nodes=1", f"#SBATCH --gres=gpu:{n}",
+             f"srun torchrun --nproc_per_node {n} finetune.py {flags}"]
+    expected["epochs"] = float(e)
+    expected["num_gpus"] = n
+    return "\n".join(lines)
+
+
 def _llamafactory_cli(m, method, seq, b, e, r, expected, rng, lang) -> str:
     """LLaMA-Factory's command line (llamafactory-cli train with its hparams as flags: model_name_or_path,
     finetuning_type lora|full, quantization_bit 4 for QLoRA, cutoff_len, per_device_train_batch_size,
@@ -2149,7 +2288,8 @@ _R4_MODELS = {"torchtune_yaml": lambda m: _TORCHTUNE.get(m.id), "hf_python": lam
                   "axolotl_minimal": lambda m: m.hub_id, "hf_trainer_json": lambda m: m.hub_id,
                   "swift_cli": lambda m: m.hub_id, "md_table": lambda m: m.hub_id, "env_script": lambda m: m.hub_id,
                   "toml_config": lambda m: m.hub_id, "python_dict": lambda m: m.hub_id,
-                  "llamafactory_cli": lambda m: m.hub_id, "hydra_overrides": lambda m: m.hub_id}
+                  "llamafactory_cli": lambda m: m.hub_id, "hydra_overrides": lambda m: m.hub_id,
+                  "nested_yaml": lambda m: m.hub_id, "slurm_script": lambda m: m.hub_id}
 _R4_WRITERS = {"torchtune_yaml": _torchtune_yaml, "hf_python": _hf_python, "unsloth_python": _unsloth_python,
                "deepspeed_json": _deepspeed_json, "llamafactory_json": _llamafactory_json,
                "accelerate_yaml": _accelerate_yaml, "train_py_cli": _train_py_cli, "axolotl_v2": _axolotl_v2,
@@ -2157,7 +2297,7 @@ _R4_WRITERS = {"torchtune_yaml": _torchtune_yaml, "hf_python": _hf_python, "unsl
                "axolotl_minimal": _axolotl_minimal, "hf_trainer_json": _hf_trainer_json, "swift_cli": _swift_cli,
                "md_table": _md_table, "env_script": _env_script, "toml_config": _toml_config,
                "python_dict": _python_dict, "llamafactory_cli": _llamafactory_cli,
-               "hydra_overrides": _hydra_overrides}
+               "hydra_overrides": _hydra_overrides, "nested_yaml": _nested_yaml, "slurm_script": _slurm_script}
 
 _CONFIG_WRITERS = {"axolotl": _axolotl, "axolotl_json": _axolotl_json, "llamafactory": _llamafactory,
                    "llamafactory_cli": _llamafactory_cli, "trl_python": _trl_python, "trl_cli": _trl_cli}

@@ -18,7 +18,8 @@ from tests.fakeslack import BOT_TOKEN, SIGNING_SECRET, command_body, event_body,
 
 MANIFEST = yaml.safe_load((ROOT / "manifest.yaml").read_text(encoding="utf-8"))
 # manifest bot event -> the event Slack sends for it
-EVENTS = {"app_mention": {"type": "app_mention"}, "message.channels": {"type": "message", "channel_type": "channel"},
+EVENTS = {"app_home_opened": {"type": "app_home_opened", "tab": "home", "channel": "DHOME"},
+          "app_mention": {"type": "app_mention"}, "message.channels": {"type": "message", "channel_type": "channel"},
           "message.groups": {"type": "message", "channel_type": "group"}, "message.im": {"type": "message", "channel_type": "im"}}
 
 
@@ -56,6 +57,19 @@ def test_the_manifest_command_is_the_registered_one(http_app):
 def test_every_subscribed_event_has_a_listener(http_app, event):
     body = {**EVENTS[event], "channel": "CX", "user": "UBOB", "text": "hello", "ts": f"{time.time():.6f}"}
     assert dispatch(http_app, *event_body(body)).status == 200
+
+
+def test_the_home_tab_is_enabled_subscribed_listened_to_and_documented(http_app):
+    """The Home tab (bot/home.py): the manifest enables it and subscribes app_home_opened, a
+    listener answers the event, and the README tells people about it and /finetune spend."""
+    home = MANIFEST["features"]["app_home"]
+    assert home["home_tab_enabled"] is True and home["messages_tab_enabled"] is True  # DMs are questions
+    assert "app_home_opened" in MANIFEST["settings"]["event_subscriptions"]["bot_events"]
+    listened = {getattr(getattr(lis, "ack_function", None), "__name__", "") for lis in http_app._listeners}
+    assert "on_home_opened" in listened
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "**Home tab**" in readme and "app_home_opened" in readme and "`/finetune spend`" in readme
+    assert "spend" in MANIFEST["features"]["slash_commands"][0]["usage_hint"]
 
 
 def test_the_scopes_cover_what_the_bot_calls():

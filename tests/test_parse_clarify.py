@@ -25,6 +25,9 @@ QUESTIONS = {
     "unreadable": [("en", "lora llama 3 8b, rank: tbd", None), ("es", "lora llama 3 8b, secuencia máxima", None)],
     "did_you_mean": [("en", "lora mstrl 7b please", None), ("es", "qlora de mstrl 7b en una h10", None)],
     "limit": [("en", "lora 8b on a 4090, seq 300000000", None), ("es", "qlora 8b, lote 3000000", None)],
+    "family_size": [("en", "qlora falcon3-7b at 4k", None), ("es", "lora de gemma 2 4b, secuencia 2048", None)],
+    "relative": [("en", "+2 GPUs please", None), ("es", "y dos GPUs más", P8)],
+    "conflict": [("en", "lora llama 3 8b with seq 2048 or seq 8192", None), ("es", "lora llama 3 8b con lote 2 y lote 6", None)],
 }
 
 

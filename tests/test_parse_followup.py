@@ -74,9 +74,10 @@ def test_the_generic_can_i_question_in_a_thread_is_still_the_faq(catalog):
     assert (result.intent, result.faq, result.params) == ("faq", "can_i_gpu", {"gpu": "l40s"})
 
 
-def test_a_gpu_named_twice_keeps_the_first_and_says_so(catalog):
+def test_a_gpu_named_twice_is_a_question_which(catalog):
     result = parse_message("lora llama 3 8b on an A100 and an L40S", catalog)
-    assert result.request.gpu == "a100-80gb" and "parse.warn.conflict" in result.warning_codes
+    assert (result.intent, result.clarify_code) == ("clarify", "conflict") and result.request.gpu is None
+    assert "A100" in result.question and "L40S" in result.question
 
 
 def test_examples_without_a_length_use_the_thread_sequence_length(catalog):

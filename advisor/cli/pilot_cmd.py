@@ -256,3 +256,7 @@ def history(gpu: str | None, limit: int, state_db: str | None, as_json: bool) ->
     for g, m in step_factors.items():
         click.echo(t("pilot.cli.step_factors_row", "en", gpu=g, n=m["pilots"],
                      factors=", ".join(f"{c} x{v:.2f}" for c, v in m["factors"].items())))
+
+
+from advisor.cli.pilot_spend import spend as _spend  # noqa: E402  `advisor pilot spend` (advisor/cli/pilot_spend.py)
+pilot.add_command(_spend)

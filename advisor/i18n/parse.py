@@ -36,6 +36,22 @@ MESSAGES = {
         "en": "I could not read the {field} you gave (\"{typed}\"). What should it be? For example: {example}.",
         "es": "No pude leer el valor de {field} que diste (\"{typed}\"). ¿Cuál debe ser? Por ejemplo: {example}.",
     },
+    "parse.clarify.conflict": {
+        "en": "You gave more than one {field} ({options}). Which one should I size?",
+        "es": "Diste más de un valor de {field} ({options}). ¿Cuál calculo?",
+    },
+    "parse.clarify.relative": {
+        "en": "{change} relative to what? I have no {field} to change yet. How many in total?",
+        "es": "¿{change} respecto a qué? Aún no tengo un valor de {field} que cambiar. ¿Cuántos en total?",
+    },
+    "parse.clarify.family_size": {
+        "en": "The catalog has no {typed}: its nearest {family} models are {options}. Did you mean one of them? Or give its Hugging Face id (org/name) or paste its config.json, and I read its architecture; to size a generic model instead, say \"a {size}B model\".",
+        "es": "El catálogo no tiene {typed}: sus modelos {family} más cercanos son {options}. ¿Querías decir uno de ellos? O da su id de Hugging Face (org/nombre) o pega su config.json, y leo su arquitectura; para calcular un modelo genérico, di \"un modelo de {size}B\".",
+    },
+    "parse.clarify.family_size_none": {
+        "en": "The catalog has no {typed}. Give its Hugging Face id (org/name) or paste its config.json, and I read its architecture; to size a generic model instead, say \"a {size}B model\".",
+        "es": "El catálogo no tiene {typed}. Da su id de Hugging Face (org/nombre) o pega su config.json, y leo su arquitectura; para calcular un modelo genérico, di \"un modelo de {size}B\".",
+    },
     "parse.clarify.did_you_mean": {
         "en": "I do not know \"{typed}\". Did you mean {options}?",
         "es": "No conozco \"{typed}\". ¿Quisiste decir {options}?",
@@ -189,6 +205,10 @@ MESSAGES = {
     "parse.warn.conflict": {
         "en": "you gave more than one {field} ({values}); I used {taken}. Say just one to change it.",
         "es": "diste más de un valor de {field} ({values}); usé {taken}. Indica solo uno para cambiarlo.",
+    },
+    "parse.warn.corrected": {
+        "en": "read {taken} as your correction of {dropped} ({field}).",
+        "es": "tomé {taken} como tu corrección de {dropped} ({field}).",
     },
     "parse.warn.model_and_size": {
         "en": "you named {model} and a size of {size}B; I sized {model} ({actual}B parameters).",

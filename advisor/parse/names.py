@@ -41,6 +41,7 @@ _SEP_GAP = re.compile(r"[ \-_/.:(]{0,3}")  # ":" for Ollama tags ("llama3.1:8b",
 # Aliases that are ordinary words in a sentence ("a tiny model"): matched only as part of a longer alias.
 _COMMON_WORD_ALIASES = {"tiny", "test"}
 # Vendor and product-line words typed before a GPU name (``advisor.catalog.names`` treats them as noise).
+_LINK = re.compile(r"\b(?:https?://|www\.)\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)+\.(?:com|org|net|io|ai|dev|co)/\S*")
 _FORM_WORDS = {"pcie", "sxm", "sxm4", "sxm5", "nvl"}  # the datasheets' form factors, as typed before a name
 # The architectures' names are product-line words too, as the vendors write them before a part ("NVIDIA
 # Blackwell B200", "Hopper H100", "Ampere A100", "Ada Lovelace L40S"; AMD's "CDNA 3 MI300X").
@@ -158,6 +159,10 @@ class Matcher:
         self._gpu_memory = {g.id: float(g.memory_gb) for g in catalog.gpus()}
         # GPUs whose form factor is SXM (the datasheet's form_factor), so "SXM" after their name describes them
         self._sxm = {g.id for g in catalog.gpus() if "sxm" in (g.form_factor or "").lower() or "sxm" in g.id}
+        # each GPU's own form-factor word (the datasheet's form_factor: "OAM" for the MI300X, "SXM5", "PCIe"):
+        # typed after its name it describes the card ("MI300X OAM x4"), and a count after it is the name's
+        self._form = {g.id: re.sub(r"\d+$", "", (g.form_factor or "").split()[0].lower()) for g in catalog.gpus()
+                      if g.form_factor}
         self._gpu_compact = {}
         for g in catalog.gpus():
             for name in _names(g.id, g.display_name, *g.aliases):
@@ -194,6 +199,8 @@ class Matcher:
         out: list[NameMatch] = []
         i = 0
         by_first, families = self._by_first, self._families
+        # a link's path names a page, no card: "wiki.example.com/runs/4090" is no RTX 4090
+        links = [m.span() for m in _LINK.finditer(text)] if "/" in text else []
         while i < len(toks):
             t = toks[i].text
             if (t not in by_first and t not in families and not (t[-1] == "s" and t[:-1] in by_first)
@@ -217,6 +224,9 @@ class Matcher:
                 used += self._own_memory(toks, i + used, match)
                 if used and toks[i + used - 1].end > match.end:
                     match = NameMatch(match.kind, match.ident, match.start, toks[i + used - 1].end)
+            if match.kind == "gpu" and links and any(a <= match.start < b for a, b in links):
+                i += used
+                continue
             if "(" in toks[i + used - 1].gap and text.startswith(")", match.end):
                 match = NameMatch(match.kind, match.ident, match.start, match.end + 1, match.candidates, match.family,
                                   match.size_b, match.sized, match.typed, match.word)  # "Llama 3.2 (3B)": the ")" too
@@ -278,8 +288,17 @@ class Matcher:
             if tok.text.isdigit() and tok.gap == "-" and float(tok.text) == self._gpu_memory.get(match.ident):
                 used += 1  # "a100-80": the 80 GB A100
                 continue
+            if tok.text in ("hbm", "gddr") and tok.gap.strip(" ()/-") == "":
+                used += 1  # "H100 80GB HBM3", "RTX 4090 GDDR6X": the card's memory technology, as datasheets write it
+                while j + used < len(toks) and toks[j + used].gap == "" and re.fullmatch(r"\d[a-z]?|[a-z]{1,2}", toks[j + used].text):
+                    used += 1  # the generation the tokens split off ("hbm" "3", "hbm" "2" "e", "gddr" "6" "x")
+                continue
             if tok.text in ("generation", "gen") and tok.gap == " ":
                 used += 1  # "RTX 6000 Ada Generation": NVIDIA's full product name
+                continue
+            if tok.text not in ("sxm", "sxm4", "sxm5") and tok.text.isalpha() and tok.text == self._form.get(match.ident) \
+                    and tok.gap.strip(" ()-") == "":
+                used += 1  # "MI300X OAM", "L4 PCIe": the card's own form factor
                 continue
             if tok.text in ("sxm", "sxm4", "sxm5") and match.ident in self._sxm and tok.gap.strip(" ()-") == "":
                 used += 1

@@ -2,6 +2,11 @@
 "duplica el contexto", "la mitad del lote", "x2 rank". They only mean something against the
 thread's request, so they are read in follow-ups only; a field the thread did not set is scaled
 from its documented default (``advisor.spec.DEFAULTS``: "double the batch" from micro-batch 1 is 2).
+
+Increments too: "+2 GPUs", "2 more GPUs", "add another 2 cards", "one epoch more", "dos GPUs más",
+"otras 2 GPUs", "una GPU menos" change a count by that much (``INCREMENT``, read as a word rule so the
+number is never a count of its own). A GPU count the thread did not fix has no default to add to (the
+recommender picks it per GPU), so there the parser asks for the total instead of guessing.
 """
 
 from __future__ import annotations
@@ -58,3 +63,56 @@ def changes(text: str, previous: SpecRequest) -> dict[str, Any]:
             value = max(1, int(round(value)))
         out[name] = value
     return out
+
+
+# --- increments: "+2 GPUs", "2 more GPUs", "dos GPUs más" ------------------------------------------------
+
+_COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "ten": 10,
+                "a": 1, "an": 1, "un": 1, "una": 1, "uno": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6,
+                "siete": 7, "ocho": 8, "diez": 10}
+_INC_N = r"(\d{1,4}|an|a|one|two|three|four|five|six|seven|eight|ten|uno|una|un|dos|tres|cuatro|cinco|seis|siete|ocho|diez)"
+_INC_FIELDS = {"num_gpus": r"gpus?|cards?|tarjetas?|graficas?|devices?|dispositivos?",
+               "epochs": r"epochs?|epocas?|passes|pasadas?"}
+_INC_FIELD = "(" + "|".join(_INC_FIELDS.values()) + ")"
+_MORE = r"(?:more|extra|additional|mas|adicionales?|de\s+mas)"
+_FEWER = r"(?:fewer|less|menos)"
+# a signed number before the field ("+2 GPUs", "-1 gpu", "+1 epoch"): the sign touches its number (a
+# dash before a space is a bullet or an aside: "- 4 passes over the data")
+INCREMENT_SIGN = R(
+    r"(?<![\w.+-])(?P<sign>[+-])(?P<n1>\d{1,4})\s+(?:" + _MORE + r"\s+)?" + _INC_FIELD.replace("(", "(?P<f1>", 1) + r"\b")
+INCREMENT = R(
+    # "2 more GPUs", "two fewer cards"
+    r"\b(?P<n2>" + _INC_N[1:-1] + r")\s+(?P<d2>" + _MORE[3:-1] + "|" + _FEWER[3:-1] + r")\s+" + _INC_FIELD.replace("(", "(?P<f2>", 1) + r"\b"
+    # "2 GPUs more", "dos GPUs más", "una GPU menos", "one epoch extra"
+    # (the comparative runs to the clause's end: "dos GPUs más baratas" are two cheaper GPUs)
+    r"|\b(?P<n3>" + _INC_N[1:-1] + r")\s+" + _INC_FIELD.replace("(", "(?P<f3>", 1) + r"\s+(?P<d3>" + _MORE[3:-1] + "|" + _FEWER[3:-1] + r")\b"
+    r"(?=\s*(?:[^\w\s]|$|(?:and|y|then|entonces|please|por\s+favor|porfa|instead|en\s+vez)\b))"
+    # "add 2 GPUs", "another 2 cards", "otras 2 GPUs", "añade 2 GPUs"; "remove 1 GPU", "quita una GPU"
+    r"|\b(?P<v4>add(?:\s+another)?|another|otr[oa]s?|anade|agrega|suma|anadir|agregar|sumar|remove|drop|quita|quitar|saca)\s+"
+    r"(?P<n4>" + _INC_N[1:-1] + r")\s+(?:" + _MORE + r"\s+)?" + _INC_FIELD.replace("(", "(?P<f4>", 1) + r"\b")
+
+
+# Literals every INCREMENT match contains (``scan.Scan.run_all`` skips the rule without them): a sign glued to
+# a digit, or a word of more / fewer / adding / removing. (The prefilter cannot read them from the pattern:
+# the sign is one character.)
+INCREMENT_SIGN_NEEDS = tuple(f"{sign}{d}" for sign in "+-" for d in "0123456789")
+INCREMENT_NEEDS = ("more", "extra", "additional", "mas", "adicional", "fewer", "less", "menos", "add", "another", "otr",
+                   "anad", "agreg", "suma", "remove", "drop", "quita", "saca")
+
+
+def increment_of(m: re.Match[str]) -> tuple[str, int] | None:
+    """The field and signed change an ``INCREMENT`` match says ("+2 GPUs" -> ("num_gpus", 2))."""
+    groups = m.groupdict()
+    for k in "1234":
+        if groups.get(f"n{k}"):
+            n_text, field_word = groups[f"n{k}"], groups[f"f{k}"]
+            break
+    else:
+        return None
+    n = int(n_text) if n_text.isdigit() else _COUNT_WORDS.get(n_text)
+    if not n:
+        return None
+    negative = (groups.get("sign") == "-" or re.fullmatch(_FEWER, groups.get("d2") or groups.get("d3") or "x") is not None
+                or (groups.get("v4") or "") in ("remove", "drop", "quita", "quitar", "saca"))
+    name = next(f for f, words in _INC_FIELDS.items() if re.fullmatch(words, field_word))
+    return name, -n if negative else n

@@ -14,6 +14,7 @@ and a working example, or the value taken plus a warning that says so.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import replace
 from typing import Any
@@ -45,6 +46,17 @@ EXAMPLE_MODEL = "llama-3.1-8b"
 _A100 = {"a100-80gb", "a100-40gb"}
 _H100 = {"h100-sxm", "h100-pcie"}
 _FAQ_FIELDS = {"gpu", "num_gpus", "model", "params_b"}
+# A correction between two values of one field: the later one is what the user means ("seq 2048, actually
+# 4096", "lote 4, perdón, 8"). Without one, two values are a question back ("which one?"), never a pick.
+_CORRECTION = re.compile(
+    r"\b(?:actually|i\s+mean|i\s+meant|sorry|correction|make\s+(?:it|that)|scratch\s+that|wait|oops|rather|no\s+wait"
+    r"|en\s+realidad|mejor|perdon|perdona|digo|quiero\s+decir|corrijo|correccion|rectifico|mas\s+bien|o\s+sea)\b"
+    r"|(?:^|[\s,;.(])(?:no|nope)\s*[,:.!]")
+# A pasted config's setting line ("bf16: true", "  lora_r = 16", "--lora_r 16" after flags_to_pairs).
+# A line with one value only: "Ask: plain LoRA of ..." is a prose label, not a setting.
+_CONFIG_LINE = re.compile(r"(?m)^[ \t]*[\"']?[a-z_][a-z0-9_.]*[\"']?[ \t]*[:=][ \t]*\S+[ \t]*,?$")
+# Fields whose two values are no contradiction: the 4-bit type (NF4 and double quant said together).
+_MANY_VALUED = {"quant"}
 # Words of the parser's own vocabulary: never read as a typo of a model name.
 _VOCABULARY = frozenset(w for cue in slots.CUES for w in cue.words) | fuzzy.METHOD_WORDS | _EN_WORDS | _ES_WORDS
 # Words never corrected as a typo: ordinary words and the parser's own cue words ("param" is a word of
@@ -140,18 +152,27 @@ class _Assembler:
         self.normalized = normalized
         self.warnings: list[tuple[str, dict[str, Any]]] = list(scan.warnings)
         self.family: NameMatch | None = None
+        self.family_size: NameMatch | None = None  # a family at a size the catalog lacks: asked about
         self.gpus: list[str] = []
+        self.conflicts: list[tuple[str, list[Any]]] = []  # (field, its values) said twice with no correction
         self.fields = self._settle()
         self.delta = self._delta()
+        self.relative_unknown: list[str] = []  # increments with no count to add to: asked about
+        self._increments()
 
     # --- one value per field ----------------------------------------------------------------
 
     def _settle(self) -> dict[str, Any]:
         values: dict[str, list[Any]] = {}
+        at: dict[str, list[int]] = {}  # where each value of a field was first said
+        self._claimed_at: dict[str, list[list[int]]] = {}  # every place each value of a field was said
         for claim in sorted(self.scan.claims, key=lambda c: c.pos):
             bucket = values.setdefault(claim.field, [])
             if claim.value not in bucket:
                 bucket.append(claim.value)
+                at.setdefault(claim.field, []).append(claim.pos)
+                self._claimed_at.setdefault(claim.field, []).append([])
+            self._claimed_at[claim.field][bucket.index(claim.value)].append(claim.pos)
         per_node, nodes = values.pop("gpus_per_node", []), values.pop("num_nodes", [])
         if per_node and "num_gpus" not in values:  # torchrun --nproc_per_node 8 --nnodes 2: 16 GPUs
             values["num_gpus"] = [per_node[0] * (nodes[0] if nodes else 1)]
@@ -161,6 +182,10 @@ class _Assembler:
         weak_method = values.pop("method_weak", [])
         if weak_method and "method" not in values and self.previous is None:
             values["method"] = weak_method[:1]  # "lora rank 16 on phi-4": LoRA, as nothing else says
+        # "+2 GPUs", "una GPU menos": changes of a count, settled against the thread's request (``_increments``)
+        self.increments = {k.removeprefix("increment_"): sum(v) for k, v in list(values.items()) if k.startswith("increment_")}
+        for k in [k for k in values if k.startswith("increment_")]:
+            values.pop(k)
         self.gpus = list(values.pop("gpu", []))
         families = values.pop("family", [])
         self.unsure: list[NameMatch] = list(values.pop("unsure", []))
@@ -169,12 +194,13 @@ class _Assembler:
             values["method"] = ["qlora"]
         for name, vals in values.items():
             fields[name] = vals[0]
-            if len(vals) > 1 and name != "quant":
-                self._conflict(name, vals)
+            if len(vals) > 1 and name not in _MANY_VALUED:
+                fields[name] = self._two_values(name, vals, at.get(name, []))
         if self.gpus:
             fields["gpu"] = self.gpus[0]
             if len(self.gpus) > 1:
-                self._conflict("gpu", self.gpus)
+                where = [m.start for m in self.scan.names if m.kind == "gpu" and m.ident in self.gpus]
+                fields["gpu"] = self._two_values("gpu", self.gpus, sorted(where)[:len(self.gpus)])
         self._families(fields, families)
         self._typo_notes(fields)
         self._weak_sizes(fields)
@@ -185,6 +211,47 @@ class _Assembler:
             self._conflict("quant", values["quant"])
         self._examples(fields)
         return fields
+
+    def _source_at(self, pos: int) -> str:
+        """What kind of line ``pos`` is on: a pasted config's ``key: value`` line, a comment line of a pasted
+        config ("# learning rate: torchtune's recipe value"), or prose."""
+        text = self.scan.marked
+        line = text[text.rfind("\n", 0, pos) + 1:text.find("\n", pos) if "\n" in text[pos:] else len(text)]
+        if self._has_config and line.lstrip().startswith("#"):
+            return "comment"
+        return "config" if _CONFIG_LINE.match(line) else "prose"
+
+    @functools.cached_property
+    def _has_config(self) -> bool:
+        return len(_CONFIG_LINE.findall(self.scan.marked)) >= 2
+
+    def _two_values(self, name: str, vals: list[Any], where: list[int]) -> Any:
+        """Two values said for one field: the later one where a correction stands before it ("seq 2048,
+        actually 4096"), else the first, kept only until the question back asks which (``conflicts``).
+        In a pasted config, its comment lines are notes about it (a value there yields to a setting), and two
+        of its own keys for one field ("dtype: bfloat16" and "bf16: true") are the config's, read in the
+        rules' order with a warning, not a contradiction of the user's."""
+        places = self._claimed_at.get(name) if name != "gpu" else None
+        sources = [{self._source_at(pos) for pos in where_said} for where_said in places] if places else None
+        if sources and len(sources) == len(vals):
+            kept = [i for i, src in enumerate(sources) if src != {"comment"}]
+            if kept and len(kept) < len(vals):
+                vals, where = [vals[i] for i in kept], [where[i] for i in kept] if len(where) == len(sources) else where
+                sources = [sources[i] for i in kept]
+                if len(vals) == 1:
+                    return vals[0]
+            if all(src <= {"config", "comment"} for src in sources):
+                self._conflict(name, vals)
+                return vals[0]
+        if len(where) == len(vals) and where[-2] < where[-1] \
+                and _CORRECTION.search(self.scan.marked, where[-2], where[-1]):
+            shown = [self._show(name, v) for v in vals]
+            self.warnings.append(("parse.warn.corrected", {"field": t(f"parse.field.{name}", self.lang),
+                                                           "taken": shown[-1], "dropped": shown[-2]}))
+            return vals[-1]
+        self.conflicts.append((name, vals))
+        self._conflict(name, vals)
+        return vals[0]
 
     def _conflict(self, name: str, vals: list[Any]) -> None:
         shown = [self._show(name, v) for v in vals]
@@ -201,8 +268,10 @@ class _Assembler:
             return
         fam = families[0]
         if fam.size_b is not None and "params_b" not in fields:
-            fields["params_b"] = fam.size_b
-            self.warnings.append(("parse.warn.family_size", {"family": fam.family.title(), "size": f"{fam.size_b:g}"}))
+            # "Falcon3-7B", "Gemma 2 4B": a family the catalog has, at a size it lacks. A generic model of
+            # that size is not that model (its layers, heads and vocabulary are the family's): ask, naming
+            # the family's nearest catalog sizes and the Hub id route (``_clarify_family_size``)
+            self.family_size = fam
         elif fam.sized and fam.candidates:
             fields["model"] = fam.candidates[0]
             names = [self._model_name(c) for c in fam.candidates]
@@ -279,6 +348,23 @@ class _Assembler:
         else:
             self.warnings.append(("parse.warn.examples_need_length", {"examples": shown}))
 
+    def _increments(self) -> None:
+        """"+2 GPUs" in a thread: the thread's count plus two; epochs from the thread's or the documented
+        default (``advisor.spec.DEFAULTS``). A GPU count the thread never fixed was the recommender's pick
+        per GPU, so there is nothing to add to: ask for the total (``relative_unknown``). A value said
+        outright in the same message ("4 GPUs") wins over an increment."""
+        for name, change in self.increments.items():
+            if getattr(self.delta, name) is not None:
+                continue
+            base = getattr(self.previous, name) if self.previous is not None else None
+            if base is None and name != "num_gpus" and self.previous is not None and name in DEFAULTS:
+                base = DEFAULTS[name].value
+            if base is None or base + change < 1:
+                self.relative_unknown.append(name)
+                continue
+            value = base + change
+            self.delta = self.delta.model_copy(update={name: int(value) if float(value).is_integer() else value})
+
     def _delta(self) -> SpecRequest:
         fields = {k: v for k, v in self.fields.items() if k in SpecRequest.model_fields}
         costs = dict(self.scan.costs) or None
@@ -323,9 +409,15 @@ class _Assembler:
         if self.gpus and intents.is_can_i(text) and set(said) <= _FAQ_FIELDS and (
                 self.previous is None or named_model or intents.names_generic_model(self.normalized)):
             return self._make("faq", delta, delta, faq="can_i_gpu", params=self._faq_params(delta))
+        if self.conflicts:
+            return self._clarify_conflict()
+        if self.relative_unknown:
+            return self._clarify_relative()
         if self.previous is not None and (intents.has_followup_cue(self.normalized) or not named_model
                                           or delta.method is None):
             return self._followup()
+        if self.family_size is not None and not named_model:
+            return self._clarify_family_size()
         if self.family is not None and not named_model:
             return self._clarify_family(delta)
         if self._stray_number() is not None:
@@ -351,6 +443,8 @@ class _Assembler:
         if goal is not None and self.delta.gpu is None:  # "cheaper option?": rank every GPU again
             merged = merged.model_copy(update={"gpu": None, "num_gpus": self.delta.num_gpus})
             return self._make("followup", merged, self.delta, params={"goal": goal})
+        if self.family_size is not None and self.delta.model is None and self.delta.params_b is None:
+            return self._clarify_family_size()
         if not self.delta.said():
             if self.family is not None:
                 return self._clarify_family(merged)
@@ -439,12 +533,61 @@ class _Assembler:
         return self._clarify("unreadable", request, question,
                              example=self._example(request.model_copy(update={name: _example_setting(name)})))
 
+    def _clarify_conflict(self) -> ParseResult:
+        """Two values for one field and no word saying which is the correction: ask which, with the
+        values as typed back, instead of sizing one of them."""
+        name, vals = self.conflicts[0]
+        shown = [self._gpu_name(v) if name == "gpu" else self._show(name, v) for v in vals]
+        question = t("parse.clarify.conflict", self.lang, field=t(f"parse.field.{name}", self.lang),
+                     options=describe.join_options(shown, self.lang))
+        self.warnings = [w for w in self.warnings if w[0] != "parse.warn.conflict"]  # the question says it
+        # neither value is kept: the thread's request holds what was said once, and the answer says which
+        self.delta = self.delta.model_copy(update={n: None for n, _ in self.conflicts if n in SpecRequest.model_fields})
+        request = merge(self.previous, self.delta) if self.previous is not None else self.delta
+        example = None
+        if name in SpecRequest.model_fields and (request.model is not None or request.params_b is not None):
+            example = describe.example_message(request.model_copy(update={name: vals[-1]}), self.lang)  # one value, said once
+        return self._clarify("conflict", request, question, example=example)
+
+    def _clarify_relative(self) -> ParseResult:
+        """"+2 GPUs" with no count to add to (a first message, or a thread whose GPU count the
+        recommender chose): ask for the total instead of reading the change as the count."""
+        name = self.relative_unknown[0]
+        change = self.increments[name]
+        question = t("parse.clarify.relative", self.lang, field=t(f"parse.field.{name}", self.lang),
+                     change=f"{change:+g}")
+        request = merge(self.previous, self.delta) if self.previous is not None else self.delta
+        example = describe.example_message(request.model_copy(update={name: max(2, abs(int(change)) + 1)}), self.lang) \
+            if request.model is not None or request.params_b is not None else None
+        return self._clarify("relative", request, question, example=example)
+
     def _clarify_number(self, request: SpecRequest) -> ParseResult:
         value = self._stray_number() or ""
         question = t("parse.clarify.number", self.lang, value=value)
         return self._clarify("number", request, question,
                              example=t("parse.say.lora_rank", self.lang, value=value) if value.isdigit()
                              else t("parse.say.seq_len", self.lang, value=value))
+
+    def _clarify_family_size(self) -> ParseResult:
+        """"Falcon3-7B" when the catalog's Falcons are 7B-less: say so, name the family's catalog models
+        nearest in size, and offer the Hub id (read into an architecture, ``advisor.hub``) or a generic
+        model of that size, said on purpose ("a 7B model")."""
+        fam = self.family_size
+        assert fam is not None and fam.size_b is not None
+        size = fam.size_b
+        kin = sorted((m for m in self.catalog.models() if m.family == fam.family and m.params_total and m.id != "tiny-test"),
+                     key=lambda m: (abs(m.params_total / 1e9 - size), -m.params_total))
+        # the nearest smaller and the nearest larger first (what would fit either way), then the next nearest
+        below = [m for m in kin if m.params_total / 1e9 < size][:1]
+        above = [m for m in kin if m.params_total / 1e9 > size][:1]
+        near = list({m.id: m for m in [*below, *above, *kin]}.values())[:3]
+        typed = self.normalized[fam.start:fam.end].strip()
+        question = t("parse.clarify.family_size" if near else "parse.clarify.family_size_none", self.lang, typed=typed,
+                     family=fam.family.title(), size=f"{size:g}",
+                     options=describe.join_options([m.display_name for m in near], self.lang))
+        request = merge(self.previous, self.delta) if self.previous is not None else self.delta
+        example = describe.example_message(request.model_copy(update={"model": near[0].id}), self.lang) if near else None
+        return self._clarify("family_size", request, question, example=example)
 
     def _clarify_family(self, request: SpecRequest) -> ParseResult:
         assert self.family is not None

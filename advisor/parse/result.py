@@ -46,6 +46,8 @@ class ParseResult:
     example: str | None = None  # clarify: a message that works, in ``lang``
     clarify_code: str | None = None  # clarify: "nothing" | "model" | "family" | "limit" | "number" | "followup_empty"
     #   | "unreadable" (a stated value we cannot read) | "did_you_mean" (a name we are not sure of)
+    #   | "conflict" (two values for one field, neither said as a correction) | "family_size" (a family
+    #   without the size asked for) | "relative" (a change relative to a count the thread does not have)
     configs: dict[str, dict[str, Any]] = field(default_factory=dict)  # pasted config.json, by the ref the request names
 
     def to_json(self) -> dict[str, Any]:

@@ -149,6 +149,8 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
 
     key, value = m.group(1), m.group(2).strip(".,")
     name = _KEY_FIELD.get(key)
+    if name is None and "." in key:  # Hydra / OmegaConf overrides ("train.method=full"): the setting is the last part
+        name = _KEY_FIELD.get(key.rsplit(".", 1)[1])
     if name is None:
         return False
     flag = _bool(value)
@@ -423,7 +425,9 @@ _ALL_ES = r"(?:complet[oa]|total|enter[oa]|integral|de\s+todos\s+los\s+(?:parame
 # possessive. Never an adapter word ("all of the LoRA weights" are the adapters), a GPU or a count of something else.
 _OWNER = (r"(?:(?:the|its|a|an|our|my|this|that|whole|entire|base|model|models|llm|network|billion|§M\d+§|https?://\S*"
           r"|(?:www\.)?(?:huggingface|hf)\.co/\S*"
-          r"|[a-z0-9.]*\d[a-z0-9.]*(?:-[a-z0-9.]+)*|[a-z0-9.-]*param\w*)(?:'s?)?|'s?)")
+          r"|[a-z0-9.]*\d[a-z0-9.]*(?:-[a-z0-9.]+)*|[a-z0-9.-]*param\w*)(?:'s?)?|'s?"
+          # the model's name in quotes ('all of "Phi-3.5 mini"'s weights')
+          r"|\"(?:'s?)?)")
 _FULL_WORDS = (
     r"\bfull[\s_-]*(?:parameter[\s_-]*|param[\s_-]*|model[\s_-]*|weights?[\s_-]*)?" + _FT + r"\b"
     r"|\bfully[\s_-]*(?:fine[\s_-]*tun\w*|finetun\w*|train\w*|tun\w*)\b"
@@ -469,6 +473,11 @@ _LORA_SETTING = R(r"\blora(?=" + _SETTING_LINK + _SETTING_WORDS + r")"
                   r"|\br\s*=?\s*\d+[\s_-]*(?=(?:adapters?|adaptador(?:es)?|lora)\b)"  # "r8 adapters", "r = 64 adapters"
                   r"|\b(?:rank|rango)[\s_-]*\d+[\s_-]*(?:\(\s*)?(?:(?:for|of|para|de|del)\s+(?:the\s+|el\s+|la\s+|los\s+)?)?"
                   r"(?=(?:adapters?|adaptador(?:es)?|lora)\b)"
+                  # the setting and its value, then the adapters it belongs to through a preposition: "r de 16 en
+                  # los adaptadores", "alpha 32 for the adapters", "rank 8 on the LoRA", "r of 4 in the adapters"
+                  r"|\b(?:rank|rango|r|alpha|alfa|dropout)\s*(?:(?:of|de|=|:|is|es)\s*)?\d+(?:[.,]\d+)?[\s_-]*(?:\(\s*)?"
+                  r"(?:for|of|on|in|to|para|de|del|en|sobre|a)\s+(?:the\s+|el\s+|la\s+|los\s+|las\s+|our\s+|its\s+)?"
+                  r"(?=(?:adapters?|adaptador(?:es)?|lora)\b)"
                   # the setting first, the adapter word qualifying it: "rango LoRA de 32", "rank of the LoRA 16"
                   r"|\b(?:rank|rango|alpha|alfa|dropout|dim|dimension)(?:\s+(?:de|del|of|the|la|el|los))*[\s_-]+"
                   r"(?=(?:lora|adapters?|adaptador(?:es)?|peft)\b)")
@@ -481,14 +490,23 @@ _FULL_ALL = R(r"\ball\s+(?:of\s+)?(?:" + _OWNER + r"\s*){1,6}?(?:parameters|weig
               # "unfreeze all of X and fine-tune it": nothing stays frozen
               r"|\bunfreez\w*\s+(?:all|every\w*|the\s+whole|the\s+entire|the\s+full)\b"
               r"|\ball[\s_-]*weights?[\s_-]*" + _FT + r"\b")
+# the nouns "full" qualifies when it is no method: "full precision", "full context", "3 full passes", "full fp32"
+_FULL_QUALIFIED = (r"[\s_-]*(?:precision|context|contexto|shard\w*|dataset|data"
+                   r"|attention|batch|run|epoch|node|gpu|card|stack|config|set|checkpoint\w*|log|list|name|id|path|text"
+                   # "3 full passes", "dos épocas completas": full qualifies the count's noun
+                   r"|pass|passes|pasadas?|epocas?|sweeps?|cycles?|days?|weeks?|hours?|fp32|bf16|fp16|float\w*)")
 _FULL_SHORT = R(r"(?<!pasada\s)(?<!pasadas\s)(?<!epoca\s)(?<!epocas\s)(?<!vuelta\s)"
-                r"\b(?:full|fully|completo|completa|entero)\b(?![\s_-]*(?:precision|context|contexto|shard\w*|dataset|data"
-                r"|attention|batch|run|epoch|node|gpu|card|stack|config|set|checkpoint\w*|log|list|name|id|path|text"
-                # "3 full passes", "dos épocas completas": full qualifies the count's noun
-                r"|pass|passes|pasadas?|epocas?|sweeps?|cycles?|days?|weeks?|hours?|fp32|bf16|fp16|float\w*))")
+                r"\b(?:full|fully|completo|completa|entero)\b(?!" + _FULL_QUALIFIED + r")")
+# the same nouns read in the text as typed, where an earlier rule blanked them ("full fp32": the precision rule)
+_FULL_QUALIFIES = R(_FULL_QUALIFIED + r"\b")
 # A fine-tuning word somewhere in the message makes a lone "full" the method ("SFT on llama 3 8b, full").
 _FT_ANYWHERE = R(r"\b(?:sft|fine[\s_-]*tun\w*|finetun\w*|train\w*|entrenar|entrenamiento|afinar|ajuste|ajustar)\b")
 
+
+from advisor.parse.relative import INCREMENT as _INCREMENT  # noqa: E402
+from advisor.parse.relative import INCREMENT_NEEDS as _INCREMENT_NEEDS  # noqa: E402
+from advisor.parse.relative import INCREMENT_SIGN as _INCREMENT_SIGN  # noqa: E402
+from advisor.parse.relative import INCREMENT_SIGN_NEEDS as _INCREMENT_SIGN_NEEDS  # noqa: E402
 
 _ADAPTER_WORD = R(r"(?:adaptador(?:es)?|adapters?|lora|peft)\b")
 
@@ -538,11 +556,33 @@ def _keep(handler):
     return keep
 
 
+# What may open a request before its first word: punctuation, a greeting, a mention already cleaned away.
+_OPENING = R(r"(?:[\W_\x01]|\b(?:hi|hey|hello|hola|buenas|ok|okay|so|q|please|pls|quick\s+q|pregunta|question)\b)*")
+# A model (a catalog name, a family, a size) right after or right before the word, through a preposition
+_MODEL_AFTER = R(r"[\s\x01]*(?:(?:of|for|on|de|del|para|con|with|sobre)\s+)?(?:(?:the|a|an|el|la|un|una|our|nuestro)\s+)?"
+                 r"(?:§[MF]\d+§|\d+(?:[.,]\d+)?\s*b\b)")
+_MODEL_BEFORE = R(r"(?:§[MF]\d+§|\b\d+(?:[.,]\d+)?\s*b)[\s\x01]*$")
+# "context: full", "precision: full", "atención: completa": "full" as the value of another setting's key
+_FULL_AS_VALUE = R(r"\b(?:context|contexto|ctx|precision|attention|atencion|window|ventana|length|longitud|seq\w*|dataset"
+                   r"|data|datos|shard\w*|batch|lote)\s*[:=]\s*$")
+
+
 def _full_short(scan: Scan, m: re.Match[str]) -> bool | None:
     """A lone "full": in a short follow-up, beside a fine-tuning word, or as an item of its own in a
     list ("8x H100, llama 3.1 70b, full, seq 4096")."""
+    if _FULL_AS_VALUE.search(scan.marked, max(0, m.start() - 24), m.start()):
+        return False
+    if m.group() == "full" and _FULL_QUALIFIES.match(scan.marked, m.end()):
+        return False  # the adjective before its noun; "fully" and Spanish "completo" qualify what came before
     alone = re.fullmatch(r"[\s,;|\n]*", scan.text[max(0, m.start() - 2):m.start()] or ",") and re.match(
         r"\s*(?:[,;|\n]|$)", scan.text[m.end():])
+    # where a method word stands, whatever the message's length: opening the request ("full llama 3 8b; ...")
+    # or right beside the model it applies to ("llama 3 8b full, ...", "full on qwen2.5 7b")
+    placed = _OPENING.fullmatch(scan.marked, 0, m.start()) or _MODEL_AFTER.match(scan.marked, m.end()) \
+        or _MODEL_BEFORE.search(scan.marked, max(0, m.start() - 40), m.start())
+    if placed:
+        scan.claim("method", "full", m.start())
+        return None
     if not scan.short and (any(c.field == "method" for c in scan.claims) or not (_FT_ANYWHERE.search(scan.marked) or alone)):
         return False
     scan.claim("method", "full", m.start())
@@ -609,7 +649,12 @@ def _other_opt(scan: Scan, m: re.Match[str]) -> None:
 
 # --- gradient checkpointing -----------------------------------------------------------------
 
-_GC = (r"(?:(?:gradient|grad|activation|activations|activaciones)[\s_-]*(?:checkpointing|checkpoints?|ckpt|ckpting)"
+# The noun phrase for checkpointing, head last ("activation checkpointing", "activation recompute", "activation
+# rematerialization": the activations are recomputed in the backward pass, torch.utils.checkpoint) or first
+# ("recompute of the activations", "recomputar activaciones"), so a negation before it ("no activation recompute")
+# negates the whole phrase.
+_GC = (r"(?:(?:gradient|grad|activation|activations|activaciones)[\s_-]*(?:checkpointing|checkpoints?|ckpt|ckpting"
+       r"|recomput\w*|rematerializ\w*|remat)"
        r"|checkpointing(?:\s+de\s+(?:gradientes?|activaci\w+))?|recomput\w*(?:\s+(?:de\s+|of\s+)?(?:las\s+|the\s+)?activa\w*)?)")
 _GC_OFF = R(r"\b(?:without|w/o|no|not|disable[ds]?|disabling|turn(?:ed|ing)?\s+off|switch(?:ed)?\s+off|drop|sin|desactiva\w*"
             r"|quita\w*|apaga\w*|deshabilita\w*)\s+(?:the\s+|el\s+|la\s+|any\s+|de\s+)?" + _GC + r"\b"
@@ -739,6 +784,8 @@ def _stack(value: str):
         # is an Unsloth run, whatever else it imports
         if value == "hf" and _UNSLOTH.search(scan.marked):
             return False
+        if scan.text.startswith(("'s ", "'s,", "'s)"), m.end()):
+            return False  # "torchtune's recipe value", "axolotl's default": something of the tool's, not the run's stack
         if _VERSION_AFTER.match(scan.text, m.end()):
             return False  # "we're on transformers 4.46": what is installed, not the stack asked about; its version is read
         # (the word stays for the typed slots, which leave a version after a tool name alone)
@@ -749,7 +796,20 @@ def _stack(value: str):
 
 # Order matters: specific before general (paged before 8-bit before plain AdamW; "full precision"
 # before "full fine-tune"; 8-bit base before 4-bit before LoRA; "without GC" before "GC").
+def _increment(scan: Scan, m: re.Match[str]) -> bool | None:
+    """"+2 GPUs", "2 more GPUs", "dos GPUs más": a change of a count, settled against the thread's
+    request (``request._Assembler``), never a count of its own."""
+    from advisor.parse.relative import increment_of
+
+    found = increment_of(m)
+    if found is None:
+        return False
+    scan.claim("increment_" + found[0], found[1], m.start())
+    return None
+
+
 WORD_RULES = [
+    (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
     (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_RECIPE, _recipe), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key),
     (_INSTEAD, _instead),

@@ -46,13 +46,58 @@ def _literals(patterns: tuple[re.Pattern[str], ...]) -> tuple[str, ...]:
 _PREPARED: dict[int, tuple[list, tuple[str, ...], list]] = {}
 
 
-def _prepared(rules: list) -> tuple[tuple[str, ...], list]:
+def _prepared(rules: list) -> tuple["_LiteralFinder", list]:
     hit = _PREPARED.get(id(rules))
     if hit is None or hit[0] is not rules or len(hit[2]) != len(rules):
-        prepared = [(p, h, frozenset(needs(p)) if needs(p) is not None else None) for p, h in rules]
-        hit = (rules, _literals(tuple(p for p, _ in rules)), prepared)
+        # a rule may state its literals itself (a third item) where ``needs`` cannot read them from the
+        # pattern: a sign glued to a digit ("+2 GPUs"), one character long, is below its MIN_LEN
+        prepared = [(rule[0], rule[1], frozenset(rule[2]) if len(rule) > 2 else
+                     frozenset(needs(rule[0])) if needs(rule[0]) is not None else None) for rule in rules]
+        stated = {w for rule in rules if len(rule) > 2 for w in rule[2]}
+        hit = (rules, _LiteralFinder(tuple(sorted(set(_literals(tuple(rule[0] for rule in rules))) | stated))), prepared)
         _PREPARED[id(rules)] = hit
     return hit[1], hit[2]
+
+
+class _LiteralFinder:
+    """Which of a rule list's literals a text contains, in one pass: a trie of the literals as one
+    pattern, looked for at every position (a lookahead, so matches may overlap); at each position it
+    finds the longest literal there, and every literal inside a found one is present too (the longest
+    literal at a literal's own start contains it). Profiled on the generated sets: half the time of one
+    substring test per literal (about 280 of them), the same set every time."""
+
+    def __init__(self, literals: tuple[str, ...]):
+        self.literals = literals
+        self._pattern = re.compile("(?=(" + _trie(literals) + "))") if literals else None
+        self._inside = {b: frozenset(a for a in literals if a in b) for b in literals}
+
+    def present(self, text: str) -> frozenset[str]:
+        if self._pattern is None:
+            return frozenset()
+        inside = self._inside
+        found: set[str] = set()
+        for m in self._pattern.finditer(text):
+            found |= inside[m.group(1)]
+        return frozenset(found)
+
+
+def _trie(words: tuple[str, ...]) -> str:
+    """A pattern matching any of ``words``, as a trie (branches on one character at a time), longest first."""
+    root: dict[str, dict] = {}
+    for w in words:
+        node = root
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, dict]) -> str:
+        alts = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return "(?:" + body + ")?" if "" in node else body
+
+    return build(root)
 
 
 _NAME = re.compile(r"§[MGRFU]\d+§")
@@ -150,8 +195,7 @@ class Scan:
     def run_all(self, rules: list[tuple[re.Pattern[str], Callable[["Scan", re.Match[str]], bool | None]]]) -> None:
         """``run`` each rule in order, with one look for every rule's required literals first."""
         literals, prepared = _prepared(rules)
-        text = self.text
-        present = frozenset(w for w in literals if w in text)
+        present = literals.present(self.text)
         apply = self._apply
         for pattern, handler, need in prepared:
             if need is None or not present.isdisjoint(need):  # most rules need a word the message lacks

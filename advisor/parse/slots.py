@@ -220,7 +220,12 @@ class Cue:
 
 
 def _cues(slot: str, left: float, right: float, *phrases: str) -> list[Cue]:
-    return [Cue(tuple(p.split()), slot, left, right) for p in phrases]
+    """Cues of ``slot``; an abbreviation's period in a phrase ("eff. batch") is its own token, as the
+    tokenizer reads it (``_TOKEN``: "." is punctuation), so the phrase matches as typed."""
+    return [Cue(tuple(_ABBREV_PERIOD.sub(r"\1 .", p).split()), slot, left, right) for p in phrases]
+
+
+_ABBREV_PERIOD = re.compile(r"(\w)\.(?=\s|$)")
 
 
 _SEQ_HEADS = ("seq", "sequence", "context", "ctx", "token", "input")
@@ -331,7 +336,7 @@ CUES: list[Cue] = [
     *_cues("global_batch", 10, 0, "global batch", "effective batch", "total batch", "lote global", "lote efectivo",
            "global batch size", "effective batch size", "batch global", "batch efectivo", "lote total", "total batch size",
            "global batch size of", "tamano de lote global", "tamano de lote total", "eff batch", "eff. batch", "global",
-           "effective bs", "eff bs"),
+           "effective bs", "eff bs", "eff. bs", "eff. batch size", "lote ef.", "tot. batch"),
     # Numbers we read and leave alone: what they measure is not part of a memory, time or cost estimate.
     *_cues("ignore", 0, 10, "steps", "step", "pasos", "iterations", "iteraciones", "iters", "hours", "hour", "horas",
            "hora", "days", "day", "dias", "dia", "minutes", "minutos", "weeks", "semanas", "dollars", "dolares",

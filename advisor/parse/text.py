@@ -62,6 +62,12 @@ _RATE_DEV = r"(?:gpus?|devices?|cards?|dispositivos?|tarjetas?)"
 _STEP_AND_DEVICE = re.compile(
     r"\b(?P<per>" + _RATE_PER + r")\s*(?:" + _RATE_STEP + r"\s*(?:(?:and|y|&)\s+)?(?:" + _RATE_PER + r"\s*)?(?P<dev>" + _RATE_DEV + r")"
     r"|(?P<dev2>" + _RATE_DEV + r")\s*(?:(?:and|y|&)\s+)?(?:" + _RATE_PER + r"\s*)?" + _RATE_STEP + r")\b")
+# A step named by what it updates ("per optimizer step", "per training step", "per gradient update", "por paso
+# del optimizador", "por paso de optimización") is the step: the items one optimizer step takes (HF Trainer: one
+# optimizer.step() per gradient_accumulation_steps micro-batches) are the global batch.
+_QUALIFIED_STEP = re.compile(
+    r"\b(?P<per>per|each|every|/)\s*(?:optimi[sz]er|optimi[sz]ation|training|gradient|weight|update)[\s_-]+(?:steps?|updates?)\b"
+    r"|\b(?P<por>por|cada)\s+(?:paso|actualizacion)\s+(?:del?\s+)?(?:optimizador|optimizacion|entrenamiento|gradiente)\b")
 _IDIOMS = re.compile(r"\bmil\s+(?=gracias|disculpas|perdones|besos)")
 
 
@@ -88,7 +94,9 @@ def clean(text: str) -> str:
 
 # "+1" opening a line (after any mention): the chat idiom for "I agree / me too", no count of anything.
 # Only "+1": another signed number ("+2 GPUs") is a change nobody here reads, left for the slots to ask about.
-_PLUS_ONE = re.compile(r"(?m)^([ \t]*)\+1(?![\d.,])")
+# ("+1 GPU" closing its clause is an increment, read in a thread: "+1 gpu advice for ..." is still agreement)
+_PLUS_ONE = re.compile(r"(?m)^([ \t]*)\+1(?![\d.,])(?!\s*(?:more\s+|extra\s+)?(?:gpus?|cards?|tarjetas?|graficas?|devices?"
+                       r"|epochs?|[eé]pocas?)\s*(?:[^\w\s]|$|(?:and|y|then|please|instead|por\s+favor)\b))")
 
 
 # A bare number in a link's label ("<https://wandb.ai/...|run 42>", "<...|PR 1234>") names what the link points
@@ -124,6 +132,8 @@ def normalize(text: str) -> str:
         text = _IDIOMS.sub("muchas ", text)
     text = _DATE_TIME.sub(" ", text)
     if "per " in text or "por " in text or "/" in text or "each " in text or "cada " in text:
+        if "step" in text or "update" in text or "paso" in text or "actualizacion" in text:
+            text = _QUALIFIED_STEP.sub(lambda m: f"{m.group('per')} step" if m.group("per") else f"{m.group('por')} paso", text)
         text = _STEP_AND_DEVICE.sub(lambda m: f"{m.group('per')} {m.group('dev') or m.group('dev2')}", text)
     if "x" in text:
         text = _NAME_TIMES_COUNT.sub(r"\1 x\2", text)

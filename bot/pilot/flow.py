@@ -383,6 +383,8 @@ class PilotFlow:
         def on_posted(tx: Tx, ts: str) -> None:
             self.store.update(rec.id, tx=tx, notified=1)
             self.bot_store.finish(job, {"final_ts": ts}, tx)
+            from bot.pilot.recalibrate import queue_after_final  # the thread's re-estimate (#16 item 8)
+            queue_after_final(self.bot_store, rec, tx)
 
         self._post(f"pilot-final:{rec.id}#final", rec.channel, rec.thread_ts,
                    *render.final(rec, rec.lang, self._calibration_note(rec)), job=job, on_posted=on_posted)

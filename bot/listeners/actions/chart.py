@@ -49,5 +49,5 @@ def run_chart(services: Services, job: Job) -> None:
         store.finish(job, {"file": file_id}, tx)
 
     upload_once(store, client, f"{job.key}#upload", channel=p["channel"], thread_ts=answer.thread_ts, content=png,
-                filename=f"memory-{slug}.png", title=t("bot.chart.title", answer.lang, model=model),
-                initial_comment=t("bot.chart.comment", answer.lang, model=model), job_id=job.id, on_posted=on_posted)
+                filename=f"chart-{slug}.png", title=t("chart.file_title", answer.lang, model=model),
+                initial_comment=t("chart.comment", answer.lang, model=model), job_id=job.id, on_posted=on_posted)

@@ -1,5 +1,5 @@
 """`/finetune <text>`: record the job and ack; the answer is a new message in the channel (its ts
-becomes the thread). Subcommands: help, catalog, pilot (and their Spanish names)."""
+becomes the thread). Subcommands: help, catalog, pilot, spend (and their Spanish names)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ SUBCOMMANDS = {
     "help": ("help", "en"), "ayuda": ("help", "es"), "?": ("help", "en"),
     "catalog": ("catalog", "en"), "gpus": ("catalog", "en"), "catalogo": ("catalog", "es"),
     "pilot": ("pilot", "en"), "piloto": ("pilot", "es"),
+    "spend": ("spend", "en"), "gasto": ("spend", "es"), "gastos": ("spend", "es"),
 }
 
 
@@ -58,6 +59,11 @@ def finetune_command(ack: Ack, command: dict[str, Any], context: BoltContext) ->
     elif sub == "catalog" and is_admin_command(rest.split()):
         job = NewJob(key, "catalog_admin", {"words": rest.split(), "user": user, "lang": lang,
                                             "response_url": response_url, "where": where})
+    elif sub == "spend":  # what pilots cost (bot/home.py run_spend), privately: in Spanish when asked with
+        # "gasto", else in the language of the caller's last question (bot/home.py user_lang)
+        # the raw words: a mention arrives as <@U123|name> when the command escapes them (clean_text drops it)
+        job = NewJob(key, "spend", {"words": (command.get("text") or "").split()[1:], "user": user, "lang": "es" if lang == "es" else None,
+                                    "command": COMMAND, "response_url": response_url, "where": where})
     elif sub == "pilot" and services.pilots is not None:
         job = NewJob(key, "pilot_command", {"command": {k: command.get(k) for k in ("user_id", "channel_id",
                                                                                      "response_url")},
