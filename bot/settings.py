@@ -80,6 +80,7 @@ class Settings(BaseSettings):
     startup_retry_s: float = _env("ADVISOR_STARTUP_RETRY_S", default=60.0)
     outbox_lease_s: float = _env("ADVISOR_OUTBOX_LEASE_S", default=30.0)
     outbox_poll_s: float = _env("ADVISOR_OUTBOX_POLL_S", default=0.5)
+    verify_edit_interval_s: float = _env("ADVISOR_VERIFY_EDIT_INTERVAL_S", default=3.0, ge=0, le=60)
     catalog_admins_raw: str = _env("ADVISOR_CATALOG_ADMINS", default="")
     pilot_users: str = _env("ADVISOR_PILOT_USERS", default="")
     pilot_groups: str = _env("ADVISOR_PILOT_GROUPS", default="")

@@ -4,7 +4,9 @@ without it the person reads advisor.errors.MissingExtra's message."""
 
 from __future__ import annotations
 
+import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +16,43 @@ from advisor.resolve import resolve_request
 from advisor.spec import SpecRequest
 
 FEATURE = "Verify exactly (the exact memory trace)"
+
+logger = logging.getLogger(__name__)
+
+# chat.update is a Tier 3 Web API method: 50+ calls per minute, per method, per app, per workspace
+# (api.slack.com/methods/chat.update, "Rate limits: Tier 3"; the tiers: api.slack.com/apis/rate-limits).
+# A trace edits its placeholder at most once per this interval (20 a minute), so the heavy workers
+# (ADVISOR_BOT_HEAVY_WORKERS, default 1) and the pilot status edits stay under the tier together.
+DEFAULT_EDIT_INTERVAL_S = 3.0
+
+# The phases a trace goes through, in order: the codes bot/render/verify.py words
+# (advisor/i18n/verify.py). "batch" ... "optimizer" are the traced step's own marks (advisor.trace
+# ``on_phase``; advisor.hftrace.run_hf_step for the hf runtime).
+PHASES = ("resolve", "build", "batch", "forward", "backward", "optimizer", "estimate", "allocator")
+
+
+class TraceProgress:
+    """The phases of one trace, edited into its placeholder as they start: at most one edit per
+    ``interval_s`` (a phase that starts sooner is not shown; the next one or the result follows),
+    the first at once. A failed edit (a 429 past the client's retries, a network error) is logged
+    and skipped: progress never stops the trace."""
+
+    def __init__(self, edit: Callable[[str], None], interval_s: float = DEFAULT_EDIT_INTERVAL_S,
+                 clock: Callable[[], float] = time.monotonic):
+        self._edit, self.interval_s, self._clock = edit, interval_s, clock
+        self._last: float | None = None
+        self.shown: list[str] = []
+
+    def __call__(self, phase: str) -> None:
+        now = self._clock()
+        if self._last is not None and now - self._last < self.interval_s:
+            return
+        self._last = now
+        try:
+            self._edit(phase)
+            self.shown.append(phase)
+        except Exception:
+            logger.warning("could not edit the trace's placeholder with phase %s", phase, exc_info=True)
 
 
 @dataclass(frozen=True)
@@ -36,24 +75,38 @@ class Comparison:
         return (self.estimate_allocated - self.trace_allocated) / self.trace_allocated if self.trace_allocated else 0.0
 
 
-def compare(request: SpecRequest, catalog: Catalog) -> Comparison:
-    """Trace and estimate the request as the answer resolved it (same spec, same architecture)."""
+def compare(request: SpecRequest, catalog: Catalog, on_progress: Callable[[str], None] | None = None) -> Comparison:
+    """Trace and estimate the request as the answer resolved it (same spec, same architecture).
+    ``on_progress(phase)`` is called as each of ``PHASES`` starts (a traced step's phases once:
+    the first step's)."""
     from advisor.memory import estimate_memory
 
+    say = on_progress or (lambda _phase: None)
+    say("resolve")
     resolved = resolve_request(request, catalog)
     trace_step = _trace_step()
+    seen: set[str] = set()
+
+    def on_phase(phase: str) -> None:
+        if phase in PHASES and phase not in seen:
+            seen.add(phase)
+            say(phase)
+
     start = time.perf_counter()
+    say("build")
     try:
-        result = trace_step(resolved.spec, resolved.arch)
+        result = trace_step(resolved.spec, resolved.arch, on_phase=on_phase)
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.split(".")[0] == "torch":
             raise MissingExtra(FEATURE, "pilot", "torch") from None
         raise
     seconds = time.perf_counter() - start
+    say("estimate")
     estimate = estimate_memory(resolved.spec, resolved.arch)
     terms, allocated, phase, traced_seconds = trace_figures(result)
     from advisor.allocator.simulate import simulate_reserved
 
+    say("allocator")
     reserved = simulate_reserved(resolved.spec, resolved.arch, trace=result, with_expandable=False).run
     return Comparison(model=resolved.label, num_gpus=resolved.spec.num_gpus, estimate_terms=dict(estimate.terms),
                       estimate_allocated=estimate.allocated_bytes, trace_terms=terms, trace_allocated=allocated,

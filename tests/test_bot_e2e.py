@@ -170,7 +170,8 @@ def test_verify_exactly_replies_in_the_thread_with_trace_vs_estimate(bot, slack)
     root = ask(bot, slack, "CVERIFY", "lora tiny-test seq 128").result["ts"]
     bot.action("verify_exactly", "verify", channel="CVERIFY", message_ts=root)
     [placeholder] = slack.wait_for("chat.postMessage", in_channel("CVERIFY", thread=root))
-    [update] = slack.wait_for("chat.update", lambda c: c.args.get("ts") == placeholder.result["ts"], timeout=120)
+    [update] = slack.wait_for("chat.update", lambda c: c.args.get("ts") == placeholder.result["ts"]
+                              and c.args.get("text") == "Exact trace vs estimate", timeout=120)  # after the progress edits
     text = message_text(assert_valid_blocks(update.args["blocks"]))
     assert "Exact trace vs estimate" in text and "Weights" in text
     bot.action("verify_exactly", "verify", channel="CVERIFY", message_ts=root)  # a second click

@@ -14,7 +14,7 @@ import pytest
 from advisor.answer_model import Answer, Change, Lever, Note
 from advisor.i18n import t
 from bot.render import blockkit as bk
-from bot.render.answer import ACTION_CHART, ACTION_PILOT, ACTION_VERIFY, memory_bar, render_answer
+from bot.render.answer import ACTION_CHART, ACTION_LAUNCH, ACTION_PILOT, ACTION_VERIFY, memory_bar, render_answer
 from bot.render.simple import render_catalog, render_help, render_text
 from bot.render.verify import render_verify
 from bot.verify import Comparison
@@ -55,8 +55,9 @@ def test_buttons_carry_the_recommended_gpu_and_no_pilot_when_nothing_fits():
     none = json.loads((GOLDEN / "answer_full_huge_en.json").read_text())["data"]
     ids = lambda blocks: [e["action_id"] for e in blocks[-1]["elements"]]  # noqa: E731
     blocks = render_answer(fits, "en")
-    assert ids(blocks) == [ACTION_PILOT, ACTION_VERIFY, ACTION_CHART]
+    assert ids(blocks) == [ACTION_PILOT, ACTION_VERIFY, ACTION_CHART, ACTION_LAUNCH]
     assert json.loads(blocks[-1]["elements"][0]["value"]) == {"gpu": "l40s", "num_gpus": 16}
+    assert json.loads(blocks[-1]["elements"][3]["value"]) == {"gpu": "l40s", "num_gpus": 16}  # the launch config's plan
     assert ids(render_answer(none, "en")) == [ACTION_VERIFY, ACTION_CHART]
 
 

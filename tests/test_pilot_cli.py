@@ -29,7 +29,7 @@ def test_pilot_run_prints_measured_figures_and_a_manifest(pilot_run):
     assert result["tokens_per_s"] > 0 and result["spec"]["precision"] == "bf16-mixed"
     manifest = json.loads(Path(result["checkpoint"]["manifest"]).read_text())
     assert manifest["adapter"]["rank"] == 16 and manifest["training"]["precision"] == "bf16-mixed"
-    assert "step " in out.stderr and "finished" in out.stderr  # progress on stderr, the JSON alone on stdout
+    assert "step " not in out.stderr  # --json: the JSON alone on stdout, no progress (tests/test_cli_progress.py)
 
 
 def test_pilot_run_puts_the_prediction_beside_the_measurement(pilot_run):

@@ -97,6 +97,8 @@ def test_a_confirmed_pilot_edits_one_status_message_then_posts_predicted_vs_meas
     text = message_text(assert_valid_blocks(final.args["blocks"]))
     assert f"Pilot `{pilot_id}`" in text and "predicted" in text and "measured" in text and "tokens/s" in text
     assert "did not run on a NVIDIA A100 80GB" in text  # a CPU pilot does not calibrate the A100
+    assert "CPU smoke run: checks the pipeline, not GPU speed." in text and "MFU" not in text
+    assert "`manifest.json` in the pilot's directory" in text and "/runs/" not in text  # no server path
 
 
 def test_a_restarted_bot_reattaches_and_posts_the_result(bot, slack):

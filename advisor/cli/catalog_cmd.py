@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import csv
 import getpass
 import json
+import re
 from pathlib import Path
 
 import click
@@ -32,6 +34,151 @@ def register(main: click.Group) -> None:
     main.add_command(catalog)
 
 
+# --- human output ---------------------------------------------------------------------------------
+
+REPO = Path(__file__).resolve().parents[2]
+# The GPU datasheet table the catalog's datasheet_source column cites ("../shared/reference/
+# gpu_specs.csv (...)": the team's shared folder, outside the repository), copied into the
+# repository so that the reference a person reads exists where it says.
+DATASHEETS = REPO / "docs" / "reference" / "gpu_specs.csv"
+
+
+def table(headers: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> list[str]:
+    """Aligned columns under a header row and a rule; columns in ``right`` are right-aligned."""
+    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
+
+    def line(cells) -> str:
+        return "  ".join(f"{c:>{w}}" if i in right else f"{c:<{w}}" for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    return [line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+
+
+def exact_gib(n_bytes: int | None) -> str:
+    """GiB with the exact byte count beside it: '79.11 GiB (84,943,715,697 bytes)'."""
+    if n_bytes is None:
+        return "-"
+    return f"{gib(n_bytes, 2)} ({n_bytes:,} bytes)"
+
+
+def datasheet_reference(gpu) -> str:
+    """The datasheet row behind a GPU's figures, as a repository path that exists: the catalog's
+    ``datasheet_source`` names ../shared/reference/gpu_specs.csv, which lives outside the
+    repository; its copy is docs/reference/gpu_specs.csv. The row is matched by name and form
+    factor (the table has SXM and PCIe rows of the same GPU)."""
+    source = gpu.datasheet_source or ""
+    match = re.match(r"\s*(\S+\.csv)\s*(.*)$", source)
+    if not match:
+        return source or "-"
+    path, rest = match.groups()
+    if Path(path).name != DATASHEETS.name or not DATASHEETS.exists():
+        return source if (REPO / path).exists() else f"{source} (not in this repository)"
+    where = DATASHEETS.relative_to(REPO).as_posix()
+    rest = rest.strip()
+    if rest.startswith("(") and rest.endswith(")"):
+        rest = rest[1:-1]
+    with DATASHEETS.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    name = gpu.display_name.lower()
+    named = [(i, r) for i, r in enumerate(rows, start=2)
+             if all(word in name for word in r["gpu"].lower().split())]
+    exact = [(i, r) for i, r in named if r["form_factor"] == gpu.form_factor] or named
+    if exact:
+        line, row = max(exact, key=lambda x: len(x[1]["gpu"]))
+        where += f", line {line} ({row['gpu']}, {row['form_factor']})"
+    return f"{where}: {rest}" if rest else where
+
+
+def _num(value, spec: str, unit: str = "") -> str:
+    """A catalog figure formatted, or "-" where the row has none."""
+    return "-" if value is None else f"{format(value, spec)}{unit}"
+
+
+def _yes(value: bool | None) -> str:
+    return "-" if value is None else ("yes" if value else "no")
+
+
+def _tflops(g) -> str:
+    parts = [f"{p} {v:,.1f}" for p, v in (("bf16", g.bf16_tflops), ("fp16", g.fp16_tflops),
+                                           ("fp8", g.fp8_tflops), ("fp32", g.fp32_tflops)) if v]
+    return " · ".join(parts) + " (dense)"
+
+
+def gpu_lines(g, cat) -> list[str]:
+    """One GPU for a person: formatted figures, their sources, and the datasheet row."""
+    regions = {r.id: r.display_name for r in cat.regions()}
+    price = f"{usd(g.price_usd_per_hour)}/h" if g.price_usd_per_hour is not None else "no price (not rented here)"
+    where = "; ".join(f"{r} = {regions.get(r, r)}" for r in g.regions) or "-"
+    rows: list[tuple[str, str]] = [
+        ("id", g.id),
+        ("aliases", ", ".join(g.aliases) or "-"),
+        ("vendor", f"{g.vendor} {g.architecture}, {g.form_factor}"),
+        ("memory", f"{_num(g.memory_gb, 'g', ' GB')} {g.memory_type}, ECC {_yes(g.ecc)}"),
+        ("usable memory", exact_gib(g.usable_memory_bytes)),
+        ("  source", g.usable_memory_source),
+        ("memory bandwidth", _num(g.memory_bandwidth_gbs, ",.0f", " GB/s")),
+        ("tensor TFLOPS", _tflops(g)),
+        ("SMs", f"{g.sm_count} ({g.sm_source})" if getattr(g, "sm_count", None) else "-"),
+        ("GPU-GPU link", f"{g.interconnect}, {g.interconnect_gbs:,.0f} GB/s" if g.interconnect_gbs else g.interconnect),
+        ("PCIe", f"{g.pcie_gen}, {g.pcie_gbs:,.1f} GB/s per direction" if getattr(g, "pcie_gbs", None) else g.pcie_gen),
+        ("  source", getattr(g, "interconnect_source", None) or "-"),
+    ]
+    if getattr(g, "gpus_per_node", None):
+        rows.append(("node", f"{g.gpus_per_node} GPUs per node, network {_num(g.network_gbps, ',.0f', ' Gb/s')}"))
+        rows.append(("  source", g.network_source or "-"))
+    rows += [
+        ("TDP", _num(g.tdp_w, "d", " W")),
+        ("Ray resource", f"accelerator_type:{g.ray_accelerator_label or g.ray_accelerator_type}"),
+        ("price", price),
+        ("offered", _yes(g.offered)),
+        ("regions", where),
+        ("good for", g.good_for or "-"),
+        ("datasheet", datasheet_reference(g)),
+    ]
+    shown = {"id", "display_name", "aliases", "vendor", "architecture", "form_factor", "memory_gb", "memory_type",
+             "ecc", "usable_memory_bytes", "usable_memory_source", "memory_bandwidth_gbs", "bf16_tflops",
+             "fp16_tflops", "fp8_tflops", "fp32_tflops", "sm_count", "sm_source", "interconnect", "interconnect_gbs",
+             "pcie_gen", "pcie_gbs", "interconnect_source", "gpus_per_node", "network_gbps", "network_source",
+             "tdp_w", "ray_accelerator_type", "ray_accelerator_label", "price_usd_per_hour", "offered", "regions",
+             "good_for", "datasheet_source"}
+    for key, value in g.model_dump().items():  # fields added to the catalog since (node shapes ...)
+        if key not in shown:
+            rows.append((key.replace("_", " "), _plain(value)))
+    width = max(len(k) for k, _ in rows)
+    return [g.display_name, *(f"  {k:<{width}}  {v}" for k, v in rows)]
+
+
+def _plain(value) -> str:
+    if isinstance(value, bool):
+        return _yes(value)
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_plain(v) for v in value) or "-"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_plain(v)}" for k, v in value.items()) or "-"
+    if isinstance(value, int) and abs(value) >= 10_000:
+        return f"{value:,}"
+    return "-" if value is None else str(value)
+
+
+def model_lines(m) -> list[str]:
+    """One model for a person: parameter counts in billions with the exact count, its shape."""
+    a = m.arch
+    rows: list[tuple[str, str]] = [
+        ("id", m.id), ("Hub id", m.hub_id or "-"), ("aliases", ", ".join(m.aliases) or "-"), ("family", m.family),
+        ("parameters", f"{m.params_total / 1e9:.2f}B ({m.params_total:,})"),
+        ("  embedding", f"{m.params_embedding / 1e9:.2f}B ({m.params_embedding:,})"),
+        ("layers", f"{a.layers}, hidden {a.hidden:,}, MLP {a.intermediate:,} ({a.mlp_kind}), {a.norm}"),
+        ("attention", f"{a.heads} heads, {a.kv_heads} KV heads, head dim {a.head_dim}"
+                      + (", with bias" if a.attn_bias else "")),
+        ("vocabulary", f"{a.vocab:,}" + (", tied embeddings" if a.tied_embeddings else "")),
+        ("context", f"{m.max_position:,} tokens" if m.max_position else "-"),
+    ]
+    if a.experts:
+        rows.append(("experts", f"{a.experts}, {a.experts_per_token} per token"))
+    rows += [("source", m.source or "-"), ("verified", _yes(m.verified)), ("notes", m.notes or "-")]
+    width = max(len(k) for k, _ in rows)
+    return [m.display_name, *(f"  {k:<{width}}  {v}" for k, v in rows)]
+
+
 @click.group()
 def catalog() -> None:
     """The GPU and model catalog (list, show, build; admin: add, set-price, set-offered, remove)."""
@@ -50,19 +197,25 @@ def list_cmd(show_all: bool, show_models: bool, db: str | None, as_json: bool) -
         if as_json:
             emit_json({"models": [_model_json(m) for m in models]})
             return
-        for m in models:
-            click.echo(f"{m.id:<18} {m.display_name:<26} {m.params_total / 1e9:7.2f}B  "
-                       f"{m.arch.layers:>3} layers  hidden {m.arch.hidden:<6} vocab {m.arch.vocab}")
+        rows = [[m.id, m.display_name, f"{m.params_total / 1e9:.2f}B", str(m.arch.layers), f"{m.arch.hidden:,}",
+                 f"{m.arch.vocab:,}", m.hub_id or "-"] for m in models]
+        for line in table(["id", "model", "params", "layers", "hidden", "vocab", "Hub id"], rows, right={2, 3, 4, 5}):
+            click.echo(line)
         return
     gpus = cat.gpus(offered_only=not show_all)
     regions = cat.regions()
     if as_json:
         emit_json({"gpus": [_gpu_json(g) for g in gpus], "regions": [r.model_dump() for r in regions]})
         return
+    rows = []
     for g in gpus:
-        price = usd(g.price_usd_per_hour) + "/h" if g.price_usd_per_hour is not None else "not offered"
-        click.echo(f"{g.id:<13} {g.display_name:<28} {gib(g.usable_memory_bytes):>10} usable  "
-                   f"{g.bf16_tflops:>7.1f} TFLOPS bf16  {price:>11}  {', '.join(g.regions) or '-'}")
+        price = usd(g.price_usd_per_hour) + "/h" if g.price_usd_per_hour is not None else "-"
+        rows.append([g.id, g.display_name, gib(g.usable_memory_bytes), f"{g.bf16_tflops:,.1f}", price,
+                     "yes" if g.offered else "no", ", ".join(g.regions) or "-"])
+    for line in table(["id", "GPU", "usable memory", "bf16 TFLOPS", "price", "offered", "regions"], rows,
+                      right={2, 3, 4}):
+        click.echo(line)
+    click.echo("")
     click.echo("Regions: " + "; ".join(f"{r.id} = {r.display_name}" for r in regions))
 
 
@@ -78,8 +231,7 @@ def show_cmd(name: str, db: str | None, as_json: bool) -> None:
         if as_json:
             emit_json({"kind": "gpu", **_gpu_json(gpu)})
         else:
-            for k, v in _gpu_json(gpu).items():
-                click.echo(f"{k:<22} {v}")
+            click.echo("\n".join(gpu_lines(gpu, cat)))
         return
     try:
         model = cat.model(name)
@@ -91,8 +243,7 @@ def show_cmd(name: str, db: str | None, as_json: bool) -> None:
     if as_json:
         emit_json({"kind": "model", **_model_json(model)})
     else:
-        for k, v in _model_json(model).items():
-            click.echo(f"{k:<22} {v}")
+        click.echo("\n".join(model_lines(model)))
 
 
 @catalog.command("build")

@@ -26,6 +26,7 @@ from advisor.i18n import t
 from advisor.spec import SpecRequest
 
 DEFAULT_OUT_DIR = "pilot-runs"
+_PHASES = {f"pilot.phase.{p}" for p in ("forward", "backward", "optimizer", "checkpoint", "between steps", "build")}
 
 
 def register(main: click.Group) -> None:
@@ -68,25 +69,25 @@ def pilot() -> None:
     """Measured pilot runs: real training steps on a GPU node (or this CPU)."""
 
 
-def _event_line(rec, event) -> str | None:
-    """One stderr line per runner event (every progress event the runner wrote, also those
-    written between two polls: a fast pilot's progress is never skipped)."""
-    p = event.data or {}
-    if event.type == "started":
-        return t("pilot.cli.waiting", "en", id=rec.id, state="started")
-    if event.type in ("finished", "failed"):
-        return t("pilot.cli.ended", "en", id=rec.id, state=event.type, reason=p.get("reason") or "")
-    if event.type != "progress":
-        return None
-    tps = p.get("tokens_per_s")
-    return t("pilot.cli.progress", "en", id=rec.id, step=p.get("steps_completed", 0), total=p.get("total_steps", "?"),
-             phase=p.get("phase", "?"), tps=f"{tps:,.0f}" if tps else "-")
+def _shower(progress):
+    """The runner's events on the terminal's progress (advisor.cli.progress): every progress event
+    the runner wrote moves the bar, also those written between two polls."""
+    def show(rec, event) -> None:
+        p = event.data or {}
+        if event.type == "started":
+            progress.phase(t("pilot.cli.building", "en", id=rec.id))
+        elif event.type == "progress":
+            tps = p.get("tokens_per_s")
+            phase = p.get("phase", "?")
+            progress.phase(t("pilot.cli.progress", "en", id=rec.id, step=p.get("steps_completed", 0),
+                             total=p.get("total_steps", "?"),
+                             phase=t(f"pilot.phase.{phase}", "en") if f"pilot.phase.{phase}" in _PHASES else phase,
+                             tps=f"{tps:,.0f}" if tps else "-"))
+            progress.steps(p.get("steps_completed", 0), p.get("total_steps"))
+        elif event.type in ("finished", "failed"):
+            progress.close()
 
-
-def _echo_event(rec, event) -> None:
-    line = _event_line(rec, event)
-    if line:
-        click.echo(line, err=True)
+    return show
 
 
 @pilot.command("run")
@@ -115,6 +116,8 @@ def run(request: SpecRequest, steps: int, warmup: int, launcher: str, runtime: s
     from advisor.pilot import predict as prediction
     from advisor.pilot import tracking
     from advisor.pilot.calibration import PilotCalibration
+    from advisor.pilot.plan import pilot_plan, plan_json
+    from advisor.pilot.report import plan_lines
     from advisor.pilot.spec import RANDOM_INIT_REVISION, pilot_spec_for
     from advisor.resolve import resolve_request
 
@@ -125,7 +128,10 @@ def run(request: SpecRequest, steps: int, warmup: int, launcher: str, runtime: s
     from advisor.hub import catalog_name
 
     in_catalog = request.model is None or catalog.find_model(catalog_name(request.model)) is not None
-    resolved = resolve_request(request, catalog, None if in_catalog else hub_reader(state_db))
+    models = None if in_catalog else hub_reader(state_db)
+    # a plan of more GPUs than one pilot: what one card can run of it (advisor.pilot.plan), said below
+    plan = pilot_plan(request, request.num_gpus, request.sharding)
+    resolved = resolve_request(plan.request, catalog, models)
     gpu = catalog.gpu(resolved.spec.gpu) if resolved.spec.gpu else None
     if runtime == "auto":
         runtime = "hf" if request.stack == "hf" else "reference"
@@ -138,15 +144,26 @@ def run(request: SpecRequest, steps: int, warmup: int, launcher: str, runtime: s
     store = _store(state_db)
     calibration = PilotCalibration(store)
     predicted = prediction.predict(pspec, gpu, calibration)
+    predicted["plan"] = plan_json(plan, request, catalog, models)
+    # before it runs, on stderr (the JSON carries the same under "prediction"): what the pilot
+    # measures of a bigger plan, and a warning when the estimate says it will not fit the GPU
+    if not as_json:
+        for line in plan_lines(predicted, pspec.gpu_name or "CPU", pspec.gpu_usable_memory_bytes, "en"):
+            click.echo(line, err=True)
     store.create(pspec, launcher=launcher, requested_by=f"cli:{getpass.getuser()}", prediction=predicted,
                  estimated_cost_usd=predicted["cost_usd"], estimated_duration_s=predicted["duration_s"])
     get_launcher = _factory(out_dir, ray_address or os.environ.get("RAY_ADDRESS"))
     chosen = get_launcher(launcher)
-    rec = tracking.launch(store, pspec.pilot_id, chosen, confirmed_by=f"cli:{getpass.getuser()}")
-    try:
-        rec = tracking.follow(store, rec.id, chosen, on_event=_echo_event)
-    except KeyboardInterrupt:
-        rec = tracking.cancel(store, rec.id, get_launcher)
+    from advisor.cli.progress import progress_for
+
+    with progress_for(as_json) as progress:
+        progress.phase(t("pilot.cli.waiting", "en", id=pspec.pilot_id, launcher=launcher))
+        rec = tracking.launch(store, pspec.pilot_id, chosen, confirmed_by=f"cli:{getpass.getuser()}")
+        try:
+            rec = tracking.follow(store, rec.id, chosen, on_event=_shower(progress))
+        except KeyboardInterrupt:
+            progress.phase(t("pilot.cli.cancelling", "en", id=rec.id))
+            rec = tracking.cancel(store, rec.id, get_launcher)
     _print_outcome(rec, as_json)
     if rec.state != "finished":
         sys.exit(1)

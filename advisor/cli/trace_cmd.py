@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import sys
-import time
 
 import click
 
@@ -93,24 +91,26 @@ def _step_recorder(arch):
     return recorder, listen
 
 
-class _Progress:
-    """One self-overwriting status line on stderr, only when stderr is a terminal."""
+# what each phase the traced step marks (advisor.trace / advisor.hftrace on_phase) is called on screen
+_PHASE_WORDS = {"batch": "making the batch", "forward": "forward", "backward": "backward",
+                "optimizer": "optimizer step"}
 
-    def __init__(self, enabled: bool):
-        self.enabled, self.started, self.last = enabled, time.perf_counter(), 0.0
 
-    def __call__(self, text: str) -> None:
-        now = time.perf_counter()
-        if not self.enabled or now - self.last < 0.1:
-            return
-        self.last = now
-        sys.stderr.write(f"\r  tracing ({now - self.started:4.1f} s): {text:<40}")
-        sys.stderr.flush()
+def _listen_progress(progress, steps: int, listen):
+    """The trace's phase listener, also driving the terminal's progress: step i of N and its phase."""
+    state = {"done": 0}
 
-    def done(self) -> None:
-        if self.enabled and self.last:
-            sys.stderr.write("\r" + " " * 70 + "\r")
-            sys.stderr.flush()
+    def on_phase(phase: str) -> None:
+        listen(phase)
+        if phase == "done":
+            state["done"] += 1
+            progress.steps(state["done"], steps)
+        elif phase in _PHASE_WORDS:
+            step = min(state["done"] + 1, steps)
+            word = _PHASE_WORDS[phase]
+            progress.phase(word if phase == "batch" else f"tracing step {step} of {steps}: {word}")
+
+    return on_phase
 
 
 @click.command()
@@ -131,6 +131,15 @@ def trace(request: SpecRequest, runtime: str, steps: int, lang: str, replay_step
           db: str | None, as_json: bool) -> None:
     """Exact peak memory of one training step, traced with fake tensors (needs the pilot extra;
     --runtime hf the hf extra), and what the caching allocator reserves over a run of such steps."""
+    from advisor.cli.progress import progress_for
+
+    with progress_for(as_json) as progress:
+        _trace(request, runtime, steps, lang, replay_steps, alloc_conf, db, as_json, progress)
+
+
+def _trace(request: SpecRequest, runtime: str, steps: int, lang: str, replay_steps: int, alloc_conf: str,
+           db: str | None, as_json: bool, progress) -> None:
+    progress.phase("importing torch")
     from advisor.allocator import AllocatorConfig, AllocatorConfigError
     from advisor.allocator.simulate import simulate_reserved
     from advisor.trace import _torch, trace_step
@@ -143,18 +152,19 @@ def trace(request: SpecRequest, runtime: str, steps: int, lang: str, replay_step
         config = AllocatorConfig.parse(alloc_conf)
     except AllocatorConfigError as exc:
         raise click.BadParameter(str(exc), param_hint="--alloc-conf") from None
+    progress.phase("reading the model")
     catalog = Catalog.open(catalog_path(db))
     resolved = resolve_request(request, catalog, hub_reader())
     spec, arch = resolved.spec, resolved.arch
     chosen, why = choose_runtime(runtime, spec, arch)
-    progress = _Progress(sys.stderr.isatty())
     recorder, listen = _step_recorder(arch)  # the step time rides along the same traced run
-    try:
-        result = trace_step(spec, arch, steps=steps, runtime=chosen, progress=progress, modes=(recorder,),
-                            on_phase=listen)
-    finally:
-        progress.done()
+    progress.phase(f"building the model ({chosen} runtime) and its optimizer state")
+    progress.steps(0, steps)
+    result = trace_step(spec, arch, steps=steps, runtime=chosen, progress=progress.note, modes=(recorder,),
+                        on_phase=_listen_progress(progress, steps, listen))
+    progress.phase(f"replaying the caching allocator over {replay_steps} micro-batches")
     reserved = simulate_reserved(spec, arch, trace=result, steps=replay_steps, config=config)
+    progress.phase("estimating")
     estimate = _estimate(spec, arch, result.allocated_bytes)
     notes = list(result.notes)
     if runtime == "auto" and why and spec.stack == "hf":
@@ -162,7 +172,9 @@ def trace(request: SpecRequest, runtime: str, steps: int, lang: str, replay_step
     gpus = [catalog.gpu(spec.gpu)] if spec.gpu else catalog.gpus(offered_only=True)
     recorded = RecordedStep(ops=list(recorder.ops), tokens=spec.seq_len * spec.micro_batch,
                             seconds=result.seconds, runtime=result.runtime)
+    progress.phase("pricing the step's operators per GPU")
     step_time = traced_step_time(spec, arch, gpus, recorded=recorded)  # the step's operators, priced per GPU
+    progress.close()  # the result alone on the screen
     if as_json:
         out = {"spec": spec.model_dump(mode="json"), "memory": {**result.to_json(), **reserved.to_json()},
                "runtime": result.runtime, "versions": result.versions, "trace_seconds": round(result.seconds, 3),

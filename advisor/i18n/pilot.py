@@ -3,9 +3,11 @@
 MESSAGES = {
     # --- CLI -----------------------------------------------------------------------------------
     "pilot.cli.ended": {"en": "pilot {id}: {state} {reason}", "es": "piloto {id}: {state} {reason}"},
-    "pilot.cli.waiting": {"en": "pilot {id}: {state}, waiting for the runner", "es": "piloto {id}: {state}, esperando al ejecutor"},
-    "pilot.cli.progress": {"en": "pilot {id}: step {step}/{total} ({phase}), {tps} tokens/s",
-                           "es": "piloto {id}: paso {step}/{total} ({phase}), {tps} tokens/s"},
+    "pilot.cli.waiting": {"en": "pilot {id}: starting the runner ({launcher})", "es": "piloto {id}: arrancando el ejecutor ({launcher})"},
+    "pilot.cli.building": {"en": "pilot {id}: building the model", "es": "piloto {id}: construyendo el modelo"},
+    "pilot.cli.cancelling": {"en": "pilot {id}: cancelling", "es": "piloto {id}: cancelando"},
+    "pilot.cli.progress": {"en": "pilot {id}: step {step} of {total} ({phase}), {tps} tokens/s",
+                           "es": "piloto {id}: paso {step} de {total} ({phase}), {tps} tokens/s"},
     "pilot.cli.no_history": {"en": "No measured pilots yet. Run one with: advisor pilot run --model MODEL --gpu GPU",
                              "es": "Aún no hay pilotos medidos. Lanza uno con: advisor pilot run --model MODELO --gpu GPU"},
     "pilot.cli.history_row": {"en": "{id}  {gpu:<10} on {device:<24} {method:<5} seq {seq:<6} {tps:>9} tokens/s  MFU {mfu}  calibrates: {target}",
@@ -15,15 +17,17 @@ MESSAGES = {
     "pilot.cli.step_factors_row": {"en": "step time on {gpu} from {n} pilots: efficiency per operator class {factors}",
                                    "es": "tiempo de paso en {gpu} según {n} pilotos: eficiencia por clase de operador {factors}"},
     # --- status message (edited in place) ------------------------------------------------------
-    "pilot.status.pending": {"en": ":hourglass_flowing_sand: Pilot `{id}` on {gpu}: waiting for a node…",
-                             "es": ":hourglass_flowing_sand: Piloto `{id}` en {gpu}: esperando un nodo…"},
-    "pilot.status.starting": {"en": ":gear: Pilot `{id}` on {gpu}: building the model…",
-                              "es": ":gear: Piloto `{id}` en {gpu}: construyendo el modelo…"},
-    "pilot.status.running": {"en": ":runner: Pilot `{id}` on {gpu}: step {step}/{total} ({phase}) · {tps} tokens/s · peak {mem}",
-                             "es": ":runner: Piloto `{id}` en {gpu}: paso {step}/{total} ({phase}) · {tps} tokens/s · pico {mem}"},
-    "pilot.status.finished": {"en": ":white_check_mark: Pilot `{id}` on {gpu} finished; results below.",
-                              "es": ":white_check_mark: Piloto `{id}` en {gpu} terminado; resultados abajo."},
-    "pilot.status.declined": {"en": "Pilot `{id}` was not started.", "es": "El piloto `{id}` no se lanzó."},
+    "pilot.status.pending": {"en": "Pilot {id} on {gpu}: waiting for a node…",
+                             "es": "Piloto {id} en {gpu}: esperando un nodo…"},
+    "pilot.status.starting": {"en": "Pilot {id} on {gpu}: building the model…",
+                              "es": "Piloto {id} en {gpu}: construyendo el modelo…"},
+    "pilot.status.running": {"en": "Pilot {id} on {gpu}: step {step}/{total} ({phase}) · {tps} tokens/s · peak {mem}",
+                             "es": "Piloto {id} en {gpu}: paso {step}/{total} ({phase}) · {tps} tokens/s · pico {mem}"},
+    "pilot.status.running_cpu": {"en": "Pilot {id} for {gpu}, on the CPU: step {step}/{total} ({phase}) · {tps} tokens/s",
+                                 "es": "Piloto {id} para {gpu}, en la CPU: paso {step}/{total} ({phase}) · {tps} tokens/s"},
+    "pilot.status.finished": {"en": "Pilot {id} on {gpu} finished; results below.",
+                              "es": "Piloto {id} en {gpu} terminado; resultados abajo."},
+    "pilot.status.declined": {"en": "Pilot {id} was not started.", "es": "El piloto {id} no se lanzó."},
     "pilot.phase.forward": {"en": "forward", "es": "forward"},
     "pilot.phase.backward": {"en": "backward", "es": "backward"},
     "pilot.phase.optimizer": {"en": "optimizer step", "es": "paso del optimizador"},
@@ -31,22 +35,22 @@ MESSAGES = {
     "pilot.phase.between steps": {"en": "between steps", "es": "entre pasos"},
     "pilot.phase.build": {"en": "building the model", "es": "construyendo el modelo"},
     # --- failures ------------------------------------------------------------------------------
-    "pilot.failed.oom": {"en": ":boom: Pilot `{id}` ran out of GPU memory on {gpu} in the {phase} phase after {step} of {total} steps. The estimate was too low for this GPU: try gradient checkpointing, a shorter sequence or a bigger GPU. ({message})",
-                         "es": ":boom: El piloto `{id}` se quedó sin memoria de GPU en {gpu} en la fase {phase} tras {step} de {total} pasos. La estimación se quedó corta para esta GPU: prueba gradient checkpointing, una secuencia más corta o una GPU mayor. ({message})"},
-    "pilot.failed.cancelled": {"en": ":no_entry_sign: Pilot `{id}` was cancelled after {step} of {total} steps.",
-                               "es": ":no_entry_sign: El piloto `{id}` se canceló tras {step} de {total} pasos."},
-    "pilot.failed.timed_out": {"en": ":alarm_clock: Pilot `{id}` passed its time limit after {step} of {total} steps and was stopped. {message}",
-                               "es": ":alarm_clock: El piloto `{id}` superó su tiempo límite tras {step} de {total} pasos y se detuvo. {message}"},
-    "pilot.failed.killed": {"en": ":skull: Pilot `{id}` stopped without a result after {step} of {total} steps (the runner process ended). {message}",
-                            "es": ":skull: El piloto `{id}` se detuvo sin resultado tras {step} de {total} pasos (el proceso terminó). {message}"},
-    "pilot.failed.node_lost": {"en": ":electric_plug: Pilot `{id}` lost its node on {gpu} after {step} of {total} steps. {message}",
-                               "es": ":electric_plug: El piloto `{id}` perdió su nodo en {gpu} tras {step} de {total} pasos. {message}"},
-    "pilot.failed.pending_timeout": {"en": ":hourglass: Pilot `{id}` never started: no node with a free {gpu} joined the cluster in time. {message}",
-                                     "es": ":hourglass: El piloto `{id}` no llegó a empezar: ningún nodo con una {gpu} libre apareció a tiempo. {message}"},
-    "pilot.failed.missing_extra": {"en": ":package: Pilot `{id}` could not run on the node: {message}",
-                                   "es": ":package: El piloto `{id}` no pudo ejecutarse en el nodo: {message}"},
-    "pilot.failed.error": {"en": ":warning: Pilot `{id}` failed after {step} of {total} steps: {message}",
-                           "es": ":warning: El piloto `{id}` falló tras {step} de {total} pasos: {message}"},
+    "pilot.failed.oom": {"en": "Pilot {id} ran out of GPU memory on {gpu} in the {phase} phase after {step} of {total} steps. The estimate was too low for this GPU: try gradient checkpointing, a shorter sequence or a bigger GPU. ({message})",
+                         "es": "El piloto {id} se quedó sin memoria de GPU en {gpu} en la fase {phase} tras {step} de {total} pasos. La estimación se quedó corta para esta GPU: prueba gradient checkpointing, una secuencia más corta o una GPU mayor. ({message})"},
+    "pilot.failed.cancelled": {"en": "Pilot {id} was cancelled after {step} of {total} steps.",
+                               "es": "El piloto {id} se canceló tras {step} de {total} pasos."},
+    "pilot.failed.timed_out": {"en": "Pilot {id} passed its time limit after {step} of {total} steps and was stopped. {message}",
+                               "es": "El piloto {id} superó su tiempo límite tras {step} de {total} pasos y se detuvo. {message}"},
+    "pilot.failed.killed": {"en": "Pilot {id} stopped without a result after {step} of {total} steps (the runner process ended). {message}",
+                            "es": "El piloto {id} se detuvo sin resultado tras {step} de {total} pasos (el proceso terminó). {message}"},
+    "pilot.failed.node_lost": {"en": "Pilot {id} lost its node on {gpu} after {step} of {total} steps. {message}",
+                               "es": "El piloto {id} perdió su nodo en {gpu} tras {step} de {total} pasos. {message}"},
+    "pilot.failed.pending_timeout": {"en": "Pilot {id} never started: no node with a free {gpu} joined the cluster in time. {message}",
+                                     "es": "El piloto {id} no llegó a empezar: ningún nodo con una {gpu} libre apareció a tiempo. {message}"},
+    "pilot.failed.missing_extra": {"en": "Pilot {id} could not run on the node: {message}",
+                                   "es": "El piloto {id} no pudo ejecutarse en el nodo: {message}"},
+    "pilot.failed.error": {"en": "Pilot {id} failed after {step} of {total} steps: {message}",
+                           "es": "El piloto {id} falló tras {step} de {total} pasos: {message}"},
     # --- final result --------------------------------------------------------------------------
     "pilot.table.metric": {"en": "figure", "es": "medida"},
     "pilot.table.predicted": {"en": "predicted", "es": "previsto"},
@@ -61,14 +65,18 @@ MESSAGES = {
     "pilot.metric.optimizer_s": {"en": "optimizer per step", "es": "optimizador por paso"},
     "pilot.metric.checkpoint_s": {"en": "checkpoint save", "es": "guardar checkpoint"},
     "pilot.metric.checkpoint_bytes": {"en": "checkpoint size", "es": "tamaño del checkpoint"},
-    "pilot.final.header": {"en": "*Pilot `{id}` for {gpu}* (ran on {device}, {steps} measured steps)",
-                           "es": "*Piloto `{id}` para {gpu}* (en {device}, {steps} pasos medidos)"},
+    "pilot.final.header": {"en": "Pilot {id} for {gpu} (ran on {device}, {steps} measured steps)",
+                           "es": "Piloto {id} para {gpu} (en {device}, {steps} pasos medidos)"},
     "pilot.final.speed": {"en": "{tps} tokens/s · {step} s per step (±{cv}%) · MFU {mfu}",
                           "es": "{tps} tokens/s · {step} s por paso (±{cv}%) · MFU {mfu}"},
+    "pilot.final.cpu_smoke": {"en": "CPU smoke run: checks the pipeline, not GPU speed.",
+                              "es": "Prueba de humo en CPU: comprueba el proceso, no la velocidad de una GPU."},
+    "pilot.final.speed_cpu": {"en": "{tps} tokens/s on the CPU · {step} s per step (±{cv}%)",
+                              "es": "{tps} tokens/s en la CPU · {step} s por paso (±{cv}%)"},
     "pilot.final.cpu_memory": {"en": "CPU run: process memory peak {rss} ({delta} above the start); CUDA allocator figures need a GPU",
                                "es": "Ejecución en CPU: pico de memoria del proceso {rss} ({delta} sobre el inicio); las cifras del asignador CUDA necesitan una GPU"},
-    "pilot.final.checkpoint": {"en": "checkpoint: {kind}, {size}, saved in {seconds} s; manifest {manifest}",
-                               "es": "checkpoint: {kind}, {size}, guardado en {seconds} s; manifiesto {manifest}"},
+    "pilot.final.checkpoint": {"en": "checkpoint: {kind}, {size}, saved in {seconds} s; manifest {manifest} in the pilot's directory",
+                               "es": "checkpoint: {kind}, {size}, guardado en {seconds} s; manifiesto {manifest} en el directorio del piloto"},
     "pilot.ckpt.adapter": {"en": "adapter only", "es": "solo el adaptador"},
     "pilot.ckpt.full": {"en": "full state", "es": "estado completo"},
     "pilot.final.stack": {"en": "ran: {impl}; 4-bit: {quant}", "es": "ejecutado: {impl}; 4 bits: {quant}"},
@@ -82,19 +90,41 @@ MESSAGES = {
     "pilot.final.not_calibrating": {"en": "This pilot did not run on a {gpu}, so it does not calibrate that GPU's estimates.",
                                     "es": "Este piloto no se ejecutó en una {gpu}, así que no calibra las estimaciones de esa GPU."},
     # --- Slack confirmation and access ---------------------------------------------------------
-    "pilot.confirm.text": {"en": "*Run a measured pilot on {gpu}?*\n{model}, {method}, seq {seq} × batch {batch}: {steps} steps (+{warmup} warm-up).\nEstimated duration {duration}, cost about {cost}. Predicted peak memory {mem}.",
-                           "es": "*¿Lanzar un piloto medido en {gpu}?*\n{model}, {method}, seq {seq} × batch {batch}: {steps} pasos (+{warmup} de calentamiento).\nDuración estimada {duration}, coste aproximado {cost}. Pico de memoria previsto {mem}."},
-    "pilot.confirm.button": {"en": "Confirm", "es": "Confirmar"},
+    "pilot.confirm.title": {"en": "Run a measured pilot on {gpu}?", "es": "¿Lanzar un piloto medido en {gpu}?"},
+    "pilot.confirm.text": {"en": "{model}, {method}, seq {seq} × batch {batch}: {steps} steps (+{warmup} warm-up).\nEstimated duration {duration}, cost about {cost}. Predicted peak memory {mem}.",
+                           "es": "{model}, {method}, seq {seq} × batch {batch}: {steps} pasos (+{warmup} de calentamiento).\nDuración estimada {duration}, coste aproximado {cost}. Pico de memoria previsto {mem}."},
     "pilot.confirm.no_fit": {
-        "en": ":warning: The estimate says this does not fit on one of these GPUs (the same rule as the answer's table): "
-              "the pilot will most likely end out of memory, which it reports with the phase where it happened.",
-        "es": ":warning: La estimación dice que esto no cabe en una de estas GPUs (la misma regla que la tabla de la respuesta): "
-              "lo más probable es que el piloto se quede sin memoria, y lo informará con la fase en que ocurrió.",
+        "en": "The estimate says this does not fit on one {gpu}: {mem} predicted on the device, {usable} usable (the same rule as the answer's table). "
+              "The pilot will most likely end out of memory, which it reports with the phase where it happened.",
+        "es": "La estimación dice que esto no cabe en una {gpu}: {mem} previstos en el dispositivo, {usable} utilizables (la misma regla que la tabla de la respuesta). "
+              "Lo más probable es que el piloto se quede sin memoria, y lo informará con la fase en que ocurrió.",
     },
+    # what a one-GPU pilot measures of a plan of more GPUs (advisor.pilot.plan)
+    "pilot.plan.replica": {
+        "en": "The plan is {n} × {gpu} (DDP); the pilot runs on 1 of them, because a pilot is one training process on one GPU. "
+              "Under DDP every GPU holds the whole model and trains its own micro-batch, so this one card measures the plan's "
+              "per-GPU memory and per-GPU step time; it does not measure the gradient all-reduce between the {n} GPUs.",
+        "es": "El plan es {n} × {gpu} (DDP); el piloto usa 1 de ellas, porque un piloto es un proceso de entrenamiento en una GPU. "
+              "Con DDP cada GPU tiene el modelo entero y entrena su propio micro-batch, así que esta tarjeta mide la memoria y el "
+              "tiempo de paso por GPU del plan; no mide el all-reduce de gradientes entre las {n} GPUs.",
+    },
+    "pilot.plan.unsharded": {
+        "en": "The plan is {n} × {gpu} with {sharding}: each GPU keeps 1/{n} of the weights, gradients and optimizer state "
+              "({shard} per GPU on the device). One card cannot run that shard (there is no other GPU to gather the rest from), and a pilot "
+              "is one training process on one GPU. So this pilot runs the unsharded step of the same micro-batch on 1 GPU: it "
+              "measures the forward, backward and optimizer compute each of the plan's GPUs does (without the all-gather and "
+              "reduce-scatter traffic between them), and its memory is the whole model's ({mem} on the device), not the plan's per-GPU shard.",
+        "es": "El plan es {n} × {gpu} con {sharding}: cada GPU guarda 1/{n} de los pesos, gradientes y estados del optimizador "
+              "({shard} por GPU en el dispositivo). Una sola tarjeta no puede ejecutar ese fragmento (no hay otra GPU de la que reunir el resto), y "
+              "un piloto es un proceso de entrenamiento en una GPU. Por eso este piloto ejecuta el paso sin fragmentar del mismo "
+              "micro-batch en 1 GPU: mide el cómputo de forward, backward y optimizador que hace cada GPU del plan (sin el tráfico "
+              "all-gather y reduce-scatter entre ellas), y su memoria es la del modelo entero ({mem} en el dispositivo), no el fragmento por GPU del plan.",
+    },
+    "pilot.confirm.button": {"en": "Confirm", "es": "Confirmar"},
     "pilot.cancel.button": {"en": "Cancel", "es": "Cancelar"},
-    "pilot.confirmed": {"en": "Pilot `{id}` confirmed by <@{user}>.", "es": "Piloto `{id}` confirmado por <@{user}>."},
-    "pilot.declined": {"en": "Pilot `{id}` cancelled by <@{user}>; nothing was started.",
-                       "es": "Piloto `{id}` cancelado por <@{user}>; no se lanzó nada."},
+    "pilot.confirmed": {"en": "Pilot {id} confirmed by {user}.", "es": "Piloto {id} confirmado por {user}."},
+    "pilot.declined": {"en": "Pilot {id} cancelled by {user}; nothing was started.",
+                       "es": "Piloto {id} cancelado por {user}; no se lanzó nada."},
     "pilot.not_configured": {"en": "Pilots are off: nobody is allowed to start one yet. An admin enables them by setting ADVISOR_PILOT_USERS (Slack user ids, comma-separated) or ADVISOR_PILOT_GROUPS, and optionally ADVISOR_PILOT_CHANNELS, ADVISOR_PILOT_COST_CAP_USD and ADVISOR_PILOT_DAILY_BUDGET_USD, then restarting the bot.",
                              "es": "Los pilotos están desactivados: aún nadie puede lanzarlos. Un admin los activa definiendo ADVISOR_PILOT_USERS (ids de usuario de Slack separados por comas) o ADVISOR_PILOT_GROUPS, y opcionalmente ADVISOR_PILOT_CHANNELS, ADVISOR_PILOT_COST_CAP_USD y ADVISOR_PILOT_DAILY_BUDGET_USD, y reiniciando el bot."},
     "pilot.denied": {"en": "You are not allowed to start pilots; ask one of: {who}.",
@@ -111,8 +141,8 @@ MESSAGES = {
                        "es": "{gpu} no se alquila aquí (no tiene precio en el catálogo), así que no se puede lanzar un piloto en ella."},
     "pilot.bad_button": {"en": "This button's data is not valid (an old or altered message). Ask again for an estimate and use the button of the new answer.",
                          "es": "Los datos de este botón no son válidos (un mensaje antiguo o alterado). Vuelve a pedir la estimación y usa el botón de la nueva respuesta."},
-    "pilot.already": {"en": "Pilot `{id}` is already {state}.", "es": "El piloto `{id}` ya está {state}."},
-    "pilot.unknown": {"en": "I have no pilot `{id}` any more; start a new one with the button.",
-                      "es": "Ya no tengo el piloto `{id}`; lanza uno nuevo con el botón."},
+    "pilot.already": {"en": "Pilot {id} is already {state}.", "es": "El piloto {id} ya está {state}."},
+    "pilot.unknown": {"en": "I have no pilot {id} any more; start a new one with the button.",
+                      "es": "Ya no tengo el piloto {id}; lanza uno nuevo con el botón."},
     "pilot.bad_request": {"en": "I could not start a pilot from that: {message}", "es": "No pude lanzar un piloto con eso: {message}"},
 }

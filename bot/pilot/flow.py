@@ -37,6 +37,7 @@ from advisor.errors import AdvisorError, PilotError
 from advisor.i18n import t
 from advisor.pilot import tracking
 from advisor.pilot.calibration import PilotCalibration
+from advisor.pilot.plan import PilotPlan, pilot_plan, plan_json
 from advisor.pilot.predict import predict
 from advisor.pilot.spec import pilot_spec_for
 from advisor.pilot.store import PilotRecord, PilotStore
@@ -80,6 +81,16 @@ class ChannelLimiter:
     def acquire(self, channel: str) -> None:
         while not self.try_acquire(channel):
             time.sleep(0.05)
+
+
+def _planned(value: dict[str, Any], data: dict[str, Any], gpu: str | None) -> tuple[int | None, str | None]:
+    """The GPU count and sharding of the answer's plan on ``gpu``: the stored answer's option for
+    that GPU (advisor.answer_model.Option: ``num_gpus``, ``sharding``), else the button's count."""
+    for option in data.get("options") or []:
+        if option.get("gpu") == gpu and option.get("num_gpus"):
+            return int(option["num_gpus"]), option.get("sharding")
+    n = value.get("num_gpus")
+    return (int(n) if isinstance(n, int) and 0 < n <= 4096 else None), None
 
 
 def pilot_id_for(job_key: str) -> str:
@@ -169,7 +180,9 @@ class PilotFlow:
         lang = value["lang"] if value.get("lang") in ("en", "es") else lang
         thread_ts = (stored.thread_ts if stored else None) or at.thread_ts
         request = request.model_copy(update={"gpu": value.get("gpu") or request.gpu})
-        self.propose(job, request, user=user, channel=channel, thread_ts=thread_ts, lang=lang)
+        num_gpus, sharding = _planned(value, stored.data if stored else {}, request.gpu)
+        self.propose(job, request, user=user, channel=channel, thread_ts=thread_ts, lang=lang,
+                     plan=pilot_plan(request, num_gpus, sharding))
 
     def on_command(self, job: Job) -> None:
         """`/finetune pilot <text>`: the text is a spec ("qlora llama-3.1-8b seq 4096 on A100")."""
@@ -183,8 +196,10 @@ class PilotFlow:
         self.propose(job, answer.request, user=user, channel=channel, thread_ts=None, lang=lang)
 
     def propose(self, job: Job, request: SpecRequest, *, user: str, channel: str, thread_ts: str | None,
-                lang: str) -> PilotRecord | None:
-        """Post the confirmation (cost, duration, predicted memory) once, or say why not."""
+                lang: str, plan: PilotPlan | None = None) -> PilotRecord | None:
+        """Post the confirmation (cost, duration, predicted memory) once, or say why not. ``plan``:
+        the answer's plan (its GPU count and sharding) the pilot stands for (advisor.pilot.plan):
+        the pilot runs what one card can of it and the confirmation says what that measures."""
         if not self.policy.configured:
             self._record("pilot.propose", user, "refused", request.gpu, reason="not_configured", channel=channel)
             self._ephemeral(channel, user, *render.notice("pilot.not_configured", lang))
@@ -200,14 +215,16 @@ class PilotFlow:
         pilot_id = pilot_id_for(job.key)
         rec = self.store.get(pilot_id)
         if rec is None:
+            plan = plan or pilot_plan(request, request.num_gpus, request.sharding)
             try:
-                resolved = resolve_request(request, self.catalog)
+                resolved = resolve_request(plan.request, self.catalog)
                 gpu = self.catalog.gpu(resolved.spec.gpu)
                 if gpu.price_usd_per_hour is None:
                     self._ephemeral(channel, user, *render.notice("pilot.no_price", lang, gpu=gpu.display_name))
                     return None
                 pspec = pilot_spec_for(resolved, gpu, steps=self.steps, pilot_id=pilot_id)
                 prediction = predict(pspec, gpu, self.calibration)
+                prediction["plan"] = plan_json(plan, request, self.catalog)
             except AdvisorError as exc:
                 self._record("pilot.propose", user, "invalid", request.gpu, error=str(exc), channel=channel)
                 self._ephemeral(channel, user, *render.notice("pilot.bad_request", lang, message=str(exc)))

@@ -26,6 +26,7 @@ from bot.render.labels import TERMS, field_label, short_size, size as gib, spec_
 ACTION_PILOT = "pilot_run"
 ACTION_VERIFY = "verify_exactly"
 ACTION_CHART = "show_chart"
+ACTION_LAUNCH = "launch_config"  # bot/listeners/actions/launch.py
 BAR_CELLS = 10  # characters in the memory bar: 10% of capacity per cell
 MAX_NOTES = 12
 MAX_LEVERS = 3
@@ -199,4 +200,6 @@ def _buttons(best: Option | None, lang: str) -> bk.Block:
                                   {"gpu": best.gpu, "num_gpus": best.num_gpus or 1}, style="primary"))
     elements.append(bk.button(t("bot.button.verify", lang), ACTION_VERIFY, "verify"))
     elements.append(bk.button(t("bot.button.chart", lang), ACTION_CHART, "chart"))
+    if best is not None:
+        elements.append(bk.button(t("bot.button.launch", lang), ACTION_LAUNCH, {"gpu": best.gpu, "num_gpus": best.num_gpus or 1}))
     return bk.actions(*elements, block_id="answer_actions")

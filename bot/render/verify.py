@@ -6,7 +6,7 @@ from advisor.format import gib
 from advisor.i18n import t
 from bot.render import blockkit as bk
 from bot.render.labels import TERMS
-from bot.verify import Comparison
+from bot.verify import PHASES, Comparison
 
 
 def signed_percent(x: float) -> str:
@@ -32,3 +32,10 @@ def render_verify(c: Comparison, lang: str) -> list[bk.Block]:
         blocks.append(bk.section(t("bot.verify.reserved", lang, traced=gib(c.trace_reserved),
                                    segments=c.trace_segments, estimated=gib(c.estimate_reserved or 0))))
     return blocks + [bk.context(t("bot.verify.footer", lang, seconds=c.seconds))]
+
+
+def render_progress(model: str, phase: str, lang: str) -> tuple[str, list[bk.Block]]:
+    """The placeholder while the trace runs: which phase, and how far along the phases it is."""
+    text = t("bot.verify.progress", lang, model=model, phase=t(f"bot.verify.phase.{phase}", lang),
+             n=PHASES.index(phase) + 1, total=len(PHASES))
+    return text, [bk.section(":hourglass_flowing_sand: " + text)]

@@ -6,6 +6,8 @@ import logging
 
 from bot.listeners.actions.chart import start_chart
 from bot.listeners.actions.clicked import Click, action_key, tell
+from bot.listeners.actions.launch import ACTIONS as LAUNCH_ACTIONS
+from bot.listeners.actions.launch import run_launch
 from bot.listeners.actions.verify import start_verify
 from bot.payload import place
 from bot.render.answer import ACTION_CHART, ACTION_PILOT, ACTION_VERIFY
@@ -31,6 +33,9 @@ def run_click(services: Services, job: Job) -> None:
             return
         click = Click(channel, user, message_ts, key, answer)
         (start_verify if action_id == ACTION_VERIFY else start_chart)(services, job, click)
+        return
+    if action_id in LAUNCH_ACTIONS:  # "Launch config" and its format buttons
+        run_launch(services, job)
         return
     if action_id == ACTION_PILOT:  # no pilot flow wired (it registers its own listener first)
         tell(services, channel, user, "bot.pilot.unavailable", answer.lang if answer else "en")
