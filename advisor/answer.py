@@ -29,13 +29,14 @@ from advisor.errors import AdvisorError, ParseError
 from advisor.format import gib, usd
 from advisor.format import hours as duration
 from advisor.i18n import t
+from advisor.i18n.numbers import decimal, integer, percent
 from advisor.memory import estimate_memory
 from advisor.parse import ParseResult, detect_language, parse_message, understood
 from advisor.parse.describe import answer_head, number
 from advisor.answer_model import Answer, Option
 from advisor.fit import FIT_MARGIN, fit_limit, memory_fits
 from advisor.recommend import recommend
-from advisor.report import reason_text, render_text, verdict_text
+from advisor.report import model_label, reason_text, render_text, verdict_text
 from advisor.resolve import Resolved, resolve_request
 from advisor.spec import DEFAULTS, SpecRequest
 
@@ -114,7 +115,8 @@ class Advisor:
         lines = [verdict] if verdict else []  # the question asked, answered first (issue #16)
         head: list[str] = []
         if parsed is not None:
-            head = answer_head(parsed.request, resolved.spec, resolved.label, resolved.assumed, lang, self.catalog)
+            head = answer_head(parsed.request, resolved.spec, model_label(resolved.label, lang), resolved.assumed, lang,
+                               self.catalog)
             lines += head + [f"! {w}" for w in parsed.warnings]
         goal = parsed.params.get("goal") if parsed is not None else None
         if goal == "speed":  # "anything faster?": the fastest fitting GPU we rent, with its cost
@@ -127,7 +129,7 @@ class Advisor:
         if resolved.hub is not None:
             lines.append(t("answer.hub_arch", lang, what=resolved.hub.describe(lang)))
         elif resolved.arch_note:
-            lines.append(t("answer.inferred_arch", lang, params=f"{resolved.arch.params_total / 1e9:.1f}"))
+            lines.append(t("answer.inferred_arch", lang, params=decimal(resolved.arch.params_total / 1e9, lang, 1)))
         lines.append(render_text(rec, lang, with_assumed=parsed is None, with_verdict=False))
         data = rec.dump()
         if head:  # "Understood: <method>, <model>, <seq>, <GPUs>" and "Assumed: ...", for every renderer
@@ -193,8 +195,8 @@ class Advisor:
         gpu = self.catalog.gpu(p.params["gpu"])
         n = int(p.params.get("num_gpus") or 1)
         named = p.params.get("model") or p.params.get("params_b")
-        lines = [t("answer.can_i.title", p.lang, gpu=gpu.display_name, n=n, usable=gib(gpu.usable_memory_bytes),
-                   limit=gib(fit_limit(gpu.usable_memory_bytes)), margin=round(FIT_MARGIN * 100))]
+        lines = [t("answer.can_i.title", p.lang, gpu=gpu.display_name, n=n, usable=gib(gpu.usable_memory_bytes, lang=p.lang),
+                   limit=gib(fit_limit(gpu.usable_memory_bytes), lang=p.lang), margin=percent(FIT_MARGIN, p.lang))]
         fits_by_method: dict[str, Any] = {}
         for method in ("full", "lora", "qlora"):
             if named:
@@ -208,14 +210,14 @@ class Advisor:
                 fits = memory_fits(mem, gpu.usable_memory_bytes)  # the ranking's rule (advisor.fit)
                 fits_by_method[method] = {"fits": fits, "device_bytes": mem.device_bytes}
                 key = "answer.can_i.model_fits" if fits else "answer.can_i.model_no"
-                lines.append(t(key, p.lang, method=t(f"method.{method}", p.lang), model=resolved.label,
-                               need=gib(mem.device_bytes)))
+                lines.append(t(key, p.lang, method=t(f"method.{method}", p.lang), model=model_label(resolved.label, p.lang),
+                               need=gib(mem.device_bytes, lang=p.lang)))
             else:
                 best = self._largest_fitting(method, gpu, n)
                 fits_by_method[method] = best
                 if best:
                     lines.append(t("answer.can_i.up_to", p.lang, method=t(f"method.{method}", p.lang),
-                                   model=best["model"], need=gib(best["device_bytes"])))
+                                   model=best["model"], need=gib(best["device_bytes"], lang=p.lang)))
                 else:
                     lines.append(t("answer.can_i.none", p.lang, method=t(f"method.{method}", p.lang)))
         lines.append(t("answer.can_i.assuming", p.lang, seq=DEFAULTS["seq_len"].value,
@@ -265,8 +267,8 @@ class Advisor:
                 size = checkpoint_bytes(resolved.spec, resolved.arch)
                 price = self.catalog.storage_price(resolved.spec.region)
                 monthly = size / 1e9 * price
-                lines.append(t("answer.persist.size", p.lang, model=resolved.label, size=gib(size),
-                               price=usd(monthly), per_gb=usd(price)))
+                lines.append(t("answer.persist.size", p.lang, model=model_label(resolved.label, p.lang), size=gib(size, lang=p.lang),
+                               price=usd(monthly, p.lang), per_gb=usd(price, p.lang)))
                 data.update(checkpoint_bytes=size, storage_usd_per_month=monthly)
         return Reply("faq", p.lang, "\n".join(lines), data=data)
 
@@ -287,17 +289,17 @@ def _safe_lang(text: str) -> str:
 
 
 def _gpu_line(g: Gpu, lang: str) -> str:
-    price = usd(g.price_usd_per_hour) if g.price_usd_per_hour is not None else "-"
-    return t("answer.catalog.gpu", lang, name=g.display_name, memory=gib(g.usable_memory_bytes),
-             tflops=f"{g.bf16_tflops:,.0f}", price=price, regions=", ".join(g.regions) or "-",
+    price = usd(g.price_usd_per_hour, lang) if g.price_usd_per_hour is not None else "-"
+    return t("answer.catalog.gpu", lang, name=g.display_name, memory=gib(g.usable_memory_bytes, lang=lang),
+             tflops=integer(g.bf16_tflops, lang), price=price, regions=", ".join(g.regions) or "-",
              good_for=g.good_for)
 
 
 def _option_line(o: Option, lang: str) -> str:
     if not o.fits:
         return t("answer.option.no", lang, gpu=o.gpu_name, reason=reason_text(o.reason, lang))
-    money = usd(o.cost_usd) if o.cost_usd is not None else (
-        t("answer.per_million", lang, price=usd(o.price_per_million_tokens)) if o.price_per_million_tokens else "-")
+    money = usd(o.cost_usd, lang) if o.cost_usd is not None else (
+        t("answer.per_million", lang, price=usd(o.price_per_million_tokens, lang)) if o.price_per_million_tokens else "-")
     hours = duration(o.hours, lang)
-    return t("answer.option.yes", lang, gpu=o.gpu_name, n=o.num_gpus, memory=gib(o.device_bytes),
+    return t("answer.option.yes", lang, gpu=o.gpu_name, n=o.num_gpus, memory=gib(o.device_bytes, lang=lang),
              tps=number(round(o.tokens_per_s), lang) if o.tokens_per_s else "-", hours=hours, money=money)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from advisor.format import gib
 from advisor.i18n import t
+from advisor.i18n.numbers import percent, signed_percent
 from advisor.memory import TERMS, MemoryBreakdown
 
 SHOWN_BELOW = 0.0005  # terms under 0.05% of the peak are left out of the table (noise, not news)
@@ -13,12 +14,12 @@ SHOWN_BELOW = 0.0005  # terms under 0.05% of the peak are left out of the table 
 def format_breakdown(mem: MemoryBreakdown, lang: str = "en") -> str:
     """An aligned text table of ``mem`` in ``lang`` ("en" or "es")."""
     total = max(mem.allocated_bytes, 1)
-    rows = [(t(f"notes.term.{k}", lang), gib(mem.terms[k], 2), f"{mem.terms[k] / total:.0%}")
+    rows = [(t(f"notes.term.{k}", lang), gib(mem.terms[k], 2, lang), percent(mem.terms[k] / total, lang))
             for k in TERMS if mem.terms.get(k, 0) / total >= SHOWN_BELOW]
     rows.append(("", "", ""))
-    rows += [(t("memory.allocated", lang), gib(mem.allocated_bytes, 2), "100%"),
-             (t("memory.reserved", lang), gib(mem.reserved_bytes, 2), f"{mem.reserved_bytes / total - 1:+.0%}"),
-             (t("memory.device", lang), gib(mem.device_bytes, 2), "")]
+    rows += [(t("memory.allocated", lang), gib(mem.allocated_bytes, 2, lang), percent(1, lang)),
+             (t("memory.reserved", lang), gib(mem.reserved_bytes, 2, lang), signed_percent(mem.reserved_bytes / total - 1, lang, 0)),
+             (t("memory.device", lang), gib(mem.device_bytes, 2, lang), "")]
     head = (t("memory.col.part", lang), t("memory.col.size", lang), t("memory.col.share", lang))
     w0 = max(len(r[0]) for r in [head, *rows])
     w1 = max(len(r[1]) for r in [head, *rows])

@@ -8,12 +8,25 @@ sentences; the ranking below it (advisor.recommend) never imports it.
 
 from __future__ import annotations
 
+import re
+
 from advisor.answer_model import Answer, Change, Lever, Note, Option, Plan, Reason, Verdict
 from advisor.format import gib, si, usd
 from advisor.format import hours as duration
 from advisor.i18n import has, t
+from advisor.i18n.numbers import decimal, integer, percent, plain
 
 LEVERS_SHOWN = 2  # per GPU in the table
+# The label advisor.resolve.Resolved.label gives a model known only by its size (and stores in
+# the Answer): "13.0B-parameter model"; said in the answer's language by ``model_label``.
+_SIZE_LABEL = re.compile(r"^(\d+(?:\.\d+)?)B-parameter model$")
+
+
+def model_label(label: str | None, lang: str) -> str | None:
+    """A model's name as the answer says it: catalog and Hub names as they are, a model known
+    only by its size in ``lang`` ("13.0B-parameter model" / "modelo de 13,0 mil millones de parámetros")."""
+    m = _SIZE_LABEL.match(label or "")
+    return t("answer.model_by_size", lang, params=decimal(float(m.group(1)), lang, 1)) if m else label
 
 
 def term_name(term: str, lang: str) -> str:
@@ -29,7 +42,7 @@ def change_text(change: Change | Lever, lang: str) -> str:
         return t("notes.lever.fsdp", lang, n=change.num_gpus)
     if change.kind == "micro_batch" and change.accumulation is not None:  # schema 3: the accumulation kept
         return t("notes.lever.accumulation", lang, accumulation=change.accumulation, micro_batch=change.micro_batch)
-    fields = {"seq_len": change.seq_len} if change.kind == "shorter_seq" else (
+    fields = {"seq_len": integer(change.seq_len, lang)} if change.kind == "shorter_seq" else (
         {"factor": change.factor} if change.kind == "micro_batch" else {})
     return t(f"notes.lever.{change.kind}", lang, **fields)
 
@@ -48,10 +61,10 @@ def reason_text(reason: Reason | None, lang: str) -> str:
         return ""
     if reason.text is not None:  # stored by schema 1 as a sentence
         return reason.text
-    fields = dict(need=gib(reason.need_bytes), usable=gib(reason.usable_bytes), term=term_name(reason.term, lang),
-                  term_size=gib(reason.term_bytes))
+    fields = dict(need=gib(reason.need_bytes, lang=lang), usable=gib(reason.usable_bytes, lang=lang), term=term_name(reason.term, lang),
+                  term_size=gib(reason.term_bytes, lang=lang))
     if reason.kind == "no_count":
-        return t("notes.reason.none", lang, n=reason.max_gpus, need_n=gib(reason.need_at_max_bytes), **fields)
+        return t("notes.reason.none", lang, n=reason.max_gpus, need_n=gib(reason.need_at_max_bytes, lang=lang), **fields)
     if reason.kind == "over_ceiling":
         return (t("notes.reason.one_gpu", lang, **fields) + "; "
                 + t("answer.verdict.why_past_ceiling", lang, n=reason.needs_gpus, ceiling=reason.max_gpus))
@@ -62,29 +75,29 @@ def gpu_label(option: Option) -> str:
     return option.gpu_name.removeprefix("NVIDIA ").removeprefix("AMD ")
 
 
-def money_text(o: Option) -> str:
+def money_text(o: Option, lang: str = "en") -> str:
     if o.cost_usd is not None:
-        return usd(o.cost_usd)
-    return f"{usd(o.price_per_million_tokens)}/M" if o.price_per_million_tokens is not None else "-"
+        return usd(o.cost_usd, lang)
+    return f"{usd(o.price_per_million_tokens, lang)}/M" if o.price_per_million_tokens is not None else "-"
 
 
 def _itemized(o: Option, n: Note, a: Answer, lang: str) -> dict:
     c, costs = o.cost, a.spec.costs
-    return dict(gpu=gpu_label(o), training=usd(c.training_usd), overhead=usd(c.overhead_usd),
-                failed_pct=f"{costs.failed_run_fraction * 100:.0f}", failures=usd(c.failures_usd),
-                evaluation=usd(c.evaluation_usd), pilot=usd(c.pilot_usd), storage=usd(c.storage_usd),
-                storage_gb=f"{c.storage_gb:.0f}", months=f"{costs.storage_months:g}", total=usd(c.total_usd))
+    return dict(gpu=gpu_label(o), training=usd(c.training_usd, lang), overhead=usd(c.overhead_usd, lang),
+                failed_pct=percent(costs.failed_run_fraction, lang), failures=usd(c.failures_usd, lang),
+                evaluation=usd(c.evaluation_usd, lang), pilot=usd(c.pilot_usd, lang), storage=usd(c.storage_usd, lang),
+                storage_gb=integer(c.storage_gb, lang), months=plain(costs.storage_months, lang), total=usd(c.total_usd, lang))
 
 
 def _windows(o: Option, n: Note, a: Answer, lang: str) -> dict:
     plan = a.planning
     gpu = gpu_label(o) if plan.num_gpus == 1 else f"{plan.num_gpus} x {gpu_label(o)}"
-    fields = {"gpu": gpu, "windows": ", ".join(t("notes.window", lang, hours=w.hours, price=usd(w.price_usd))
+    fields = {"gpu": gpu, "windows": ", ".join(t("notes.window", lang, hours=plain(w.hours, lang), price=usd(w.price_usd, lang))
                                                          for w in plan.windows)}
     if n.code == "windows":
         return fields
     hours = next(w for w in plan.windows if w.fits).hours if n.code == "windows_fit" else plan.windows[-1].hours
-    return {**fields, "gpu_hours": f"{plan.job_gpu_hours:.1f}", "hours": hours}
+    return {**fields, "gpu_hours": decimal(plan.job_gpu_hours, lang, 1), "hours": plain(hours, lang)}
 
 
 def _versus(o: Option, n: Note, a: Answer, lang: str) -> dict:
@@ -92,13 +105,13 @@ def _versus(o: Option, n: Note, a: Answer, lang: str) -> dict:
     (o: the recommendation, other: the GPU cheaper per hour but dearer per checkpoint)."""
     other = a.option(n.other)
     if n.code == "tie":
-        return dict(gpu=gpu_label(o), n=o.num_gpus, cost=money_text(o), pct=f"{(1 - o.money / other.money) * 100:.0f}",
+        return dict(gpu=gpu_label(o), n=o.num_gpus, cost=money_text(o, lang), pct=percent(1 - o.money / other.money, lang),
                     best=gpu_label(other))
     if n.code == "faster":
-        return dict(gpu=gpu_label(o), speedup=f"{o.tokens_per_s / other.tokens_per_s:.1f}",
-                    ratio=f"{o.money / other.money:.1f}", cost=money_text(o))
-    return dict(gpu=gpu_label(o), cheaper=gpu_label(other), hourly=f"{o.price_usd_per_hour / other.price_usd_per_hour:.1f}",
-                cost=money_text(o), cheaper_cost=money_text(other))
+        return dict(gpu=gpu_label(o), speedup=decimal(o.tokens_per_s / other.tokens_per_s, lang, 1),
+                    ratio=decimal(o.money / other.money, lang, 1), cost=money_text(o, lang))
+    return dict(gpu=gpu_label(o), cheaper=gpu_label(other), hourly=decimal(o.price_usd_per_hour / other.price_usd_per_hour, lang, 1),
+                cost=money_text(o, lang), cheaper_cost=money_text(other, lang))
 
 
 # --- the verdict: the question asked, answered first ----------------------------------------------
@@ -192,21 +205,21 @@ _NOTE_FIELDS = {
     "nothing_fits": lambda o, n, a, lang: {"n": n.max_gpus},
     "would_fit_gpu": lambda o, n, a, lang: {"gpu": gpu_label(o), "n": o.num_gpus},
     "would_fit_lever": lambda o, n, a, lang: {"gpu": gpu_label(o), "lever": lever_text(n.lever, lang),
-                                              "mem": gib(n.lever.device_bytes)},
+                                              "mem": gib(n.lever.device_bytes, lang=lang)},
     "no_dataset": lambda o, n, a, lang: {},
     "recommend_rate": lambda o, n, a, lang: {"gpu": gpu_label(o), "n": o.num_gpus,
-                                             "per_million": usd(o.price_per_million_tokens),
-                                             "rate": usd(o.price_usd_per_hour * o.num_gpus),
-                                             "tps": f"{o.tokens_per_s:,.0f}"},
-    "recommend": lambda o, n, a, lang: {"gpu": gpu_label(o), "n": o.num_gpus, "cost": usd(o.cost.total_usd),
+                                             "per_million": usd(o.price_per_million_tokens, lang),
+                                             "rate": usd(o.price_usd_per_hour * o.num_gpus, lang),
+                                             "tps": integer(o.tokens_per_s, lang)},
+    "recommend": lambda o, n, a, lang: {"gpu": gpu_label(o), "n": o.num_gpus, "cost": usd(o.cost.total_usd, lang),
                                         "time": duration(o.hours, lang)},
     "itemized": _itemized,
     "windows": _windows, "windows_fit": _windows, "windows_over": _windows,
     "tie": _versus, "faster": _versus, "hourly_trap": _versus,
-    "tight": lambda o, n, a, lang: {"gpu": gpu_label(o), "headroom": gib(max(o.headroom_bytes, 0))},
-    "calibrated": lambda o, n, a, lang: {"gpu": gpu_label(o), "pilots": o.pilots, "mfu": f"{o.mfu * 100:.0f}"},
-    "prior": lambda o, n, a, lang: {"gpu": gpu_label(o), "pilots": o.pilots, "mfu": f"{o.mfu * 100:.0f}"},
-    "asked_gpu_fits": lambda o, n, a, lang: {"gpu": gpu_label(o), "n": o.num_gpus, "cost": money_text(o)},
+    "tight": lambda o, n, a, lang: {"gpu": gpu_label(o), "headroom": gib(max(o.headroom_bytes, 0), lang=lang)},
+    "calibrated": lambda o, n, a, lang: {"gpu": gpu_label(o), "pilots": o.pilots, "mfu": percent(o.mfu, lang)},
+    "prior": lambda o, n, a, lang: {"gpu": gpu_label(o), "pilots": o.pilots, "mfu": percent(o.mfu, lang)},
+    "asked_gpu_fits": lambda o, n, a, lang: {"gpu": gpu_label(o), "n": o.num_gpus, "cost": money_text(o, lang)},
     "asked_gpu_no": lambda o, n, a, lang: {"gpu": gpu_label(o), "reason": reason_text(o.reason, lang)},
     "multi_node": lambda o, n, a, lang: {"gpu": gpu_label(o), "n": o.num_gpus, "nodes": o.plan.nodes,
                                          "per_node": o.plan.gpus_per_node, "network": f"{o.plan.network_gbps:,.0f}"},
@@ -234,22 +247,22 @@ def notes_text(answer: Answer, lang: str) -> list[str]:
 
 def _title(answer: Answer, lang: str) -> str:
     s = answer.spec
-    data = (t("notes.table.data", lang, tokens=si(s.dataset_tokens), epochs=f"{s.epochs:g}")
+    data = (t("notes.table.data", lang, tokens=si(s.dataset_tokens, lang), epochs=plain(s.epochs, lang))
             if s.dataset_tokens is not None else t("notes.table.no_data", lang))
-    return t("notes.table.title", lang, method=t(f"method.{s.method}", lang), model=answer.model,
-             seq_len=s.seq_len, micro_batch=s.micro_batch, data=data)
+    return t("notes.table.title", lang, method=t(f"method.{s.method}", lang), model=model_label(answer.model, lang),
+             seq_len=integer(s.seq_len, lang), micro_batch=integer(s.micro_batch, lang), data=data)
 
 
 def _row(o: Option, answer: Answer, lang: str) -> list[str]:
     fits = t("word.yes", lang) if o.fits else t("notes.table.no_fit", lang)
-    tps = f"{o.tokens_per_s:,.0f}" if o.tokens_per_s is not None else "-"
+    tps = integer(o.tokens_per_s, lang) if o.tokens_per_s is not None else "-"
     if answer.spec.dataset_tokens is None:
-        last = [usd(o.price_usd_per_hour * o.num_gpus) if o.fits and o.price_usd_per_hour else "-",
-                usd(o.price_per_million_tokens) if o.price_per_million_tokens is not None else "-"]
+        last = [usd(o.price_usd_per_hour * o.num_gpus, lang) if o.fits and o.price_usd_per_hour else "-",
+                usd(o.price_per_million_tokens, lang) if o.price_per_million_tokens is not None else "-"]
     else:
-        last = [duration(o.hours, lang), usd(o.cost_usd) if o.cost_usd is not None else "-"]
+        last = [duration(o.hours, lang), usd(o.cost_usd, lang) if o.cost_usd is not None else "-"]
     mark = t("notes.table.recommended", lang) if o.gpu == answer.recommended else ""
-    return [gpu_label(o), fits, str(o.num_gpus or "-"), gib(o.device_bytes), tps, *last, mark]
+    return [gpu_label(o), fits, str(o.num_gpus or "-"), gib(o.device_bytes, lang=lang), tps, *last, mark]
 
 
 def _table(rows: list[list[str]]) -> list[str]:
@@ -265,8 +278,8 @@ def render_text(answer: Answer, lang: str, *, with_assumed: bool = True, with_ve
     term = m.largest_term()
     verdict = verdict_text(answer, lang) if with_verdict else ""
     lines = ([verdict] if verdict else []) + [_title(answer, lang),
-             t("notes.table.memory", lang, n=m.num_gpus, device=gib(m.device_bytes), allocated=gib(m.allocated_bytes),
-               term=term_name(term, lang), term_size=gib(m.terms[term])), ""]
+             t("notes.table.memory", lang, n=m.num_gpus, device=gib(m.device_bytes, lang=lang), allocated=gib(m.allocated_bytes, lang=lang),
+               term=term_name(term, lang), term_size=gib(m.terms[term], lang=lang)), ""]
     header_key = "notes.table.header_rate" if answer.spec.dataset_tokens is None else "notes.table.header"
     header = t(header_key, lang).split("|") + [""]
     offered = [o for o in answer.options if o.offered and o.price_usd_per_hour is not None]
@@ -289,7 +302,7 @@ def render_text(answer: Answer, lang: str, *, with_assumed: bool = True, with_ve
         if too_big:
             lines += ["", t("notes.table.levers_title", lang)]
             for o in too_big:
-                shown = [f"{lever_text(lv, lang)} ({gib(lv.device_bytes)})" for lv in o.levers if lv.fits][:LEVERS_SHOWN]
+                shown = [f"{lever_text(lv, lang)} ({gib(lv.device_bytes, lang=lang)})" for lv in o.levers if lv.fits][:LEVERS_SHOWN]
                 text = "; ".join(shown) if shown else reason_text(o.reason, lang)
                 lines.append(t("notes.table.levers", lang, gpu=gpu_label(o), levers=text))
     lines += ["", t("notes.table.notes", lang)] + [f"- {n}" for n in notes_text(answer, lang)]
@@ -305,6 +318,6 @@ def _assumed(name: str, value: object, lang: str) -> str:
     elif name == "method":
         value = t(f"method.{value}", lang)
     elif isinstance(value, float):
-        value = f"{value:g}"
+        value = plain(value, lang)
     key = f"notes.field.{name}"
     return t(key, lang, value=value) if has(key) else t("notes.field.other", lang, name=name, value=value)

@@ -116,8 +116,8 @@ def _edit(verb: str, rest: list[str], user_id: str, catalog_path: str | Path | N
             old = catalog.gpu(rest[0])
             price = _money(rest[1], lang)
             new = catalog.update_gpu(old.id, actor, price_usd_per_hour=price)
-            return (t("admin.price_set", lang, gpu=new.display_name, old=usd(old.price_usd_per_hour),
-                      new=usd(new.price_usd_per_hour)),
+            return (t("admin.price_set", lang, gpu=new.display_name, old=usd(old.price_usd_per_hour, lang),
+                      new=usd(new.price_usd_per_hour, lang)),
                     {"id": new.id, "old": old.price_usd_per_hour, "new": new.price_usd_per_hour})
         if verb == "set-offered":
             return _set_offered(catalog, rest, actor, lang, command)
@@ -125,7 +125,7 @@ def _edit(verb: str, rest: list[str], user_id: str, catalog_path: str | Path | N
         price = _money(rest[1], lang)
         old_price = catalog.storage_price(region.id)
         catalog.set_storage_price(region.id, price, actor)
-        return (t("admin.storage_set", lang, region=region.display_name, old=usd(old_price), new=usd(price)),
+        return (t("admin.storage_set", lang, region=region.display_name, old=usd(old_price, lang), new=usd(price, lang)),
                 {"id": region.id, "old": old_price, "new": price})
     finally:
         catalog.close()
@@ -149,7 +149,7 @@ def _set_offered(catalog: Catalog, rest: list[str], actor: str, lang: str, comma
     fields["regions"] = regions or gpu.regions or [r.id for r in catalog.regions()]
     new = catalog.update_gpu(gpu.id, actor, **fields)
     names = ", ".join(catalog.region(r).display_name for r in new.regions)
-    return (t("admin.offered_set", lang, gpu=new.display_name, price=usd(new.price_usd_per_hour), regions=names),
+    return (t("admin.offered_set", lang, gpu=new.display_name, price=usd(new.price_usd_per_hour, lang), regions=names),
             {"id": new.id, "offered": True, "price": new.price_usd_per_hour, "regions": new.regions})
 
 

@@ -106,7 +106,8 @@ def render(services: Services, answer: Any, data: dict[str, Any], q: Question,
             changed = changes(previous.said(), answer.request.said(), lang)
         numbers = answer.answer if answer.answer is not None else data  # the typed Answer (advisor.answer_model)
         return render_answer(numbers, lang, kind=answer.kind, changed=changed, head=data.get("head"),
-                             asked_by=q.user if q.show_question else None, question=q.text)
+                             asked_by=q.user if q.show_question else None, question=q.text,
+                             table_layout=services.settings.table_layout)
     if answer.kind == "help":
         return render_help(lang)
     if answer.kind == "catalog" and len(data.get("gpus") or []) != 1:

@@ -154,10 +154,10 @@ def _plan_text(data: dict[str, Any], lang: str) -> tuple[str, str] | None:
     if best is None:
         return title, t("home.plan.nothing", lang)
     if best.cost_usd is not None:
-        plan = t("home.plan.cost", lang, n=best.num_gpus or 1, gpu=best.gpu_name, cost=usd(best.cost_usd),
+        plan = t("home.plan.cost", lang, n=best.num_gpus or 1, gpu=best.gpu_name, cost=usd(best.cost_usd, lang),
                  time=duration_hours(best.hours, lang))
     else:
-        plan = t("home.plan.rate", lang, n=best.num_gpus or 1, gpu=best.gpu_name, rate=usd(best.price_per_million_tokens))
+        plan = t("home.plan.rate", lang, n=best.num_gpus or 1, gpu=best.gpu_name, rate=usd(best.price_per_million_tokens, lang))
     return title, plan
 
 
@@ -254,7 +254,7 @@ def home_view(services, user: str, *, now: float | None = None) -> dict[str, Any
         so_far = pilot_cost(rec, now).cost_usd  # as /finetune spend counts it (a local or CPU pilot: 0)
         blocks.append(bk.section(t("home.pilot.row", lang, id=rec.id, gpu=rec.pilot_spec.gpu_name or rec.pilot_spec.gpu
                                    or "CPU", progress=_progress(rec, lang), when=_when(started), spent=money(so_far, lang),
-                                   estimate=usd(rec.estimated_cost_usd)), block_id=f"home_pilot_{rec.id}"))
+                                   estimate=usd(rec.estimated_cost_usd, lang)), block_id=f"home_pilot_{rec.id}"))
     if not mine:
         blocks.append(bk.section(t("home.pilots.none", lang)))
     # budget
@@ -264,8 +264,8 @@ def home_view(services, user: str, *, now: float | None = None) -> dict[str, Any
         blocks.append(bk.section(t("home.budget.off", lang)))
     else:
         spent = pilots.spent_since(start_of_day(now))
-        blocks.append(bk.section(t("home.budget.used", lang, spent=usd(spent), budget=usd(policy.daily_budget_usd),
-                                   left=usd(max(0.0, policy.daily_budget_usd - spent)), cap=usd(policy.cost_cap_usd)),
+        blocks.append(bk.section(t("home.budget.used", lang, spent=usd(spent, lang), budget=usd(policy.daily_budget_usd, lang),
+                                   left=usd(max(0.0, policy.daily_budget_usd - spent), lang), cap=usd(policy.cost_cap_usd, lang)),
                                  block_id="home_budget"))
     # calibration
     blocks += [bk.divider(), bk.header(t("home.calibration.title", lang))]

@@ -91,6 +91,9 @@ class Settings(BaseSettings):
     pilot_steps: int = _env("ADVISOR_PILOT_STEPS", default=DEFAULT_STEPS)
     pilot_launcher: str = _env("ADVISOR_PILOT_LAUNCHER", default="local")
     pilot_dir: str = _env("ADVISOR_PILOT_DIR", default="pilot-runs")
+    # the option table: Slack's table block ("table"), or the ``` monospace table for a workspace
+    # whose clients do not render table blocks ("monospace"; bot.render.answer.render_answer)
+    table_layout: str = _env("ADVISOR_TABLE_LAYOUT", default="table")
     ray_address: str | None = _env("RAY_ADDRESS", default=None)
     child_env_deny_raw: str = _env("ADVISOR_CHILD_ENV_DENY", default=DEFAULT_CHILD_ENV_DENY)
     hub_endpoint: str | None = _env("HF_ENDPOINT", default=None)  # the Hugging Face Hub (or a mirror)
@@ -184,6 +187,8 @@ class Settings(BaseSettings):
         if self.state_url is not None and not self.state_url.startswith(("postgresql://", "postgres://", "sqlite://")):
             raise ValueError("ADVISOR_STATE_URL must be a postgresql://user:password@host:5432/dbname URL "
                              f"(or sqlite:///path); got {self.state_url.split('@')[-1]!r}")
+        if self.table_layout not in ("table", "monospace"):
+            raise ValueError(f"ADVISOR_TABLE_LAYOUT must be table or monospace; got {self.table_layout!r}")
         if self.outbox_lease_s < 1:
             raise ValueError(f"ADVISOR_OUTBOX_LEASE_S must be at least 1 second; got {self.outbox_lease_s:g}")
         return self

@@ -402,6 +402,8 @@ def _post_message(slack: FakeSlack, args: dict) -> dict:
         return {"ok": False, "error": "not_in_channel"}
     if not (args.get("text") or args.get("blocks")):
         return {"ok": False, "error": "no_text"}
+    if _tables(args) > 1:
+        return ONE_TABLE_ONLY
     ts = slack.next_ts()
     message = {"type": "message", "user": BOT_USER_ID, "bot_id": BOT_ID, "app_id": APP_ID, "ts": ts,
                "text": args.get("text", ""), "blocks": _blocks(args), "team": TEAM_ID}
@@ -414,9 +416,21 @@ def _post_message(slack: FakeSlack, args: dict) -> dict:
     return {"ok": True, "channel": channel, "ts": ts, "message": public}
 
 
+def _tables(args: dict) -> int:
+    return sum(1 for b in _blocks(args) or [] if isinstance(b, dict) and b.get("type") == "table")
+
+
+# Slack refuses a message with more than one table block (docs.slack.dev, table block: one table
+# per message); the error names it in response_metadata.
+ONE_TABLE_ONLY = {"ok": False, "error": "invalid_attachments",
+                  "response_metadata": {"messages": ["only_one_table_allowed"]}}
+
+
 def _update(slack: FakeSlack, args: dict) -> dict:
     if args.get("channel") in slack.not_in_channel:
         return {"ok": False, "error": "not_in_channel"}
+    if _tables(args) > 1:
+        return ONE_TABLE_ONLY
     if not args.get("ts"):
         return {"ok": False, "error": "message_not_found"}
     with slack._lock:

@@ -85,7 +85,7 @@ def test_an_admin_sets_a_price_and_both_audits_record_it(scratch_db, audit):
 
 @pytest.mark.parametrize("words, lang, expected", [
     ("set-offered h100 no", "en", "no longer offered"),
-    ("set-offered h100 sí 3,10", "es", "$3.10"),
+    ("set-offered h100 sí 3,10", "es", "3,10\u00a0US$"),  # es_ES CLDR currency pattern
     ("set-offered h100 yes 2.99 eu-west", "en", "EU West"),
     ("set-storage-price eu-west 0.05", "en", "$0.050"),
 ])

@@ -65,4 +65,4 @@ def test_verify_exactly_shows_the_simulated_reserved_memory():
                    trace_phase="backward", seconds=3.0, estimate_reserved=18 * 2**30, trace_reserved=17 * 2**30,
                    trace_segments=412)
     text = message_text(render_verify(c, "es"))
-    assert "17.0 GiB" in text and "412 segmentos" in text and "18.0 GiB" in text
+    assert "17,0 GiB" in text and "412 segmentos" in text and "18,0 GiB" in text  # es_ES: decimal comma

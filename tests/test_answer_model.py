@@ -8,6 +8,7 @@ asks "does it fit" uses advisor.fit; an answer stored by an older advisor loads 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -139,10 +140,21 @@ def test_an_answer_stored_by_schema_1_loads_and_renders(name):
             before["gpu"], before["fits"], before["num_gpus"], before["memory"], before["cost_usd"])
         for lv, lv_before in zip(o.levers, before["levers"]):  # levers come back as codes ...
             assert lv.device_bytes == lv_before["memory_bytes"]
-            assert lever_text(lv, case["lang"]) == lv_before["description"]  # ... that say the same words
+            # ... that say the same figures (the words and the number format are today's: one
+            # vocabulary and one locale per answer, issue #16; schema 1 stored "4096 tokens")
+            assert _figures(lever_text(lv, case["lang"]), case["lang"]) == _figures(lv_before["description"], "en")
     assert [note_text(n, answer, case["lang"]) for n in answer.notes] == old["notes"]  # kept verbatim
     assert Answer.load(json.loads(json.dumps(answer.dump()))) == answer
     assert_valid_blocks(render_answer(old, case["lang"]))
+
+
+def _figures(text: str, lang: str) -> list[float]:
+    """The numbers in ``text`` as values, read with ``lang``'s group and decimal symbols."""
+    from advisor.i18n.numbers import symbols
+
+    sym = symbols(lang)
+    return [float(m.replace(sym["group"], "").replace(sym["decimal"], "."))
+            for m in re.findall(r"\d[\d.,]*\d|\d", text)]
 
 
 def test_an_answer_from_a_newer_advisor_is_refused_plainly():
@@ -160,7 +172,7 @@ def test_schema_1_levers_all_come_back_as_codes():
     assert isinstance(got, Lever) and got.kind == "combined" and got.fsdp_gpus == 4
     assert [(p.kind, p.factor, p.seq_len) for p in got.parts] == [("micro_batch", 4, None), ("shorter_seq", None, 2048)]
     assert lever_text(got, "en") == ("all of these together: micro-batch 1 with 4x gradient accumulation "
-                                     "(same effective batch); shorter sequences: 2048 tokens; FSDP over 4 GPUs")
+                                     "(same effective batch); shorter sequences: 2,048 tokens; FSDP over 4 GPUs")
 
 
 def test_a_legacy_note_is_said_as_stored():

@@ -123,7 +123,7 @@ def test_home_tab_in_spanish_for_someone_who_asked_in_spanish(bot, slack):
     mention(bot, slack, "CCASA", "UBEA", "¿puedo hacer qlora de llama-3-70b con secuencia de 8192 y 50M tokens?")
     text = message_text(open_home(bot, slack, "UBEA")["blocks"])
     assert "Tus planes recientes" in text and "QLoRA · Llama 3 70B · secuencia 8192" in text
-    assert "hasta un checkpoint aceptado" in text and "abrir el hilo" in text
+    assert "hasta un punto de control aceptado" in text and "abrir el hilo" in text
     assert "No tienes ningún piloto en curso." in text and "Presupuesto de pilotos de hoy" in text
     assert "En español, el idioma de tu última pregunta." in text
     assert "Your recent plans" not in text and "Today's pilot budget" not in text
@@ -175,7 +175,7 @@ def test_finetune_gasto_answers_in_spanish(bot, slack):
       "to an accepted checkpoint (was "]),
     ("es", "l40s", "lora de llama-3.2-1b con secuencia de 1024 y 200M tokens en una L40S",
      ["Estimación rehecha con el piloto `{id}` en NVIDIA L40S 48 GB: midió 1,4x el rendimiento previo",
-      "hasta un checkpoint aceptado (antes "]),
+      "hasta un punto de control aceptado (antes "]),
 ])
 def test_a_finished_pilot_gets_the_thread_a_recalibrated_estimate(bot, slack, lang, gpu, question, expected):
     channel = f"CRECAL{lang.upper()}"
@@ -197,7 +197,7 @@ def test_a_finished_pilot_gets_the_thread_a_recalibrated_estimate(bot, slack, la
     assert change["measured_ratio"] == pytest.approx(1.4, rel=0.02)
     was, now = change["before"], change["after"]
     assert now["tokens_per_s"] > was["tokens_per_s"] and now["cost_usd"] < was["cost_usd"]
-    assert usd(now["cost_usd"]) in text and usd(was["cost_usd"]) in text and usd(was["cost_usd"]) in before
+    assert usd(now["cost_usd"], lang) in text and usd(was["cost_usd"], lang) in text and usd(was["cost_usd"], lang) in before
     assert len(slack.calls_to("chat.postMessage", in_channel(channel, root))) == 3  # posted once
 
 

@@ -12,6 +12,7 @@ from advisor.cli.spec_flags import spec_options
 from advisor.errors import MissingExtra, SpecError
 from advisor.format import gib
 from advisor.i18n import t
+from advisor.i18n.numbers import decimal, integer, percent, signed_percent
 from advisor.resolve import resolve_request
 from advisor.spec import SpecRequest
 
@@ -190,34 +191,34 @@ def _trace(request: SpecRequest, runtime: str, steps: int, lang: str, replay_ste
     if spec.num_gpus > 1:
         click.echo(t("trace.per_gpu", lang, num_gpus=spec.num_gpus, sharding=spec.sharding.upper()))
     peak = result.allocated_bytes
-    click.echo(t("trace.peak", lang, size=gib(peak, 2)))
+    click.echo(t("trace.peak", lang, size=gib(peak, 2, lang)))
     click.echo("")
     click.echo(f"  {t('trace.col.part', lang):<28} {t('trace.col.size', lang):>12} {t('trace.col.share', lang):>8}")
     for name, size in result.breakdown.items():
         if size:
-            click.echo(f"  {t('trace.cat.' + name, lang):<28} {gib(size, 2):>12} {100 * size / peak:7.1f}%")
+            click.echo(f"  {t('trace.cat.' + name, lang):<28} {gib(size, 2, lang):>12} {percent(size / peak, lang, 1):>8}")
     click.echo("")
     click.echo(t("trace.by_phase", lang) + ":")
     for phase, size in result.by_phase.items():
-        click.echo(f"  {t('trace.phase.' + phase, lang):<28} {gib(size, 2):>12}")
+        click.echo(f"  {t('trace.phase.' + phase, lang):<28} {gib(size, 2, lang):>12}")
     if estimate is not None:
-        click.echo(t("trace.estimate", lang, size=gib(estimate["allocated_bytes"], 2), error=estimate["error_pct"]))
+        click.echo(t("trace.estimate", lang, size=gib(estimate["allocated_bytes"], 2, lang), error=signed_percent(estimate["error_pct"] / 100, lang)))
     run = reserved.run
     if reserved.distribution is None:
         lengths = t("alloc.lengths.fixed", lang, seq_len=spec.seq_len)
     else:
-        lengths = t("alloc.lengths.variable", lang, mean=sum(reserved.lengths) / len(reserved.lengths),
+        lengths = t("alloc.lengths.variable", lang, mean=integer(sum(reserved.lengths) / len(reserved.lengths), lang),
                     longest=max(reserved.lengths))
     click.echo(t("alloc.reserved", lang, steps=run.steps, lengths=lengths,
-                 size=gib(run.reserved_bytes, 2), segments=run.segments, slack=100 * (run.slack - 1),
-                 allocated=gib(run.allocated_bytes, 2), device=gib(reserved.device_bytes, 2)))
+                 size=gib(run.reserved_bytes, 2, lang), segments=run.segments, slack=percent(run.slack - 1, lang),
+                 allocated=gib(run.allocated_bytes, 2, lang), device=gib(reserved.device_bytes, 2, lang)))
     if reserved.expandable is not None:
-        click.echo(t("alloc.expandable", lang, size=gib(reserved.expandable.reserved_bytes, 2),
-                     slack=100 * (reserved.expandable.slack - 1)))
+        click.echo(t("alloc.expandable", lang, size=gib(reserved.expandable.reserved_bytes, 2, lang),
+                     slack=percent(reserved.expandable.slack - 1, lang)))
     if run.oom_step is not None:
         click.echo(t("alloc.oom", lang, step=run.oom_step, message=run.oom_message))
     for note in notes:
         click.echo(note)
-    click.echo(t("trace.seconds", lang, steps=result.steps, seconds=result.seconds))
+    click.echo(t("trace.seconds", lang, steps=result.steps, seconds=decimal(result.seconds, lang, 1)))
     click.echo("")
     click.echo("\n".join(text_lines(step_time, lang)))

@@ -4,6 +4,40 @@ Messages live in small tables, one module per area (``answer``, ``notes``, ``par
 ``bot``), each a dict ``{key: {"en": "...", "es": "..."}}`` using ``str.format`` fields. Code asks
 for ``t(key, lang, **fields)``; it never builds user-facing sentences from literals of its own.
 A test checks that every key has both languages and the same fields in each.
+
+Figures arrive formatted in the message's language (``advisor.i18n.numbers``: Babel, CLDR
+locales en_US and es_ES): a template never formats a number itself ("{x:.1f}") nor writes its
+own percent sign or currency symbol; tests/test_locale.py renders every key in both languages and
+rejects the other locale's separators.
+
+One Spanish vocabulary (es_ES, the locale whose CLDR data formats the numbers); every Spanish
+message uses these terms and tests/test_locale.py rejects the others:
+
+    ===============================  =================================  ======================
+    concept (English)                Spanish                            not
+    ===============================  =================================  ======================
+    cost                             coste                              costo
+    accepted checkpoint              punto de control aceptado          checkpoint aceptado
+    checkpoint (saved weights)       punto de control                   checkpoint
+    gradient checkpointing           gradient checkpointing (the        punto de control de
+                                     technique's name, as in the        gradientes
+                                     libraries' flags)
+    micro-batch                      micro-lote                         micro-batch
+    batch / effective batch          lote / lote efectivo               batch
+    dataset                          conjunto de datos                  dataset
+    sequence length                  longitud de secuencia; secuencia   seq
+    GPU count                        número de GPUs; N GPUs             las GPU
+    fine-tune / full fine-tune       ajuste fino / ajuste fino completo fine-tuning
+    throughput                       rendimiento                        throughput
+    pilot (a measured run)           piloto                             pilot
+    run                              ejecución                          run
+    fits / does not fit              cabe / no cabe                     encaja
+    usable (memory)                  utilizable(s)                      usable
+    planning window                  ventana de planificación           ventana de planeación
+    GPU-hours                        GPU-horas                          horas GPU
+    ===============================  =================================  ======================
+
+Names stay as their projects write them (LoRA, QLoRA, FSDP, DDP, AdamW, bf16, tokens, MFU).
 """
 
 from __future__ import annotations

@@ -7,15 +7,15 @@ MESSAGES = {
     },
     "alloc.reserved": {
         "en": "Reserved by the caching allocator over {steps} micro-batches ({lengths}): {size} in "
-              "{segments} segments; allocator slack {slack:.0f}% over allocated ({allocated}); "
+              "{segments} segments; allocator slack {slack} over allocated ({allocated}); "
               "nvidia-smi about {device}",
         "es": "Reservado por el asignador con caché en {steps} micro-lotes ({lengths}): {size} en "
-              "{segments} segmentos; holgura del asignador {slack:.0f}% sobre lo asignado ({allocated}); "
+              "{segments} segmentos; holgura del asignador {slack} sobre lo asignado ({allocated}); "
               "nvidia-smi cerca de {device}",
     },
     "alloc.expandable": {
-        "en": "With PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: {size} reserved (slack {slack:.0f}%)",
-        "es": "Con PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: {size} reservados (holgura {slack:.0f}%)",
+        "en": "With PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: {size} reserved (slack {slack})",
+        "es": "Con PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: {size} reservados (holgura {slack})",
     },
     "bot.verify.reserved": {
         "en": "Reserved by PyTorch's caching allocator over the run (simulated): *{traced}* in {segments} "
@@ -28,8 +28,8 @@ MESSAGES = {
         "es": "todos los lotes de {seq_len} tokens",
     },
     "alloc.lengths.variable": {
-        "en": "batches padded to their longest sample, mean {mean:.0f}, longest {longest} tokens",
-        "es": "lotes rellenados hasta su muestra más larga, media {mean:.0f}, la más larga {longest} tokens",
+        "en": "batches padded to their longest sample, mean {mean}, longest {longest} tokens",
+        "es": "lotes rellenados hasta su muestra más larga, media {mean}, la más larga {longest} tokens",
     },
     "alloc.oom": {
         "en": "The simulated run runs out of memory at micro-batch {step}: {message}",

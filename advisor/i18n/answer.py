@@ -18,6 +18,10 @@ MESSAGES = {
         "en": "No catalog model named: I assumed a Llama-style architecture of {params}B parameters.",
         "es": "No se nombró un modelo del catálogo: supuse una arquitectura tipo Llama de {params} mil millones de parámetros.",
     },
+    "answer.model_by_size": {
+        "en": "{params}B-parameter model",
+        "es": "modelo de {params} mil millones de parámetros",
+    },
     "answer.reset": {
         "en": "Started over. Ask a new question, e.g. \"qlora llama-3.1-8b seq 4096\".",
         "es": "Empezamos de nuevo. Haz una nueva pregunta, por ejemplo \"qlora llama-3.1-8b contexto de 4096\".",
@@ -33,7 +37,7 @@ MESSAGES = {
                "Then, in the thread: \"what about 16k?\", \"with rank 64\", \"on H100s instead\", "
                "\"assume 30% failed runs\", \"start over\"."),
         "es": ("Te digo qué GPU alquilar para ajustar un LLM: la memoria de cada parte del "
-               "entrenamiento, el tiempo y el coste hasta un checkpoint aceptado en cada GPU que alquilamos.\n"
+               "entrenamiento, el tiempo y el coste hasta un punto de control aceptado en cada GPU que alquilamos.\n"
                "Ejemplos:\n"
                "- qlora llama-3-70b contexto de 8192\n"
                "- ¿podemos hacer LoRA de Mistral 7B con 4k y lote 4 en una 4090?\n"
@@ -53,8 +57,8 @@ MESSAGES = {
         "es": "Nota: hoy no alquilamos la {gpu}; las cifras son para comparar.",
     },
     "answer.can_i.title": {
-        "en": "On {n} x {gpu} ({usable} usable each; a run fits when it needs at most {limit}, {margin}% kept free):",
-        "es": "En {n} x {gpu} ({usable} utilizables cada una; una ejecución cabe si necesita como máximo {limit}, con un {margin} % libre):",
+        "en": "On {n} x {gpu} ({usable} usable each; a run fits when it needs at most {limit}, {margin} kept free):",
+        "es": "En {n} x {gpu} ({usable} utilizables cada una; una ejecución cabe si necesita como máximo {limit}, con un {margin} libre):",
     },
     "answer.can_i.up_to": {
         "en": "- {method}: up to {model} ({need} on the device)",
@@ -86,15 +90,15 @@ MESSAGES = {
     },
     "answer.choice.yours": {
         "en": "That is a typical first LoRA job; ask with your model, sequence length and dataset size to compare yours.",
-        "es": "Es un primer trabajo LoRA típico; pregunta con tu modelo, longitud de secuencia y tamaño del dataset para comparar el tuyo.",
+        "es": "Es un primer trabajo LoRA típico; pregunta con tu modelo, longitud de secuencia y tamaño del conjunto de datos para comparar el tuyo.",
     },
     "answer.goal.speed": {"en": "Fastest we rent: {option}", "es": "La más rápida que alquilamos: {option}"},
     "answer.goal.cost": {"en": "Cheapest to an accepted checkpoint: {option}",
-                         "es": "La más barata hasta un checkpoint aceptado: {option}"},
+                         "es": "La más barata hasta un punto de control aceptado: {option}"},
     "answer.compare.title": {"en": "Side by side:", "es": "Lado a lado:"},
     "answer.compare.rule": {
         "en": "Compare the cost to the same accepted checkpoint, not the hourly price: a faster GPU can cost less per result.",
-        "es": "Compara el coste hasta el mismo checkpoint aceptado, no el precio por hora: una GPU más rápida puede costar menos por resultado.",
+        "es": "Compara el coste hasta el mismo punto de control aceptado, no el precio por hora: una GPU más rápida puede costar menos por resultado.",
     },
     "answer.option.yes": {
         "en": "- {gpu}: {n} GPU(s), {memory} each, {tps} tokens/s, {hours}, {money}",
@@ -107,18 +111,18 @@ MESSAGES = {
                "full weights), the tokenizer, the model and training configuration, the evaluation "
                "outputs, and the provenance (base model id and revision, data version, code version, "
                "adapter rank and precision)."),
-        "es": ("Conserva en almacenamiento persistente cuando la GPU se detiene: el checkpoint aceptado "
+        "es": ("Conserva en almacenamiento persistente cuando la GPU se detiene: el punto de control aceptado "
                "(adaptador o pesos completos), el tokenizador, la configuración del modelo y del "
                "entrenamiento, los resultados de evaluación y la procedencia (id y revisión del modelo "
                "base, versión de datos y de código, rango y precisión del adaptador)."),
     },
     "answer.persist.drop": {
         "en": "Temporary caches (downloaded hub files, compiled kernels, intermediate checkpoints you did not accept) can be recreated: do not pay to keep them, nor an idle GPU.",
-        "es": "Las cachés temporales (archivos descargados del hub, kernels compilados, checkpoints intermedios no aceptados) se pueden recrear: no pagues por guardarlas, ni por una GPU inactiva.",
+        "es": "Las cachés temporales (archivos descargados del hub, kernels compilados, puntos de control intermedios no aceptados) se pueden recrear: no pagues por guardarlas, ni por una GPU inactiva.",
     },
     "answer.persist.size": {
         "en": "For {model}, a checkpoint is about {size}: {price} per month at {per_gb}/GB-month.",
-        "es": "Para {model}, un checkpoint ocupa unos {size}: {price} al mes a {per_gb}/GB-mes.",
+        "es": "Para {model}, un punto de control ocupa unos {size}: {price} al mes a {per_gb}/GB-mes.",
     },
     # --- the verdict: the question asked, answered first (advisor.report.verdict_text) ---------
     "answer.verdict.yes": {"en": "Yes: {plan}, {money}.", "es": "Sí: {plan}, {money}."},

@@ -17,13 +17,13 @@ MESSAGES = {
         "en": ":white_check_mark: *Recommended: {n} × {gpu}* — {used} of {capacity} per GPU, "
               "{tokens} tokens/s, {time}, *{cost}* to an accepted checkpoint",
         "es": ":white_check_mark: *Recomendado: {n} × {gpu}* — {used} de {capacity} por GPU, "
-              "{tokens} tokens/s, {time}, *{cost}* hasta un checkpoint aceptado",
+              "{tokens} tokens/s, {time}, *{cost}* hasta un punto de control aceptado",
     },
     "bot.answer.recommended_rate": {
         "en": ":white_check_mark: *Recommended: {n} × {gpu}* — {used} of {capacity} per GPU, {tokens} tokens/s, "
               "*{per_million}* per million trained tokens (tell me the dataset size for hours and total cost)",
         "es": ":white_check_mark: *Recomendado: {n} × {gpu}* — {used} de {capacity} por GPU, {tokens} tokens/s, "
-              "*{per_million}* por millón de tokens entrenados (dime el tamaño del dataset para horas y coste total)",
+              "*{per_million}* por millón de tokens entrenados (dime el tamaño del conjunto de datos para horas y coste total)",
     },
     "bot.answer.nothing_fits": {
         "en": ":x: *No GPU we rent fits this job as asked.* The levers below make it fit.",
@@ -31,7 +31,7 @@ MESSAGES = {
     },
     "bot.answer.table_title": {
         "en": "*Every GPU* (memory per GPU against capacity; time and cost to an accepted checkpoint)",
-        "es": "*Todas las GPU* (memoria por GPU frente a capacidad; tiempo y coste hasta un checkpoint aceptado)",
+        "es": "*Todas las GPUs* (memoria por GPU frente a capacidad; tiempo y coste hasta un punto de control aceptado)",
     },
     "bot.answer.not_offered_note": {
         "en": "* known GPU that we do not rent; shown for comparison.",
@@ -56,7 +56,7 @@ MESSAGES = {
     "bot.answer.notes": {"en": "*Notes*", "es": "*Notas*"},
     "bot.answer.windows_on_rate": {
         "en": "Planning windows on {gpu} (give a dataset size to see which one the job fits): {windows}",
-        "es": "Ventanas de planificación en {gpu} (indica el tamaño del dataset para ver en cuál cabe el trabajo): {windows}",
+        "es": "Ventanas de planificación en {gpu} (indica el tamaño del conjunto de datos para ver en cuál cabe el trabajo): {windows}",
     },
     "bot.answer.windows": {"en": "Planning windows: {windows}", "es": "Ventanas de planificación: {windows}"},
     "bot.answer.window": {"en": "{time} {cost} {mark}", "es": "{time} {cost} {mark}"},
@@ -98,7 +98,7 @@ MESSAGES = {
     "bot.field.attention": {"en": "attention", "es": "atención"},
     "bot.field.num_gpus": {"en": "GPUs", "es": "GPU"},
     "bot.field.sharding": {"en": "sharding", "es": "particionado"},
-    "bot.field.dataset_tokens": {"en": "dataset tokens", "es": "tokens del dataset"},
+    "bot.field.dataset_tokens": {"en": "dataset tokens", "es": "tokens del conjunto de datos"},
     "bot.field.epochs": {"en": "epochs", "es": "épocas"},
     "bot.field.gpu": {"en": "GPU", "es": "GPU"},
     "bot.field.region": {"en": "region", "es": "región"},
@@ -115,7 +115,7 @@ MESSAGES = {
               "every GPU we rent: whether it fits, memory per GPU, tokens/s, hours and the cost to an "
               "accepted checkpoint, with a recommendation.",
         "es": "Dime qué quieres ajustar con `{command} <texto>` (o mencióname). Respondo con cada GPU que "
-              "alquilamos: si cabe, memoria por GPU, tokens/s, horas y el coste hasta un checkpoint "
+              "alquilamos: si cabe, memoria por GPU, tokens/s, horas y el coste hasta un punto de control "
               "aceptado, con una recomendación.",
     },
     "bot.help.examples": {"en": "*Examples*", "es": "*Ejemplos*"},
@@ -168,10 +168,10 @@ MESSAGES = {
     },
     "bot.verify.columns": {"en": "term|estimate|trace|diff", "es": "término|estimación|traza|dif."},
     "bot.verify.footer": {
-        "en": "Traced in {seconds:.1f} s on the bot's CPU: one forward, backward and optimizer step of the "
+        "en": "Traced in {seconds} s on the bot's CPU: one forward, backward and optimizer step of the "
               "exact architecture under torch FakeTensorMode. Real GPUs add the CUDA context and allocator "
               "slack (reserved, device) on top of allocated.",
-        "es": "Trazado en {seconds:.1f} s en la CPU del bot: un paso de forward, backward y optimizador de "
+        "es": "Trazado en {seconds} s en la CPU del bot: un paso de forward, backward y optimizador de "
               "la arquitectura exacta con FakeTensorMode de torch. En GPU real se suman el contexto CUDA y "
               "la holgura del asignador (reservada, dispositivo).",
     },

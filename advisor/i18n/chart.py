@@ -16,7 +16,7 @@ MESSAGES = {
     },
     "chart.no_dataset": {
         "en": "no dataset size given: per million trained tokens (training steps only)",
-        "es": "sin tamaño de dataset: por millón de tokens entrenados (solo pasos de entrenamiento)",
+        "es": "sin tamaño del conjunto de datos: por millón de tokens entrenados (solo pasos de entrenamiento)",
     },
     "chart.x.run": {
         "en": "Wall-clock time to an accepted checkpoint",

@@ -24,7 +24,7 @@ MESSAGES = {
                         "es": "Aún no hay planes: pregunta `/finetune qlora llama-3-70b secuencia 8192`."},
     "home.plan.row": {"en": "*{spec}* — {plan}\n{when} · {link}", "es": "*{spec}* — {plan}\n{when} · {link}"},
     "home.plan.cost": {"en": "{n} × {gpu}, {cost} to an accepted checkpoint, {time}",
-                       "es": "{n} × {gpu}, {cost} hasta un checkpoint aceptado, {time}"},
+                       "es": "{n} × {gpu}, {cost} hasta un punto de control aceptado, {time}"},
     "home.plan.rate": {"en": "{n} × {gpu}, {rate} per million trained tokens",
                        "es": "{n} × {gpu}, {rate} por millón de tokens entrenados"},
     "home.plan.nothing": {"en": "no GPU we rent fits as asked", "es": "ninguna GPU que alquilamos cabe así"},
@@ -133,7 +133,7 @@ MESSAGES = {
     },
     "recal.plan_cost": {
         "en": "{n} × {gpu}: now {cost} to an accepted checkpoint (was {old}), {time} (was {old_time}).",
-        "es": "{n} × {gpu}: ahora {cost} hasta un checkpoint aceptado (antes {old}), {time} (antes {old_time}).",
+        "es": "{n} × {gpu}: ahora {cost} hasta un punto de control aceptado (antes {old}), {time} (antes {old_time}).",
     },
     "recal.plan_rate": {
         "en": "{n} × {gpu}: now {rate} per million trained tokens (was {old}), {tps} tokens/s (was {old_tps}).",

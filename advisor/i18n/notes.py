@@ -41,7 +41,7 @@ MESSAGES = {
     },
     "notes.lever.micro_batch": {
         "en": "micro-batch 1 with {factor}x gradient accumulation (same effective batch)",
-        "es": "micro-batch 1 con {factor}x acumulación de gradientes (mismo batch efectivo)",
+        "es": "micro-lote 1 con {factor}x acumulación de gradientes (mismo lote efectivo)",
     },
     "notes.lever.optimizer_8bit": {
         "en": "8-bit AdamW (bitsandbytes) instead of AdamW",
@@ -67,19 +67,19 @@ MESSAGES = {
     # --- notes ------------------------------------------------------------------------------------
     "notes.recommend": {
         "en": "Recommended: {gpu} x{n}: {cost} to an accepted checkpoint, about {time} per run.",
-        "es": "Recomendado: {gpu} x{n}: {cost} hasta un checkpoint aceptado, unas {time} por ejecución.",
+        "es": "Recomendado: {gpu} x{n}: {cost} hasta un punto de control aceptado, unas {time} por ejecución.",
     },
     "notes.recommend_rate": {
         "en": "Recommended: {gpu} x{n}: {per_million} per million trained tokens ({rate}/h, {tps} tokens/s).",
         "es": "Recomendado: {gpu} x{n}: {per_million} por millón de tokens entrenados ({rate}/h, {tps} tokens/s).",
     },
     "notes.itemized": {
-        "en": "Cost on {gpu}: training {training} + start-up and saves {overhead} + failed runs ({failed_pct}%) {failures} + evaluation {evaluation} + pilot {pilot} + storage {storage} ({storage_gb} GB for {months} month) = {total}.",
-        "es": "Costo en {gpu}: entrenamiento {training} + arranque y guardados {overhead} + ejecuciones fallidas ({failed_pct}%) {failures} + evaluación {evaluation} + piloto {pilot} + almacenamiento {storage} ({storage_gb} GB por {months} mes) = {total}.",
+        "en": "Cost on {gpu}: training {training} + start-up and saves {overhead} + failed runs ({failed_pct}) {failures} + evaluation {evaluation} + pilot {pilot} + storage {storage} ({storage_gb} GB for {months} month) = {total}.",
+        "es": "Coste en {gpu}: entrenamiento {training} + arranque y guardados {overhead} + ejecuciones fallidas ({failed_pct}) {failures} + evaluación {evaluation} + piloto {pilot} + almacenamiento {storage} ({storage_gb} GB por {months} mes) = {total}.",
     },
     "notes.tie": {
-        "en": "{gpu} x{n} costs {pct}% less ({cost}), within the accuracy of the throughput prior, but needs more nodes or time; {best} is the simpler choice. A pilot on both settles it.",
-        "es": "{gpu} x{n} cuesta un {pct}% menos ({cost}), dentro de la precisión de la estimación de rendimiento, pero necesita más nodos o tiempo; {best} es la opción más sencilla. Un piloto en ambas lo decide.",
+        "en": "{gpu} x{n} costs {pct} less ({cost}), within the accuracy of the throughput prior, but needs more nodes or time; {best} is the simpler choice. A pilot on both settles it.",
+        "es": "{gpu} x{n} cuesta un {pct} menos ({cost}), dentro de la precisión de la estimación de rendimiento, pero necesita más nodos o tiempo; {best} es la opción más sencilla. Un piloto en ambas lo decide.",
     },
     "notes.faster": {
         "en": "{gpu} finishes {speedup}x sooner but costs {ratio}x more ({cost}).",
@@ -87,7 +87,7 @@ MESSAGES = {
     },
     "notes.hourly_trap": {
         "en": "{gpu} costs {hourly}x more per hour than {cheaper} but less to the same checkpoint ({cost} vs {cheaper_cost}): compare cost to the same result, not hourly price.",
-        "es": "{gpu} cuesta {hourly}x más por hora que {cheaper} pero menos hasta el mismo checkpoint ({cost} frente a {cheaper_cost}): compara el costo del mismo resultado, no el precio por hora.",
+        "es": "{gpu} cuesta {hourly}x más por hora que {cheaper} pero menos hasta el mismo punto de control ({cost} frente a {cheaper_cost}): compara el coste del mismo resultado, no el precio por hora.",
     },
     "notes.tight": {
         "en": "{gpu} fits with only {headroom} to spare: longer samples or a library update can tip it over; run the pilot first.",
@@ -107,23 +107,23 @@ MESSAGES = {
     },
     "notes.asked_gpu_fits": {
         "en": "You asked about {gpu}: it fits on {n}, {cost} to an accepted checkpoint.",
-        "es": "Preguntaste por {gpu}: cabe en {n}, {cost} hasta un checkpoint aceptado.",
+        "es": "Preguntaste por {gpu}: cabe en {n}, {cost} hasta un punto de control aceptado.",
     },
     "notes.asked_gpu_no": {
         "en": "You asked about {gpu}: it does not fit ({reason}).",
         "es": "Preguntaste por {gpu}: no cabe ({reason}).",
     },
     "notes.calibrated": {
-        "en": "Throughput on {gpu} calibrated from {pilots} pilots ({mfu}% of peak measured).",
-        "es": "Rendimiento en {gpu} calibrado con {pilots} pilotos ({mfu}% del pico medido).",
+        "en": "Throughput on {gpu} calibrated from {pilots} pilots ({mfu} of peak measured).",
+        "es": "Rendimiento en {gpu} calibrado con {pilots} pilotos ({mfu} del pico medido).",
     },
     "notes.prior": {
-        "en": "Throughput is a prior from published measurements ({mfu}% of peak on {gpu}); a pilot measures it.",
-        "es": "El rendimiento es una estimación a partir de mediciones publicadas ({mfu}% del pico en {gpu}); un piloto lo mide.",
+        "en": "Throughput is a prior from published measurements ({mfu} of peak on {gpu}); a pilot measures it.",
+        "es": "El rendimiento es una estimación a partir de mediciones publicadas ({mfu} del pico en {gpu}); un piloto lo mide.",
     },
     "notes.no_dataset": {
         "en": "No dataset size given, so prices are per million trained tokens; say e.g. '50M tokens, 3 epochs' for a total.",
-        "es": "No se indicó el tamaño del dataset, así que los precios son por millón de tokens entrenados; di p. ej. '50M tokens, 3 épocas' para un total.",
+        "es": "No se indicó el tamaño del conjunto de datos, así que los precios son por millón de tokens entrenados; di p. ej. '50M tokens, 3 épocas' para un total.",
     },
     # --- plans a provider rents (issue #16) ---------------------------------------------------
     "notes.multi_node": {
@@ -168,21 +168,21 @@ MESSAGES = {
     # --- the answer table (advisor.report) --------------------------------------------------------
     "notes.table.title": {
         "en": "{method} {model} · seq {seq_len} · micro-batch {micro_batch} · {data}",
-        "es": "{method} {model} · seq {seq_len} · micro-batch {micro_batch} · {data}",
+        "es": "{method} {model} · secuencia {seq_len} · micro-lote {micro_batch} · {data}",
     },
     "notes.table.data": {"en": "{tokens} tokens x {epochs} epochs", "es": "{tokens} tokens x {epochs} épocas"},
-    "notes.table.no_data": {"en": "dataset size not given", "es": "tamaño del dataset no indicado"},
+    "notes.table.no_data": {"en": "dataset size not given", "es": "tamaño del conjunto de datos no indicado"},
     "notes.table.memory": {
         "en": "Memory as asked ({n} GPU): {device} on the device ({allocated} allocated); largest: {term} {term_size}",
         "es": "Memoria tal como se pidió ({n} GPU): {device} en el dispositivo ({allocated} asignados); la mayor: {term} {term_size}",
     },
     "notes.table.header": {
         "en": "GPU|fits|GPUs|mem/GPU|tokens/s|time|cost",
-        "es": "GPU|cabe|GPUs|mem/GPU|tokens/s|tiempo|costo",
+        "es": "GPU|cabe|GPUs|mem/GPU|tokens/s|tiempo|coste",
     },
     "notes.table.header_rate": {
         "en": "GPU|fits|GPUs|mem/GPU|tokens/s|$/h|$/M tokens",
-        "es": "GPU|cabe|GPUs|mem/GPU|tokens/s|$/h|$/M tokens",
+        "es": "GPU|cabe|GPUs|mem/GPU|tokens/s|US$/h|US$/M tokens",
     },
     "notes.table.not_offered": {"en": "Not offered (for comparison):", "es": "No ofrecidas (para comparar):"},
     "notes.table.recommended": {"en": "<- recommended", "es": "<- recomendada"},
@@ -194,7 +194,7 @@ MESSAGES = {
     # --- field names for "Assumed: ..." -----------------------------------------------------------
     "notes.field.method": {"en": "method {value}", "es": "método {value}"},
     "notes.field.seq_len": {"en": "seq {value}", "es": "secuencia {value}"},
-    "notes.field.micro_batch": {"en": "micro-batch {value}", "es": "micro-batch {value}"},
+    "notes.field.micro_batch": {"en": "micro-batch {value}", "es": "micro-lote {value}"},
     "notes.field.gradient_checkpointing": {"en": "gradient checkpointing {value}", "es": "gradient checkpointing {value}"},
     "notes.field.lora_rank": {"en": "LoRA rank {value}", "es": "rango LoRA {value}"},
     "notes.field.lora_targets": {"en": "LoRA on {value}", "es": "LoRA en {value}"},

@@ -11,7 +11,7 @@ MESSAGES = {
     "pilot.cli.no_history": {"en": "No measured pilots yet. Run one with: advisor pilot run --model MODEL --gpu GPU",
                              "es": "Aún no hay pilotos medidos. Lanza uno con: advisor pilot run --model MODELO --gpu GPU"},
     "pilot.cli.history_row": {"en": "{id}  {gpu:<10} on {device:<24} {method:<5} seq {seq:<6} {tps:>9} tokens/s  MFU {mfu}  calibrates: {target}",
-                              "es": "{id}  {gpu:<10} en {device:<24} {method:<5} seq {seq:<6} {tps:>9} tokens/s  MFU {mfu}  calibra: {target}"},
+                              "es": "{id}  {gpu:<10} en {device:<24} {method:<5} secuencia {seq:<6} {tps:>9} tokens/s  MFU {mfu}  calibra: {target}"},
     "pilot.cli.calibration_row": {"en": "calibration {gpu} {method}: {n} pilots, efficiency {eff}, reserved/allocated {ratio}",
                                   "es": "calibración {gpu} {method}: {n} pilotos, eficiencia {eff}, reservada/asignada {ratio}"},
     "pilot.cli.step_factors_row": {"en": "step time on {gpu} from {n} pilots: efficiency per operator class {factors}",
@@ -31,7 +31,7 @@ MESSAGES = {
     "pilot.phase.forward": {"en": "forward", "es": "forward"},
     "pilot.phase.backward": {"en": "backward", "es": "backward"},
     "pilot.phase.optimizer": {"en": "optimizer step", "es": "paso del optimizador"},
-    "pilot.phase.checkpoint": {"en": "saving the checkpoint", "es": "guardando el checkpoint"},
+    "pilot.phase.checkpoint": {"en": "saving the checkpoint", "es": "guardando el punto de control"},
     "pilot.phase.between steps": {"en": "between steps", "es": "entre pasos"},
     "pilot.phase.build": {"en": "building the model", "es": "construyendo el modelo"},
     # --- failures ------------------------------------------------------------------------------
@@ -63,8 +63,8 @@ MESSAGES = {
     "pilot.metric.forward_s": {"en": "forward per step", "es": "forward por paso"},
     "pilot.metric.backward_s": {"en": "backward per step", "es": "backward por paso"},
     "pilot.metric.optimizer_s": {"en": "optimizer per step", "es": "optimizador por paso"},
-    "pilot.metric.checkpoint_s": {"en": "checkpoint save", "es": "guardar checkpoint"},
-    "pilot.metric.checkpoint_bytes": {"en": "checkpoint size", "es": "tamaño del checkpoint"},
+    "pilot.metric.checkpoint_s": {"en": "checkpoint save", "es": "guardar punto de control"},
+    "pilot.metric.checkpoint_bytes": {"en": "checkpoint size", "es": "tamaño del punto de control"},
     "pilot.final.header": {"en": "Pilot {id} for {gpu} (ran on {device}, {steps} measured steps)",
                            "es": "Piloto {id} para {gpu} (en {device}, {steps} pasos medidos)"},
     "pilot.final.speed": {"en": "{tps} tokens/s · {step} s per step (±{cv}%) · MFU {mfu}",
@@ -76,7 +76,7 @@ MESSAGES = {
     "pilot.final.cpu_memory": {"en": "CPU run: process memory peak {rss} ({delta} above the start); CUDA allocator figures need a GPU",
                                "es": "Ejecución en CPU: pico de memoria del proceso {rss} ({delta} sobre el inicio); las cifras del asignador CUDA necesitan una GPU"},
     "pilot.final.checkpoint": {"en": "checkpoint: {kind}, {size}, saved in {seconds} s; manifest {manifest} in the pilot's directory",
-                               "es": "checkpoint: {kind}, {size}, guardado en {seconds} s; manifiesto {manifest} en el directorio del piloto"},
+                               "es": "punto de control: {kind}, {size}, guardado en {seconds} s; manifiesto {manifest} en el directorio del piloto"},
     "pilot.ckpt.adapter": {"en": "adapter only", "es": "solo el adaptador"},
     "pilot.ckpt.full": {"en": "full state", "es": "estado completo"},
     "pilot.final.stack": {"en": "ran: {impl}; 4-bit: {quant}", "es": "ejecutado: {impl}; 4 bits: {quant}"},
@@ -92,7 +92,7 @@ MESSAGES = {
     # --- Slack confirmation and access ---------------------------------------------------------
     "pilot.confirm.title": {"en": "Run a measured pilot on {gpu}?", "es": "¿Lanzar un piloto medido en {gpu}?"},
     "pilot.confirm.text": {"en": "{model}, {method}, seq {seq} × batch {batch}: {steps} steps (+{warmup} warm-up).\nEstimated duration {duration}, cost about {cost}. Predicted peak memory {mem}.",
-                           "es": "{model}, {method}, seq {seq} × batch {batch}: {steps} pasos (+{warmup} de calentamiento).\nDuración estimada {duration}, coste aproximado {cost}. Pico de memoria previsto {mem}."},
+                           "es": "{model}, {method}, secuencia {seq} × lote {batch}: {steps} pasos (+{warmup} de calentamiento).\nDuración estimada {duration}, coste aproximado {cost}. Pico de memoria previsto {mem}."},
     "pilot.confirm.no_fit": {
         "en": "The estimate says this does not fit on one {gpu}: {mem} predicted on the device, {usable} usable (the same rule as the answer's table). "
               "The pilot will most likely end out of memory, which it reports with the phase where it happened.",
@@ -105,7 +105,7 @@ MESSAGES = {
               "Under DDP every GPU holds the whole model and trains its own micro-batch, so this one card measures the plan's "
               "per-GPU memory and per-GPU step time; it does not measure the gradient all-reduce between the {n} GPUs.",
         "es": "El plan es {n} × {gpu} (DDP); el piloto usa 1 de ellas, porque un piloto es un proceso de entrenamiento en una GPU. "
-              "Con DDP cada GPU tiene el modelo entero y entrena su propio micro-batch, así que esta tarjeta mide la memoria y el "
+              "Con DDP cada GPU tiene el modelo entero y entrena su propio micro-lote, así que esta tarjeta mide la memoria y el "
               "tiempo de paso por GPU del plan; no mide el all-reduce de gradientes entre las {n} GPUs.",
     },
     "pilot.plan.unsharded": {
@@ -117,7 +117,7 @@ MESSAGES = {
         "es": "El plan es {n} × {gpu} con {sharding}: cada GPU guarda 1/{n} de los pesos, gradientes y estados del optimizador "
               "({shard} por GPU en el dispositivo). Una sola tarjeta no puede ejecutar ese fragmento (no hay otra GPU de la que reunir el resto), y "
               "un piloto es un proceso de entrenamiento en una GPU. Por eso este piloto ejecuta el paso sin fragmentar del mismo "
-              "micro-batch en 1 GPU: mide el cómputo de forward, backward y optimizador que hace cada GPU del plan (sin el tráfico "
+              "micro-lote en 1 GPU: mide el cómputo de forward, backward y optimizador que hace cada GPU del plan (sin el tráfico "
               "all-gather y reduce-scatter entre ellas), y su memoria es la del modelo entero ({mem} en el dispositivo), no el fragmento por GPU del plan.",
     },
     "pilot.confirm.button": {"en": "Confirm", "es": "Confirmar"},

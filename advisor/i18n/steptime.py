@@ -16,18 +16,18 @@ MESSAGES = {
         "es": "Tiempo de paso en {gpu}: {step} por paso; {parts}",
     },
     "steptime.trace.title": {
-        "en": "Step time on {gpu}: {step_s:.3f} s per step of {tokens} tokens, {tps} tokens/s (roofline of the {ops} traced operators)",
-        "es": "Tiempo de paso en {gpu}: {step_s:.3f} s por paso de {tokens} tokens, {tps} tokens/s (roofline de los {ops} operadores trazados)",
+        "en": "Step time on {gpu}: {step_s} s per step of {tokens} tokens, {tps} tokens/s (roofline of the {ops} traced operators)",
+        "es": "Tiempo de paso en {gpu}: {step_s} s por paso de {tokens} tokens, {tps} tokens/s (roofline de los {ops} operadores trazados)",
     },
     "steptime.trace.col.class": {"en": "Operators", "es": "Operadores"},
     "steptime.trace.col.time": {"en": "Time", "es": "Tiempo"},
     "steptime.trace.estimate": {
-        "en": "Closed form (what answers use): {tps} tokens/s ({error:+.1f}% vs the traced operators)",
-        "es": "Forma cerrada (la de las respuestas): {tps} tokens/s ({error:+.1f}% frente a los operadores trazados)",
+        "en": "Closed form (what answers use): {tps} tokens/s ({error} vs the traced operators)",
+        "es": "Forma cerrada (la de las respuestas): {tps} tokens/s ({error} frente a los operadores trazados)",
     },
     "steptime.trace.other_gpus": {"en": "Other GPUs: {items}", "es": "Otras GPUs: {items}"},
     "steptime.trace.recorded": {
-        "en": "Recorded the step's operators with fake tensors in {seconds:.1f} s.",
-        "es": "Se registraron los operadores del paso con tensores falsos en {seconds:.1f} s.",
+        "en": "Recorded the step's operators with fake tensors in {seconds} s.",
+        "es": "Se registraron los operadores del paso con tensores falsos en {seconds} s.",
     },
 }

@@ -12,12 +12,12 @@ MESSAGES = {
     "trace.col.share": {"en": "Share", "es": "Porción"},
     "trace.by_phase": {"en": "Peak per phase", "es": "Pico por fase"},
     "trace.estimate": {
-        "en": "Analytic estimate: {size} ({error:+.1f}% vs the trace)",
-        "es": "Estimación analítica: {size} ({error:+.1f}% frente a la traza)",
+        "en": "Analytic estimate: {size} ({error} vs the trace)",
+        "es": "Estimación analítica: {size} ({error} frente a la traza)",
     },
     "trace.seconds": {
-        "en": "Traced {steps} step(s) with fake tensors in {seconds:.1f} s (nothing was allocated).",
-        "es": "Se trazaron {steps} paso(s) con tensores falsos en {seconds:.1f} s (no se asignó memoria).",
+        "en": "Traced {steps} step(s) with fake tensors in {seconds} s (nothing was allocated).",
+        "es": "Se trazaron {steps} paso(s) con tensores falsos en {seconds} s (no se asignó memoria).",
     },
     "trace.per_gpu": {
         "en": "Per GPU, {num_gpus} GPUs with {sharding}.",

@@ -6,7 +6,7 @@ MESSAGES = {
                             "es": "Trazando un paso real de entrenamiento de {model} con tensores falsos (sin GPU): {phase} ({n} de {total})…"},
     "bot.verify.phase.resolve": {"en": "reading the model", "es": "leyendo el modelo"},
     "bot.verify.phase.build": {"en": "building the model and its optimizer state", "es": "construyendo el modelo y el estado del optimizador"},
-    "bot.verify.phase.batch": {"en": "making the batch", "es": "preparando el batch"},
+    "bot.verify.phase.batch": {"en": "making the batch", "es": "preparando el lote"},
     "bot.verify.phase.forward": {"en": "tracing the forward pass", "es": "trazando el forward"},
     "bot.verify.phase.backward": {"en": "tracing the backward pass", "es": "trazando el backward"},
     "bot.verify.phase.optimizer": {"en": "tracing the optimizer step", "es": "trazando el paso del optimizador"},

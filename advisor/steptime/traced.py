@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.i18n import t
+from advisor.i18n.numbers import decimal, integer, percent, signed_percent
 from advisor.steptime.inventory import Group
 
 if TYPE_CHECKING:  # advisor.steptime.record imports torch: `advisor trace` says which extra first
@@ -83,17 +84,17 @@ def text_lines(result: dict, lang: str) -> list[str]:
     """The step-time part of `advisor trace`'s text output."""
     if not result:
         return []
-    lines = [t("steptime.trace.title", lang, gpu=result["gpu_name"], step_s=result["seconds"], tokens=f"{result['tokens']:,}",
-               tps=f"{result['tokens_per_s']:,.0f}", ops=f"{result['ops']:,}"), ""]
+    lines = [t("steptime.trace.title", lang, gpu=result["gpu_name"], step_s=decimal(result["seconds"], lang, 3), tokens=integer(result['tokens'], lang),
+               tps=integer(result['tokens_per_s'], lang), ops=integer(result['ops'], lang)), ""]
     lines.append(f"  {t('steptime.trace.col.class', lang):<42} {t('steptime.trace.col.time', lang):>10} "
                  f"{t('trace.col.share', lang):>8}")
     for cls, share in result["shares"].items():
-        lines.append(f"  {t(f'steptime.class.{cls}', lang):<42} {result['by_class_s'].get(cls, 0.0):>9.3f}s {share * 100:7.1f}%")
+        lines.append(f"  {t(f'steptime.class.{cls}', lang):<42} {decimal(result['by_class_s'].get(cls, 0.0), lang, 3):>9}s {percent(share, lang, 1):>8}")
     est = result.get("estimate") or {}
     if est.get("error_pct") is not None:
-        lines.append(t("steptime.trace.estimate", lang, tps=f"{est['tokens_per_s']:,.0f}", error=est["error_pct"]))
+        lines.append(t("steptime.trace.estimate", lang, tps=integer(est['tokens_per_s'], lang), error=signed_percent(est["error_pct"] / 100, lang)))
     if result.get("other_gpus"):
-        items = ", ".join(f"{g} {v['tokens_per_s']:,.0f}" for g, v in result["other_gpus"].items())
+        items = ", ".join(f"{g} {integer(v['tokens_per_s'], lang)}" for g, v in result["other_gpus"].items())
         lines.append(t("steptime.trace.other_gpus", lang, items=items))
-    lines.append(t("steptime.trace.recorded", lang, seconds=result["record_seconds"]))
+    lines.append(t("steptime.trace.recorded", lang, seconds=decimal(result["record_seconds"], lang, 1)))
     return lines

@@ -26,6 +26,7 @@ from typing import Any
 from advisor.format import hours as duration_hours
 from advisor.format import usd
 from advisor.i18n import t
+from advisor.i18n.numbers import decimal, integer
 from advisor.statedb import Tx
 from bot.render import blockkit as bk
 from bot.store import Job, NewJob, StateStore
@@ -53,19 +54,17 @@ def _latest_answer(store: StateStore, channel: str, thread_ts: str):
 
 
 def _ratio(x: float, lang: str) -> str:
-    text = f"{x:.1f}x" if abs(x - 1) >= 0.05 else f"{x:.2f}x"
-    return text.replace(".", ",") if lang == "es" else text
+    return f"{decimal(x, lang, 1 if abs(x - 1) >= 0.05 else 2)}x"
 
 
 def _tps(x: float | None, lang: str) -> str:
     if x is None:
         return "-"
-    text = f"{x:,.0f}"
-    return text.replace(",", ".") if lang == "es" else text
+    return integer(x, lang)
 
 
-def _money(plan) -> str:
-    return usd(plan.cost_usd) if plan.cost_usd is not None else usd(plan.price_per_million_tokens)
+def _money(plan, lang: str = "en") -> str:
+    return usd(plan.cost_usd, lang) if plan.cost_usd is not None else usd(plan.price_per_million_tokens, lang)
 
 
 def render(change, lang: str) -> tuple[str, list[dict[str, Any]]]:
@@ -81,17 +80,17 @@ def render(change, lang: str) -> tuple[str, list[dict[str, Any]]]:
         if not a.fits:
             lines.append(t("recal.plan_no_fit", lang, gpu=a.gpu_name))
         elif a.cost_usd is not None:
-            lines.append(t("recal.plan_cost", lang, n=a.num_gpus or 1, gpu=a.gpu_name, cost=usd(a.cost_usd),
-                           old=usd(b.cost_usd), time=duration_hours(a.hours, lang),
+            lines.append(t("recal.plan_cost", lang, n=a.num_gpus or 1, gpu=a.gpu_name, cost=usd(a.cost_usd, lang),
+                           old=usd(b.cost_usd, lang), time=duration_hours(a.hours, lang),
                            old_time=duration_hours(b.hours, lang)))
         else:
-            lines.append(t("recal.plan_rate", lang, n=a.num_gpus or 1, gpu=a.gpu_name, rate=usd(a.price_per_million_tokens),
-                           old=usd(b.price_per_million_tokens), tps=_tps(a.tokens_per_s, lang),
+            lines.append(t("recal.plan_rate", lang, n=a.num_gpus or 1, gpu=a.gpu_name, rate=usd(a.price_per_million_tokens, lang),
+                           old=usd(b.price_per_million_tokens, lang), tps=_tps(a.tokens_per_s, lang),
                            old_tps=_tps(b.tokens_per_s, lang)))
     ra, rb = change.recommended_after, change.recommended_before
     if change.recommendation_changed and ra is not None and rb is not None:
-        lines.append(t("recal.recommendation_changed", lang, n=ra.num_gpus or 1, gpu=ra.gpu_name, money=_money(ra),
-                       old_n=rb.num_gpus or 1, old_gpu=rb.gpu_name, old_money=_money(rb)))
+        lines.append(t("recal.recommendation_changed", lang, n=ra.num_gpus or 1, gpu=ra.gpu_name, money=_money(ra, lang),
+                       old_n=rb.num_gpus or 1, old_gpu=rb.gpu_name, old_money=_money(rb, lang)))
     elif ra is not None and (a is None or ra.gpu != a.gpu):
         lines.append(t("recal.recommendation_same", lang, n=ra.num_gpus or 1, gpu=ra.gpu_name))
     text = head + ("\n" + "\n".join(lines) if lines else "")

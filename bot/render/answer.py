@@ -5,10 +5,13 @@ version is read with ``Answer.load``.
 
 Layout, top to bottom: a header naming the job; the verdict (the question asked, answered first:
 advisor.report.verdict_text); who asked and what changed; the understood spec and the defaults
-assumed; the recommendation; a monospace table of every GPU (fits / needs N,
-memory per GPU against capacity as a small bar, tokens/s, time, cost to an accepted checkpoint);
+assumed; the recommendation; the table of every GPU (fits / needs N,
+memory per GPU against capacity as a small bar, tokens/s, time, cost to an accepted checkpoint) as
+Slack's table block (the monospace ``` table only with ``table_layout="monospace"``; the message's
+``text`` fallback is advisor.report's plain-text answer, monospace table included);
 levers when something does not fit, titled by what they do; the memory breakdown of the
-recommended option; notes; the planning windows (once: the notes leave them out); and the buttons (run a pilot, verify exactly, show the chart).
+recommended option; notes; the planning windows (once: the notes leave them out); and the buttons
+(run a pilot, verify exactly, show the chart).
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from typing import Any
 from advisor.answer_model import Answer, Option
 from advisor.format import hours, si, usd
 from advisor.i18n import t
-from advisor.report import lever_text, levers_lines, note_text, verdict_text
+from advisor.i18n.numbers import integer, plain
+from advisor.report import lever_text, levers_lines, model_label, note_text, verdict_text
 from advisor.steptime.text import step_line
 from bot.render import blockkit as bk
 from bot.render.labels import TERMS, field_label, short_size, size as gib, spec_summary, value_text
@@ -36,9 +40,11 @@ WINDOW_NOTES = {"windows", "windows_fit", "windows_over"}  # said by the windows
 
 def render_answer(answer: Answer | dict[str, Any], lang: str, *, kind: str = "estimate", asked_by: str | None = None,
                   question: str | None = None, changed: list[str] | None = None,
-                  head: dict[str, Any] | None = None) -> list[bk.Block]:
+                  head: dict[str, Any] | None = None, table_layout: str = "table") -> list[bk.Block]:
     """``answer``: the Answer, or a reply's data (its dump, with the advisor's first lines under
-    ``head``: {"understood", "assumed"}, advisor.answer.Advisor.estimate); ``head`` overrides."""
+    ``head``: {"understood", "assumed"}, advisor.answer.Advisor.estimate); ``head`` overrides.
+    ``table_layout``: "table" (Slack's table block) or "monospace" (the ``` table, for a
+    workspace whose clients do not render table blocks: ADVISOR_TABLE_LAYOUT)."""
     if not isinstance(answer, Answer):
         head = head if head is not None else answer.get("head")
         answer = Answer.load(answer)
@@ -60,12 +66,15 @@ def render_answer(answer: Answer | dict[str, Any], lang: str, *, kind: str = "es
             blocks.append(bk.context(bk.mrkdwn_escape(head["assumed"]) + " " + t("bot.answer.assumed_hint", lang)))
     else:
         spec = data.spec.model_dump(mode="json")
-        blocks.append(bk.section(t("bot.answer.understood", lang, spec=spec_summary(spec, data.model, lang))))
+        blocks.append(bk.section(t("bot.answer.understood", lang, spec=spec_summary(spec, model_label(data.model, lang), lang))))
     if not head.get("understood") and data.assumed:
         assumed = ", ".join(f"{field_label(f, lang)} {value_text(f, getattr(data.spec, f), lang)}" for f in data.assumed)
         blocks.append(bk.context(t("bot.answer.assumed", lang, assumed=assumed)))
     blocks.append(bk.section(_recommendation(best, lang)))
-    blocks += bk.code_sections(gpu_table(data.options, lang), title=t("bot.answer.table_title", lang))
+    if table_layout == "monospace":
+        blocks += bk.code_sections(gpu_table(data.options, lang), title=t("bot.answer.table_title", lang))
+    else:
+        blocks += [bk.section(t("bot.answer.table_title", lang)), gpu_table_block(data.options, lang)]
     if any(not o.offered for o in data.options):
         blocks.append(bk.context(t("bot.answer.not_offered_note", lang)))
     levers = _levers(data, lang)
@@ -89,20 +98,20 @@ def render_answer(answer: Answer | dict[str, Any], lang: str, *, kind: str = "es
 
 def _title(data: Answer, lang: str) -> str:
     method = t(f"method.{data.spec.method}", lang)
-    model = data.model or data.spec.model or t("bot.answer.unnamed_model", lang)
-    return t("bot.answer.title", lang, method=method, model=model, seq=f"{data.spec.seq_len:,}")
+    model = model_label(data.model, lang) or data.spec.model or t("bot.answer.unnamed_model", lang)
+    return t("bot.answer.title", lang, method=method, model=model, seq=integer(data.spec.seq_len, lang))
 
 
 def _recommendation(best: Option | None, lang: str) -> str:
     if best is None:
         return t("bot.answer.nothing_fits", lang)
     if best.cost_usd is None and best.price_per_million_tokens is not None:
-        return t("bot.answer.recommended_rate", lang, n=best.num_gpus or 1, gpu=best.gpu_name, used=gib(best.device_bytes),
-                 capacity=gib(best.usable_bytes), tokens=si(best.tokens_per_s or 0),
-                 per_million=usd(best.price_per_million_tokens))
-    return t("bot.answer.recommended", lang, n=best.num_gpus or 1, gpu=best.gpu_name, used=gib(best.device_bytes),
-             capacity=gib(best.usable_bytes), tokens=si(best.tokens_per_s or 0), time=hours(best.hours, lang),
-             cost=usd(best.cost_usd))
+        return t("bot.answer.recommended_rate", lang, n=best.num_gpus or 1, gpu=best.gpu_name, used=gib(best.device_bytes, lang),
+                 capacity=gib(best.usable_bytes, lang), tokens=si(best.tokens_per_s or 0, lang),
+                 per_million=usd(best.price_per_million_tokens, lang))
+    return t("bot.answer.recommended", lang, n=best.num_gpus or 1, gpu=best.gpu_name, used=gib(best.device_bytes, lang),
+             capacity=gib(best.usable_bytes, lang), tokens=si(best.tokens_per_s or 0, lang), time=hours(best.hours, lang),
+             cost=usd(best.cost_usd, lang))
 
 
 def memory_bar(used: float, capacity: float, cells: int = BAR_CELLS) -> str:
@@ -116,19 +125,45 @@ def memory_bar(used: float, capacity: float, cells: int = BAR_CELLS) -> str:
     return "█" * filled + "░" * (cells - filled) + "  "
 
 
+def _cells(o: Option, lang: str, *, monospace: bool = True) -> list[str]:
+    """One GPU's row: name (* when not offered), fits (✓ n× / ✗), memory bar and used/usable,
+    tokens/s, time and cost to an accepted checkpoint (or the price per million tokens).
+    ``monospace``: the name clipped to the fixed column and the bar padded for alignment."""
+    short = o.gpu_name.removeprefix("NVIDIA ").removeprefix("AMD ").replace(" GB", "GB")
+    name = (short_gpu_name(o.gpu_name) if monospace else short) + ("*" if not o.offered else "")
+    fits = f"✓ {o.num_gpus or 1}×" if o.fits else "✗"
+    bar = memory_bar(o.device_bytes, o.usable_bytes) if monospace else memory_bar(o.device_bytes, o.usable_bytes).rstrip() + " "
+    usage = f"{bar}{short_size(o.device_bytes, lang)}/{short_size(o.usable_bytes, lang)}"
+    tokens = si(o.tokens_per_s, lang) if o.fits and o.tokens_per_s else "-"
+    time_ = hours(o.hours, lang) if o.fits else "-"
+    cost = usd(o.cost_usd, lang) if o.fits and o.cost_usd is not None else (
+        f"{usd(o.price_per_million_tokens, lang)}/M" if o.fits and o.price_per_million_tokens is not None else "-")
+    return [name, fits, usage, tokens, time_, cost]
+
+
+def _header(lang: str) -> list[str]:
+    return [t(f"bot.table.{k}", lang) for k in ("gpu", "fits", "memory", "tokens", "time", "cost")]
+
+
+# Slack's table block (docs.slack.dev/reference/block-kit/blocks/table-block): left for the
+# words, right for the figures so their digits line up.
+TABLE_ALIGN = ("left", "left", "left", "right", "right", "right")
+
+
+def gpu_table_block(options: tuple[Option, ...] | list[Option], lang: str) -> bk.Block:
+    """The option table as Slack's table block: a header row, then one row per GPU (at most
+    bk.MAX_TABLE_ROWS rows in all; the rest are the text fallback's)."""
+    rows = [_header(lang)] + [_cells(o, lang, monospace=False) for o in options]
+    return bk.table(rows, align=TABLE_ALIGN, block_id="gpu_table")
+
+
 def gpu_table(options: tuple[Option, ...] | list[Option], lang: str) -> list[str]:
-    """One aligned line per GPU, under a header line."""
+    """One aligned line per GPU, under a header line (the monospace layout)."""
     lines = [f"{t('bot.table.gpu', lang):<{GPU_NAME_WIDTH}} {t('bot.table.fits', lang):<5} "
              f"{t('bot.table.memory', lang):<25} {t('bot.table.tokens', lang):>6} "
              f"{t('bot.table.time', lang):>9} {t('bot.table.cost', lang):>8}"]
     for o in options:
-        name = short_gpu_name(o.gpu_name) + ("*" if not o.offered else "")
-        fits = f"✓ {o.num_gpus or 1}×" if o.fits else "✗"
-        usage = f"{memory_bar(o.device_bytes, o.usable_bytes)}{short_size(o.device_bytes)}/{short_size(o.usable_bytes)}"
-        tokens = si(o.tokens_per_s) if o.fits and o.tokens_per_s else "-"
-        time_ = hours(o.hours, lang) if o.fits else "-"
-        cost = usd(o.cost_usd) if o.fits and o.cost_usd is not None else (
-            f"{usd(o.price_per_million_tokens)}/M" if o.fits and o.price_per_million_tokens is not None else "-")
+        name, fits, usage, tokens, time_, cost = _cells(o, lang)
         lines.append(f"{name:<{GPU_NAME_WIDTH}} {fits:<5} {usage:<25} {tokens:>6} {time_:>9} {cost:>8}")
     return lines
 
@@ -158,7 +193,7 @@ def _levers(data: Answer, lang: str) -> str:
     lines = [t("bot.answer.levers", lang, gpu=o.gpu_name)]
     for lv in sorted(levers, key=lambda lv: not lv.fits)[:MAX_LEVERS]:
         mark = "✓" if lv.fits else "✗"
-        lines.append(f"{mark} {bk.mrkdwn_escape(lever_text(lv, lang))} → {gib(lv.device_bytes)}")
+        lines.append(f"{mark} {bk.mrkdwn_escape(lever_text(lv, lang))} → {gib(lv.device_bytes, lang)}")
     return "\n".join(lines)
 
 
@@ -167,16 +202,16 @@ def _breakdown(data: Answer, best: Option | None, lang: str) -> bk.Block | None:
     spec's own GPU count), said as such."""
     if best is not None and best.memory is not None and best.memory.terms:
         m, n = best.memory, best.num_gpus or 1
-        text = t("bot.answer.breakdown", lang, gpu=best.gpu_name, n=n, allocated=gib(m.allocated_bytes),
-                 reserved=gib(m.reserved_bytes), device=gib(best.device_bytes), capacity=gib(best.usable_bytes))
+        text = t("bot.answer.breakdown", lang, gpu=best.gpu_name, n=n, allocated=gib(m.allocated_bytes, lang),
+                 reserved=gib(m.reserved_bytes, lang), device=gib(best.device_bytes, lang), capacity=gib(best.usable_bytes, lang))
     elif data.memory.terms:
         m, n = data.memory, data.memory.num_gpus or data.spec.num_gpus or 1
-        text = t("bot.answer.breakdown_asked", lang, n=n, allocated=gib(m.allocated_bytes),
-                 reserved=gib(m.reserved_bytes), device=gib(m.device_bytes))
+        text = t("bot.answer.breakdown_asked", lang, n=n, allocated=gib(m.allocated_bytes, lang),
+                 reserved=gib(m.reserved_bytes, lang), device=gib(m.device_bytes, lang))
     else:
         return None
     shown = sorted(((k, v) for k, v in m.terms.items() if v and k in TERMS), key=lambda kv: -kv[1])
-    fields = [f"*{t(f'bot.term.{k}', lang)}*\n{gib(v)}" for k, v in shown]
+    fields = [f"*{t(f'bot.term.{k}', lang)}*\n{gib(v, lang)}" for k, v in shown]
     return bk.section(text, fields=fields, block_id="breakdown")
 
 
@@ -185,11 +220,11 @@ def _windows(data: Answer, lang: str) -> str:
     if plan is None or not plan.windows:
         return ""
     known = plan.job_gpu_hours is not None  # without a dataset size no window "fits" the job
-    parts = " · ".join(t("bot.answer.window", lang, time=f"{w.hours:g} h", cost=usd(w.price_usd),
+    parts = " · ".join(t("bot.answer.window", lang, time=f"{plain(w.hours, lang)} h", cost=usd(w.price_usd, lang),
                          mark=("✓" if w.fits else "✗") if known else "").rstrip() for w in plan.windows)
     gpu = data.gpu_name(plan.gpu) if plan.num_gpus == 1 else f"{plan.num_gpus} × {data.gpu_name(plan.gpu)}"
     if known:
-        return t("bot.answer.windows_on", lang, gpu=gpu, windows=parts, gpu_hours=f"{plan.job_gpu_hours:,.0f}")
+        return t("bot.answer.windows_on", lang, gpu=gpu, windows=parts, gpu_hours=integer(plan.job_gpu_hours, lang))
     return t("bot.answer.windows_on_rate", lang, gpu=gpu, windows=parts)
 
 

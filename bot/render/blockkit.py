@@ -24,6 +24,18 @@ MAX_ACTIONS_ELEMENTS = 25
 MAX_BUTTON_TEXT = 75
 MAX_BUTTON_VALUE = 2000
 MAX_ID = 255
+# The table block (docs.slack.dev/reference/block-kit/blocks/table-block, "Fields"): at most 100
+# rows, 20 cells per row and 20 column_settings; cells are raw_text (or rich_text/raw_number);
+# align is left, center or right. Slack accepts one table per message: a second is refused with
+# ``invalid_attachments`` / ``only_one_table_allowed`` (Slack renders the table as the message's
+# attachment). slack_sdk 3.48's TableBlock model (slack_sdk/models/blocks/blocks.py) only checks
+# that rows is non-empty, so ``table_problems`` checks the rest.
+MAX_TABLE_ROWS = 100
+MAX_TABLE_CELLS = 20
+MAX_TABLE_COLUMN_SETTINGS = 20
+MAX_TABLES = 1
+TABLE_ALIGNS = ("left", "center", "right")
+TABLE_CELL_TYPES = ("raw_text", "rich_text", "raw_number")
 # chat.postMessage's top-level text is truncated by Slack beyond 40,000 characters; we keep the
 # notification fallback short (it is what a phone notification and screen readers show).
 MAX_FALLBACK_TEXT = 3000
@@ -101,6 +113,49 @@ def context(*texts: str) -> Block:
             "elements": [{"type": "mrkdwn", "text": clip(t, MAX_SECTION_TEXT)} for t in texts[:MAX_CONTEXT_ELEMENTS] if t]}
 
 
+def table(rows: list[list[str]], *, align: tuple[str, ...] | None = None, block_id: str | None = None) -> Block:
+    """Slack's table block from rows of strings (the first row the header): raw_text cells, at
+    most MAX_TABLE_ROWS rows and MAX_TABLE_CELLS cells each; an empty cell reads "-" (a raw_text
+    must have text)."""
+    block: Block = {"type": "table",
+                    "rows": [[{"type": "raw_text", "text": c or "-"} for c in row[:MAX_TABLE_CELLS]]
+                             for row in rows[:MAX_TABLE_ROWS]]}
+    if align:
+        block["column_settings"] = [{"align": a} for a in align[:MAX_TABLE_COLUMN_SETTINGS]]
+    if block_id:
+        block["block_id"] = block_id[:MAX_ID]
+    return block
+
+
+def table_problems(block: Block) -> list[str]:
+    """Every limit of Slack's table block that ``block`` breaks (empty when it is fine)."""
+    found = []
+    rows = block.get("rows")
+    if not isinstance(rows, list) or not rows:
+        return ["table without rows"]
+    if len(rows) > MAX_TABLE_ROWS:
+        found.append(f"table with {len(rows)} rows (limit {MAX_TABLE_ROWS})")
+    for i, row in enumerate(rows):
+        if not isinstance(row, list) or not row:
+            found.append(f"table row {i} is not a non-empty list of cells")
+            continue
+        if len(row) > MAX_TABLE_CELLS:
+            found.append(f"table row {i}: {len(row)} cells (limit {MAX_TABLE_CELLS})")
+        for j, cell in enumerate(row):
+            kind = cell.get("type") if isinstance(cell, dict) else None
+            if kind not in TABLE_CELL_TYPES:
+                found.append(f"table cell {i},{j}: type {kind!r}")
+            elif kind in ("raw_text", "raw_number") and not str(cell.get("text") or ""):
+                found.append(f"table cell {i},{j}: empty text")
+    settings = block.get("column_settings") or []
+    if len(settings) > MAX_TABLE_COLUMN_SETTINGS:
+        found.append(f"table with {len(settings)} column_settings (limit {MAX_TABLE_COLUMN_SETTINGS})")
+    for j, setting in enumerate(settings):
+        if setting is not None and setting.get("align", "left") not in TABLE_ALIGNS:
+            found.append(f"table column {j}: align {setting.get('align')!r}")
+    return found
+
+
 def divider() -> Block:
     return {"type": "divider"}
 
@@ -135,6 +190,9 @@ def problems(blocks: list[Block]) -> list[str]:
     found = []
     if len(blocks) > MAX_BLOCKS:
         found.append(f"{len(blocks)} blocks (limit {MAX_BLOCKS})")
+    tables = sum(1 for b in blocks if b.get("type") == "table")
+    if tables > MAX_TABLES:
+        found.append(f"{tables} table blocks (Slack allows {MAX_TABLES} per message: only_one_table_allowed)")
     for i, block in enumerate(blocks):
         kind = block.get("type")
         if len(block.get("block_id", "")) > MAX_ID:
@@ -150,6 +208,8 @@ def problems(blocks: list[Block]) -> list[str]:
                       if len(f["text"]) > MAX_FIELD_TEXT]
             if not text and not fields:
                 found.append(f"block {i}: empty section")
+        elif kind == "table":
+            found += [f"block {i}: {p}" for p in table_problems(block)]
         elif kind == "header":
             if len(block["text"]["text"]) > MAX_HEADER_TEXT:
                 found.append(f"block {i}: header {len(block['text']['text'])} chars")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.format import GIB, gib, si
-from advisor.i18n import has, t
+from advisor.format import GIB, si
+from advisor.i18n import has, numbers, t
 
 TERMS = ("weights", "quant_constants", "adapters", "master_weights", "gradients", "optimizer_states",
          "activations", "logits_loss", "transient")
@@ -14,14 +14,14 @@ TERMS = ("weights", "quant_constants", "adapters", "master_weights", "gradients"
 TIB = 1024 * GIB
 
 
-def size(n_bytes: float) -> str:
+def size(n_bytes: float, lang: str = "en") -> str:
     """GiB as torch and nvidia-smi report, TiB for the absurd (a job no cluster holds)."""
-    return gib(n_bytes) if n_bytes < TIB else f"{n_bytes / TIB:,.1f} TiB"
+    return numbers.size(n_bytes, lang)
 
 
-def short_size(n_bytes: float) -> str:
+def short_size(n_bytes: float, lang: str = "en") -> str:
     """'84G' / '3,775T' for the narrow table column."""
-    return f"{n_bytes / GIB:.0f}G" if n_bytes < 10_000 * GIB else f"{n_bytes / TIB:,.0f}T"
+    return numbers.short_size(n_bytes, lang)
 
 
 def field_label(field: str, lang: str) -> str:
@@ -38,11 +38,13 @@ def value_text(field: str, value: Any, lang: str) -> str:
     if field == "method":
         return t(f"method.{value}", lang)
     if field == "dataset_tokens":
-        return si(value)
+        return si(value, lang)
     if isinstance(value, float) and value.is_integer():
-        return f"{int(value):,}"
+        return numbers.integer(value, lang)
     if isinstance(value, int):
-        return f"{value:,}"
+        return numbers.integer(value, lang)
+    if isinstance(value, float):
+        return numbers.plain(value, lang)
     return str(value)
 
 

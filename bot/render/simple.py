@@ -7,6 +7,7 @@ from typing import Any
 from advisor.catalog import Catalog
 from advisor.format import gib, usd
 from advisor.i18n import t
+from advisor.i18n.numbers import integer
 from bot.render import blockkit as bk
 
 HELP_EXAMPLES = 6  # bot.help.example1..6 in advisor/i18n/bot.py
@@ -39,9 +40,9 @@ def render_catalog(catalog: Catalog, lang: str) -> list[bk.Block]:
             f"{t('bot.catalog.tflops', lang):>10} {t('bot.catalog.price', lang):>8}  {t('bot.catalog.regions', lang)}")
     lines = [head]
     for g in catalog.gpus(offered_only=True):
-        price = usd(g.price_usd_per_hour) if g.price_usd_per_hour is not None else "-"
-        lines.append(f"{bk.clip(g.display_name, 24):<24} {gib(g.usable_memory_bytes):>10} "
-                     f"{g.bf16_tflops:>10.0f} {price:>8}  {', '.join(g.regions) or '-'}")
+        price = usd(g.price_usd_per_hour, lang) if g.price_usd_per_hour is not None else "-"
+        lines.append(f"{bk.clip(g.display_name, 24):<24} {gib(g.usable_memory_bytes, lang=lang):>10} "
+                     f"{integer(g.bf16_tflops, lang):>10} {price:>8}  {', '.join(g.regions) or '-'}")
     regions = "; ".join(f"`{r.id}` {r.display_name}" for r in catalog.regions())
     known = [g.display_name for g in catalog.gpus() if not g.offered]
     blocks = [bk.header(t("bot.catalog.title", lang))]
