@@ -134,10 +134,10 @@ def plan_label(plan: Plan, answer: Answer, lang: str, *, with_changes: bool = Tr
 def plan_money(plan: Plan, lang: str) -> str:
     """'about 41 h and $19 to an accepted checkpoint', or the rate without a dataset size."""
     if plan.cost_usd is not None:
-        return t("answer.verdict.money", lang, time=duration(plan.hours, lang), cost=usd(plan.cost_usd))
+        return t("answer.verdict.money", lang, time=duration(plan.hours, lang), cost=usd(plan.cost_usd, lang))
     if plan.price_per_million_tokens is not None:
-        return t("answer.verdict.money_rate", lang, per_million=usd(plan.price_per_million_tokens),
-                 rate=usd(plan.price_usd_per_hour))
+        return t("answer.verdict.money_rate", lang, per_million=usd(plan.price_per_million_tokens, lang),
+                 rate=usd(plan.price_usd_per_hour, lang))
     return "-"
 
 
@@ -166,10 +166,10 @@ def verdict_text(answer: Answer, lang: str) -> str:
     return t("answer.verdict.no_one_card", lang, **cheapest)
 
 
-def plan_money_short(plan: Plan) -> str:
+def plan_money_short(plan: Plan, lang: str = "en") -> str:
     if plan.cost_usd is not None:
-        return usd(plan.cost_usd)
-    return f"{usd(plan.price_per_million_tokens)}/M" if plan.price_per_million_tokens is not None else "-"
+        return usd(plan.cost_usd, lang)
+    return f"{usd(plan.price_per_million_tokens, lang)}/M" if plan.price_per_million_tokens is not None else "-"
 
 
 def levers_lines(answer: Answer, lang: str) -> list[str]:
@@ -183,15 +183,15 @@ def levers_lines(answer: Answer, lang: str) -> list[str]:
         if o.plan is not None and o.plan.num_gpus == 1 and o.plan.changes:  # the row's plan is a lever plan
             lines += [t("notes.table.fits_one_with", lang, gpu=gpu_label(o)),
                       t("notes.table.lever_item", lang, lever="; ".join(change_text(c, lang) for c in o.plan.changes),
-                        mem=gib(o.plan.device_bytes), money=plan_money_short(o.plan))]
+                        mem=gib(o.plan.device_bytes, lang=lang), money=plan_money_short(o.plan, lang))]
     v = answer.verdict
     changes = list(v.job_changes) if v is not None else []
     if changes:
         lines.append(t("notes.table.job_changes", lang))
         for p in changes:
             lines.append(t("notes.table.change_item", lang, gpu=(answer.gpu_name(p.gpu) or p.gpu).removeprefix("NVIDIA "),
-                           lever="; ".join(change_text(c, lang) for c in p.changes), mem=gib(p.device_bytes),
-                           money=plan_money_short(p)))
+                           lever="; ".join(change_text(c, lang) for c in p.changes), mem=gib(p.device_bytes, lang=lang),
+                           money=plan_money_short(p, lang)))
     stuck = [o for o in offered if not o.fits and not any(lv.fits and lv.num_gpus == 1 for lv in o.levers)]
     if stuck:
         lines.append(t("notes.table.cannot_fit", lang))
@@ -222,7 +222,7 @@ _NOTE_FIELDS = {
     "asked_gpu_fits": lambda o, n, a, lang: {"gpu": gpu_label(o), "n": o.num_gpus, "cost": money_text(o, lang)},
     "asked_gpu_no": lambda o, n, a, lang: {"gpu": gpu_label(o), "reason": reason_text(o.reason, lang)},
     "multi_node": lambda o, n, a, lang: {"gpu": gpu_label(o), "n": o.num_gpus, "nodes": o.plan.nodes,
-                                         "per_node": o.plan.gpus_per_node, "network": f"{o.plan.network_gbps:,.0f}"},
+                                         "per_node": o.plan.gpus_per_node, "network": integer(o.plan.network_gbps, lang)},
     "rounded_count": lambda o, n, a, lang: {"gpu": gpu_label(o), "asked": n.num_gpus, "n": o.num_gpus},
     "over_ceiling": lambda o, n, a, lang: {"gpu": gpu_label(o), "n": n.num_gpus, "ceiling": n.max_gpus},
 }

@@ -159,7 +159,7 @@ MESSAGES = {
     "answer.verdict.with": {"en": "{plan} with {changes}", "es": "{plan} con {changes}"},
     "answer.verdict.money": {
         "en": "about {time} and {cost} to an accepted checkpoint",
-        "es": "unas {time} y {cost} hasta un checkpoint aceptado",
+        "es": "unas {time} y {cost} hasta un punto de control aceptado",
     },
     "answer.verdict.money_rate": {
         "en": "{per_million} per million trained tokens ({rate}/h)",
@@ -167,6 +167,6 @@ MESSAGES = {
     },
     "answer.verdict.accumulation": {
         "en": "gradient accumulation {accumulation} (micro-batch {micro_batch})",
-        "es": "acumulación de gradientes {accumulation} (micro-batch {micro_batch})",
+        "es": "acumulación de gradientes {accumulation} (micro-lote {micro_batch})",
     },
 }

@@ -53,7 +53,7 @@ MESSAGES = {
     },
     "notes.lever.accumulation": {
         "en": "gradient accumulation {accumulation} at micro-batch {micro_batch} (same global batch)",
-        "es": "acumulación de gradientes {accumulation} con micro-batch {micro_batch} (mismo batch global)",
+        "es": "acumulación de gradientes {accumulation} con micro-lote {micro_batch} (mismo lote global)",
     },
     "notes.lever.fused_ce": {
         "en": "fused linear cross-entropy (Liger kernel)",
