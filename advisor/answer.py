@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from advisor.catalog import Catalog, Gpu
+from advisor.catalog.shapes import DEFAULT_MAX_GPUS
 from advisor.cost import checkpoint_bytes
 from advisor.errors import AdvisorError, ParseError
 from advisor.format import gib, usd
@@ -35,7 +36,7 @@ from advisor.parse.describe import answer_head, number
 from advisor.answer_model import Answer, Option
 from advisor.fit import FIT_MARGIN, fit_limit, memory_fits
 from advisor.recommend import recommend
-from advisor.report import model_label, reason_text, render_text
+from advisor.report import model_label, reason_text, render_text, verdict_text
 from advisor.resolve import Resolved, resolve_request
 from advisor.spec import DEFAULTS, SpecRequest
 
@@ -71,13 +72,16 @@ class Reply:
 class Advisor:
     """The advisor behind the bot and `advisor ask`: parse, resolve, rank, say it."""
 
-    def __init__(self, catalog: Catalog, calibration: Any = None, models: Any = None):
+    def __init__(self, catalog: Catalog, calibration: Any = None, models: Any = None,
+                 max_gpus: int = DEFAULT_MAX_GPUS):
         """``models``: where architectures the catalog lacks come from (``advisor.hub.HubReader``:
         Hub ids and pasted config.json); without it such a model is answered with the closest
-        catalog matches."""
+        catalog matches. ``max_gpus``: the most GPUs a plan proposes (advisor.catalog.shapes;
+        the CLI's --max-gpus / ADVISOR_MAX_GPUS, the bot's setting of the same name)."""
         self.catalog = catalog
         self.calibration = calibration
         self.models = models
+        self.max_gpus = max_gpus
 
     # --- the entry point ----------------------------------------------------------------------
 
@@ -106,8 +110,9 @@ class Advisor:
             resolved = resolve_request(request, self.catalog, self.models)
         except AdvisorError as exc:
             return self._problem(exc, lang, request)
-        rec = recommend(resolved, self.catalog, calibration=self.calibration)
-        lines = []
+        rec = recommend(resolved, self.catalog, calibration=self.calibration, max_gpus=self.max_gpus)
+        verdict = verdict_text(rec, lang)
+        lines = [verdict] if verdict else []  # the question asked, answered first (issue #16)
         head: list[str] = []
         if parsed is not None:
             head = answer_head(parsed.request, resolved.spec, model_label(resolved.label, lang), resolved.assumed, lang,
@@ -125,7 +130,7 @@ class Advisor:
             lines.append(t("answer.hub_arch", lang, what=resolved.hub.describe(lang)))
         elif resolved.arch_note:
             lines.append(t("answer.inferred_arch", lang, params=decimal(resolved.arch.params_total / 1e9, lang, 1)))
-        lines.append(render_text(rec, lang, with_assumed=parsed is None))
+        lines.append(render_text(rec, lang, with_assumed=parsed is None, with_verdict=False))
         data = rec.dump()
         if head:  # "Understood: <method>, <model>, <seq>, <GPUs>" and "Assumed: ...", for every renderer
             data["head"] = {"understood": head[0], "assumed": head[1] if len(head) > 1 else None}
@@ -239,7 +244,7 @@ class Advisor:
             resolved = resolve_request(request, self.catalog, self.models)
         except AdvisorError as exc:
             return self._problem(exc, p.lang, request)
-        rec = recommend(resolved, self.catalog, calibration=self.calibration)
+        rec = recommend(resolved, self.catalog, calibration=self.calibration, max_gpus=self.max_gpus)
         gpus = p.gpus or p.params.get("gpus") or ["a100-80gb", "h100-sxm"]
         lines = [t("answer.choice.title", p.lang, job=understood(request, p.lang, self.catalog))]
         lines += [_option_line(rec.option(g), p.lang) for g in gpus]

@@ -17,7 +17,14 @@ Schema versions:
    name -> value dict, ``planning_windows`` as {gpu, job_gpu_hours, windows}. ``load`` turns the
    levers back into codes (their ``detail`` holds every number) and keeps the sentences of
    reasons and notes verbatim in ``text`` (they cannot be rebuilt from what was stored).
-2. This module (``schema_version: 2``).
+2. Issue #15's typed answer (``schema_version: 2``).
+3. This module (``schema_version: 3``, issue #16): each option's ``plan`` (its rentable layout,
+   nodes x GPUs per node, and the levers applied), the answer's ``verdict`` (the question asked,
+   answered first), ``Reason.needs_gpus`` (a job past the GPU ceiling), ``Planning.num_gpus``
+   (windows priced for the plan's count), ``Change.micro_batch``/``accumulation``. ``load``
+   upgrades 1 and 2: the new fields are absent there, so an old thread's answer has no verdict
+   (the renderers then show none) and its windows stay as they were stored (priced for one GPU,
+   ``Planning.num_gpus`` 1); its buttons read ``recommended`` and the options, unchanged.
 """
 
 from __future__ import annotations
@@ -28,17 +35,22 @@ from pydantic import BaseModel, ConfigDict
 
 from advisor.spec import FinetuneSpec
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 ChangeKind = Literal["micro_batch", "optimizer_8bit", "gradient_checkpointing", "flash_attention", "qlora", "lora",
-                     "expandable_segments", "shorter_seq"]
+                     "expandable_segments", "shorter_seq", "fused_ce"]
 LeverKind = Literal["micro_batch", "optimizer_8bit", "gradient_checkpointing", "flash_attention", "qlora", "lora",
-                    "expandable_segments", "shorter_seq", "fsdp", "combined"]
-ReasonKind = Literal["one_gpu", "no_count"]
+                    "expandable_segments", "shorter_seq", "fused_ce", "fsdp", "combined"]
+ReasonKind = Literal["one_gpu", "no_count", "over_ceiling"]
+# what of the job as asked a change alters (a lever that alters nothing keeps the training the same:
+# same method, sequence length, global batch and trained tokens, and every setting the user stated)
+Alteration = Literal["method", "seq_len", "global_batch", "optimizer", "gradient_checkpointing", "attention"]
+VerdictQuestion = Literal["gpu", "one_card"]  # "can we ... on a 4090?" / "does it fit on one card?"
+VerdictAnswer = Literal["yes", "no", "over_ceiling"]
 NoteCode = Literal[
     "recommend", "recommend_rate", "no_dataset", "itemized", "windows", "windows_fit", "windows_over", "tie",
     "faster", "hourly_trap", "tight", "calibrated", "prior", "asked_gpu_fits", "asked_gpu_no", "nothing_fits",
-    "would_fit_gpu", "would_fit_lever", "stack", "legacy",
+    "would_fit_gpu", "would_fit_lever", "stack", "legacy", "rounded_count", "multi_node", "over_ceiling",
 ]
 
 
@@ -67,6 +79,8 @@ class Change(_Frozen):
     kind: ChangeKind
     seq_len: int | None = None  # shorter_seq: the sequence length proposed
     factor: int | None = None  # micro_batch: the micro-batch divided by (down to 1)
+    micro_batch: int | None = None  # micro_batch: the new micro-batch ...
+    accumulation: int | None = None  # ... and the gradient accumulation keeping the global batch
 
 
 class Lever(_Frozen):
@@ -78,12 +92,28 @@ class Lever(_Frozen):
     kind: LeverKind
     seq_len: int | None = None
     factor: int | None = None
+    micro_batch: int | None = None
+    accumulation: int | None = None
     parts: tuple[Change, ...] = ()
     fsdp_gpus: int | None = None
     device_bytes: int  # per GPU with the lever
     fits: bool  # on this GPU, at num_gpus (advisor.fit)
     num_gpus: int = 1
     cost_factor: float | None = None  # GPU-time per trained token relative to the spec on one GPU
+    alters: tuple[Alteration, ...] = ()  # what of the job as asked it changes (empty: the same training)
+
+    @property
+    def keeps_job(self) -> bool:
+        return not self.alters
+
+    def changes(self) -> tuple[Change, ...]:
+        """The changes this lever makes, one by one (a combined lever's parts; none for FSDP)."""
+        if self.kind == "combined":
+            return self.parts
+        if self.kind == "fsdp":
+            return ()
+        return (Change.model_construct(kind=self.kind, seq_len=self.seq_len, factor=self.factor,
+                                       micro_batch=self.micro_batch, accumulation=self.accumulation),)
 
 
 class Reason(_Frozen):
@@ -94,8 +124,9 @@ class Reason(_Frozen):
     usable_bytes: int | None = None
     term: str | None = None  # the largest part of the memory
     term_bytes: int | None = None
-    max_gpus: int | None = None  # no_count: the largest count searched ...
+    max_gpus: int | None = None  # no_count: the largest count searched; over_ceiling: the ceiling ...
     need_at_max_bytes: int | None = None  # ... and what each GPU needs there
+    needs_gpus: int | None = None  # over_ceiling: the rentable count it would fit at (past the ceiling)
     text: str | None = None  # schema 1 only: the stored sentence
 
 
@@ -134,6 +165,41 @@ class StepTime(_Frozen):
     shares: dict[str, float]  # share of the step per operator class, largest first
 
 
+class Plan(_Frozen):
+    """What to rent and run: ``num_gpus`` of ``gpu`` as ``nodes`` machines of ``gpus_per_node``
+    (a node shape the provider rents, advisor.catalog.shapes), with ``changes`` applied to the
+    spec; ``alters`` says what of the job as asked they change (empty: the same training).
+    Figures are the plan's own: memory per GPU, tokens/s from its own step time, its cost."""
+
+    gpu: str
+    num_gpus: int
+    gpus_per_node: int
+    nodes: int = 1
+    network_gbps: float | None = None  # between nodes, per node (multi-node plans)
+    region: str | None = None  # where this layout is rented (None: any / not rented)
+    sharding: str
+    changes: tuple[Change, ...] = ()
+    alters: tuple[Alteration, ...] = ()
+    micro_batch: int
+    accumulation: int
+    seq_len: int
+    method: str
+    device_bytes: int
+    tokens_per_s: float
+    hours: float | None = None
+    cost_usd: float | None = None
+    price_per_million_tokens: float | None = None
+    price_usd_per_hour: float | None = None  # the whole plan: per-GPU price x num_gpus
+
+    @property
+    def keeps_job(self) -> bool:
+        return not self.alters
+
+    @property
+    def money(self) -> float | None:
+        return self.cost_usd if self.cost_usd is not None else self.price_per_million_tokens
+
+
 class Option(_Frozen):
     """One catalog GPU for the spec."""
 
@@ -159,6 +225,8 @@ class Option(_Frozen):
     reason: Reason | None = None  # why it does not fit on one GPU
     levers: tuple[Lever, ...] = ()
     step: StepTime | None = None
+    plan: Plan | None = None  # schema 3: the row's plan (layout and levers applied); None when nothing fits
+    rounded_from: int | None = None  # schema 3: the count asked, when rounded up to a rentable shape
 
     @property
     def money(self) -> float | None:
@@ -179,21 +247,44 @@ class Note(_Frozen):
     gpu: str | None = None
     other: str | None = None
     lever: Lever | None = None  # would_fit_lever
-    max_gpus: int | None = None  # nothing_fits
+    max_gpus: int | None = None  # nothing_fits, over_ceiling: the ceiling
+    num_gpus: int | None = None  # rounded_count: the count asked; over_ceiling: the count needed
     behaviour: str | None = None  # stack
     text: str | None = None  # legacy (schema 1): the stored sentence
 
 
 class Window(_Frozen):
-    hours: int  # hours of one GPU
-    price_usd: float
-    fits: bool  # the job's GPU-hours fit in this window
+    hours: int  # wall-clock hours of the plan (schema 1-2: of one GPU)
+    price_usd: float  # hours x price per GPU x the plan's GPUs
+    fits: bool  # the job's wall-clock hours (GPU-hours / GPUs) fit in this window
 
 
 class Planning(_Frozen):
     gpu: str  # the recommended GPU
     job_gpu_hours: float | None
     windows: tuple[Window, ...]
+    num_gpus: int = 1  # schema 3: the plan's GPU count the windows are priced for
+
+
+class Verdict(_Frozen):
+    """The question asked, answered first, as codes and numbers (advisor.report.verdict_text).
+
+    ``question``: "gpu" when the user named a GPU ("can we ... on a 4090?"), else "one_card"
+    (does it fit on one card). ``answer``: "yes" when ``plan`` (on the GPU asked, or one card)
+    keeps the job as asked (levers that change nothing of it, e.g. gradient accumulation at the
+    same global batch); "no" otherwise, with ``cheapest`` the recommended plan; "over_ceiling"
+    when nothing fits within ``max_gpus`` (``needs_gpus``: the count it would take, if any).
+    ``job_changes``: plans on one card that fit only by changing the job (shorter sequences,
+    QLoRA instead of LoRA...): options, never the verdict's yes."""
+
+    question: VerdictQuestion
+    gpu: str | None = None
+    answer: VerdictAnswer
+    plan: Plan | None = None
+    cheapest: Plan | None = None
+    job_changes: tuple[Plan, ...] = ()
+    max_gpus: int
+    needs_gpus: int | None = None
 
 
 class Answer(_Frozen):
@@ -208,6 +299,7 @@ class Answer(_Frozen):
     notes: tuple[Note, ...] = ()
     assumed: tuple[str, ...] = ()  # spec fields the user did not say (their values are in spec)
     planning: Planning | None = None
+    verdict: Verdict | None = None  # schema 3 (None in an upgraded dump of 1 or 2)
 
     def option(self, gpu_id: str) -> Option:
         return next(o for o in self.options if o.gpu == gpu_id)
@@ -232,7 +324,9 @@ class Answer(_Frozen):
             data = _upgrade_v1(data)
         elif version > SCHEMA_VERSION:
             raise ValueError(f"answer schema {version} is newer than this advisor's {SCHEMA_VERSION}")
-        return cls.model_validate({k: v for k, v in data.items() if k in cls.model_fields})
+        # schema 2 -> 3 adds only fields with a "not stored" default (module docstring)
+        return cls.model_validate({**{k: v for k, v in data.items() if k in cls.model_fields},
+                                   "schema_version": SCHEMA_VERSION})
 
 
 # --- schema 1 -> 2 ----------------------------------------------------------------------------
@@ -309,6 +403,8 @@ def _v1_planning(p: Any, recommended: str | None) -> dict[str, Any] | None:
 
 
 def _upgrade_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 1 -> the current one (schema 2 needs no rewrite: every field schema 3 added has a
+    default meaning "not stored", module docstring)."""
     spec = data.get("spec") or {}
     assumed = data.get("assumed") or []
     return {

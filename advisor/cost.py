@@ -26,8 +26,8 @@ GB = 1e9  # storage is priced per decimal GB-month (provider and cloud price she
 SECONDS_PER_HOUR = 3600.0
 
 PLANNING_WINDOW_HOURS: tuple[int, ...] = (8, 40, 120)
-"""The catalog page's planning windows: a working day, a working week, a long run (hours of one
-GPU). For the RTX 4090 at $0.34/h: $2.72, $13.60, $40.80."""
+"""The catalog page's planning windows: a working day, a working week, a long run (wall-clock hours
+of the plan, priced for its GPUs). For one RTX 4090 at $0.34/h: $2.72, $13.60, $40.80."""
 
 STORAGE_WRITE_BYTES_PER_S = 400e6
 """Checkpoint write speed to a network volume: ~200-500 MB/s sequential on public cloud network
@@ -171,15 +171,17 @@ def price_per_million_tokens(price_per_hour: float, num_gpus: int, tokens_per_s:
 
 @dataclass(frozen=True)
 class PlanningWindow:
-    hours: int  # hours of one GPU
-    price_usd: float
-    fits: bool  # the job's GPU-hours fit in this window
+    hours: int  # wall-clock hours of the plan
+    price_usd: float  # hours x price per GPU x the plan's GPUs
+    fits: bool  # the job's wall-clock hours fit in this window
 
 
-def planning_windows(price_per_hour: float, job_gpu_hours: float | None) -> list[PlanningWindow]:
-    """The catalog's planning windows for one GPU, and whether the job's GPU-hours fit each."""
-    return [PlanningWindow(hours=h, price_usd=round(h * price_per_hour, 2),
-                           fits=job_gpu_hours is not None and job_gpu_hours <= h)
+def planning_windows(price_per_hour: float, job_gpu_hours: float | None, num_gpus: int = 1) -> list[PlanningWindow]:
+    """The catalog's planning windows for a plan of ``num_gpus`` GPUs (issue #16: an 8 h window of
+    2 x H100 is 2 x 8 x $2.69), and whether the job fits each: its GPU-hours spread over the
+    plan's GPUs, ``job_gpu_hours / num_gpus`` wall-clock hours, within the window."""
+    return [PlanningWindow(hours=h, price_usd=round(h * price_per_hour * num_gpus, 2),
+                           fits=job_gpu_hours is not None and job_gpu_hours / num_gpus <= h)
             for h in PLANNING_WINDOW_HOURS]
 
 

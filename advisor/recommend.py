@@ -7,9 +7,22 @@ What must fit: ``MemoryBreakdown.need_bytes`` under a GPU's usable memory, by th
 (advisor.fit: FIT_MARGIN kept free). On variable-length batches nvidia-smi shows more
 (``device_bytes``: cache torch frees and retries when the GPU is full, advisor.allocator.closed_form).
 
-GPU counts tried: the spec's count, then 1, 2, 4, 8 per node and 16, 32, 64 over several nodes.
-DDP replicates the model, so more DDP GPUs never make a job fit; beyond the spec's count the
-search shards with FSDP (the option says so in ``sharding``).
+GPU counts tried: only counts a provider rents (issue #16): the node shapes of each GPU type in
+the spec's region (advisor.catalog.shapes: 1/2/4/8 per machine, whole machines where multi-node
+is offered), the spec's own count rounded up to one of them, never past ``max_gpus`` (the
+ceiling, DEFAULT_MAX_GPUS: one 8-GPU node, set at the edge). DDP replicates the model, so more
+DDP GPUs never make a job fit; beyond the spec's count the search shards with FSDP (the option
+says so in ``sharding``). A plan spanning nodes prices its step with the network between them
+(advisor.steptime.comm.link on the plan's node shape).
+
+Plans: each GPU's row is its cheapest plan that keeps the job as asked: the smallest count that
+fits, or ONE card with levers that change nothing of the training (gradient accumulation at a
+smaller micro-batch keeping the global batch, fused cross-entropy, 8-bit AdamW or gradient
+checkpointing where the user did not state otherwise, expandable segments), each priced with its
+own step time (a smaller micro-batch is slower per token: the step-time model says how much).
+Levers that change the job (shorter sequences, QLoRA instead of LoRA, a full fine-tune as LoRA)
+are never a row's plan: they are options (``Verdict.job_changes``, the levers). The answer's
+``verdict`` answers the question asked first (advisor.answer_model.Verdict).
 """
 
 from __future__ import annotations
@@ -17,10 +30,11 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from advisor.answer_model import (Answer, Change, Cost, Lever, Memory, Note, Option, Planning, Reason, RunTime,
-                                  StepTime, Window)
+from advisor.answer_model import (Answer, Change, Cost, Lever, Memory, Note, Option, Plan, Planning, Reason, RunTime,
+                                  StepTime, Verdict, Window)
 from advisor.arch import Architecture
 from advisor.catalog import Catalog, Gpu
+from advisor.catalog.shapes import DEFAULT_MAX_GPUS, Layout, layouts, round_up
 from advisor.cost import (
     checkpoint_bytes,
     estimate_cost,
@@ -32,7 +46,7 @@ from advisor.fit import fit_limit, is_tight
 from advisor.memory import MemoryBreakdown, estimate_memory
 from advisor.spec import FinetuneSpec
 from advisor.stacks import unread_behaviours
-from advisor.throughput import GPUS_PER_NODE, Calibration, FlopsPerToken, Throughput, estimate_throughput, flops_per_token
+from advisor.throughput import Calibration, FlopsPerToken, Throughput, estimate_throughput, flops_per_token
 
 if TYPE_CHECKING:  # resolving names (advisor.resolve, advisor.hub) is the caller's step, above the ranking
     from advisor.resolve import Resolved
@@ -45,9 +59,11 @@ COST_TIE_BAND = 0.10
 # A notably faster GPU is worth a note when it beats the recommendation by more than this
 # fraction of tokens/s (below, the throughput priors' error hides the difference).
 FASTER_NOTE = 0.05
-GPU_COUNTS = (1, 2, 4, 8, 16, 32, 64)  # 8 per node, then whole nodes (up to 8 nodes)
-MAX_GPUS_SEARCHED = GPU_COUNTS[-1]
+MAX_GPUS_SEARCHED = 64
+"""How far past the ceiling the search looks to say what a job would need ("needs 16 x L40S,
+past the 8-GPU ceiling"): 8 nodes of 8, the old search's reach; never proposed as a plan."""
 MIN_LEVER_SEQ = 256  # shortest sequence a lever proposes
+MAX_JOB_CHANGES = 3  # plans that change the job, listed in the verdict
 
 
 class _Ctx:
@@ -56,14 +72,26 @@ class _Ctx:
     (Hashing a pydantic spec costs more than most of the arithmetic, so caches key on ids of
     the variants this object keeps alive.)"""
 
-    def __init__(self, arch: Architecture, base: FinetuneSpec, calibration: Calibration | None):
+    def __init__(self, arch: Architecture, base: FinetuneSpec, calibration: Calibration | None,
+                 catalog: Catalog | None = None, max_gpus: int = DEFAULT_MAX_GPUS,
+                 assumed: tuple[str, ...] = ()):
         self.arch, self.base, self.calibration = arch, base, calibration
+        self.catalog, self.max_gpus, self.assumed = catalog, max_gpus, set(assumed)
+        self._node_gpus: dict[tuple, Gpu] = {}
+        self._job_changes: dict[str, list[tuple[Gpu, "_Priced"]]] = {}  # per GPU: one-card plans changing the job
+
         self._variants: dict[tuple, FinetuneSpec] = {}
         self._memory: dict[tuple, MemoryBreakdown] = {}
         self._flops: dict[int, FlopsPerToken] = {}
         self._groups: dict[int, Any] = {}
         self._tp: dict[tuple, Throughput] = {}
         self._checkpoint: dict[int, int] = {}
+
+    def job_changes(self, gpu_id: str, most: int = MAX_JOB_CHANGES) -> list[Plan]:
+        """The cheapest ``most`` one-card plans on ``gpu_id`` that fit by changing the job
+        (their Plan objects are built only for what the verdict lists)."""
+        ranked = sorted(self._job_changes.get(gpu_id, ()), key=lambda gp: gp[1].money)[:most]
+        return [priced.plan(gpu) for gpu, priced in ranked]
 
     def variant(self, key: tuple, **update: Any) -> FinetuneSpec:
         spec = self._variants.get(key)
@@ -79,8 +107,34 @@ class _Ctx:
             hit = self._memory[key] = estimate_memory(spec, self.arch, num_gpus=n, reserved_ratio=rr)
         return hit
 
-    def throughput(self, spec: FinetuneSpec, gpu: Gpu, n: int) -> Throughput:
-        key = (id(spec), gpu.id, n)
+    def layouts(self, gpu: Gpu, ceiling: int | None = None) -> list[Layout]:
+        ceiling = self.max_gpus if ceiling is None else ceiling
+        if self.catalog is None:  # no catalog at hand: the default 8-GPU shapes
+            from advisor.catalog.shapes import default_shapes
+
+            return layouts(default_shapes(gpu.id, gpu.gpus_per_node, gpu.network_gbps or None), ceiling)
+        return self.catalog.layouts(gpu, self.base.region, ceiling)
+
+    def on_layout(self, gpu: Gpu, lay: Layout | None) -> Gpu:
+        """``gpu`` as the machines of ``lay`` have it: a multi-node plan's ring crosses the
+        network of its node shape (advisor.steptime.comm.link reads gpus_per_node and
+        network_gbps); a single-node plan runs on the GPU's own links."""
+        if lay is None or lay.nodes == 1:
+            return gpu
+        key = (gpu.id, lay.gpus_per_node, lay.network_gbps)
+        hit = self._node_gpus.get(key)
+        if hit is None:
+            hit = self._node_gpus[key] = gpu.model_copy(update={"gpus_per_node": lay.gpus_per_node,
+                                                                "network_gbps": lay.network_gbps or 0.0})
+        return hit
+
+    def stated(self, field: str) -> bool:
+        """Whether the user said this field (a default we filled in is in ``assumed``)."""
+        return field not in self.assumed
+
+    def throughput(self, spec: FinetuneSpec, gpu: Gpu, n: int, lay: Layout | None = None) -> Throughput:
+        gpu = self.on_layout(gpu, lay)
+        key = (id(spec), gpu.id, n, gpu.gpus_per_node, gpu.network_gbps)
         hit = self._tp.get(key)
         if hit is not None:
             return hit
@@ -126,34 +180,54 @@ def _cost(c: Any) -> Cost | None:
                                 storage_gb=c.storage_gb, gpu_hours=c.gpu_hours, total_usd=c.total_usd)
 
 
-def _counts(spec: FinetuneSpec) -> list[int]:
-    return [spec.num_gpus] + [c for c in GPU_COUNTS if c > spec.num_gpus]
+_Fit = tuple[FinetuneSpec, MemoryBreakdown, Layout]
 
 
-def _find_fit(ctx: _Ctx, limit: float, rr: float | None) -> tuple[FinetuneSpec, MemoryBreakdown] | None:
-    """The spec at the smallest GPU count (and sharding) at which it fits under ``limit``."""
+def _find_fit(ctx: _Ctx, gpu: Gpu, limit: float, rr: float | None, ceiling: int | None = None) -> _Fit | None:
+    """The spec at the smallest rentable GPU count (and sharding) at which it fits under
+    ``limit``: the spec's own count rounded up to a shape, then the larger shapes and whole
+    multi-node machines, up to ``ceiling`` (the answer's max_gpus)."""
     base = ctx.base
-    for i, n in enumerate(_counts(base)):
-        sharding = base.sharding if i == 0 else "fsdp"
+    lays = ctx.layouts(gpu, ceiling)
+    start = round_up(base.num_gpus, lays)
+    if start is None:
+        return None
+    for lay in lays[lays.index(start):]:
+        n = lay.num_gpus
+        sharding = base.sharding if lay is start else "fsdp"
         spec = ctx.variant(("fit", n, sharding), num_gpus=n, sharding=sharding)
         mem = ctx.memory(spec, n, rr)
         if mem.need_bytes <= limit:
-            return spec, mem
+            return spec, mem, lay
     return None
 
 
-_LEVER_FIELDS = ("micro_batch", "optimizer", "gradient_checkpointing", "attention", "method", "quant",
-                 "expandable_segments")
+_LEVER_FIELDS = ("micro_batch", "gradient_accumulation_steps", "optimizer", "gradient_checkpointing", "attention",
+                 "method", "quant", "expandable_segments", "liger_kernel")
 
 # a lever while it is searched: its code fields (Lever minus the figures) and the spec fields it changes
 _Single = tuple[dict[str, Any], dict[str, Any]]
 
 
-def _lever_updates(spec: FinetuneSpec) -> list[_Single]:
+def _accumulation(spec: FinetuneSpec, micro_batch: int, asked_gpus: int) -> _Single:
+    """Micro-batch ``micro_batch`` on one GPU with the gradient accumulation that keeps the global
+    batch asked (micro_batch x accumulation x GPUs: HF TrainingArguments' per_device_train_batch_size
+    x gradient_accumulation_steps x world size), so the optimizer sees the same batches."""
+    accumulation = spec.micro_batch * spec.gradient_accumulation_steps * asked_gpus // micro_batch
+    return ({"kind": "micro_batch", "factor": spec.micro_batch // micro_batch, "micro_batch": micro_batch,
+             "accumulation": accumulation},
+            {"micro_batch": micro_batch, "gradient_accumulation_steps": accumulation})
+
+
+def _lever_updates(spec: FinetuneSpec, asked_gpus: int = 1) -> list[_Single]:
     """Single changes that lower memory: (the change as Lever fields, the spec fields to change)."""
     out: list[_Single] = []
     if spec.micro_batch > 1:
-        out.append(({"kind": "micro_batch", "factor": spec.micro_batch}, {"micro_batch": 1}))
+        out.append(_accumulation(spec, 1, asked_gpus))
+    if spec.stack == "hf" and not spec.liger_kernel:
+        # Liger's fused linear cross-entropy never materializes the logits (liger_kernel 0.8.5
+        # ops/fused_linear_cross_entropy.py; advisor.memory's logits_loss term): same loss, same math
+        out.append(({"kind": "fused_ce"}, {"liger_kernel": True}))
     if spec.optimizer == "adamw":
         out.append(({"kind": "optimizer_8bit"}, {"optimizer": "adamw-8bit"}))
     if not spec.gradient_checkpointing:
@@ -176,7 +250,7 @@ def _combined(spec: FinetuneSpec, singles: list[_Single]) -> _Single | None:
     if len(singles) < 2:
         return None
     update: dict[str, Any] = {}
-    parts = [Change(**code) for code, _ in singles]
+    parts = [Change(**{k: v for k, v in code.items() if k in Change.model_fields}) for code, _ in singles]
     for _, fields in singles:
         update.update(fields)
     if spec.method == "full":
@@ -185,31 +259,66 @@ def _combined(spec: FinetuneSpec, singles: list[_Single]) -> _Single | None:
     return {"kind": "combined", "parts": tuple(parts)}, update
 
 
+_ALTERS_ALWAYS = {"qlora": ("method",), "lora": ("method",), "shorter_seq": ("seq_len",)}
+_ALTERS_STATED = {"optimizer_8bit": "optimizer", "gradient_checkpointing": "gradient_checkpointing",
+                  "flash_attention": "attention"}
+
+
+def _alters(ctx: _Ctx, code: dict[str, Any]) -> tuple[str, ...]:
+    """What of the job as asked a lever changes: the method, the sequence length, the global batch,
+    or a setting the user stated (an optimizer, checkpointing or attention they chose). Gradient
+    accumulation keeps the global batch (``_accumulation``), fused cross-entropy and expandable
+    segments the math: those alter nothing."""
+    if code["kind"] == "combined":
+        out: list[str] = []
+        for part in code["parts"]:
+            out += [a for a in _alters(ctx, {"kind": part.kind}) if a not in out]
+        return tuple(out)
+    if code["kind"] in _ALTERS_ALWAYS:
+        return _ALTERS_ALWAYS[code["kind"]]
+    field = _ALTERS_STATED.get(code["kind"])
+    return (field,) if field is not None and ctx.stated(field) else ()
+
+
 def _levers(ctx: _Ctx, gpu: Gpu, limit: float, rr: float | None,
-            fit: tuple[FinetuneSpec, MemoryBreakdown] | None) -> list[Lever]:
+            fit: _Fit | None) -> list[tuple[Lever, FinetuneSpec]]:
     """What would make the spec fit on ``gpu``: single changes, all of them together, a shorter
     sequence, FSDP; when nothing fits at any count, each change with the FSDP count that makes
-    it fit. Fitting levers first, cheapest first (GPU-time per token relative to the spec)."""
+    it fit. Fitting levers first, cheapest first (GPU-time per token relative to the spec).
+    Each lever comes with its spec (the plan it makes, advisor.recommend._option prices it)."""
     single = ctx.variant(("fit", 1, ctx.base.sharding), num_gpus=1)
     base_tps = ctx.throughput(single, gpu, 1).tokens_per_s
     found: list[tuple[Lever, FinetuneSpec]] = []
 
-    def add(code: dict[str, Any], key: tuple, update: dict[str, Any], n: int = 1) -> Lever:
+    def add(code: dict[str, Any], key: tuple, update: dict[str, Any], n: int = 1,
+            below: int | None = None) -> Lever | None:
+        """The lever, with its memory and GPU-time; None when it does not bring the memory
+        ``below`` (then its step time is never priced: the ranking's milliseconds)."""
         spec = ctx.variant(key, num_gpus=n, **update)
         mem = ctx.memory(spec, n, rr)
+        if below is not None and mem.device_bytes >= below:
+            return None
         tps = ctx.throughput(spec, gpu, n).tokens_per_s
         lv = Lever.model_construct(**{**_LEVER_DEFAULTS, **code}, device_bytes=mem.device_bytes,
-                                   fits=mem.need_bytes <= limit, num_gpus=n, cost_factor=n * base_tps / tps)
+                                   fits=mem.need_bytes <= limit, num_gpus=n, cost_factor=n * base_tps / tps,
+                                   alters=_alters(ctx, code))
         found.append((lv, spec))
         return lv
 
     before = ctx.memory(single, 1, rr).device_bytes
     singles = []
-    for code, update in _lever_updates(single):
-        if add(code, ("lever", code["kind"]), update).device_bytes < before:
+    asked = ctx.base.num_gpus
+    for code, update in _lever_updates(single, asked):
+        if code["kind"] == "micro_batch":  # the largest micro-batch that fits, accumulation keeping the batch
+            for mb in sorted((d for d in range(2, single.micro_batch) if single.micro_batch % d == 0), reverse=True):
+                c, u = _accumulation(single, mb, asked)
+                spec = ctx.variant(("lever", "micro_batch", mb), num_gpus=1, **u)
+                if ctx.memory(spec, 1, rr).need_bytes <= limit:
+                    code, update = c, u
+                    break
+        # a change that does not lower memory here is no lever (e.g. QLoRA's fp32 casts)
+        if add(code, ("lever", code["kind"], code.get("micro_batch")), update, below=before) is not None:
             singles.append((code, update))
-        else:  # a change that does not lower memory here is no lever (e.g. QLoRA's fp32 casts)
-            found.pop()
     combined = _combined(single, singles) if not any(lv.fits for lv, _ in found) else None
     if combined is not None:
         add(combined[0], ("combined",), combined[1])
@@ -227,17 +336,18 @@ def _levers(ctx: _Ctx, gpu: Gpu, limit: float, rr: float | None,
         add({"kind": "fsdp"}, ("fit", n, fit[0].sharding), {"sharding": fit[0].sharding}, n=n)
     elif fit is None and not any(lv.fits for lv, _ in found):  # no count fits, no change alone does
         for lv, spec in list(found):
-            n = _fsdp_count(ctx, spec, limit, rr)
+            n = _fsdp_count(ctx, gpu, spec, limit, rr)
             if n is not None:
                 update = {k: getattr(spec, k) for k in (*_LEVER_FIELDS, "seq_len")}
                 code = {"kind": lv.kind, "seq_len": lv.seq_len, "factor": lv.factor, "parts": lv.parts,
-                        "fsdp_gpus": n}
+                        "micro_batch": lv.micro_batch, "accumulation": lv.accumulation, "fsdp_gpus": n}
                 add(code, ("fsdp", n, id(spec)), {**update, "sharding": "fsdp"}, n=n)
-    levers = [lv for lv, _ in found]
-    return sorted(levers, key=lambda lv: (not lv.fits, lv.cost_factor if lv.fits else lv.device_bytes, lv.num_gpus))
+    return sorted(found, key=lambda p: (not p[0].fits, p[0].cost_factor if p[0].fits else p[0].device_bytes,
+                                        p[0].num_gpus))
 
 
-_LEVER_DEFAULTS = {"seq_len": None, "factor": None, "parts": (), "fsdp_gpus": None}
+_LEVER_DEFAULTS = {"seq_len": None, "factor": None, "micro_batch": None, "accumulation": None, "parts": (),
+                   "fsdp_gpus": None}
 
 
 def _shorter_seq(ctx: _Ctx, single: FinetuneSpec, update: dict[str, Any], limit: float,
@@ -252,67 +362,158 @@ def _shorter_seq(ctx: _Ctx, single: FinetuneSpec, update: dict[str, Any], limit:
     return None
 
 
-def _fsdp_count(ctx: _Ctx, spec: FinetuneSpec, limit: float, rr: float | None) -> int | None:
-    """The smallest FSDP GPU count at which ``spec`` fits under ``limit``."""
+def _fsdp_count(ctx: _Ctx, gpu: Gpu, spec: FinetuneSpec, limit: float, rr: float | None) -> int | None:
+    """The smallest rentable FSDP GPU count (within the ceiling) at which ``spec`` fits."""
     update = {k: getattr(spec, k) for k in (*_LEVER_FIELDS, "seq_len")}
-    for n in GPU_COUNTS[1:]:
+    for n in (lay.num_gpus for lay in ctx.layouts(gpu) if lay.num_gpus > 1):
         sharded = ctx.variant(("fsdp", n, id(spec)), num_gpus=n, sharding="fsdp", **update)
         if ctx.memory(sharded, n, rr).need_bytes <= limit:
             return n
     return None
 
 
+_set = object.__setattr__
+
+
+def _trusted(cls: type, values: dict[str, Any]) -> Any:
+    """A frozen answer model from values this module computed, every field given: what pydantic's
+    ``BaseModel.model_construct`` does (pydantic 2.x main.py: __dict__, __pydantic_fields_set__,
+    no extra, no private) without its per-field default and alias search, which costs more than
+    a plan's arithmetic (benchmarks/ranking.py: one plan per catalog GPU on every answer)."""
+    m = cls.__new__(cls)
+    _set(m, "__dict__", values)
+    _set(m, "__pydantic_fields_set__", set(values))
+    _set(m, "__pydantic_extra__", None)
+    _set(m, "__pydantic_private__", None)
+    return m
+
+
+class _Priced:
+    """A plan while it is ranked: the spec it runs, its memory, layout, throughput, time, cost."""
+
+    __slots__ = ("spec", "mem", "lay", "tp", "time", "cost", "per_million", "lever")
+
+    def __init__(self, ctx: _Ctx, gpu: Gpu, spec: FinetuneSpec, mem: MemoryBreakdown, lay: Layout,
+                 storage_price: float, lever: Lever | None = None):
+        self.spec, self.mem, self.lay, self.lever = spec, mem, lay, lever
+        n = lay.num_gpus
+        self.tp = ctx.throughput(spec, gpu, n, lay)
+        checkpoint = ctx.checkpoint(spec)
+        self.time = estimate_time(spec, ctx.arch, self.tp, checkpoint=checkpoint)
+        self.cost = self.per_million = None
+        if gpu.price_usd_per_hour is not None:
+            self.per_million = price_per_million_tokens(gpu.price_usd_per_hour, n, self.tp.tokens_per_s)
+            if self.time is not None:
+                self.cost = estimate_cost(spec, ctx.arch, self.time, price_per_hour=gpu.price_usd_per_hour,
+                                          num_gpus=n, storage_usd_per_gb_month=storage_price, checkpoint=checkpoint)
+
+    @property
+    def money(self) -> float:
+        if self.cost is not None:
+            return self.cost.total_usd
+        return self.per_million if self.per_million is not None else math.inf
+
+    def plan(self, gpu: Gpu) -> Plan:
+        lay, spec, lv = self.lay, self.spec, self.lever
+        # on variable-length batches the allocator's cache grows until the GPU is full, then torch
+        # frees it and retries: nvidia-smi shows at most the whole GPU (advisor.allocator.closed_form)
+        shown = min(self.mem.device_bytes, gpu.usable_memory_bytes)
+        return _trusted(Plan, dict(
+            gpu=gpu.id, num_gpus=lay.num_gpus, gpus_per_node=lay.gpus_per_node, nodes=lay.nodes,
+            network_gbps=lay.network_gbps if lay.nodes > 1 else None, region=lay.region, sharding=spec.sharding,
+            changes=lv.changes() if lv is not None else (), alters=lv.alters if lv is not None else (),
+            micro_batch=spec.micro_batch, accumulation=spec.gradient_accumulation_steps, seq_len=spec.seq_len,
+            method=spec.method, device_bytes=shown, tokens_per_s=self.tp.tokens_per_s,
+            hours=self.time.hours if self.time else None, cost_usd=self.cost.total_usd if self.cost else None,
+            price_per_million_tokens=self.per_million,
+            price_usd_per_hour=gpu.price_usd_per_hour * lay.num_gpus if gpu.price_usd_per_hour is not None else None))
+
+
+def _choose(plans: list[_Priced]) -> _Priced:
+    """A GPU's plan: the cheapest to the checkpoint; within COST_TIE_BAND of it the one on fewer
+    machines, then fewer GPUs (one card needs no FSDP and no collective over PCIe, and the
+    throughput priors cannot tell a few percent apart), then the cheaper."""
+    cheapest = min(p.money for p in plans)
+    if math.isinf(cheapest):  # a GPU we do not rent: the fewest GPUs, then the fastest
+        return min(plans, key=lambda p: (p.lay.num_gpus, -p.tp.tokens_per_s))
+    band = [p for p in plans if p.money <= cheapest * (1 + COST_TIE_BAND)]
+    return min(band, key=lambda p: (p.lay.nodes, p.lay.num_gpus, p.money))
+
+
+def _one_card(ctx: _Ctx, gpu: Gpu) -> Layout:
+    lays = ctx.layouts(gpu)
+    return lays[0] if lays and lays[0].num_gpus == 1 else Layout(1, 1, 1, None, None)
+
+
 def _option(ctx: _Ctx, gpu: Gpu, storage_price: float, with_levers: bool = True) -> Option:
-    spec, arch, calibration = ctx.base, ctx.arch, ctx.calibration
+    spec, calibration = ctx.base, ctx.calibration
     rr = calibration.reserved_ratio(gpu.id, spec.stack) if calibration is not None else None
     limit = fit_limit(gpu.usable_memory_bytes)  # the one fit rule (advisor.fit), for every count and lever
-    fit = _find_fit(ctx, limit, rr)
+    fit = _find_fit(ctx, gpu, limit, rr)
     one = ctx.memory(ctx.variant(("fit", 1, spec.sharding), num_gpus=1), 1, rr)
-    levers: list[Lever] = []
+    pairs: list[tuple[Lever, FinetuneSpec]] = []
     reason = None
     if one.need_bytes > limit:
-        levers = _levers(ctx, gpu, limit, rr, fit) if with_levers else []
+        pairs = _levers(ctx, gpu, limit, rr, fit) if with_levers else []
         term = one.largest_term()
         why: dict[str, Any] = {"kind": "one_gpu", "need_bytes": one.need_bytes, "usable_bytes": gpu.usable_memory_bytes,
                                "term": term, "term_bytes": one.terms[term], "max_gpus": None,
-                               "need_at_max_bytes": None, "text": None}
+                               "need_at_max_bytes": None, "needs_gpus": None, "text": None}
         if fit is None:
-            n_max = GPU_COUNTS[-1]
-            most = ctx.memory(ctx.variant(("fit", n_max, "fsdp"), num_gpus=n_max, sharding="fsdp"), n_max, rr)
-            why.update(kind="no_count", max_gpus=n_max, need_at_max_bytes=most.need_bytes)
+            beyond = _find_fit(ctx, gpu, limit, rr, MAX_GPUS_SEARCHED)
+            if beyond is not None:  # it fits, past the ceiling: say what it would take, propose nothing
+                why.update(kind="over_ceiling", max_gpus=ctx.max_gpus, needs_gpus=beyond[2].num_gpus)
+            else:  # not even at the largest count rented (whole nodes up to MAX_GPUS_SEARCHED where clustered)
+                n_max = max(lay.num_gpus for lay in ctx.layouts(gpu, MAX_GPUS_SEARCHED))
+                most = ctx.memory(ctx.variant(("fit", n_max, "fsdp"), num_gpus=n_max, sharding="fsdp"), n_max, rr)
+                why.update(kind="no_count", max_gpus=n_max, need_at_max_bytes=most.need_bytes)
         reason = Reason.model_construct(**why)
+    # one-card plans through levers: those that keep the job compete for the row, the others are options
+    candidates = [_Priced(ctx, gpu, *fit, storage_price)] if fit is not None else []
+    changing: list[tuple[Gpu, _Priced]] = []
+    if pairs and gpu.offered and spec.num_gpus == 1:  # a count the user asked (> 1) is kept
+        card = _one_card(ctx, gpu)
+        for lv, lspec in pairs:
+            if lv.fits and lv.num_gpus == 1 and lv.kind != "fsdp" and lv.fsdp_gpus is None:
+                priced = _Priced(ctx, gpu, lspec, ctx.memory(lspec, 1, rr), card, storage_price, lever=lv)
+                if lv.keeps_job:
+                    candidates.append(priced)
+                else:
+                    changing.append((gpu, priced))
+            elif lv.fits and lv.fsdp_gpus is not None and lv.keeps_job and fit is None:
+                # nothing fits as asked at any rentable count: the same job with a lever, sharded
+                lay = round_up(lv.num_gpus, ctx.layouts(gpu))
+                if lay is not None and lay.num_gpus == lv.num_gpus:
+                    candidates.append(_Priced(ctx, gpu, lspec, ctx.memory(lspec, lv.num_gpus, rr), lay,
+                                              storage_price, lever=lv))
+    ctx._job_changes[gpu.id] = changing
+    rounded = spec.num_gpus if fit is not None and fit[2].num_gpus != spec.num_gpus and spec.num_gpus > 1 \
+        and fit[0].sharding == spec.sharding else None
     base = dict(gpu=gpu.id, gpu_name=gpu.display_name, offered=gpu.offered,
                 price_usd_per_hour=gpu.price_usd_per_hour, usable_bytes=gpu.usable_memory_bytes,
-                levers=tuple(levers), reason=reason)
-    if fit is None:
-        return Option(**base, fits=False, num_gpus=None, sharding=None, device_bytes=one.device_bytes,
+                levers=tuple(lv for lv, _ in pairs), reason=reason)
+    if not candidates:
+        return Option.model_construct(**base, fits=False, num_gpus=None, sharding=None, device_bytes=one.device_bytes,
                       memory=_memory(one), tokens_per_s=None, mfu=None, efficiency_source=None)
-    fit_spec, mem = fit
-    n = fit_spec.num_gpus
-    tp = ctx.throughput(fit_spec, gpu, n)
-    checkpoint = ctx.checkpoint(fit_spec)
-    time = estimate_time(fit_spec, arch, tp, checkpoint=checkpoint)
-    cost = None
-    per_million = None
-    if gpu.price_usd_per_hour is not None:
-        per_million = price_per_million_tokens(gpu.price_usd_per_hour, n, tp.tokens_per_s)
-        if time is not None:
-            cost = estimate_cost(fit_spec, arch, time, price_per_hour=gpu.price_usd_per_hour, num_gpus=n,
-                                 storage_usd_per_gb_month=storage_price, checkpoint=checkpoint)
-    # on variable-length batches the allocator's cache grows until the GPU is full, then torch
-    # frees it and retries: nvidia-smi shows at most the whole GPU (advisor.allocator.closed_form)
-    shown = min(mem.device_bytes, gpu.usable_memory_bytes)
+    best = _choose(candidates)
+    plan = best.plan(gpu)
+    tp, time, cost = best.tp, best.time, best.cost
+    if best.lever is not None and reason is not None and reason.kind != "one_gpu":
+        reason = reason.model_copy(update={"kind": "one_gpu"})  # it fits on one card, with the lever
     step = StepTime.model_construct(seconds=tp.step_s, shares=tp.breakdown()) if tp.step_s is not None else None
-    return Option(**base, fits=True, num_gpus=n, sharding=fit_spec.sharding, device_bytes=shown,
-                  memory=_memory(mem), tokens_per_s=tp.tokens_per_s, mfu=tp.mfu,
+    # model_construct: every field is computed here, typed already (validation would cost more than
+    # the ranking's arithmetic, benchmarks/ranking.py); tests/test_verdict.py validates a dump of each
+    return Option.model_construct(**{**base, "reason": reason}, fits=True, num_gpus=plan.num_gpus, sharding=best.spec.sharding,
+                  device_bytes=plan.device_bytes, memory=_memory(best.mem), tokens_per_s=tp.tokens_per_s, mfu=tp.mfu,
                   efficiency_source=tp.efficiency.source, pilots=tp.efficiency.pilots,
                   hours=time.hours if time else None, time=_time(time),
                   cost_usd=cost.total_usd if cost else None, cost=_cost(cost),
-                  price_per_million_tokens=per_million, step=step)
+                  price_per_million_tokens=best.per_million, step=step, plan=plan,
+                  rounded_from=rounded if best.lever is None else None)
 
 
 def _nodes(o: Option) -> int:
-    return math.ceil((o.num_gpus or 1) / GPUS_PER_NODE)
+    return o.plan.nodes if o.plan is not None else 1
 
 
 def _money(o: Option) -> float:
@@ -335,12 +536,50 @@ def _rank_key(o: Option) -> tuple:
     return (not o.fits, _money(o), speed, o.device_bytes)
 
 
+def build_verdict(ctx: _Ctx, options: list[Option], best: Option | None) -> Verdict:
+    """The question asked, answered first (advisor.answer_model.Verdict)."""
+    spec = ctx.base
+    offered = [o for o in options if o.offered and o.price_usd_per_hour is not None]
+    asked = next((o for o in options if o.gpu == spec.gpu), None) if spec.gpu else None
+    cheapest = best.plan if best is not None else None
+    if best is None:
+        needs = [o.reason.needs_gpus for o in offered if o.reason is not None and o.reason.kind == "over_ceiling"]
+        changes = sorted((p for o in offered for p in ctx.job_changes(o.gpu, 1)),
+                         key=lambda p: p.money if p.money is not None else math.inf)
+        return Verdict(question="gpu" if asked is not None else "one_card", gpu=asked.gpu if asked else None,
+                       answer="over_ceiling", max_gpus=ctx.max_gpus, needs_gpus=min(needs) if needs else None,
+                       job_changes=tuple(changes[:MAX_JOB_CHANGES]))
+    if asked is not None:
+        if asked.fits:
+            return Verdict(question="gpu", gpu=asked.gpu, answer="yes", plan=asked.plan,
+                           cheapest=cheapest if cheapest is not None and cheapest.gpu != asked.gpu else None,
+                           max_gpus=ctx.max_gpus,
+                           job_changes=() if asked.plan.num_gpus == 1 else tuple(ctx.job_changes(asked.gpu)))
+        changes = tuple(ctx.job_changes(asked.gpu))
+        needs = asked.reason.needs_gpus if asked.reason is not None else None
+        return Verdict(question="gpu", gpu=asked.gpu, answer="no", cheapest=cheapest, max_gpus=ctx.max_gpus,
+                       needs_gpus=needs, job_changes=changes)
+    one_card = [o for o in offered if o.fits and o.plan is not None and o.plan.num_gpus == 1]
+    if one_card:
+        plan = (best if best in one_card else min(one_card, key=_money)).plan
+        return Verdict(question="one_card", answer="yes", plan=plan,
+                       cheapest=cheapest if cheapest is not plan else None, max_gpus=ctx.max_gpus)
+    changes = sorted((p for o in offered for p in ctx.job_changes(o.gpu, 1)),
+                     key=lambda p: p.money if p.money is not None else math.inf)
+    return Verdict(question="one_card", answer="no", cheapest=cheapest, max_gpus=ctx.max_gpus,
+                   job_changes=tuple(changes[:MAX_JOB_CHANGES]))
+
+
 def build_notes(spec: FinetuneSpec, options: list[Option], best: Option | None,
-                planning: Planning | None) -> list[Note]:
+                planning: Planning | None, max_gpus: int = DEFAULT_MAX_GPUS) -> list[Note]:
     """The short notes of a ranking, as codes (advisor.report.note_text says them)."""
     offered = [o for o in options if o.offered and o.price_usd_per_hour is not None]
+    over = sorted((o for o in offered if o.reason is not None and o.reason.kind == "over_ceiling"),
+                  key=lambda o: o.reason.needs_gpus)
     if best is None:
-        notes = [Note(code="nothing_fits", max_gpus=MAX_GPUS_SEARCHED)]
+        notes = [Note(code="nothing_fits", max_gpus=max_gpus)]
+        notes += [Note(code="over_ceiling", gpu=o.gpu, num_gpus=o.reason.needs_gpus, max_gpus=max_gpus)
+                  for o in over[:1]]
         other = next((o for o in options if not o.offered and o.fits), None)
         if other is not None:
             notes.append(Note(code="would_fit_gpu", gpu=other.gpu))
@@ -355,6 +594,10 @@ def build_notes(spec: FinetuneSpec, options: list[Option], best: Option | None,
         notes += [Note(code="recommend_rate", gpu=best.gpu), Note(code="no_dataset")]
     else:
         notes += [Note(code="recommend", gpu=best.gpu), Note(code="itemized", gpu=best.gpu)]
+    if best.plan is not None and best.plan.nodes > 1:
+        notes.append(Note(code="multi_node", gpu=best.gpu))
+    if best.rounded_from is not None:
+        notes.append(Note(code="rounded_count", gpu=best.gpu, num_gpus=best.rounded_from))
     if planning is not None:
         fits = any(w.fits for w in planning.windows)
         code = "windows" if planning.job_gpu_hours is None else ("windows_fit" if fits else "windows_over")
@@ -371,6 +614,10 @@ def build_notes(spec: FinetuneSpec, options: list[Option], best: Option | None,
     if cheaper_hourly:  # a dearer GPU per hour is the cheaper one per checkpoint
         cheap = min(cheaper_hourly, key=lambda o: o.price_usd_per_hour)
         notes.append(Note(code="hourly_trap", gpu=best.gpu, other=cheap.gpu))
+    cheaper_past = [o for o in over if o.price_usd_per_hour < best.price_usd_per_hour]
+    if cheaper_past:  # a cheaper GPU type that would take more GPUs than the ceiling allows
+        o = cheaper_past[0]
+        notes.append(Note(code="over_ceiling", gpu=o.gpu, num_gpus=o.reason.needs_gpus, max_gpus=max_gpus))
     if is_tight(best.device_bytes, best.usable_bytes):
         notes.append(Note(code="tight", gpu=best.gpu))
     notes.append(Note(code="calibrated" if best.efficiency_source == "calibrated" else "prior", gpu=best.gpu))
@@ -383,12 +630,33 @@ def build_notes(spec: FinetuneSpec, options: list[Option], best: Option | None,
     return notes
 
 
-def recommend(resolved: "Resolved", catalog: Catalog, *, calibration: Calibration | None = None) -> Answer:
+_CHANGE_FIELDS = {"optimizer_8bit": {"optimizer": "adamw-8bit"}, "gradient_checkpointing": {"gradient_checkpointing": True},
+                  "flash_attention": {"attention": "flash"}, "qlora": {"method": "qlora", "quant": "nf4"},
+                  "lora": {"method": "lora"}, "expandable_segments": {"expandable_segments": True},
+                  "fused_ce": {"liger_kernel": True}}
+
+
+def plan_spec(spec: FinetuneSpec, plan: Plan) -> FinetuneSpec:
+    """The spec a plan runs (what a launch config or a pilot must use): its GPU count, sharding,
+    micro-batch and accumulation, sequence length, and every change it applies."""
+    update: dict[str, Any] = {"num_gpus": plan.num_gpus, "sharding": plan.sharding, "gpu": plan.gpu,
+                              "micro_batch": plan.micro_batch, "gradient_accumulation_steps": plan.accumulation,
+                              "seq_len": plan.seq_len}
+    for change in plan.changes:
+        update.update(_CHANGE_FIELDS.get(change.kind, {}))
+    return spec.model_copy(update=update)
+
+
+def recommend(resolved: "Resolved", catalog: Catalog, *, calibration: Calibration | None = None,
+              max_gpus: int = DEFAULT_MAX_GPUS) -> Answer:
     """Rank every catalog GPU for ``resolved`` (offered first) and recommend the cheapest offered
-    GPU that fits, by cost to an accepted checkpoint (or price per million tokens without a
-    dataset size), ties by time."""
+    plan that fits, by cost to an accepted checkpoint (or price per million tokens without a
+    dataset size), ties by time. Plans use only rentable counts up to ``max_gpus`` (the ceiling:
+    a setting of the caller, the CLI's --max-gpus / ADVISOR_MAX_GPUS, the bot's settings)."""
+    if max_gpus < 1:
+        raise ValueError(f"max_gpus must be at least 1, got {max_gpus}")
     spec = resolved.spec
-    ctx = _Ctx(resolved.arch, spec, calibration)
+    ctx = _Ctx(resolved.arch, spec, calibration, catalog, max_gpus, tuple(resolved.assumed))
     rr_spec = calibration.reserved_ratio(spec.gpu, spec.stack) if (calibration and spec.gpu) else None
     memory = ctx.memory(spec, spec.num_gpus, rr_spec)
     storage_price = catalog.storage_price(spec.region)
@@ -406,9 +674,11 @@ def recommend(resolved: "Resolved", catalog: Catalog, *, calibration: Calibratio
     planning = None
     if best is not None:
         job_hours = best.cost.gpu_hours if best.cost is not None else None
+        n = best.num_gpus or 1
         windows = tuple(Window(hours=w.hours, price_usd=w.price_usd, fits=w.fits)
-                        for w in planning_windows(best.price_usd_per_hour, job_hours))
-        planning = Planning(gpu=best.gpu, job_gpu_hours=job_hours, windows=windows)
+                        for w in planning_windows(best.price_usd_per_hour, job_hours, num_gpus=n))
+        planning = Planning(gpu=best.gpu, job_gpu_hours=job_hours, windows=windows, num_gpus=n)
     return Answer(spec=spec, model=resolved.label, memory=_memory(memory), options=tuple(ranked),
-                  recommended=best.gpu if best else None, notes=tuple(build_notes(spec, ranked, best, planning)),
-                  assumed=tuple(resolved.assumed), planning=planning)
+                  recommended=best.gpu if best else None,
+                  notes=tuple(build_notes(spec, ranked, best, planning, max_gpus)),
+                  assumed=tuple(resolved.assumed), planning=planning, verdict=build_verdict(ctx, ranked, best))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from advisor.answer_model import Answer, Change, Lever, Note, Option, Reason
+from advisor.answer_model import Answer, Change, Lever, Note, Option, Plan, Reason, Verdict
 from advisor.format import gib, si, usd
 from advisor.format import hours as duration
 from advisor.i18n import has, t
@@ -40,6 +40,8 @@ def change_text(change: Change | Lever, lang: str) -> str:
         return t("notes.lever.combined", lang, levers="; ".join(change_text(c, lang) for c in change.parts))
     if change.kind == "fsdp":
         return t("notes.lever.fsdp", lang, n=change.num_gpus)
+    if change.kind == "micro_batch" and change.accumulation is not None:  # schema 3: the accumulation kept
+        return t("notes.lever.accumulation", lang, accumulation=change.accumulation, micro_batch=change.micro_batch)
     fields = {"seq_len": integer(change.seq_len, lang)} if change.kind == "shorter_seq" else (
         {"factor": change.factor} if change.kind == "micro_batch" else {})
     return t(f"notes.lever.{change.kind}", lang, **fields)
@@ -63,6 +65,9 @@ def reason_text(reason: Reason | None, lang: str) -> str:
                   term_size=gib(reason.term_bytes, lang=lang))
     if reason.kind == "no_count":
         return t("notes.reason.none", lang, n=reason.max_gpus, need_n=gib(reason.need_at_max_bytes, lang=lang), **fields)
+    if reason.kind == "over_ceiling":
+        return (t("notes.reason.one_gpu", lang, **fields) + "; "
+                + t("answer.verdict.why_past_ceiling", lang, n=reason.needs_gpus, ceiling=reason.max_gpus))
     return t("notes.reason.one_gpu", lang, **fields)
 
 
@@ -86,7 +91,8 @@ def _itemized(o: Option, n: Note, a: Answer, lang: str) -> dict:
 
 def _windows(o: Option, n: Note, a: Answer, lang: str) -> dict:
     plan = a.planning
-    fields = {"gpu": gpu_label(o), "windows": ", ".join(t("notes.window", lang, hours=plain(w.hours, lang), price=usd(w.price_usd, lang))
+    gpu = gpu_label(o) if plan.num_gpus == 1 else f"{plan.num_gpus} x {gpu_label(o)}"
+    fields = {"gpu": gpu, "windows": ", ".join(t("notes.window", lang, hours=plain(w.hours, lang), price=usd(w.price_usd, lang))
                                                          for w in plan.windows)}
     if n.code == "windows":
         return fields
@@ -106,6 +112,91 @@ def _versus(o: Option, n: Note, a: Answer, lang: str) -> dict:
                     ratio=decimal(o.money / other.money, lang, 1), cost=money_text(o, lang))
     return dict(gpu=gpu_label(o), cheaper=gpu_label(other), hourly=decimal(o.price_usd_per_hour / other.price_usd_per_hour, lang, 1),
                 cost=money_text(o, lang), cheaper_cost=money_text(other, lang))
+
+
+# --- the verdict: the question asked, answered first ----------------------------------------------
+
+
+def plan_label(plan: Plan, answer: Answer, lang: str, *, with_changes: bool = True) -> str:
+    """'1 x RTX 4090 24 GB with gradient accumulation 2 (micro-batch 2)', '16 x H100 SXM 80 GB
+    (2 nodes x 8)': what to rent, in words."""
+    gpu = (answer.gpu_name(plan.gpu) or plan.gpu).removeprefix("NVIDIA ").removeprefix("AMD ")
+    text = (t("answer.verdict.plan_nodes", lang, n=plan.num_gpus, gpu=gpu, nodes=plan.nodes, per_node=plan.gpus_per_node)
+            if plan.nodes > 1 else t("answer.verdict.plan", lang, n=plan.num_gpus, gpu=gpu))
+    if with_changes and plan.changes:
+        changes = "; ".join(t("answer.verdict.accumulation", lang, accumulation=c.accumulation, micro_batch=c.micro_batch)
+                            if c.kind == "micro_batch" and c.accumulation is not None else change_text(c, lang)
+                            for c in plan.changes)
+        text = t("answer.verdict.with", lang, plan=text, changes=changes)
+    return text
+
+
+def plan_money(plan: Plan, lang: str) -> str:
+    """'about 41 h and $19 to an accepted checkpoint', or the rate without a dataset size."""
+    if plan.cost_usd is not None:
+        return t("answer.verdict.money", lang, time=duration(plan.hours, lang), cost=usd(plan.cost_usd, lang))
+    if plan.price_per_million_tokens is not None:
+        return t("answer.verdict.money_rate", lang, per_million=usd(plan.price_per_million_tokens, lang),
+                 rate=usd(plan.price_usd_per_hour, lang))
+    return "-"
+
+
+def verdict_text(answer: Answer, lang: str) -> str:
+    """The first line of an answer: the question asked, answered (``Answer.verdict``); empty for
+    an answer stored before schema 3."""
+    v: Verdict | None = answer.verdict
+    if v is None:
+        return ""
+    cheapest = dict(cheapest=plan_label(v.cheapest, answer, lang), cheapest_money=plan_money(v.cheapest, lang)) \
+        if v.cheapest is not None else {}
+    if v.answer == "yes":
+        fields = dict(plan=plan_label(v.plan, answer, lang), money=plan_money(v.plan, lang))
+        if cheapest and v.cheapest.money is not None and v.plan.money is not None and v.cheapest.money < v.plan.money:
+            return t("answer.verdict.yes_cheaper", lang, **fields, **cheapest)
+        return t("answer.verdict.yes", lang, **fields)
+    if v.answer == "over_ceiling":
+        if v.needs_gpus is None:
+            return t("answer.verdict.none_fits", lang)
+        return t("answer.verdict.over_ceiling", lang, ceiling=v.max_gpus, n=v.needs_gpus)
+    if v.question == "gpu":
+        why = (t("answer.verdict.why_past_ceiling", lang, n=v.needs_gpus, ceiling=v.max_gpus)
+               if v.needs_gpus is not None else t("answer.verdict.why_no_fit", lang))
+        return t("answer.verdict.no_gpu", lang, gpu=answer.gpu_name(v.gpu).removeprefix("NVIDIA "), why=why,
+                 **cheapest)
+    return t("answer.verdict.no_one_card", lang, **cheapest)
+
+
+def plan_money_short(plan: Plan, lang: str = "en") -> str:
+    if plan.cost_usd is not None:
+        return usd(plan.cost_usd, lang)
+    return f"{usd(plan.price_per_million_tokens, lang)}/M" if plan.price_per_million_tokens is not None else "-"
+
+
+def levers_lines(answer: Answer, lang: str) -> list[str]:
+    """The levers section, titled by what it does: "Fits on one RTX 4090 with:" (levers that keep
+    the job, priced as plans), then "Changes that would make it fit (they change the job):"
+    (shorter sequences, QLoRA instead of LoRA...), then the GPUs nothing makes fit on one card.
+    Multi-GPU plans are rows of the table, never listed here."""
+    lines: list[str] = []
+    offered = [o for o in answer.options if o.offered and o.price_usd_per_hour is not None and o.reason is not None]
+    for o in offered:
+        if o.plan is not None and o.plan.num_gpus == 1 and o.plan.changes:  # the row's plan is a lever plan
+            lines += [t("notes.table.fits_one_with", lang, gpu=gpu_label(o)),
+                      t("notes.table.lever_item", lang, lever="; ".join(change_text(c, lang) for c in o.plan.changes),
+                        mem=gib(o.plan.device_bytes, lang=lang), money=plan_money_short(o.plan, lang))]
+    v = answer.verdict
+    changes = list(v.job_changes) if v is not None else []
+    if changes:
+        lines.append(t("notes.table.job_changes", lang))
+        for p in changes:
+            lines.append(t("notes.table.change_item", lang, gpu=(answer.gpu_name(p.gpu) or p.gpu).removeprefix("NVIDIA "),
+                           lever="; ".join(change_text(c, lang) for c in p.changes), mem=gib(p.device_bytes, lang=lang),
+                           money=plan_money_short(p, lang)))
+    stuck = [o for o in offered if not o.fits and not any(lv.fits and lv.num_gpus == 1 for lv in o.levers)]
+    if stuck:
+        lines.append(t("notes.table.cannot_fit", lang))
+        lines += [t("notes.table.no_lever", lang, gpu=gpu_label(o), reason=reason_text(o.reason, lang)) for o in stuck]
+    return lines
 
 
 # note code -> the fields of its message (notes.<code> in advisor/i18n/notes.py), from the option
@@ -130,6 +221,10 @@ _NOTE_FIELDS = {
     "prior": lambda o, n, a, lang: {"gpu": gpu_label(o), "pilots": o.pilots, "mfu": percent(o.mfu, lang)},
     "asked_gpu_fits": lambda o, n, a, lang: {"gpu": gpu_label(o), "n": o.num_gpus, "cost": money_text(o, lang)},
     "asked_gpu_no": lambda o, n, a, lang: {"gpu": gpu_label(o), "reason": reason_text(o.reason, lang)},
+    "multi_node": lambda o, n, a, lang: {"gpu": gpu_label(o), "n": o.num_gpus, "nodes": o.plan.nodes,
+                                         "per_node": o.plan.gpus_per_node, "network": integer(o.plan.network_gbps, lang)},
+    "rounded_count": lambda o, n, a, lang: {"gpu": gpu_label(o), "asked": n.num_gpus, "n": o.num_gpus},
+    "over_ceiling": lambda o, n, a, lang: {"gpu": gpu_label(o), "n": n.num_gpus, "ceiling": n.max_gpus},
 }
 
 
@@ -175,12 +270,14 @@ def _table(rows: list[list[str]]) -> list[str]:
     return ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
 
 
-def render_text(answer: Answer, lang: str, *, with_assumed: bool = True) -> str:
-    """The whole answer as plain text: title, memory, table, levers, notes, assumed defaults
-    (``with_assumed=False``: a caller that says them on its first lines, advisor.answer)."""
+def render_text(answer: Answer, lang: str, *, with_assumed: bool = True, with_verdict: bool = True) -> str:
+    """The whole answer as plain text: the verdict, title, memory, table, levers, notes, assumed
+    defaults (``with_assumed=False`` / ``with_verdict=False``: a caller that says them on its
+    first lines, advisor.answer)."""
     m = answer.memory
     term = m.largest_term()
-    lines = [_title(answer, lang),
+    verdict = verdict_text(answer, lang) if with_verdict else ""
+    lines = ([verdict] if verdict else []) + [_title(answer, lang),
              t("notes.table.memory", lang, n=m.num_gpus, device=gib(m.device_bytes, lang=lang), allocated=gib(m.allocated_bytes, lang=lang),
                term=term_name(term, lang), term_size=gib(m.terms[term], lang=lang)), ""]
     header_key = "notes.table.header_rate" if answer.spec.dataset_tokens is None else "notes.table.header"
@@ -196,13 +293,18 @@ def render_text(answer: Answer, lang: str, *, with_assumed: bool = True) -> str:
         from advisor.steptime.text import step_line
 
         lines.append(step_line(gpu_label(best), best.step.seconds, best.step.shares, lang))
-    too_big = [o for o in offered if o.reason is not None]
-    if too_big:
-        lines += ["", t("notes.table.levers_title", lang)]
-        for o in too_big:
-            shown = [f"{lever_text(lv, lang)} ({gib(lv.device_bytes, lang=lang)})" for lv in o.levers if lv.fits][:LEVERS_SHOWN]
-            text = "; ".join(shown) if shown else reason_text(o.reason, lang)
-            lines.append(t("notes.table.levers", lang, gpu=gpu_label(o), levers=text))
+    if answer.verdict is not None:
+        levers = levers_lines(answer, lang)
+        if levers:
+            lines += [""] + levers
+    else:  # an answer stored before schema 3: its levers as they were shown then
+        too_big = [o for o in offered if o.reason is not None]
+        if too_big:
+            lines += ["", t("notes.table.levers_title", lang)]
+            for o in too_big:
+                shown = [f"{lever_text(lv, lang)} ({gib(lv.device_bytes, lang=lang)})" for lv in o.levers if lv.fits][:LEVERS_SHOWN]
+                text = "; ".join(shown) if shown else reason_text(o.reason, lang)
+                lines.append(t("notes.table.levers", lang, gpu=gpu_label(o), levers=text))
     lines += ["", t("notes.table.notes", lang)] + [f"- {n}" for n in notes_text(answer, lang)]
     if answer.assumed and with_assumed:
         items = ", ".join(_assumed(name, getattr(answer.spec, name), lang) for name in answer.assumed)

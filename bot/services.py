@@ -71,7 +71,8 @@ def build_services(settings: Settings, client: "WebClient", *, advisor: Asker | 
         # read for model ids in chat are cached in the SQLite state file (advisor.hub)
         models = HubReader(settings.state_db, endpoint=settings.hub_endpoint, cache_dir=settings.hub_cache,
                            token=settings.hub_token)
-        advisor = Advisor(catalog, calibration=PilotCalibration(PilotStore(store.db)), models=models)
+        advisor = Advisor(catalog, calibration=PilotCalibration(PilotStore(store.db)), models=models,
+                          max_gpus=settings.max_gpus)
     from bot.home import HomeStore  # who asked what, and their language (the App Home tab)
 
     return Services(settings=settings, catalog=catalog, advisor=advisor, store=store, client=client,

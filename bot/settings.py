@@ -100,6 +100,7 @@ class Settings(BaseSettings):
     hub_cache_raw: str | None = _env("HF_HUB_CACHE", default=None)  # huggingface_hub's file cache
     hf_home: str | None = _env("HF_HOME", default=None)  # ... or HF_HOME/hub
     hub_token: str | None = _env("HF_TOKEN", default=None)  # for gated models
+    max_gpus: int = _env("ADVISOR_MAX_GPUS", default=8, ge=1, le=4096)  # advisor.catalog.shapes.DEFAULT_MAX_GPUS
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,

@@ -64,7 +64,8 @@ def test_ask_json_carries_the_answer_the_bot_renders(cli, tmp_path):
     assert out["head"]["understood"].startswith("Understood:")
     blocks = render_answer(out, reply.lang)  # what the bot does with the stored data
     assert blocks == render_answer(reply.answer, reply.lang, head=reply.data["head"])
-    assert blocks[1]["text"]["text"] == out["head"]["understood"]
+    assert blocks[1]["block_id"] == "verdict" and blocks[1]["text"]["text"].startswith("*Yes: 1 x RTX 4090")
+    assert blocks[2]["text"]["text"] == out["head"]["understood"]
 
 
 def test_the_answer_holds_numbers_and_codes_not_sentences(catalog):
@@ -189,3 +190,42 @@ def test_every_note_code_has_its_words():
 
     assert set(get_args(NoteCode)) - {"legacy", "stack"} == set(_NOTE_FIELDS)
     assert all(has(f"notes.{code}") for code in _NOTE_FIELDS)
+
+
+# --- schema 2 (issue #15's typed answer) -> 3 (issue #16: plans, the verdict) -------------------------
+
+V2 = DATA / "answers_v2"
+
+
+@pytest.mark.parametrize("name", ["mistral_4090", "qlora70b", "lora70b_data"])
+def test_an_answer_stored_by_schema_2_loads_renders_and_keeps_its_buttons(name):
+    """``advisor ask --json`` as the advisor at df197b6 (schema 2) wrote it, what an old thread's
+    row in the bot's state database holds: it loads as schema 3 with no verdict and no plans (they
+    were never computed), its windows priced for one GPU as they were, and its buttons unchanged."""
+    old = json.loads((V2 / f"{name}.json").read_text(encoding="utf-8"))
+    assert old["schema_version"] == 2 and "verdict" not in old
+    answer = Answer.load(old)
+    assert answer.schema_version == SCHEMA_VERSION == 3 and answer.verdict is None
+    assert all(o.plan is None and o.rounded_from is None for o in answer.options)
+    assert answer.planning.num_gpus == 1
+    assert [w.price_usd for w in answer.planning.windows] == [w["price_usd"] for w in old["planning"]["windows"]]
+    for o, before in zip(answer.options, old["options"]):
+        assert (o.gpu, o.fits, o.num_gpus, o.device_bytes, o.cost_usd) == (
+            before["gpu"], before["fits"], before["num_gpus"], before["device_bytes"], before["cost_usd"])
+    assert Answer.load(json.loads(json.dumps(answer.dump()))) == answer
+    blocks = assert_valid_blocks(render_answer(old, "en"))
+    assert not any(b.get("block_id") == "verdict" for b in blocks)  # no verdict was stored: none is made up
+    best = next(o for o in old["options"] if o["gpu"] == old["recommended"])
+    assert json.loads(blocks[-1]["elements"][0]["value"]) == {"gpu": best["gpu"], "num_gpus": best["num_gpus"]}
+    text = render_text(answer, "en")
+    assert not text.startswith(("Yes", "No")) and text.count("Planning windows") == 1
+
+
+def test_a_schema_3_dump_round_trips_with_its_verdict_and_plans(catalog):
+    answer = Advisor(catalog).ask("can we LoRA Mistral 7B at 4k with batch 4 on a 4090?").answer
+    dumped = json.loads(json.dumps(answer.dump()))
+    assert dumped["schema_version"] == 3 and dumped["verdict"]["answer"] == "yes"
+    assert dumped["verdict"]["plan"]["changes"][0]["kind"] == "micro_batch"
+    again = Answer.load(dumped)
+    assert again == answer and again.verdict.plan.keeps_job
+    assert render_answer(dumped, "en") == render_answer(answer, "en")

@@ -141,3 +141,53 @@ def test_storage_price_per_region(catalog):
     assert catalog.storage_price("eu-west") > 0
     with pytest.raises(CatalogError):
         catalog.region("mars")
+
+
+def test_every_offered_gpu_has_node_shapes_in_every_region_it_is_offered_in(catalog):
+    """Migration 4: what a provider rents, per GPU type and region, each figure with its source."""
+    for g in catalog.gpus(offered_only=True):
+        for region in g.regions:
+            shapes = catalog.node_shapes(g, region)
+            assert shapes and all(s.source and s.source != "default" for s in shapes), (g.id, region)
+            sizes = [s.gpus_per_node for s in shapes]
+            assert sizes == sorted(set(sizes)) and 1 in sizes, (g.id, region, sizes)
+            for s in shapes:  # a clustered shape says how fast the network between its machines is
+                assert not s.multi_node or (s.network_gbps or 0) > 0, (g.id, region, s)
+
+
+def test_node_shapes_name_only_catalog_gpus_and_regions():
+    from advisor.catalog.schema import DATA_DIR, gpu_rows, shape_rows
+
+    gpus = {r["id"]: r for r in gpu_rows()}
+    regions = {r.split(",")[0] for r in (DATA_DIR / "regions.csv").read_text().splitlines()[1:]}
+    for s in shape_rows():
+        assert s["gpu"] in gpus and gpus[s["gpu"]]["offered"] and s["region"] in regions, s
+
+
+def test_a_gpu_offered_after_the_shapes_were_written_gets_default_shapes(cli, scratch_db):
+    """The admin paths keep working: set-offered on a GPU without shapes, add, remove."""
+    assert cli("catalog", "set-offered", "h200", "yes", "--price", "3.5", "--db", str(scratch_db)).exit_code == 0
+    cat = Catalog.open(scratch_db)
+    shapes = cat.node_shapes("h200", "eu-west")
+    assert [s.gpus_per_node for s in shapes] == [1, 2, 4, 8] and {s.source for s in shapes} == {"default"}
+    assert cli("catalog", "remove", "h100-sxm", "--db", str(scratch_db)).exit_code == 0
+    conn = sqlite3.connect(scratch_db)
+    assert conn.execute("SELECT count(*) FROM node_shapes WHERE gpu = 'h100-sxm'").fetchone()[0] == 0
+
+
+def test_a_schema_3_catalog_is_migrated_to_node_shapes(tmp_path):
+    from advisor.catalog.schema import MIGRATIONS, SCHEMA_VERSION
+
+    path = tmp_path / "v3.db"
+    conn = sqlite3.connect(path)
+    for number, script in enumerate(MIGRATIONS[:3]):
+        conn.executescript(script)
+        conn.execute(f"PRAGMA user_version = {number + 1}")
+    conn.commit()
+    conn.close()
+    ro = Catalog.open(path)  # read-only, before migration 4: default shapes, no error
+    assert ro.gpus() == [] and ro.version == 1
+    ro.close()
+    cat = Catalog.open(path, writable=True)
+    assert cat._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+    assert cat._conn.execute("SELECT count(*) FROM node_shapes").fetchone()[0] == 0

@@ -27,7 +27,9 @@ LORA_8B = SpecRequest(method="lora", model="llama-3.1-8b")
 # the 2-GPU FSDP QLoRA plan the configs below are checked on, named: which GPU the ranking picks
 # moves with the throughput model (tests/test_throughput_fit.py), the configs' shape should not
 QLORA_70B_ANY = SpecRequest(method="qlora", model="llama-3.1-70b", seq_len=8192)
-QLORA_70B = QLORA_70B_ANY.model_copy(update={"gpu": "h100"})
+# two H100s asked (issue #16: on one H100 the ranking now fits it with Liger's fused cross-entropy and
+# 8-bit AdamW; the FSDP configs below are for the two-GPU plan a team names)
+QLORA_70B = QLORA_70B_ANY.model_copy(update={"gpu": "h100", "num_gpus": 2, "sharding": "fsdp"})
 OPTS = LaunchOptions(dataset="trl-lib/Capybara")
 
 
@@ -61,13 +63,20 @@ def test_the_plans_are_the_recommendations(catalog, plans):
         best = rec.option(rec.recommended)
         plan = choose_plan(request, catalog)
         assert (plan.gpu.id, plan.num_gpus, plan.spec.sharding) == (best.gpu, best.num_gpus, best.sharding)
+        # the levers the row's plan applies are in the spec the config is written from (issue #16)
+        kinds = {c.kind for c in best.plan.changes}
+        assert plan.spec.liger_kernel == ("fused_ce" in kinds)
+        assert (plan.spec.optimizer == "adamw-8bit") == ("optimizer_8bit" in kinds)
+        assert (plan.spec.micro_batch, plan.spec.gradient_accumulation_steps) == (best.plan.micro_batch,
+                                                                                 best.plan.accumulation)
+        assert plan.gpus_per_node == best.plan.gpus_per_node and plan.nodes == best.plan.nodes
     named = plans["qlora-70b"]
     assert (named.gpu.id, named.num_gpus, named.spec.sharding) == ("h100-sxm", 2, "fsdp")
 
 
 def test_a_named_count_that_does_not_fit_says_which_does(catalog):
-    with pytest.raises(LaunchError, match=r"--num-gpus 2"):
-        choose_plan(QLORA_70B.model_copy(update={"gpu": "h100", "num_gpus": 1}), catalog)
+    with pytest.raises(LaunchError, match=r"--num-gpus 4"):  # not even with levers on one L40S
+        choose_plan(QLORA_70B_ANY.model_copy(update={"gpu": "l40s", "num_gpus": 1}), catalog)
 
 
 def test_a_region_that_does_not_offer_the_gpu_is_refused(catalog):
@@ -271,8 +280,8 @@ def test_skypilot_schema_rejects_an_unknown_resource_field(plans):
 
 
 def test_a_multi_node_plan_is_a_multi_node_task(catalog):
-    plan = choose_plan(SpecRequest(method="full", model="llama-3.1-70b"), catalog)
-    assert plan.nodes > 1
+    plan = choose_plan(SpecRequest(method="full", model="llama-3.1-70b"), catalog, max_gpus=32)
+    assert plan.nodes > 1 and plan.gpus_per_node == 8
     body = _yaml(launch_config(plan, "skypilot", LaunchOptions(dataset="d", tool="axolotl")))
     assert _sky_errors(body) == [] and body["num_nodes"] == plan.nodes
     assert "--node_rank $SKYPILOT_NODE_RANK" in body["run"]
@@ -306,7 +315,7 @@ _MODELS = ("llama-3.2-1b", "llama-3.1-8b", "mistral-7b-v0.3", "qwen2.5-14b", "ge
 @pytest.mark.parametrize("model", _MODELS)
 @pytest.mark.parametrize("method", ["full", "lora", "qlora"])
 def test_every_format_writes_a_valid_config_or_says_why_not(catalog, model, method):
-    plan = choose_plan(SpecRequest(method=method, model=model, seq_len=4096), catalog)
+    plan = choose_plan(SpecRequest(method=method, model=model, seq_len=4096), catalog, max_gpus=64)
     for fmt in FORMATS:
         try:
             config = launch_config(plan, fmt, OPTS)
@@ -338,7 +347,7 @@ def test_cli_writes_the_file_and_says_how_to_run_it(cli, tmp_path):
 
 def test_cli_json_names_the_plan(cli):
     r = cli("launch-config", "--model", "llama-3.1-70b", "--method", "qlora", "--seq-len", "8192", "--gpu", "h100",
-            "--format", "skypilot", "--json")
+            "--num-gpus", "2", "--sharding", "fsdp", "--format", "skypilot", "--json")
     data = json.loads(r.stdout)
     assert data["plan"]["gpu"] == "h100-sxm" and data["plan"]["num_gpus"] == 2
     assert data["config"]["resources"]["accelerators"] == "H100:2" and data["inner"]["tool"] == "trl"

@@ -28,8 +28,9 @@ class Pilots:
         return self._reserved.get(gpu_id)
 
 
-def _rec(catalog, calibration=None, **said):
-    return recommend(resolve_request(SpecRequest(**said), catalog), catalog, calibration=calibration)
+def _rec(catalog, calibration=None, max_gpus=8, **said):
+    return recommend(resolve_request(SpecRequest(**said), catalog), catalog, calibration=calibration,
+                     max_gpus=max_gpus)
 
 
 def _notes(rec, lang="en"):
@@ -50,7 +51,9 @@ def test_qlora_70b_at_8k_lists_every_gpu_with_fit_count_speed_and_price(catalog)
     for o in rec.options:
         assert o.fits == (o.num_gpus is not None) == (o.tokens_per_s is not None)
         too_big_for_one = rec.memory.device_bytes > o.usable_bytes * (1 - FIT_MARGIN)
-        assert (o.reason is not None) == too_big_for_one == (not o.fits or o.num_gpus > 1)
+        # too big for one card as asked: it needs more cards, or a lever plan on one (schema 3)
+        on_more_or_levers = not o.fits or o.num_gpus > 1 or bool(o.plan.changes)
+        assert (o.reason is not None) == too_big_for_one == on_more_or_levers
 
 
 def test_qlora_70b_with_a_dataset_has_hours_and_cost_consistent_with_price(catalog):
@@ -113,9 +116,10 @@ def test_a_gpu_too_small_for_one_card_says_why_and_which_levers_fit(catalog, gpu
 
 
 def test_full_70b_needs_fsdp_and_the_reason_names_the_largest_term(catalog):
-    rec = _rec(catalog, model="llama-3.1-70b", method="full", seq_len=4096, dataset_tokens=10**8)
+    rec = _rec(catalog, model="llama-3.1-70b", method="full", seq_len=4096, dataset_tokens=10**8, max_gpus=64)
     a100 = rec.option("a100-80gb")
     assert a100.fits and a100.num_gpus > 8 and a100.sharding == "fsdp"
+    assert a100.plan.nodes * a100.plan.gpus_per_node == a100.num_gpus and a100.plan.network_gbps == 1600
     assert a100.device_bytes <= a100.usable_bytes * (1 - FIT_MARGIN)
     assert a100.reason.term in ("optimizer_states", "master_weights")
     assert "optimizer states" in reason_text(a100.reason, "en") or "fp32 master weights" in reason_text(a100.reason, "en")
@@ -125,7 +129,7 @@ def test_full_70b_needs_fsdp_and_the_reason_names_the_largest_term(catalog):
 def test_when_no_offered_gpu_fits_the_notes_say_so_and_what_would(catalog):
     # seq 4096: at 8192 not even LoRA over 64 A100s fits once the allocator's slack on the
     # unsharded activations and logits is counted (advisor.allocator.closed_form)
-    rec = _rec(catalog, model="llama-3.1-405b", method="full", seq_len=4096)
+    rec = _rec(catalog, model="llama-3.1-405b", method="full", seq_len=4096, max_gpus=64)
     assert rec.recommended is None
     assert rec.notes[0].code == "nothing_fits" and rec.notes[0].max_gpus == 64
     assert _notes(rec)[0] == "No GPU we rent fits this run, even 64 of them with FSDP."

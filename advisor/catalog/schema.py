@@ -1,7 +1,7 @@
 """The catalog's SQLite schema, its migrations, and the build from readable source data.
 
 Source data (reviewed like code) lives in ``advisor/catalog/data/``:
-``gpus.csv``, ``models.toml``, ``regions.csv``, ``storage_prices.csv``. ``build`` turns them into a
+``gpus.csv``, ``models.toml``, ``regions.csv``, ``storage_prices.csv``, ``node_shapes.csv``. ``build`` turns them into a
 database; the committed ``catalog.db`` must equal a fresh build (``tests/test_catalog.py``).
 
 Migrations are numbered SQL scripts applied in order; ``PRAGMA user_version`` records the last
@@ -130,6 +130,23 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE gpus ADD COLUMN ray_accelerator_label TEXT;
     """,
+    # 4: the node shapes a provider rents, per GPU type and region (issue #16: "L40S x16" is not a
+    # machine anyone rents). One row per shape: GPUs in one machine (1/2/4/8), whether whole
+    # machines of that shape are clustered (multi-node), and the network between them per node
+    # (Gb/s; NULL on a shape that is never clustered). A plan's GPU count is a shape's size, or
+    # nodes x a multi-node shape's size (advisor.catalog.shapes). Each row says where its figure
+    # comes from, or that it is the provider's stated offer.
+    """
+    CREATE TABLE node_shapes (
+        gpu TEXT NOT NULL REFERENCES gpus(id) ON DELETE CASCADE,
+        region TEXT NOT NULL REFERENCES regions(id),
+        gpus_per_node INTEGER NOT NULL CHECK (gpus_per_node >= 1),
+        multi_node INTEGER NOT NULL DEFAULT 0,
+        network_gbps REAL,                  -- per node, between nodes (multi-node shapes)
+        source TEXT NOT NULL,
+        PRIMARY KEY (gpu, region, gpus_per_node)
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -201,6 +218,21 @@ def gpu_rows(path: Path = DATA_DIR / "gpus.csv") -> list[dict]:
     return rows
 
 
+def shape_rows(path: Path = DATA_DIR / "node_shapes.csv") -> list[dict]:
+    """Node shapes (migration 4): one row per GPU type, region and GPUs per node."""
+    rows = []
+    with path.open(newline="", encoding="utf-8") as fh:
+        for r in csv.DictReader(fh):
+            multi = int(r["multi_node"])
+            network = _num(r["network_gbps"])
+            if multi and not network:
+                raise CatalogError(f"node_shapes.csv: {r['gpu']} in {r['region']} is multi-node without a "
+                                   "network_gbps figure between nodes")
+            rows.append({"gpu": r["gpu"], "region": r["region"], "gpus_per_node": int(r["gpus_per_node"]),
+                         "multi_node": multi, "network_gbps": network, "source": r["source"]})
+    return rows
+
+
 def model_rows(path: Path = DATA_DIR / "models.toml") -> list[dict]:
     with path.open("rb") as fh:
         data = tomllib.load(fh)
@@ -259,6 +291,7 @@ def build(target: Path, data_dir: Path = DATA_DIR) -> Path:
         )
         db["gpus"].insert_all(gpu_rows(data_dir / "gpus.csv"))
         db["models"].insert_all(model_rows(data_dir / "models.toml"))
+        db["node_shapes"].insert_all(shape_rows(data_dir / "node_shapes.csv"))
         conn.commit()
         conn.execute("VACUUM")
     finally:

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from advisor.arch import Architecture
 from advisor.catalog import schema
 from advisor.catalog.names import NameIndex
+from advisor.catalog.shapes import Layout, NodeShape, default_shapes, layouts
 from advisor.errors import CatalogError, UnknownGpu, UnknownModel
 
 DEFAULT_PATH = Path("catalog.db")
@@ -179,6 +180,17 @@ class Catalog:
         self._regions = [Region(**{**dict(zip(cols, r)), "aliases": json.loads(r[cols.index("aliases")])}) for r in rows.fetchall()]
         self._gpu_index = NameIndex((g.id, [*g.aliases, g.display_name]) for g in self._gpus)
         self._model_index = NameIndex((m.id, [*m.aliases, m.hub_id, m.display_name]) for m in self._models)
+        self._shapes: dict[str, list[NodeShape]] = {}
+        self._layouts: dict[tuple, list[Layout]] = {}
+        has_shapes = self._conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'node_shapes'").fetchone()
+        if has_shapes:  # a catalog built before migration 4, opened read-only, has none (defaults below)
+            rows = self._conn.execute("SELECT gpu, region, gpus_per_node, multi_node, network_gbps, source "
+                                      "FROM node_shapes ORDER BY gpu, region, gpus_per_node")
+            for gpu, region, per_node, multi, network, source in rows.fetchall():
+                self._shapes.setdefault(gpu, []).append(NodeShape(
+                    gpu=gpu, region=region, gpus_per_node=per_node, multi_node=bool(multi), network_gbps=network,
+                    source=source))
         self._region_index = NameIndex((r.id, [*r.aliases, r.display_name, r.city]) for r in self._regions)
         self.version += 1
 
@@ -200,6 +212,30 @@ class Catalog:
 
     def models(self) -> list[ModelEntry]:
         return list(self._models)
+
+    def layouts(self, gpu: Gpu, region: str | None, max_gpus: int) -> list[Layout]:
+        """The rentable GPU counts of ``gpu`` up to ``max_gpus`` (advisor.catalog.shapes.layouts),
+        cached until the catalog is loaded again (the ranking asks for them on every answer)."""
+        key = (gpu.id, region if gpu.offered else None, max_gpus)
+        hit = self._layouts.get(key)
+        if hit is None:
+            hit = self._layouts[key] = layouts(self.node_shapes(gpu, key[1]), max_gpus)
+        return hit
+
+    def node_shapes(self, gpu: Gpu | str, region: str | None = None) -> list[NodeShape]:
+        """The machine shapes ``gpu`` is rented as (in ``region``, or in every region it is
+        offered in). A GPU with no stored shape there (one we do not rent, or a region an admin
+        added to an offer after the shapes were written) gets the default shapes
+        (advisor.catalog.shapes.default_shapes), marked ``source="default"``."""
+        g = gpu if isinstance(gpu, Gpu) else self.gpu(gpu)
+        regions = [region] if region else (g.regions if g.offered else [])
+        stored = [s for s in self._shapes.get(g.id, []) if s.region in regions]
+        missing = [r for r in regions if not any(s.region == r for s in stored)]
+        if missing or not regions:
+            network = g.network_gbps or None
+            for r in missing or [""]:
+                stored += [s.model_copy(update={"region": r}) for s in default_shapes(g.id, g.gpus_per_node, network)]
+        return stored
 
     def regions(self) -> list[Region]:
         return list(self._regions)
@@ -308,6 +344,8 @@ class Catalog:
         gpu = self.gpu(name)
         with self._conn:
             self._conn.execute("DELETE FROM gpus WHERE id = ?", (gpu.id,))
+            if self._conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'node_shapes'").fetchone():
+                self._conn.execute("DELETE FROM node_shapes WHERE gpu = ?", (gpu.id,))
             self._audit(actor, "remove", "gpus", gpu.id, [(None, gpu.model_dump(), None)])
         self._load()
 

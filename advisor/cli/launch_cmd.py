@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from advisor.catalog import Catalog
+from advisor.catalog.shapes import DEFAULT_MAX_GPUS
 from advisor.cli.common import calibration_from, catalog_path, db_option, emit_json, json_option, state_db_option
 from advisor.cli.spec_flags import spec_options
 from advisor.spec import SpecRequest
@@ -32,18 +33,20 @@ def register(main: click.Group) -> None:
               help="SkyPilot cloud for the task (with --region: that cloud's region in the same city).")
 @click.option("--name", "job_name", metavar="NAME", help="SkyPilot task name.")
 @click.option("--out", "out", type=click.Path(dir_okay=False, writable=True), help="Write the config here instead of stdout.")
+@click.option("--max-gpus", type=click.IntRange(1, 4096), default=DEFAULT_MAX_GPUS, show_default=True,
+              envvar="ADVISOR_MAX_GPUS", help="The most GPUs the plan may use (as `advisor ask`).")
 @db_option
 @state_db_option
 @json_option
 def launch_config(request: SpecRequest, fmt: str, tool: str, dataset: str | None, dataset_format: str,
                   output_dir: str | None, cloud: str | None, job_name: str | None, out: str | None,
-                  db: str | None, state_db: str | None, as_json: bool) -> None:
+                  max_gpus: int, db: str | None, state_db: str | None, as_json: bool) -> None:
     """A ready launch config for the recommended plan (or the --gpu / --num-gpus named)."""
     from advisor.launch import LaunchOptions, choose_plan, launch_config as build, render
 
     catalog = Catalog.open(catalog_path(db))
     _catalog_model_only(request, catalog)
-    plan = choose_plan(request, catalog, calibration=calibration_from(state_db))
+    plan = choose_plan(request, catalog, calibration=calibration_from(state_db), max_gpus=max_gpus)
     options = LaunchOptions(dataset=dataset, dataset_format=dataset_format, output_dir=output_dir, tool=tool,
                             cloud=cloud, job_name=job_name)
     config = build(plan, fmt, options)

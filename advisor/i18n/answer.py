@@ -124,4 +124,49 @@ MESSAGES = {
         "en": "For {model}, a checkpoint is about {size}: {price} per month at {per_gb}/GB-month.",
         "es": "Para {model}, un punto de control ocupa unos {size}: {price} al mes a {per_gb}/GB-mes.",
     },
+    # --- the verdict: the question asked, answered first (advisor.report.verdict_text) ---------
+    "answer.verdict.yes": {"en": "Yes: {plan}, {money}.", "es": "Sí: {plan}, {money}."},
+    "answer.verdict.yes_cheaper": {
+        "en": "Yes: {plan}, {money}. Cheaper: {cheapest}, {cheapest_money}.",
+        "es": "Sí: {plan}, {money}. Más barato: {cheapest}, {cheapest_money}.",
+    },
+    "answer.verdict.no_gpu": {
+        "en": "No, not on {gpu} as asked ({why}); cheapest: {cheapest}, {cheapest_money}.",
+        "es": "No, no en {gpu} tal como se pidió ({why}); lo más barato: {cheapest}, {cheapest_money}.",
+    },
+    "answer.verdict.no_one_card": {
+        "en": "No single card fits; cheapest: {cheapest}, {cheapest_money}.",
+        "es": "No cabe en una sola tarjeta; lo más barato: {cheapest}, {cheapest_money}.",
+    },
+    "answer.verdict.over_ceiling": {
+        "en": "Nothing we rent fits within {ceiling} GPUs: it needs {n} (raise the ceiling with --max-gpus).",
+        "es": "Nada de lo que alquilamos cabe en {ceiling} GPUs: necesita {n} (sube el tope con --max-gpus).",
+    },
+    "answer.verdict.none_fits": {
+        "en": "Nothing we rent fits this job, at any count searched.",
+        "es": "Nada de lo que alquilamos admite este trabajo, con ningún número de GPUs probado.",
+    },
+    "answer.verdict.why_past_ceiling": {
+        "en": "it needs {n} GPUs, past the {ceiling}-GPU ceiling",
+        "es": "necesita {n} GPUs, más que el tope de {ceiling}",
+    },
+    "answer.verdict.why_no_fit": {"en": "it does not fit", "es": "no cabe"},
+    "answer.verdict.plan": {"en": "{n} x {gpu}", "es": "{n} x {gpu}"},
+    "answer.verdict.plan_nodes": {
+        "en": "{n} x {gpu} ({nodes} nodes x {per_node})",
+        "es": "{n} x {gpu} ({nodes} nodos x {per_node})",
+    },
+    "answer.verdict.with": {"en": "{plan} with {changes}", "es": "{plan} con {changes}"},
+    "answer.verdict.money": {
+        "en": "about {time} and {cost} to an accepted checkpoint",
+        "es": "unas {time} y {cost} hasta un punto de control aceptado",
+    },
+    "answer.verdict.money_rate": {
+        "en": "{per_million} per million trained tokens ({rate}/h)",
+        "es": "{per_million} por millón de tokens entrenados ({rate}/h)",
+    },
+    "answer.verdict.accumulation": {
+        "en": "gradient accumulation {accumulation} (micro-batch {micro_batch})",
+        "es": "acumulación de gradientes {accumulation} (micro-lote {micro_batch})",
+    },
 }

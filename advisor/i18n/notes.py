@@ -51,6 +51,14 @@ MESSAGES = {
         "en": "flash/SDPA attention instead of eager",
         "es": "atención flash/SDPA en lugar de eager",
     },
+    "notes.lever.accumulation": {
+        "en": "gradient accumulation {accumulation} at micro-batch {micro_batch} (same global batch)",
+        "es": "acumulación de gradientes {accumulation} con micro-lote {micro_batch} (mismo lote global)",
+    },
+    "notes.lever.fused_ce": {
+        "en": "fused linear cross-entropy (Liger kernel)",
+        "es": "entropía cruzada lineal fusionada (kernel Liger)",
+    },
     "notes.lever.fsdp": {"en": "FSDP over {n} GPUs", "es": "FSDP en {n} GPUs"},
     "notes.lever.combined": {
         "en": "all of these together: {levers}",
@@ -117,6 +125,29 @@ MESSAGES = {
         "en": "No dataset size given, so prices are per million trained tokens; say e.g. '50M tokens, 3 epochs' for a total.",
         "es": "No se indicó el tamaño del conjunto de datos, así que los precios son por millón de tokens entrenados; di p. ej. '50M tokens, 3 épocas' para un total.",
     },
+    # --- plans a provider rents (issue #16) ---------------------------------------------------
+    "notes.multi_node": {
+        "en": "{gpu} x{n} runs as {nodes} nodes of {per_node} GPUs joined by {network} Gb/s per node; the step time counts the collectives over that network.",
+        "es": "{gpu} x{n} se ejecuta en {nodes} nodos de {per_node} GPUs unidos por {network} Gb/s por nodo; el tiempo por paso cuenta las operaciones colectivas por esa red.",
+    },
+    "notes.rounded_count": {
+        "en": "{asked} GPUs are not rented as one machine: {gpu} comes as {n}, so the plan uses {n}.",
+        "es": "{asked} GPUs no se alquilan como una máquina: {gpu} se ofrece de {n} en {n}, así que el plan usa {n}.",
+    },
+    "notes.over_ceiling": {
+        "en": "{gpu} would need {n} GPUs, past the {ceiling}-GPU ceiling (raise it with --max-gpus or ADVISOR_MAX_GPUS).",
+        "es": "{gpu} necesitaría {n} GPUs, más que el tope de {ceiling} (súbelo con --max-gpus o ADVISOR_MAX_GPUS).",
+    },
+    # --- the levers section, titled by what it does ------------------------------------------------
+    "notes.table.fits_one_with": {"en": "Fits on one {gpu} with:", "es": "Cabe en una {gpu} con:"},
+    "notes.table.job_changes": {
+        "en": "Changes that would make it fit (they change the job):",
+        "es": "Cambios que la harían caber (cambian el trabajo):",
+    },
+    "notes.table.lever_item": {"en": "  {lever} ({mem}, {money})", "es": "  {lever} ({mem}, {money})"},
+    "notes.table.change_item": {"en": "  {gpu}: {lever} ({mem}, {money})", "es": "  {gpu}: {lever} ({mem}, {money})"},
+    "notes.table.no_lever": {"en": "  {gpu}: {reason}", "es": "  {gpu}: {reason}"},
+    "notes.table.cannot_fit": {"en": "Does not fit on one card:", "es": "No cabe en una tarjeta:"},
     # --- planning windows -------------------------------------------------------------------------
     "notes.windows": {
         "en": "Planning windows on {gpu}: {windows}.",

@@ -38,6 +38,7 @@ class Plan:
     hours: float | None
     cost_usd: float | None
     chosen: Literal["recommended", "named"]
+    node_gpus: int | None = None  # GPUs per machine of the rented node shape (advisor.catalog.shapes)
 
     @property
     def num_gpus(self) -> int:
@@ -45,12 +46,12 @@ class Plan:
 
     @property
     def nodes(self) -> int:
-        """Machines the plan spans: GPUS_PER_NODE cards per node (advisor.throughput)."""
-        return math.ceil(self.num_gpus / GPUS_PER_NODE)
+        """Machines the plan spans: the ranking's node shape, else GPUS_PER_NODE cards per node."""
+        return math.ceil(self.num_gpus / self.gpus_per_node)
 
     @property
     def gpus_per_node(self) -> int:
-        return min(self.num_gpus, GPUS_PER_NODE)
+        return min(self.num_gpus, self.node_gpus or GPUS_PER_NODE)
 
     @property
     def hub_id(self) -> str | None:
@@ -98,14 +99,21 @@ def plan_from_ranking(ranking: Any, resolved: Resolved, catalog: Catalog, gpu_id
             f"{why.max_gpus if why is not None and why.max_gpus else 'the largest we try'} GPUs"
             f"{detail}. Drop --gpu for the recommended plan."
         )
-    spec = resolved.spec.model_copy(update={"num_gpus": option.num_gpus, "sharding": option.sharding or resolved.spec.sharding,
-                                            "gpu": gpu.id})
+    if option.plan is not None:  # schema 3: the row's plan, with its node shape and the levers it applies
+        from advisor.recommend import plan_spec
+
+        spec = plan_spec(resolved.spec, option.plan)
+        node_gpus = option.plan.gpus_per_node
+    else:
+        spec = resolved.spec.model_copy(update={"num_gpus": option.num_gpus,
+                                                "sharding": option.sharding or resolved.spec.sharding, "gpu": gpu.id})
+        node_gpus = None
     return Plan(spec=spec, arch=resolved.arch, gpu=gpu, model=resolved.model, model_label=resolved.label,
                 region=region, memory_bytes=option.device_bytes, tokens_per_s=option.tokens_per_s,
-                hours=option.hours, cost_usd=option.cost_usd, chosen=chosen)
+                hours=option.hours, cost_usd=option.cost_usd, chosen=chosen, node_gpus=node_gpus)
 
 
-def choose_plan(request: SpecRequest, catalog: Catalog, *, calibration: Any = None) -> Plan:
+def choose_plan(request: SpecRequest, catalog: Catalog, *, calibration: Any = None, max_gpus: int | None = None) -> Plan:
     """Resolve, rank and pick the plan for ``request``.
 
     With ``request.gpu`` the plan runs on that GPU (at ``request.num_gpus`` when it fits there,
@@ -117,7 +125,9 @@ def choose_plan(request: SpecRequest, catalog: Catalog, *, calibration: Any = No
     named_count = request.num_gpus
     resolved = resolve_request(request, catalog)
     region = catalog.region(resolved.spec.region) if resolved.spec.region else None
-    ranking = recommend(resolved, catalog, calibration=calibration)
+    from advisor.catalog.shapes import DEFAULT_MAX_GPUS
+
+    ranking = recommend(resolved, catalog, calibration=calibration, max_gpus=max_gpus or DEFAULT_MAX_GPUS)
     plan = plan_from_ranking(ranking, resolved, catalog, gpu_id=resolved.spec.gpu, region=region)
     if named_count is not None and plan.num_gpus != named_count:
         raise LaunchError(

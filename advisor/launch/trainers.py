@@ -67,7 +67,22 @@ def _common_unexpressed(plan: Plan, opts: LaunchOptions) -> list[str]:
     if plan.spec.dataset_tokens is not None:
         out.append(f"dataset size: {plan.spec.dataset_tokens:,} tokens per epoch (the estimate's); the trainer "
                    "reads the dataset itself")
+    if plan.spec.expandable_segments:
+        out.append("expandable segments: set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True in the job's environment")
     return out
+
+
+def _liger_unexpressed(plan: Plan, tool: str) -> list[str]:
+    """The plan fits with Liger's fused linear cross-entropy (advisor.recommend's fused_ce lever);
+    a tool without a config key for it is told so (TRL/transformers has ``use_liger_kernel``)."""
+    if not plan.spec.liger_kernel:
+        return []
+    if tool == "axolotl":
+        return ["fused linear cross-entropy: the plan fits with Liger's kernel; add plugins: "
+                "[axolotl.integrations.liger.LigerPlugin] and liger_fused_linear_cross_entropy: true (plugin "
+                "arguments, outside axolotl's base schema)"]
+    return [f"fused linear cross-entropy: the plan fits with Liger's kernel, which {tool} does not use; its "
+            "memory there is higher than planned (use --format trl)"]
 
 
 def _sharding(plan: Plan) -> str | None:
@@ -112,6 +127,8 @@ def trl_config(plan: Plan, opts: LaunchOptions) -> LaunchConfig:
     )
     if optim_args:
         body["optim_args"] = optim_args
+    if s.liger_kernel:  # TrainingArguments.use_liger_kernel (transformers 5.24 training_args.py)
+        body["use_liger_kernel"] = True
     body.update(_hf_eval_and_save(plan))
     if body["eval_strategy"] != "no":
         unexpressed.append(f"evaluation on {s.costs.eval_fraction:.0%} of the data: TRL evaluates on the dataset's "
@@ -204,6 +221,7 @@ def axolotl_config(plan: Plan, opts: LaunchOptions) -> LaunchConfig:
                 attn_implementation=names.hf_attention(s))
     if optim_args:
         body["optim_args"] = dict(kv.split("=", 1) for kv in optim_args.split(","))
+    unexpressed += _liger_unexpressed(plan, "axolotl")
     # axolotl: bf16/fp16 are the Trainer's autocast flags AND the load dtype
     # (utils/config/__init__.py: bf16 -> torch_dtype bfloat16), so a full fine-tune with an
     # fp32 master copy (bf16-mixed) has no spelling: it trains bf16 weights.
@@ -284,7 +302,7 @@ def torchtune_config(plan: Plan, opts: LaunchOptions) -> LaunchConfig:
     if s.precision == "fp16-mixed":
         raise LaunchError("torchtune trains in bf16 or fp32 only (recipes refuse fp16); use --precision bf16 or "
                           "--format trl.")
-    unexpressed = _common_unexpressed(plan, opts)
+    unexpressed = _common_unexpressed(plan, opts) + _liger_unexpressed(plan, "torchtune")
     out = output_dir(plan, opts)
     model: dict[str, Any] = {"_component_": tt.component(s.method)}
     if s.trains_adapters:

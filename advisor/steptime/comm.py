@@ -44,7 +44,17 @@ class Link:
 
 
 def link(gpu, num_gpus: int) -> Link:
-    """The slowest link a ring over ``num_gpus`` of ``gpu`` crosses."""
+    """The slowest link a ring over ``num_gpus`` of ``gpu`` crosses.
+
+    A ring all-reduce of S bytes over n GPUs takes t = 2 (n - 1) / n x S / B, B the bus bandwidth
+    of the slowest hop (NCCL's nccl-tests doc/PERFORMANCE.md: busBw = algBw x 2 (n - 1) / n for
+    all-reduce, (n - 1) / n for all-gather and reduce-scatter; Patarasuk & Yuan 2009). A plan that
+    spans nodes (issue #16: nodes x ``gpus_per_node`` of its rented node shape, advisor.catalog.
+    shapes) has that hop between machines: NCCL runs one ring per NIC (rail-optimized), so each
+    GPU's share is the node's ``network_gbps`` over its GPUs, at NETWORK_BUSBW_FRACTION of line
+    rate. The caller passes the GPU as the plan's machines have it (advisor.recommend._Ctx.on_layout:
+    ``gpus_per_node`` and ``network_gbps`` of the shape); inside one node the ring runs on NVLink
+    or PCIe."""
     per_node = int(getattr(gpu, "gpus_per_node", 8) or 8)
     if num_gpus > per_node:
         gbps = float(getattr(gpu, "network_gbps", 0.0) or 100.0)

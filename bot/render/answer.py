@@ -3,13 +3,15 @@
 dumps and advisor.report writes as text) and the answer's language. A stored dump of any schema
 version is read with ``Answer.load``.
 
-Layout, top to bottom: a header naming the job; who asked and what changed; the understood spec
-and the defaults assumed; the recommendation; the table of every GPU (fits / needs N,
+Layout, top to bottom: a header naming the job; the verdict (the question asked, answered first:
+advisor.report.verdict_text); who asked and what changed; the understood spec and the defaults
+assumed; the recommendation; the table of every GPU (fits / needs N,
 memory per GPU against capacity as a small bar, tokens/s, time, cost to an accepted checkpoint) as
 Slack's table block (the monospace ``` table only with ``table_layout="monospace"``; the message's
 ``text`` fallback is advisor.report's plain-text answer, monospace table included);
-levers when something does not fit; the memory breakdown of the recommended option; notes; the
-planning windows; and the buttons (run a pilot, verify exactly, show the chart).
+levers when something does not fit, titled by what they do; the memory breakdown of the
+recommended option; notes; the planning windows (once: the notes leave them out); and the buttons
+(run a pilot, verify exactly, show the chart).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from advisor.answer_model import Answer, Option
 from advisor.format import hours, si, usd
 from advisor.i18n import t
 from advisor.i18n.numbers import integer, plain
-from advisor.report import lever_text, model_label, note_text
+from advisor.report import lever_text, levers_lines, model_label, note_text, verdict_text
 from advisor.steptime.text import step_line
 from bot.render import blockkit as bk
 from bot.render.labels import TERMS, field_label, short_size, size as gib, spec_summary, value_text
@@ -33,6 +35,7 @@ BAR_CELLS = 10  # characters in the memory bar: 10% of capacity per cell
 MAX_NOTES = 12
 MAX_LEVERS = 3
 GPU_NAME_WIDTH = 18
+WINDOW_NOTES = {"windows", "windows_fit", "windows_over"}  # said by the windows line, not twice (issue #16)
 
 
 def render_answer(answer: Answer | dict[str, Any], lang: str, *, kind: str = "estimate", asked_by: str | None = None,
@@ -48,6 +51,9 @@ def render_answer(answer: Answer | dict[str, Any], lang: str, *, kind: str = "es
     data = answer
     best = data.best
     blocks: list[bk.Block] = [bk.header(_title(data, lang))]
+    verdict = verdict_text(data, lang)
+    if verdict:  # the first section answers the question asked
+        blocks.append(bk.section(f"*{bk.mrkdwn_escape(verdict)}*", block_id="verdict"))
     who = t("bot.answer.asked_by", lang, user=f"<@{asked_by}>", question=bk.mrkdwn_escape(question or "")) \
         if asked_by and question else ""
     what_changed = t("bot.answer.changed", lang, changes=", ".join(changed)) if changed else ""
@@ -71,7 +77,7 @@ def render_answer(answer: Answer | dict[str, Any], lang: str, *, kind: str = "es
         blocks += [bk.section(t("bot.answer.table_title", lang)), gpu_table_block(data.options, lang)]
     if any(not o.offered for o in data.options):
         blocks.append(bk.context(t("bot.answer.not_offered_note", lang)))
-    levers = _levers(data.options, lang)
+    levers = _levers(data, lang)
     if levers:
         blocks.append(bk.section(levers))
     breakdown = _breakdown(data, best, lang)
@@ -79,8 +85,9 @@ def render_answer(answer: Answer | dict[str, Any], lang: str, *, kind: str = "es
         blocks.append(breakdown)
     if best is not None and best.step is not None and best.step.shares:  # where the step's time goes
         blocks.append(bk.context(step_line(best.gpu_name, best.step.seconds, best.step.shares, lang)))
-    if data.notes:
-        shown = "\n".join(f"• {bk.mrkdwn_escape(note_text(n, data, lang))}" for n in data.notes[:MAX_NOTES])
+    notes = [n for n in data.notes if n.code not in WINDOW_NOTES]  # the windows have their own line below
+    if notes:
+        shown = "\n".join(f"• {bk.mrkdwn_escape(note_text(n, data, lang))}" for n in notes[:MAX_NOTES])
         blocks += bk.sections(t("bot.answer.notes", lang) + "\n" + shown)
     windows = _windows(data, lang)
     if windows:
@@ -167,11 +174,16 @@ def short_gpu_name(name: str) -> str:
     return bk.clip(short, GPU_NAME_WIDTH - 1)
 
 
-def _levers(options: tuple[Option, ...], lang: str) -> str:
-    """What would make the job fit on one GPU: for the first offered GPU (in the advisor's
-    order) that needs more than one card, its single-GPU levers, those that fit first."""
+def _levers(data: Answer, lang: str) -> str:
+    """The levers section, titled by what it does (advisor.report.levers_lines: "Fits on one RTX
+    4090 with:", "Changes that would make it fit (they change the job):"); an answer stored before
+    schema 3 keeps the old section (the first offered GPU needing more than one card)."""
+    if data.verdict is not None:
+        lines = levers_lines(data, lang)
+        return "\n".join(bk.mrkdwn_escape(line.strip()) if line.startswith(" ") else f"*{bk.mrkdwn_escape(line)}*"
+                         for line in lines)
     candidates = []
-    for o in options:
+    for o in data.options:
         levers = [lv for lv in o.levers if lv.num_gpus == 1]
         if o.offered and levers and not (o.fits and (o.num_gpus or 1) == 1):
             candidates.append((not any(lv.fits for lv in levers), o, levers))
@@ -210,10 +222,10 @@ def _windows(data: Answer, lang: str) -> str:
     known = plan.job_gpu_hours is not None  # without a dataset size no window "fits" the job
     parts = " · ".join(t("bot.answer.window", lang, time=f"{plain(w.hours, lang)} h", cost=usd(w.price_usd, lang),
                          mark=("✓" if w.fits else "✗") if known else "").rstrip() for w in plan.windows)
+    gpu = data.gpu_name(plan.gpu) if plan.num_gpus == 1 else f"{plan.num_gpus} × {data.gpu_name(plan.gpu)}"
     if known:
-        return t("bot.answer.windows_on", lang, gpu=data.gpu_name(plan.gpu), windows=parts,
-                 gpu_hours=integer(plan.job_gpu_hours, lang))
-    return t("bot.answer.windows_on_rate", lang, gpu=data.gpu_name(plan.gpu), windows=parts)
+        return t("bot.answer.windows_on", lang, gpu=gpu, windows=parts, gpu_hours=integer(plan.job_gpu_hours, lang))
+    return t("bot.answer.windows_on_rate", lang, gpu=gpu, windows=parts)
 
 
 def _buttons(best: Option | None, lang: str) -> bk.Block:
