@@ -5,6 +5,13 @@
 chart draws comes from the ``ChartPoints`` it returns; when the answer's plans or levers change
 shape, this function is the one to change.
 
+Schema 3 (issue #16): each row is its ``Option.plan`` (its layout, the changes it applies and its
+own hours, cost and tokens/s); a one-card lever plan (gradient accumulation, Liger CE...) is
+a point like any other and the starred one when recommended, its changes named in its label.
+The plan's factor ``cf_plan`` is then the cost factor of the lever the plan is made of (same
+count, same changes: ``_is_the_plan``), and a lever the plan already applies, or one that lands
+on the plan's marker (``MIN_MOVE``), is no arrow. Schemas 1-2 (no ``plan``) chart as before.
+
 Main panel: one ``Plan`` per offered GPU and count that fits (deduplicated by (GPU, count)), at
 (wall-clock time, cost) to an accepted checkpoint; without a dataset size, at (time per million
 trained tokens, $ per million trained tokens), the table's own "$/M" figure. In both modes
@@ -45,13 +52,18 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from advisor.answer_model import Answer, Lever, Option
+from advisor.answer_model import Answer, Change, Lever, Option
 from advisor.cost import GB, STORAGE_WRITE_BYTES_PER_S
 
 log = logging.getLogger(__name__)
 
 SECONDS_PER_HOUR = 3600.0
 MILLION = 1e6
+# a lever whose point moves less than this fraction on both axes lands on its plan's marker (the
+# panel spans at least 60% of its values, bot.chart._limits: 0.5% is under a marker's radius there)
+# and is no arrow; e.g. QLoRA 70B on 4 x L40S: Liger CE + 8-bit AdamW + FSDP vs the plan's Liger CE
+# + FSDP, +0.15% in time and cost
+MIN_MOVE = 0.005
 
 
 @dataclass(frozen=True)
@@ -62,6 +74,9 @@ class Plan:
     hours: float  # wall-clock to an accepted checkpoint, or per million trained tokens
     usd: float  # cost to an accepted checkpoint, or per million trained tokens
     recommended: bool
+    changes: tuple[Change, ...] = ()  # schema 3: the levers the plan applies (Option.plan.changes)
+    nodes: int = 1  # schema 3: machines of gpus_per_node (multi-node layouts past one node)
+    gpus_per_node: int | None = None
 
 
 @dataclass(frozen=True)
@@ -110,6 +125,16 @@ def _offered(answer: Answer) -> list[Option]:
 
 
 def _plan_xy(o: Option, per_million: bool) -> tuple[float, float] | None:
+    """The row's point: its plan's own figures (schema 3), else the option's (schemas 1-2)."""
+    p = o.plan
+    if p is not None:
+        if per_million:
+            if not p.tokens_per_s or p.price_per_million_tokens is None:
+                return None
+            return MILLION / p.tokens_per_s / SECONDS_PER_HOUR, p.price_per_million_tokens
+        if p.hours is None or p.cost_usd is None:
+            return None
+        return p.hours, p.cost_usd
     if per_million:
         if not o.tokens_per_s or o.price_per_million_tokens is None:
             return None
@@ -119,17 +144,40 @@ def _plan_xy(o: Option, per_million: bool) -> tuple[float, float] | None:
     return o.hours, o.cost_usd
 
 
+def _plan_count(o: Option) -> int:
+    return o.plan.num_gpus if o.plan is not None else (o.num_gpus or 1)
+
+
+def _plan_changes(o: Option) -> tuple[Change, ...]:
+    return o.plan.changes if o.plan is not None else ()
+
+
+def _is_the_plan(lv: Lever, o: Option) -> bool:
+    """Whether ``lv`` is the lever the row's plan is made of: same GPU count and the same changes
+    (advisor.recommend._option prices a fitting one-card lever, or FSDP at the fitting count, and
+    the best of them is the row's plan; ``Lever.changes`` is () for FSDP)."""
+    return (lv.num_gpus or 1) == _plan_count(o) and set(lv.changes()) == set(_plan_changes(o))
+
+
 def _plan_factor(o: Option) -> float | None:
-    """The plan's GPU-time per token relative to the spec on one GPU (module docstring)."""
-    n = o.num_gpus or 1
-    if n == 1:
+    """The plan's GPU-time per token relative to the spec on one GPU (module docstring): 1 for
+    the spec as asked on one GPU, else the cost factor of the lever the plan is made of."""
+    if _plan_count(o) == 1 and not _plan_changes(o):
         return 1.0
-    same = [lv for lv in o.levers if lv.kind == "fsdp" and lv.num_gpus == n and lv.cost_factor]
+    same = [lv for lv in o.levers if lv.cost_factor and (_is_the_plan(lv, o) if o.plan is not None else
+                                                         (lv.kind == "fsdp" and lv.num_gpus == o.num_gpus))]
     return same[0].cost_factor if same else None
 
 
 def _changes_plan(lv: Lever, o: Option) -> bool:
-    return lv.fits and lv.cost_factor is not None and not (lv.kind == "fsdp" and lv.num_gpus == o.num_gpus)
+    """A lever worth an arrow: it fits, has a cost, and is not the plan itself nor already
+    applied by it (every change it makes is in the plan, at the plan's count)."""
+    if not lv.fits or lv.cost_factor is None:
+        return False
+    if lv.kind == "fsdp" and lv.num_gpus == _plan_count(o):
+        return False
+    applied = set(_plan_changes(o))
+    return not ((lv.num_gpus or 1) == _plan_count(o) and lv.changes() and set(lv.changes()) <= applied)
 
 
 def _adapters_only(lv: Lever, method: str) -> bool:
@@ -140,11 +188,13 @@ def _adapters_only(lv: Lever, method: str) -> bool:
 
 def _lever_xy(o: Option, lv: Lever, cf_plan: float, per_million: bool, answer_method: str,
               checkpoints_kept: int) -> tuple[float, float] | None:
-    n_plan, n = o.num_gpus or 1, lv.num_gpus or 1
+    n_plan, n = _plan_count(o), lv.num_gpus or 1
     g = lv.cost_factor / cf_plan
     speedup = (n / n_plan) / g
     if per_million:
-        return MILLION / (o.tokens_per_s * speedup) / SECONDS_PER_HOUR, o.price_per_million_tokens * g
+        tps = o.plan.tokens_per_s if o.plan is not None else o.tokens_per_s
+        money = o.plan.price_per_million_tokens if o.plan is not None else o.price_per_million_tokens
+        return MILLION / (tps * speedup) / SECONDS_PER_HOUR, money * g
     if o.time is None or o.cost is None:  # a stored answer without the itemized phases and cost
         return o.hours / speedup, o.cost_usd * g
     tm, c = o.time, o.cost
@@ -170,8 +220,9 @@ def _lever_xy(o: Option, lv: Lever, cf_plan: float, per_million: bool, answer_me
 
 def points(answer: Answer) -> ChartPoints:
     """The chart's points, arrows and bars for ``answer`` (module docstring). The one place that
-    reads the answer's options and levers: when plans reached through a lever carry their own
-    hours and cost (issue #16, item 1), read them here instead of deriving them."""
+    reads the answer's options and levers. Schema 3: each row's point is its ``Option.plan``'s
+    own figures (a one-card lever plan, e.g. gradient accumulation, is the row and can be the
+    recommendation), its changes name it, and the levers it already applies are not arrows."""
     per_million = answer.spec.dataset_tokens is None or all(o.cost_usd is None for o in answer.options if o.fits)
     offered = _offered(answer)
     plans: list[Plan] = []
@@ -188,7 +239,9 @@ def points(answer: Answer) -> ChartPoints:
             if not o.fits:
                 not_fitting.append(o.gpu)
             continue
-        plans.append(Plan(o.gpu, o.gpu_name, o.num_gpus or 1, xy[0], xy[1], recommended))
+        pl = o.plan
+        plans.append(Plan(o.gpu, o.gpu_name, _plan_count(o), xy[0], xy[1], recommended, _plan_changes(o),
+                          pl.nodes if pl is not None else 1, pl.gpus_per_node if pl is not None else None))
         cf_plan = _plan_factor(o)
         ends: set[tuple[float, float]] = set()
         for lv in o.levers:
@@ -201,5 +254,7 @@ def points(answer: Answer) -> ChartPoints:
             if end is None or (round(end[0], 9), round(end[1], 9)) in ends:
                 continue
             ends.add((round(end[0], 9), round(end[1], 9)))
+            if abs(end[0] / xy[0] - 1) < MIN_MOVE and abs(end[1] / xy[1] - 1) < MIN_MOVE:
+                continue  # it lands on the plan's marker: an arrow of no length, a second label on the plan
             levers.append(LeverPoint(o.gpu, o.gpu_name, lv, lv.num_gpus or 1, xy, end))
     return ChartPoints(per_million, tuple(plans), tuple(levers), tuple(bars), tuple(not_fitting))

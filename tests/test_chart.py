@@ -138,8 +138,33 @@ def test_lever_arrows_go_from_the_plan_to_where_the_advisor_puts_the_changed_spe
         r = drawn[(name, "en")]
         arrows = sorted((tuple(a.xyann), tuple(a.xy)) for a in r.main.texts if a.get_text() == "" and a.arrow_patch)
         assert arrows == sorted((lp.start, lp.end) for lp in chart.levers)
-    assert {("mistral", "micro_batch"), ("mistral_data", "micro_batch"), ("lora8b", "shorter_seq"),
+    assert {("mistral", "shorter_seq"), ("mistral_data", "qlora"), ("lora8b", "shorter_seq"),
             ("qlora70b", "shorter_seq"), ("lora8b", "qlora"), ("full8b", "lora")} <= checked
+
+
+@pytest.mark.parametrize("name", ["mistral", "mistral_data"])
+def test_a_lever_plan_that_is_the_recommendation_is_the_star_and_no_arrow(answers, drawn, name):
+    """Schema 3: the issue's example (Mistral 7B, micro-batch 4) runs on one RTX 4090 with
+    gradient accumulation (Option.plan.changes); that plan is the starred point at its own figures,
+    its label names the lever, and the lever it already applies is not drawn again."""
+    answer = answers[name]
+    best = answer.best
+    assert best.plan is not None and [c.kind for c in best.plan.changes] == ["micro_batch"]
+    [change] = best.plan.changes
+    chart = points(answer)
+    [star] = [p for p in chart.plans if p.recommended]
+    money = best.plan.cost_usd if best.plan.cost_usd is not None else best.plan.price_per_million_tokens
+    hours = best.plan.hours if best.plan.hours is not None else 1e6 / best.plan.tokens_per_s / 3600
+    assert (star.gpu, star.num_gpus, star.changes) == (best.gpu, best.plan.num_gpus, best.plan.changes)
+    assert (star.hours, star.usd) == pytest.approx((hours, money))
+    applied = set(best.plan.changes)
+    assert not [lp for lp in chart.levers if lp.gpu == best.gpu and lp.num_gpus == best.plan.num_gpus
+                and lp.lever.changes() and set(lp.lever.changes()) <= applied]
+    assert [lp for lp in chart.levers if lp.gpu == best.gpu]  # the other levers still are arrows
+    for lang in ("en", "es"):
+        [label] = [x for x in drawn[(name, lang)].labels if x.get_gid() == "recommended"]
+        words = t("chart.lever.accumulation", lang, micro_batch=change.micro_batch, accumulation=change.accumulation)
+        assert words in label.get_text()
 
 
 def test_an_answer_stored_before_the_upgrade_still_charts_its_levers():
