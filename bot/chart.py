@@ -70,6 +70,7 @@ OFFSETS_PT = (9, 14, 22, 32, 45, 60, 80, 105)  # label offsets tried, in points 
 DIRECTIONS = tuple(math.radians(a) for a in (45, -45, 135, -135, 0, 180, 90, -90,
                                               22.5, -22.5, 157.5, -157.5, 67.5, -67.5, 112.5, -112.5))
 LABEL_SHRINK = (0, 1, 1)  # points a label's font loses, try by try, when no place around its point is free
+CHANGES_CHARS = 34  # a plan label's line of changes wraps past this ("+ micro-lote 1, acumulación ×8" fits)
 MARKER_PT = {"plan": 8.0, "recommended": 15.0, "lever": 8.0}
 
 
@@ -154,27 +155,43 @@ def gpu_label_of(gpu_name: str) -> str:
     return gpu_name.removeprefix("NVIDIA ").removeprefix("AMD ")
 
 
+def change_name(change: Any, lang: str) -> str:
+    """The short name of one change (a lever without FSDP, or a part of a plan or combined lever):
+    'micro-batch 2, accumulation ×4', 'seq 2,048', 'Liger CE'."""
+    if change.kind == "shorter_seq":
+        return t("chart.lever.shorter_seq", lang, seq_len=value_text("seq_len", change.seq_len, lang))
+    if change.kind == "micro_batch":
+        if change.accumulation is not None:  # schema 3: the micro-batch and the accumulation keeping the batch
+            return t("chart.lever.accumulation", lang, micro_batch=change.micro_batch or 1,
+                     accumulation=change.accumulation)
+        return t("chart.lever.micro_batch", lang, factor=change.factor)
+    return t(f"chart.lever.{change.kind}", lang)
+
+
 def lever_name(lp: LeverPoint, lang: str) -> str:
     """'micro-batch 1, accumulation ×4 · 1× GPU': the lever, and the GPU count it runs on (the
     arrow shows which plan, hence which GPU, it starts from)."""
     lv = lp.lever
-    if lv.kind == "shorter_seq":
-        text = t("chart.lever.shorter_seq", lang, seq_len=value_text("seq_len", lv.seq_len, lang))
-    elif lv.kind == "micro_batch":
-        text = t("chart.lever.micro_batch", lang, factor=lv.factor)
-    else:
-        text = t(f"chart.lever.{lv.kind}", lang)
+    text = change_name(lv, lang)
     if lv.fsdp_gpus is not None:
         text = t("chart.lever.with_fsdp", lang, lever=text)
     return t("chart.lever_point", lang, lever=text, n=lp.num_gpus)
 
 
 def _plan_label(p: Plan, names: dict[str, str], lang: str) -> str:
+    """'1× RTX 4090: recommended / + micro-batch 1, accumulation ×8 · Liger CE / $776 · 73.2 d':
+    the plan, the levers it applies (schema 3, Option.plan.changes) and its figures."""
     name = t("chart.point", lang, n=p.num_gpus, gpu=names.get(p.gpu, p.gpu_name))
+    if p.nodes > 1:
+        name = t("chart.point_nodes", lang, point=name, nodes=p.nodes, per_node=p.gpus_per_node)
     figures = f"{usd(p.usd)} · {hours(p.hours, lang)}"
-    if p.recommended:
-        return f"{name}: {t('chart.recommended', lang)}\n{figures}"
-    return f"{name}\n{figures}"
+    lines = [f"{name}: {t('chart.recommended', lang)}" if p.recommended else name]
+    for change in (change_name(c, lang) for c in p.changes):  # a line per CHANGES_CHARS, a label stays narrow
+        if len(lines) > 1 and len(lines[-1]) + len(change) + 3 <= CHANGES_CHARS:
+            lines[-1] += f" · {change}"
+        else:
+            lines.append(f"+ {change}")
+    return "\n".join([*lines, figures])
 
 
 # --- the main panel -----------------------------------------------------------------------------
@@ -237,6 +254,10 @@ def _draw_main(ax: Any, chart: ChartPoints, names: dict[str, str], lang: str) ->
                                               color=RECOMMENDED_COLOUR if p.recommended else "black", zorder=7,
                                               gid="recommended" if p.recommended else "plan",
                                               linespacing=1.25, arrowprops=_LEADER), (p.hours, p.usd)))
+    for lab in plan_labels + labels:
+        # placed inside the panel after the layout (_place_labels): at their provisional offset a
+        # long label would only make the constrained layout shrink the panel to make room for it
+        lab.text.set_in_layout(False)
     ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=3, fontsize=FONT - 1.5, frameon=False,
               borderaxespad=0.2, handletextpad=0.3, columnspacing=1.2)
     if chart.not_fitting:
@@ -431,6 +452,8 @@ def text_box(text: Any, renderer: Any) -> Any:
     """The box of a label's text alone, in pixels (an Annotation's own extent adds its leader line)."""
     from matplotlib.text import Text
 
+    if hasattr(text, "update_positions"):  # an Annotation places its text at draw time (matplotlib.text.Annotation)
+        text.update_positions(renderer)
     return Text.get_window_extent(text, renderer)
 
 

@@ -36,6 +36,7 @@ MESSAGES = {
     },
     "chart.log": {"en": "{axis} (log scale)", "es": "{axis} (escala logarítmica)"},
     "chart.point": {"en": "{n}× {gpu}", "es": "{n}× {gpu}"},
+    "chart.point_nodes": {"en": "{point} ({nodes} nodes × {per_node})", "es": "{point} ({nodes} nodos × {per_node})"},
     "chart.recommended": {"en": "recommended", "es": "recomendada"},
     "chart.legend.plan": {"en": "plan that fits", "es": "plan que cabe"},
     "chart.legend.recommended": {"en": "recommended plan", "es": "plan recomendado"},
@@ -64,6 +65,8 @@ MESSAGES = {
     # short lever names (the answer's own sentences are advisor.i18n.notes' notes.lever.*)
     "chart.lever.micro_batch": {"en": "micro-batch 1, accumulation ×{factor}",
                                 "es": "micro-lote 1, acumulación ×{factor}"},
+    "chart.lever.accumulation": {"en": "micro-batch {micro_batch}, accumulation ×{accumulation}",
+                                 "es": "micro-lote {micro_batch}, acumulación ×{accumulation}"},
     "chart.lever.optimizer_8bit": {"en": "8-bit AdamW", "es": "AdamW de 8 bits"},
     "chart.lever.gradient_checkpointing": {"en": "gradient checkpointing", "es": "gradient checkpointing"},
     "chart.lever.flash_attention": {"en": "flash attention", "es": "atención flash"},
