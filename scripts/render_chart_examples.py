@@ -26,10 +26,12 @@ from bot.chart import draw  # noqa: E402
 
 EXAMPLES = {
     # LoRA 8B with a dataset size: hours and dollars to an accepted checkpoint; the recommended
-    # two RTX 4090s with their one-card levers (shorter sequences, QLoRA) as arrows
+    # one RTX 4090 with Liger CE (its plan's lever, in its label), its other levers (FSDP over two,
+    # a shorter sequence, QLoRA) as arrows
     "chart_lora_8b.png": dict(method="lora", model="llama-3.1-8b", seq_len=4096, dataset_tokens=50_000_000),
-    # QLoRA 70B at 8k without a dataset size: per million trained tokens, a log time axis (2 min
-    # to 23 min), the RTX 4090 that fits at no count named under the panel and shown in memory
+    # QLoRA 70B at 8k without a dataset size: per million trained tokens, four L40S recommended,
+    # one-card A100 / H100 plans with Liger CE and 8-bit AdamW, the RTX 4090 that fits at no count
+    # named under the panel and shown in memory
     "chart_qlora_70b.png": dict(method="qlora", model="llama-3-70b", seq_len=8192),
 }
 
