@@ -86,6 +86,32 @@ def run_advisor(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subpro
                           capture_output=True, text=True, timeout=300)
 
 
+def wait_for_ray_job_agent(address: str, deadline: float, *, died=lambda: False, why=lambda: "") -> None:
+    """Bounded poll until a Ray head's job agent accepts a job: the dashboard answers /api/version
+    before the agent has registered, and until then every submission is refused with "No
+    available agent to submit job, please try again later" (ray/dashboard/modules/job/job_head.py,
+    ``choose_agent``). On a loaded machine that window outlasts any client's retry budget, so the
+    tests start only on a cluster that has run one job. ``died``: whether the head is gone (stop
+    waiting); ``why``: text for the failure (e.g. the head's log); ``deadline`` on time.monotonic."""
+    import time
+
+    from ray.job_submission import JobStatus, JobSubmissionClient
+
+    client = JobSubmissionClient(address)
+    sid = None
+    while sid is None:
+        try:
+            sid = client.submit_job(entrypoint="true", metadata={"advisor": "agent-probe"})
+        except RuntimeError as exc:
+            if "try again later" not in str(exc) or died() or time.monotonic() > deadline:
+                pytest.fail(f"the Ray job agent did not come up: {exc}\n{why()}")
+            time.sleep(1.0)
+    while client.get_job_status(sid) not in (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.STOPPED):
+        if time.monotonic() > deadline:
+            pytest.fail(f"the Ray agent probe job did not finish: {client.get_job_status(sid)}\n{why()}")
+        time.sleep(0.5)
+
+
 def have(module: str) -> bool:
     import importlib.util
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 
 import pytest
 import yaml
@@ -20,7 +21,7 @@ import yaml
 from advisor.errors import LaunchError
 from advisor.launch import FORMATS, LaunchOptions, choose_plan, launch_config, render
 from advisor.spec import SpecRequest
-from tests.conftest import DATA, have
+from tests.conftest import DATA, have, wait_for_ray_job_agent
 
 SCHEMAS = DATA / "launch_schemas"
 LORA_8B = SpecRequest(method="lora", model="llama-3.1-8b")
@@ -370,8 +371,12 @@ def ray_dashboard():
         port = s.getsockname()[1]
     ctx = ray.init(address="local", num_cpus=1, num_gpus=0, include_dashboard=True, dashboard_host="127.0.0.1",
                    dashboard_port=port, namespace="advisor-launch", log_to_driver=False, logging_level="warning")
-    yield f"http://{ctx.dashboard_url}", ray.get_runtime_context().gcs_address
-    ray.shutdown()
+    url = f"http://{ctx.dashboard_url}"
+    try:
+        wait_for_ray_job_agent(url, time.monotonic() + 300)  # the agent registers after the dashboard answers
+        yield url, ray.get_runtime_context().gcs_address
+    finally:
+        ray.shutdown()
 
 
 def _stored_job(gcs_address: str, job_id: str):

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, have
+from tests.conftest import ROOT, have, wait_for_ray_job_agent
 from tests.fakeslack import free_port
 from tests.pilot_helpers import tiny_pilot
 
@@ -79,28 +79,13 @@ def cluster():
 
 
 def _wait_for_job_agent(address: str, head: subprocess.Popen, temp: str, deadline: float) -> None:
-    """Bounded poll until the head's job agent accepts a job: the dashboard answers /api/version
-    before the agent has registered, and until then every submission is refused with "No
-    available agent to submit job, please try again later" (ray/dashboard/modules/job/job_head.py,
-    ``choose_agent``). On a loaded machine that window outlasts the launcher's own retry budget,
-    so the tests start only on a cluster that has run one job."""
-    from ray.job_submission import JobStatus, JobSubmissionClient
-
-    client = JobSubmissionClient(address)
-    sid = None
-    while sid is None:
-        try:
-            sid = client.submit_job(entrypoint="true", metadata={"advisor": "agent-probe"})
-        except RuntimeError as exc:
-            if "try again later" not in str(exc) or head.poll() is not None or time.monotonic() > deadline:
-                _stop(head)
-                pytest.fail(f"the Ray job agent did not come up: {exc}\n{(Path(temp) / 'head.log').read_text()[-3000:]}")
-            time.sleep(1.0)
-    while client.get_job_status(sid) not in (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.STOPPED):
-        if time.monotonic() > deadline:
-            _stop(head)
-            pytest.fail(f"the Ray agent probe job did not finish: {client.get_job_status(sid)}")
-        time.sleep(0.5)
+    """conftest.wait_for_ray_job_agent for this head process, stopping it when the wait fails."""
+    try:
+        wait_for_ray_job_agent(address, deadline, died=lambda: head.poll() is not None,
+                               why=lambda: (Path(temp) / "head.log").read_text()[-3000:])
+    except BaseException:
+        _stop(head)
+        raise
 
 
 def _forget_cached_token() -> None:
