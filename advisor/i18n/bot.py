@@ -137,9 +137,10 @@ MESSAGES = {
     },
     "bot.help.subcommands": {
         "en": "`{command} help` this help · `{command} catalog` GPUs, prices, regions · "
-              "`{command} pilot <text>` a measured pilot run",
+              "`{command} pilot <text>` a measured pilot run · `{command} spend` what pilots cost, per person and day",
         "es": "`{command} ayuda` esta ayuda · `{command} catálogo` GPU, precios, regiones · "
-              "`{command} piloto <texto>` una prueba piloto medida",
+              "`{command} piloto <texto>` una prueba piloto medida · `{command} gasto` lo que costaron los pilotos, "
+              "por persona y día",
     },
     "bot.help.languages": {"en": "I answer in English or Spanish, in the language you write in.",
                            "es": "Respondo en inglés o en español, en el idioma en que escribas."},
