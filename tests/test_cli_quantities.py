@@ -57,12 +57,13 @@ def test_ask_reads_spanish_full_fine_tuning(cli):
 
 def test_ask_names_the_closest_match_of_a_typo(cli):
     result = cli("ask", "lora mistrl 7b")
-    first = result.output.splitlines()
-    assert first[0] == "Understood: LoRA, Mistral 7B v0.3, seq 2,048, on the fewest GPUs that fit."
-    assert first[1].startswith("Assumed: seq 2,048") and 'read "mistrl 7b" as Mistral 7B v0.3' in result.output
+    first = result.output.splitlines()  # the verdict (#16), then what was understood and assumed (#13)
+    assert first[0].startswith("Yes: 1 x ")
+    assert first[1] == "Understood: LoRA, Mistral 7B v0.3, seq 2,048, on the fewest GPUs that fit."
+    assert first[2].startswith("Assumed: seq 2,048") and 'read "mistrl 7b" as Mistral 7B v0.3' in result.output
 
 
-def test_the_bot_answer_opens_with_the_same_two_lines(catalog):
+def test_the_bot_answer_opens_with_the_verdict_then_the_same_two_lines(catalog):
     from advisor.answer import Advisor
     from bot.render.answer import render_answer
 
@@ -71,5 +72,5 @@ def test_the_bot_answer_opens_with_the_same_two_lines(catalog):
         blocks = render_answer(answer.data, lang)  # what the bot stores and renders
         shown = json.dumps(blocks, ensure_ascii=False)
         assert answer.data["head"]["understood"] in shown and answer.data["head"]["assumed"] in shown
-        first = next(b for b in blocks if b["type"] == "section")
-        assert first["text"]["text"] == answer.data["head"]["understood"]
+        verdict, understood = [b for b in blocks if b["type"] == "section"][:2]
+        assert verdict["block_id"] == "verdict" and understood["text"]["text"] == answer.data["head"]["understood"]
