@@ -34,12 +34,19 @@ def test_a_sharded_spec_is_refused_before_a_pilot_spec_exists(catalog):
     assert pilot_spec_for(_resolved(catalog, model="llama-3.1-8b", method="lora"), gpu).spec.num_gpus == 1
 
 
-def test_the_cli_refuses_it_before_launching_anything(tmp_path):
+def test_the_cli_pilots_one_card_of_a_sharded_plan_and_says_what_it_measures(tmp_path):
+    """#16 item 7: `advisor pilot run --num-gpus 2 --sharding fsdp` pilots the plan as "Run pilot"
+    does (advisor.pilot.plan): one process on one card, never a sharded spec (one_gpu_only still
+    guards the runner), and it says on stderr what that card measures of the plan."""
+    from advisor.pilot.store import PilotStore
+
     result = run_advisor("pilot", "run", "--model", "tiny-test", "--method", "lora", "--seq-len", "128",
                          "--num-gpus", "2", "--sharding", "fsdp", "--state-db", str(tmp_path / "state.db"),
                          "--out-dir", str(tmp_path / "runs"), cwd=tmp_path)
-    assert result.returncode != 0 and REFUSAL in result.stderr + result.stdout
-    assert not (tmp_path / "state.db").exists() and not (tmp_path / "runs").exists()
+    assert result.returncode == 0, result.stderr
+    assert "not the plan's per-GPU shard" in result.stderr
+    [rec] = PilotStore(tmp_path / "state.db").records()
+    assert rec.pilot_spec.spec.num_gpus == 1 and REFUSAL not in result.stderr
 
 
 def test_the_refusal_is_written_once():
