@@ -18,7 +18,7 @@ from advisor.resolve import resolve_request
 from advisor.spec import SpecRequest
 from bot.chart_points import points
 from tests.conftest import ROOT, have
-from tests.fakeslack import BotProcess, FakeSlack
+from tests.fakeslack import BotProcess
 
 pytestmark = pytest.mark.skipif(not have("matplotlib"), reason="the chart extra (matplotlib) is not installed")
 
@@ -253,12 +253,6 @@ def test_the_bot_starts_without_matplotlib_and_the_chart_says_what_to_install():
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert "chart" in out.stdout and "matplotlib" in out.stdout
-
-
-@pytest.fixture(scope="module")
-def slack():
-    with FakeSlack() as fake:
-        yield fake
 
 
 @pytest.fixture(scope="module")

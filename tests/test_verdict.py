@@ -22,7 +22,7 @@ from advisor.recommend import recommend
 from advisor.report import render_text, verdict_text
 from advisor.resolve import resolve_request
 from advisor.spec import SpecRequest
-from tests.fakeslack import BotProcess, FakeSlack, assert_valid_blocks, message_text
+from tests.fakeslack import BotProcess, assert_valid_blocks, message_text
 
 MISTRAL_4090 = "can we LoRA Mistral 7B at 4k with batch 4 on a 4090?"
 QLORA_70B = "qlora llama-3-70b seq 8192"
@@ -253,12 +253,6 @@ def test_every_plan_is_rentable_within_the_ceiling_and_yes_keeps_the_job(catalog
 
 
 # --- the fake Slack: the real bot, the verdict as the first section ---------------------------------
-
-
-@pytest.fixture(scope="module")
-def slack():
-    with FakeSlack() as fake:
-        yield fake
 
 
 @pytest.fixture(scope="module")
