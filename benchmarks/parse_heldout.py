@@ -1,8 +1,8 @@
 """How often the chat parser reads held-out messages fully right: sets nobody tunes the parser on.
 
 Two sets, written for issue #13 by someone who did not read or run the parser while writing them, and
-committed ("freeze held-out sets ... before any parser run", d59effb; six table2 texts made unambiguous in
-6471fe1, before any count was seen) before this benchmark existed:
+committed ("freeze held-out sets ... before any parser run", d59effb) before this benchmark existed; six
+table2 texts were made unambiguous afterwards (6471fe1), before any count on the set was seen:
 
 - ``heldout/table2``: 527 hand-written Slack messages, about half English and half Spanish
   (tests/heldout/table2.py, tests/data/heldout/table2.json);
