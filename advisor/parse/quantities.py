@@ -151,6 +151,8 @@ _FAILED_WORDS = (r"(?:failed|failing|fail(?:ure)?s?|fallar|wasted|reruns?|re-run
                  r"|reintentos|repeticiones|fallan|falla|fallaron|fracasan|crash(?:es|ed)?)")  # nouns, adjectives and the verb
 _FAILED = R(r"\b" + N + r"\s*%\s*(?:of\s+|de\s+)?(?:(?:tasa|rate)\s+(?:de\s+|of\s+)?)?"
             r"(?:(?:the\s+|las\s+|los\s+)?(?:runs?|jobs?|attempts?|ejecuciones|corridas|entrenamientos|intentos|trabajos)\s+)?"
+            # the runs' verb in a relative clause: "30% de ejecuciones que fallan", "10% of runs that fail"
+            r"(?:(?:que|that|which)\s+)?"
             r"(?:(?:will|would|may|might|could|usually|typically|tend\s+to|to|van\s+a|suelen|pueden|podrian)\s+)?"
             + _FAILED_WORDS + r"|\b(?:failed[\s_-]*runs?|failure[\s_-]*rate|fail[\s_-]*rate|reruns?|retries|"
             r"failed[\s_-]*run[\s_-]*fraction|ejecuciones\s+fallidas|tasa\s+de\s+fallos?|fallos|reintentos)\s*"

@@ -36,7 +36,7 @@ _EACH_FILL = (r"(?:[\s(,:;]*(?:of|de|x|\*|with|con|at|a|averaging|avg\.?|average
               r"|que|tienen|have|y|and)\b\.?|[\s(,:;]*[~@≈]|[ \t]*\()")  # "50k ejemplos (300 tokens)"  # "@" and "≈" are no word: no \b after them
 # (the count and its items on one line: "un modelo de 2,7B\nsecuencias de 4096 tokens" is a size, then a length)
 _EXAMPLES_X_LEN = R(r"\b" + N + SC + r"[ \t]*(?:of\s+|de\s+)?" + _ITEMS + r"\b(?:" + _EACH_FILL + r"){0,6}\s*"
-                    + N + SC + r"\s*" + _TOK + r"\b(?:\s*(?:each|cada\s+un[oa]|per\s+\w+|por\s+\w+|on\s+average|de\s+media|en\s+promedio|avg))?")
+                    + N + SC + r"\s*" + _TOK + r"\b(?:\s*(?:each|apiece|cada\s+un[oa]|per\s+\w+|por\s+\w+|on\s+average|de\s+media|en\s+promedio|avg))?")
 # The length of each example said apart from the count ("300 tokens per example", "avg length 300 tokens").
 _PER_ITEM = (r"(?:examples?|samples?|ejemplos?|muestras?|rows?|filas?|conversations?|convos?|conversaciones?|documents?|documentos?"
              r"|pairs?|pares|instructions?|instrucciones|dialogues?|dialogos?|records?|registros?|item|sequences?|secuencias?"
@@ -54,7 +54,8 @@ _BYTES = R(r"\b" + N + r"\s*(gb|mb|tb|gib|mib)\s+(?:of\s+|de\s+)?(?:text|texto|d
 # setting's word is that setting (a batch of 4 sequences), not a count of examples -- unless that
 # word already has its number before it ("4 épocas 50k ejemplos de 512 tokens").
 def _cue_words(strict: bool) -> str:
-    words = {" ".join(c.words) for c in sl.CUES if c.left >= 6 and c.slot not in ("examples", "dataset", "tokens", "seq")
+    # (a size's words are not among them: "Qwen2.5 72B weights 100k examples of 512 tokens" is the model, then its data)
+    words = {" ".join(c.words) for c in sl.CUES if c.left >= 6 and c.slot not in ("examples", "dataset", "tokens", "seq", "params")
              and (not strict or c.left >= 9 and c.left > c.right)}
     return "|".join(re.escape(w).replace("\\ ", r"[\s_-]*") for w in sorted(words, key=len, reverse=True))
 

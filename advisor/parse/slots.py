@@ -559,7 +559,11 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
             if value is None:
                 continue
             slot = "seq" if cue.slot == "seq_sized" else cue.slot
-            score = side - 1.5 * fill + _plausible(slot, value) - 0.01 * abs(ti - (first if first > ti else last))
+            # a colon or equals sign right after the cue joins a key to its value ("rango LoRA = 4"): no filler
+            cost = fill - 1 if last < ti and fill and toks[last + 1].kind == "punct" and toks[last + 1].text in (":", "=") else fill
+            score = side - 1.5 * cost + _plausible(slot, value) - 0.01 * abs(ti - (first if first > ti else last))
+            if last < ti and cost == 0 and side >= 10:
+                score += 0.25  # a word naming its slot outright, touching its number ("bsz 8 A10G"): before a count of the GPU after
             if score > 0:
                 edges.append(_Edge(ni, ci, slot, score))
         edges += _gpu_edges(toks, ni, ti, lang)
@@ -587,7 +591,7 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
     bound_cues = {e.cue for e in chosen.values() if e.cue is not None and e.cue < GPU_CUE}
     for ci, (first, last, cue) in enumerate(cues):
         if ci not in bound_cues and cue.slot in UNREADABLE_FIELDS and cue.left >= 6:
-            typed = _unreadable_value(toks, last, first, strong=cue.left >= 10)
+            typed = _unreadable_value(toks, last, first, strong=cue.left >= 10, slot=cue.slot)
             if typed is not None:
                 out.unreadable.append((UNREADABLE_FIELDS[cue.slot], typed, toks[first].start))
     return out
@@ -610,6 +614,8 @@ MAX_VALUE_WORDS = 4
 # Words a vague value starts with ("as long as possible", "max that fits", "el máximo posible", "lo que quepa").
 _VAGUE_HEADS = {"as", "max", "maximum", "maximo", "maxima", "whatever", "lo", "el", "la", "largest", "biggest", "tbd",
                 "auto", "not", "aun", "todavia", "dunno", "unknown", "ni", "no", "por"}
+# "full-rank", "low-rank", "high-rank": the word as an adjective's head (the update's rank), no LoRA rank.
+_RANK_ADJECTIVES = {"full", "low", "high", "lower", "higher", "reduced"}
 _POLITE = {"thanks", "thank", "thx", "ty", "pls", "please", "gracias", "muchas", "porfa", "cheers"}
 
 
@@ -619,7 +625,8 @@ _DETERMINERS = {"the", "this", "that", "our", "my", "your", "its", "el", "la", "
                 "nuestra", "este", "esta", "a", "an", "un", "una"}
 
 
-def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, strong: bool = False) -> str | None:
+def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, strong: bool = False,
+                      slot: str | None = None) -> str | None:
     j = last + 1
     if j >= len(toks):
         return None
@@ -627,6 +634,12 @@ def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, 
     if first_cue is not None and first_cue > 0 and toks[first_cue - 1].kind == "word" \
             and toks[first_cue - 1].text in _IDIOM_BEFORE:
         return None
+    if first_cue is not None and toks[first_cue].text == "rank":
+        before = first_cue - 1
+        if before > 0 and toks[before].kind == "punct" and toks[before].text == "-":
+            before -= 1
+        if before >= 0 and toks[before].kind == "word" and toks[before].text in _RANK_ADJECTIVES:
+            return None  # "full-rank training", "low rank adaptation": a compound adjective, no rank of the adapters
     if first.kind == "punct" and first.text in (":", "="):
         k = j + 1
         typed: list[str] = []
@@ -635,6 +648,9 @@ def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, 
             tok = toks[k]
             if tok.kind in ("num", "name") and not tok.spoken or tok.kind == "blank":
                 return None  # a number, a name, or words another rule read (a method, a GPU): not a vague value
+            if tok.kind == "word" and slot is not None and any(len(c.words) == 1 and c.slot not in (slot, "ignore")
+                                                            for c in _CUE_INDEX.get(tok.text, ())):
+                return None  # "Contexto: dos tarjetas, ...", "context: just one epoch": another setting, said after a heading
             if typed and (tok.kind == "word" and tok.text in _POLITE or tok.kind == "punct" and tok.text in "?!"
                           and typed[-1] not in "?!"):
                 break  # "lote: lo que quepa ¡gracias!", "context: ??? thanks": the value ends there
@@ -732,8 +748,11 @@ def _gpu_edges(toks: list[Tok], ni: int, ti: int, lang: str) -> list[_Edge]:
     if prev >= 0 and (toks[prev].kind == "punct" and toks[prev].text in ("*", "(") or toks[prev].kind == "word"
                       and toks[prev].text == "x"):
         prev -= 1  # "H100 * 8", "H100 x 8", "NVIDIA L40S (x2)"
-    if (prev >= 0 and toks[prev].kind == "name" and toks[prev].text.startswith("§G")
-            and (tok.unit == "x" or prev + 1 < ti and toks[prev + 1].text in ("x", "*"))):
+    times = tok.unit == "x" or prev + 1 < ti and toks[prev + 1].text in ("x", "*")
+    if times and prev >= 2 and toks[prev].kind == "punct" and toks[prev].text == ")" and toks[prev - 1].kind == "word" \
+            and toks[prev - 2].kind == "punct" and toks[prev - 2].text == "(":
+        prev -= 3  # "B200 (HGX) × 4", "H100 (SXM) x8": the card's form factor in parentheses, then its count
+    if prev >= 0 and toks[prev].kind == "name" and toks[prev].text.startswith("§G") and times:
         gpu = int(toks[prev].text[2:-1])
         out.append(_Edge(ni, GPU_CUE + gpu, "gpus", (11 if tok.unit == "x" else 9) + _plausible("gpus", value), gpu=gpu))
     return out

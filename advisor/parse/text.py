@@ -24,7 +24,8 @@ _SLACK_SPECIAL = re.compile(r"<[@#!][^>\s]*>")  # <@U123>, <@U1|name>, <#C1|chan
 _SLACK_LINK = re.compile(r"<((?:https?|mailto):[^>|\s]*)(?:\|([^>]*))?>")
 _FENCE = re.compile(r"```")
 # An emoji shortcode (":rocket:", ":100:"), never a model size between two colons ("llama3.1:70b: qlora", an
-# Ollama tag followed by a colon).
+# Ollama tag followed by a colon), nor the middle field of a colon-separated value glued to words on both sides
+# (SLURM's "--gres=gpu:h100:8": the GPU type; ``_emoji``).
 _EMOJI_CODE = re.compile(r":(?!\d+(?:\.\d+)?[bmk]:)[a-z0-9_+\-']{1,40}:(?::skin-tone-\d:)?", re.IGNORECASE)
 _MARKS = re.compile(r"(?<![\w*~])[*~]+|[*~]+(?![\w*~])|(?<![\w])_(?=\w)|(?<=\w)_(?![\w])")
 _BACKTICK = re.compile(r"`")
@@ -82,14 +83,39 @@ def clean(text: str) -> str:
         text = _FENCE.sub("\n", text)
         text = _BACKTICK.sub(" ", text)
     if ":" in text:
-        text = _EMOJI_CODE.sub(" ", text)
+        text = _EMOJI_CODE.sub(_emoji, text)
     if "*" in text or "~" in text or "_" in text:
         text = _MARKS.sub(" ", text)
     if "/" in text and "(" in text:
         text = _PART_COUNTER.sub(" ", text)
     if "+1" in text:
         text = _PLUS_ONE.sub(" ", text)
+    if ")" in text or "." in text:
+        text = _LIST_MARKER.sub(_list_marker, text)
     return text.strip()
+
+
+# "1) lora for qwen2.5 7b\n2) seq 4096", "1. ...", "(2) ...": a list item's number opening a line (after any
+# mention or quote mark) says where the item stands in the list, no setting; so does "1)" after an opening
+# phrase's colon or comma ("For the record: 1) ...", "Por si acaso, 1) ..."), outside any parenthesis ("(lora,
+# rank: 16) on ..." closes one). Only one or two digits, then ")" (or "." opening a line) and a space: "4096
+# tokens", "8x H100", "1.5b", "2.048" and "seq 2048 (1)" are never markers.
+_LIST_MARKER = re.compile(r"(?m)(^[ \t>]*|[:,][ \t]+)(?:\d{1,2}[.)]|\(\d{1,2}\))(?=[ \t]+\S)")
+
+
+def _list_marker(m: re.Match[str]) -> str:
+    if m.group(1)[:1] in (":", ","):
+        line = m.string[m.string.rfind("\n", 0, m.start()) + 1:m.start()]
+        if line.count("(") > line.count(")") or m.group(0).rstrip()[-1] == ".":
+            return m.group(0)  # inside a parenthesis, or "seq: 8. ...": no list
+    return m.group(1) + " "
+
+
+def _emoji(m: re.Match[str]) -> str:
+    text, start, end = m.string, m.start(), m.end()
+    if start and end < len(text) and (text[start - 1].isalnum() or text[start - 1] == "_") and (text[end].isalnum()):
+        return m.group(0)  # "gpu:h100:8": a field between two others
+    return " "
 
 
 # "+1" opening a line (after any mention): the chat idiom for "I agree / me too", no count of anything.
