@@ -83,6 +83,8 @@ _CONFIG_KEYS = {
     "quantize": "quantize|quantization",
     "distributed_type": "distributed_type",
     "fsdp_strategy": "fsdp_sharding_strategy|sharding_strategy",
+    # accelerate launch --use_fsdp (accelerate/commands/launch.py: "Whether to use fully sharded data parallelism")
+    "use_fsdp": "use_fsdp",
     "apply_lora_to_mlp": "apply_lora_to_mlp",
 }
 # SLURM's generic resources per node, "--gres=gpu:4" or "--gres=gpu:h100:8" (sbatch(1), "--gres"; gres.conf(5)):
@@ -116,7 +118,7 @@ _OPTIM_VALUES = {
     "sgd": "sgd", "paged_adamw_32bit": "adamw",
 }
 # Flags that stand alone on a command line ("--use_peft", "--bf16"): on.
-_BOOL_FLAGS = {"use_peft", "load_in_4bit", "load_in_8bit", "gradient_checkpointing", "bf16", "fp16",
+_BOOL_FLAGS = {"use_peft", "use_fsdp", "load_in_4bit", "load_in_8bit", "gradient_checkpointing", "bf16", "fp16",
                "use_flash_attention_2", "flash_attention", "bnb_4bit_use_double_quant", "lora_target_linear",
                "multi_gpu", "packing", "use_liger_kernel", "use_liger", "torch_compile"}
 _FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9_.-]*)(?:=([^\s?!,;]+)|[ \t]+(?!--)([^\s\\?!,;]+))?")
@@ -249,6 +251,10 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
         elif value in ("multi_gpu", "multi_npu", "multi_xpu"):
             scan.claim("sharding", "ddp", m.start())
         return None  # DEEPSPEED: its stage is in the deepspeed config; NO: one process
+    if name == "use_fsdp" and flag is not None:
+        if flag:
+            scan.claim("sharding", "fsdp", m.start())
+        return None
     if name == "fsdp_strategy":
         if value in ("full_shard", "1", "hybrid_shard"):
             scan.claim("sharding", "fsdp", m.start())

@@ -223,7 +223,8 @@ def read_slots(scan: Scan) -> None:
         if name is None:
             continue
         if name == "params_b":
-            if b.tok.scale == "t" and value > MAX_PARAMS_B:  # "70 billones": the anglicism for 70B
+            # "70 billones": the anglicism for 70B; a trillion said as such ("2T", "2 trillion") is 2000B, beyond our limit
+            if b.tok.scale == "t" and value > MAX_PARAMS_B and "billon" in scan.text[b.tok.start:b.tok.end]:
                 value /= 1000
                 scan.warn("parse.warn.billones", typed=b.tok.text + " billones", value=f"{value:g}")
             q.accept(scan, "params_b", value, b.pos)
@@ -278,7 +279,7 @@ NUMBER_RULES = [
     (_LEN_RANGE, _len_range), (_EXAMPLES_X_LEN, _examples_x_len), (_EXAMPLE_LEN, _example_len),
     (q._NODES, q._nodes), (q._SINGLE, q._single),
     (q._FAILED, q._failed), (q._NO_FAILED, q._set_cost("failed_run_fraction", 0.0)), (q._EVAL, q._eval),
-    (q._EVALS_PER, q._cost_value("evals_per_epoch", integer=True)),
+    (q._EVALS_PER, q._evals_per),
     (q._KEEP, q._cost_value("checkpoints_kept", integer=True)), (q._MONTHS, q._cost_value("storage_months")),
     (q._NO_PILOT, q._set_cost("include_pilot", False)), (q._PILOT, q._set_cost("include_pilot", True)),
     (_HALF_EPOCH, lambda scan, m: q.accept(scan, "epochs", 0.5, m.start())),

@@ -463,6 +463,20 @@ def _find_cues(toks: list[Tok]) -> list[tuple[int, int, Cue]]:
     return out
 
 
+# "a sequence of N tokens", "secuencia de N tokens", "context of N tokens": the noun, "of", the length in tokens.
+_LENGTH_HEADS = {("sequence",), ("secuencia",), ("context",), ("contexto",), ("seq",), ("ctx",)}
+
+
+def _length_of(toks: list[Tok], cue: tuple[int, int, "Cue"], ti: int) -> bool:
+    """The cue is a length's noun joined to the number by "of"/"de" alone, and no number of its own stands right
+    before it ("16384-token context 5,000,000 tokens" is a length, then a dataset)."""
+    first, last, c = cue
+    if c.words not in _LENGTH_HEADS or last + 2 != ti or toks[last + 1].text not in ("of", "de"):
+        return False
+    before = toks[first - 1] if first else None
+    return not (before is not None and (before.kind == "num" or before.kind == "word" and before.text in ("token", "tokens", "tok")))
+
+
 def _fill_ok(toks: list[Tok], lo: int, hi: int, words: set[str], punct: set[str]) -> int | None:
     """Number of filler tokens strictly between lo and hi, or None if something else is there."""
     count = 0
@@ -529,6 +543,7 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
         tok = toks[ti]
         if tok.in_url or ti and toks[ti - 1].kind == "punct" and toks[ti - 1].text == "#" and tok.gap == "":
             continue  # part of an address or an identifier: never a setting
+        mine = len(edges)
         for ci, (first, last, cue) in enumerate(cues):
             if last < ti and cue.left:
                 fill = _fill_ok(toks, last, ti, _LEFT_FILL_WORDS, _LEFT_FILL_PUNCT)
@@ -566,6 +581,10 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
                 score += 0.25  # a word naming its slot outright, touching its number ("bsz 8 A10G"): before a count of the GPU after
             if score > 0:
                 edges.append(_Edge(ni, ci, slot, score))
+        if any(e.slot == "seq" and _length_of(toks, cues[e.cue], ti) for e in edges[mine:]):
+            # "secuencia de 4 millones de tokens", "a sequence of 4096 tokens": the tokens word right after is the
+            # length's unit, no token count of its own (a length beyond our limit is then asked about, not a dataset)
+            edges[mine:] = [e for e in edges[mine:] if not (e.slot == "tokens" and cues[e.cue][0] == ti + 1)]
         edges += _gpu_edges(toks, ni, ti, lang)
         alone = _alone(tok, lang)
         if alone is not None:
@@ -599,10 +618,17 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
 
 # A slot word followed by a value nobody can read ("seq len: max", "batch: tbd", "rank ??"): the
 # parser asks about that field instead of assuming its default.
-UNREADABLE_FIELDS = {"seq": "seq_len", "batch": "micro_batch", "rank": "lora_rank", "epochs": "epochs"}
+UNREADABLE_FIELDS = {"seq": "seq_len", "batch": "micro_batch", "rank": "lora_rank", "epochs": "epochs",
+                     "dataset": "dataset_tokens"}
 # Spanish adjectives agree with their noun ("secuencia máxima", "lotes máximos"): every gender and number.
 VAGUE = {"max", "maximum", "tbd", "unknown", "auto", "maximo", "maxima", "maximos", "maximas", "larga", "largo",
          "largas", "largos", "long", "longer", "huge", "big", "full", "whatever", "any", "lo", "el"}
+# How much, said for a dataset after its key: "dataset: huge", "datos: muchísimos" (a word after "dataset:" is
+# otherwise the data's name: "dataset: alpaca_en_demo").
+_QUANTITY_WORDS = {"huge", "big", "massive", "large", "small", "tiny", "enormous", "lots", "tons", "plenty", "many",
+                   "several", "few", "some", "enorme", "enormes", "muchos", "muchas", "muchisimos", "muchisimas",
+                   "varios", "varias", "pocos", "pocas", "bastantes", "grande", "grandes", "pequeno", "pequenos",
+                   "tbd", "unknown", "whatever", "varies"}
 _STOP = {",", ";", "\n", "|", ")", "(", ".", "#"}
 
 
@@ -640,6 +666,13 @@ def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, 
             before -= 1
         if before >= 0 and toks[before].kind == "word" and toks[before].text in _RANK_ADJECTIVES:
             return None  # "full-rank training", "low rank adaptation": a compound adjective, no rank of the adapters
+    if slot == "dataset":
+        # "dataset: alpaca_en_demo" names the data, "datos largo de contexto" is prose: only a word of quantity after
+        # the key ("dataset: huge") is a size said vaguely
+        if first.kind == "punct" and first.text in (":", "=") and j + 1 < len(toks) and toks[j + 1].kind == "word" \
+                and toks[j + 1].text in _QUANTITY_WORDS:
+            return toks[j + 1].text
+        return None
     if first.kind == "punct" and first.text in (":", "="):
         k = j + 1
         typed: list[str] = []

@@ -70,6 +70,14 @@ _QUALIFIED_STEP = re.compile(
     r"\b(?P<per>per|each|every|/)\s*(?:optimi[sz]er|optimi[sz]ation|training|gradient|weight|update)[\s_-]+(?:steps?|updates?)\b"
     r"|\b(?P<por>por|cada)\s+(?:paso|actualizacion)\s+(?:del?\s+)?(?:optimizador|optimizacion|entrenamiento|gradiente)\b")
 _IDIOMS = re.compile(r"\bmil\s+(?=gracias|disculpas|perdones|besos)")
+# "mil millones de tokens" with no digit before it: a thousand million, the Spanish billion (RAE: "millardo"), so the
+# number the tokenizer reads is 1000 with its scale word ("7 mil millones" has its digit and is read as typed).
+_MIL_MILLONES = re.compile(r"\b(?:un\s+)?mil\s+millones\b")
+
+
+def _mil_millones(m: re.Match[str]) -> str:
+    before = m.string[:m.start()].rstrip()
+    return m.group(0) if before[-1:].isdigit() else "1000 millones"
 
 
 def clean(text: str) -> str:
@@ -96,18 +104,18 @@ def clean(text: str) -> str:
 
 
 # "1) lora for qwen2.5 7b\n2) seq 4096", "1. ...", "(2) ...": a list item's number opening a line (after any
-# mention or quote mark) says where the item stands in the list, no setting; so does "1)" after an opening
-# phrase's colon or comma ("For the record: 1) ...", "Por si acaso, 1) ..."), outside any parenthesis ("(lora,
-# rank: 16) on ..." closes one). Only one or two digits, then ")" (or "." opening a line) and a space: "4096
+# mention or quote mark) says where the item stands in the list, no setting; so does the "1)" that opens a list
+# after a phrase's colon or comma ("For the record: 1) ...", "Por si acaso, 1) ..."), outside any parenthesis
+# ("(lora, epochs: 1) on ..." closes one). Only one or two digits, then ")" (or "." opening a line) and a space: "4096
 # tokens", "8x H100", "1.5b", "2.048" and "seq 2048 (1)" are never markers.
-_LIST_MARKER = re.compile(r"(?m)(^[ \t>]*|[:,][ \t]+)(?:\d{1,2}[.)]|\(\d{1,2}\))(?=[ \t]+\S)")
+_LIST_MARKER = re.compile(r"(?m)(^[ \t>]*|[:,][ \t]+(?=1\)))(?:\d{1,2}[.)]|\(\d{1,2}\))(?=[ \t]+\S)")
 
 
 def _list_marker(m: re.Match[str]) -> str:
-    if m.group(1)[:1] in (":", ","):
-        line = m.string[m.string.rfind("\n", 0, m.start()) + 1:m.start()]
-        if line.count("(") > line.count(")") or m.group(0).rstrip()[-1] == ".":
-            return m.group(0)  # inside a parenthesis, or "seq: 8. ...": no list
+    if m.group(1)[:1] in (":", ","):  # a list opened after a phrase starts at "1)"
+        before = m.string[:m.start()]
+        if before.count("(") > before.count(")"):
+            return m.group(0)  # inside a parenthesis ("(contextos de 8k, épocas: 1) ..."): a value closing it
     return m.group(1) + " "
 
 
@@ -156,6 +164,7 @@ def normalize(text: str) -> str:
     text = text.lower()
     if "mil " in text:
         text = _IDIOMS.sub("muchas ", text)
+        text = _MIL_MILLONES.sub(_mil_millones, text)
     text = _DATE_TIME.sub(" ", text)
     if "per " in text or "por " in text or "/" in text or "each " in text or "cada " in text:
         if "step" in text or "update" in text or "paso" in text or "actualizacion" in text:
