@@ -18,8 +18,9 @@ side of it, and the bindings of the whole message are settled together:
 4. Every (number, cue) pair within a few filler words ("of", "de", "=", ":", "is", ...) becomes
    an edge scored by the cue's strength on that side, the distance, and how plausible the value
    is for the slot (a batch of 4096 or a sequence of 4 is unlikely). A number may also stand
-   alone when its unit says what it is ("13b" a size, "8k" a length, a bare power of two from 256
-   a length): a weaker, cue-less edge.
+   alone when its unit says what it is ("13b" a size, "8k" a length): a weaker, cue-less edge. A
+   bare integer says nothing of itself: "full qwen3 0.6b 512" is asked about (``stray``), never
+   read as a length because it is a power of two.
 5. ``_match`` assigns each number at most one cue and each cue at most one number, maximising the
    count of numbers bound and then the scores (Kuhn's augmenting paths over edges tried best
    first), so "seq 1024 rank 16" binds 1024 to seq and 16 to rank although 1024 also stands next
@@ -735,7 +736,7 @@ def _pow2(tok: Tok) -> bool:
 
 
 def _alone(tok: Tok, lang: str) -> tuple[str, float] | None:
-    """What a number with no cue is by its unit alone: "13b" a size, "8k" a length, "4096" a length."""
+    """What a number with no cue is by its unit alone: "13b" a size, "8k" a length; "4096" nothing."""
     if tok.spoken or tok.unit:
         return None
     if tok.scale in ("b", "t"):
@@ -744,9 +745,7 @@ def _alone(tok: Tok, lang: str) -> tuple[str, float] | None:
         return "params_weak", 1.0
     if tok.scale == "k":
         return "seq", 2.0
-    if _pow2(tok):
-        return "seq_weak", 1.0
-    return None
+    return None  # a bare integer, even a power of two ("full qwen3 0.6b 512"), says nothing of what it is: asked about
 
 
 # Words between a count and the GPU it counts: "8 x H100", "8 of our H100s", "ocho de nuestras A100".
