@@ -27,7 +27,11 @@ _FENCE = re.compile(r"```")
 # Ollama tag followed by a colon), nor the middle field of a colon-separated value glued to words on both sides
 # (SLURM's "--gres=gpu:h100:8": the GPU type; ``_emoji``).
 _EMOJI_CODE = re.compile(r":(?!\d+(?:\.\d+)?[bmk]:)[a-z0-9_+\-']{1,40}:(?::skin-tone-\d:)?", re.IGNORECASE)
-_MARKS = re.compile(r"(?<![\w*~])[*~]+|[*~]+(?![\w*~])|(?<![\w])_(?=\w)|(?<=\w)_(?![\w])")
+# (The underscore's form opens with the mark itself, so the regex engine skips ahead to the next "_" instead of
+# trying every position: a pasted config has one in every key. "_" is a word character: ``(?<!\w_)`` looks at the
+# character before it.)
+_MARKS = re.compile(r"(?<![\w*~])[*~]+|[*~]+(?![\w*~])")
+_UNDERSCORES = re.compile(r"_(?:(?<!\w_)(?=\w)|(?<=\w_)(?!\w))")
 _BACKTICK = re.compile(r"`")
 _SUPERSCRIPTS = str.maketrans({"⁰": "^0", "¹": "^1", "²": "^2", "³": "^3", "⁴": "^4", "⁵": "^5",
                                "⁶": "^6", "⁷": "^7", "⁸": "^8", "⁹": "^9"})
@@ -92,8 +96,10 @@ def clean(text: str) -> str:
         text = _BACKTICK.sub(" ", text)
     if ":" in text:
         text = _EMOJI_CODE.sub(_emoji, text)
-    if "*" in text or "~" in text or "_" in text:
+    if "*" in text or "~" in text:
         text = _MARKS.sub(" ", text)
+    if "_" in text:
+        text = _UNDERSCORES.sub(" ", text)
     if "/" in text and "(" in text:
         text = _PART_COUNTER.sub(" ", text)
     if "+1" in text:
@@ -165,7 +171,8 @@ def normalize(text: str) -> str:
     if "mil " in text:
         text = _IDIOMS.sub("muchas ", text)
         text = _MIL_MILLONES.sub(_mil_millones, text)
-    text = _DATE_TIME.sub(" ", text)
+    if ":" in text or "-" in text or "am" in text or "pm" in text or "las " in text:
+        text = _DATE_TIME.sub(" ", text)
     if "per " in text or "por " in text or "/" in text or "each " in text or "cada " in text:
         if "step" in text or "update" in text or "paso" in text or "actualizacion" in text:
             text = _QUALIFIED_STEP.sub(lambda m: f"{m.group('per')} step" if m.group("per") else f"{m.group('por')} paso", text)

@@ -57,8 +57,20 @@ _VAGUE = {
 _NOT_AFTER = re.compile(r"\s*[:=]")
 
 
+# A word every vague phrase has (its quantifier, size adjective or "multi"): a message with none of them, as most
+# are, is not searched at all.
+_TRIGGERS = frozenset("""few several some many multiple various bunch lot lots plenty handful number ton tons loads load
+cuantas cuantos pocas pocos varias varios algunas algunos muchas muchos muchisimas muchisimos bastantes monton montones
+punado big bigger large larger huge massive giant enormous small smaller tiny medium mid decent grande grandes enorme
+enormes gigante pequeno pequena pequenos chico chica mediano mediana long longer short shorter largo largos larga largas
+corto cortos corta cortas extenso extensos extensa extensas multi million billion millones""".split())
+_WORD = re.compile(r"[a-z]+")
+
+
 def find(text: str) -> list[tuple[str, str, int]]:
     """(field, the phrase as typed, its position) for every vague value in ``text``, in text order."""
+    if _TRIGGERS.isdisjoint(_WORD.findall(text)):
+        return []
     out = []
     for name, pattern in _VAGUE.items():
         for m in pattern.finditer(text):
