@@ -409,7 +409,7 @@ _SPOKEN_SLOTS = {"epochs", "gpus", "nodes", "batch", "rank", "ignore"}
 _WEAK_SEQ_LEFT = {("at",), ("@",), ("a",), ("with",), ("con",), ("up", "to"), ("hasta",)}
 
 
-@dataclass
+@dataclass(slots=True)
 class Binding:
     slot: str
     tok: Tok
@@ -427,7 +427,7 @@ class Slots:
     gpu_counts: list[tuple[Tok, int]] = field(default_factory=list)  # (count, GPU placeholder index)
 
 
-@dataclass
+@dataclass(slots=True)  # a few per number per message
 class _Edge:
     num: int  # index into the numbers list
     cue: int | None  # index into the cue occurrences; None: the number alone
