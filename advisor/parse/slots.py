@@ -475,7 +475,8 @@ def _length_of(toks: list[Tok], cue: tuple[int, int, "Cue"], ti: int) -> bool:
     if c.words not in _LENGTH_HEADS or last + 2 != ti or toks[last + 1].text not in ("of", "de"):
         return False
     before = toks[first - 1] if first else None
-    return not (before is not None and (before.kind == "num" or before.kind == "word" and before.text in ("token", "tokens", "tok")))
+    return not (before is not None and (before.kind == "num" and not before.article
+                                        or before.kind == "word" and before.text in ("token", "tokens", "tok")))
 
 
 def _fill_ok(toks: list[Tok], lo: int, hi: int, words: set[str], punct: set[str]) -> int | None:
@@ -725,7 +726,8 @@ def _part_of_something(toks: list[Tok], ti: int) -> bool:
         return True
     if tok.text.count(".") >= 2:  # "0.6.1": a version
         return True
-    return bool(_YEAR.fullmatch(tok.text)) and tok.scale is None and tok.unit is None
+    # (2048, a power of two in the years' range, is the length people type most: asked about, never taken for a year)
+    return bool(_YEAR.fullmatch(tok.text)) and tok.scale is None and tok.unit is None and tok.text != "2048"
 
 
 def _pow2(tok: Tok) -> bool:

@@ -76,12 +76,16 @@ _QUALIFIED_STEP = re.compile(
 _IDIOMS = re.compile(r"\bmil\s+(?=gracias|disculpas|perdones|besos)")
 # "mil millones de tokens" with no digit before it: a thousand million, the Spanish billion (RAE: "millardo"), so the
 # number the tokenizer reads is 1000 with its scale word ("7 mil millones" has its digit and is read as typed).
-_MIL_MILLONES = re.compile(r"\b(?:un\s+)?mil\s+millones\b")
+# With a number word before it ("dos mil millones"), that many thousand millions.
+_MIL_MILLONES = re.compile(r"\b(?:(un|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez)\s+)?mil\s+millones\b")
+_SPOKEN_ES = {"un": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8, "nueve": 9, "diez": 10}
 
 
 def _mil_millones(m: re.Match[str]) -> str:
     before = m.string[:m.start()].rstrip()
-    return m.group(0) if before[-1:].isdigit() else "1000 millones"
+    if before[-1:].isdigit():
+        return m.group(0)  # "7 mil millones", "1,2 mil millones": the tokenizer reads the digits with both scale words
+    return f"{_SPOKEN_ES.get(m.group(1), 1) * 1000} millones"
 
 
 def clean(text: str) -> str:
