@@ -407,6 +407,8 @@ class _Assembler:
             return self._clarify_unsure(unsure)
         if intents.is_persist_question(self.normalized) and set(said) <= _FAQ_FIELDS:
             return self._make("faq", delta, delta, faq="what_persists", params=self._faq_params(delta))
+        if not said and not self.gpus and intents.is_gpu_choice(self.normalized):
+            return self._make("faq", delta, delta, faq="gpu_choice", params={"gpus": []})
         catalog_q = intents.catalog_question(text)
         if catalog_q is not None and not named_model and not delta.method:
             params = {**catalog_q, **({"gpu": self.gpus[0]} if self.gpus else {})}
@@ -427,7 +429,9 @@ class _Assembler:
             return self._clarify_family_size()
         if self.family is not None and not named_model:
             return self._clarify_family(delta)
-        if self._stray_number() is not None:
+        # (a number in a message that speaks of nothing we size, "¿dónde está la sala de reuniones 3?", is no setting
+        # to ask about; a short one, "what about 64?", is)
+        if self._stray_number() is not None and (said or intents.about_training(text) or len(self.normalized.split()) <= 4):
             return self._clarify_number(delta)
         if not said:
             return self._clarify("nothing", delta, t("parse.clarify.nothing", self.lang))
