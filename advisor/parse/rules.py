@@ -625,6 +625,15 @@ _ADAM8 = R(r"\b(?:8[\s_-]*bits?|bnb|bitsandbytes)[\s_-]*" + _ADAM + r"\b|\b" + _
            + r"[\s_-]*(?:bnb[\s_-]*)?(?:8[\s_-]*bits?|bnb)\b|\b" + _ADAM + r"\s+(?:en|in|de|a)\s+8[\s_-]*bits?\b"
            # the optimizer's states in 8 bits (bitsandbytes' 8-bit optimizers quantize the states): "AdamW, 8-bit states"
            r"|\b" + _ADAM + r"\s*[,(]?\s*(?:with\s+|con\s+)?(?:8[\s_-]*bits?\s+(?:optimizer\s+)?states?|estados?\s+(?:de\s+|en\s+)?8[\s_-]*bits?)\b")
+# The optimizer noun, then its modifiers listed after it in any order, by commas, a parenthesis or "de"/"and"
+# ("AdamW, paged, 8-bit", "AdamW (8-bit, bitsandbytes)", "AdamW 8-bit paginado", "AdamW 8 bits y paginado"): the
+# modifiers name one optimizer between them (bitsandbytes' PagedAdamW8bit is paged AND 8-bit, bitsandbytes 0.50
+# bitsandbytes/optim/adamw.py: class PagedAdamW8bit; transformers OptimizerNames.PAGED_ADAMW_8BIT). "bnb" before a
+# 4-bit quantization ("AdamW, bnb 4-bit") is the base model's quantization, not the optimizer's.
+_ADAM_MOD = r"(?:paged|paginad[oa]|(?:8|32)[\s_-]*bits?|(?:bnb|bitsandbytes)(?![\s_-]*(?:4|nf4|fp4|int4)))"
+_ADAM_MODS = R(r"\b" + _ADAM + r"(?:\s*[,(/]\s*|\s+(?:(?:and|y|de|en|in|with|con)\s+)?|[_-])" + _ADAM_MOD
+               + r"(?:(?:\s*[,/]\s*|\s+(?:(?:and|y|de|en|in|with|con)\s+)?|[_-])" + _ADAM_MOD + r"){1,2}\b\)?"
+               r"|\b" + _ADAM + r"\s*\(\s*" + _ADAM_MOD + r"\s*\)")  # one modifier in its parenthesis: "AdamW (8-bit)"
 _ADAMW = R(r"\b(?:(fused|foreach)\s+)?" + _ADAM + r"(?:[\s_-]*torch)?(?:[\s_-]*(fused|foreach))?\b")
 _SGD = R(r"\bsgd\b")
 _OTHER_OPT = R(r"\b(adafactor|lion|muon|sophia|lamb|galore|shampoo|soap|lomo)\b")
@@ -660,6 +669,18 @@ def _paged(scan: Scan, m: re.Match[str]) -> None:
         scan.warn("parse.warn.paged32")
     else:
         scan.claim("optimizer", "paged-adamw-8bit", m.start())
+
+
+def _adam_mods(scan: Scan, m: re.Match[str]) -> None:
+    """AdamW with two or three modifiers after it (``_ADAM_MODS``): paged and 8-bit together are paged 8-bit
+    AdamW; paged 32-bit is AdamW's memory (as ``_paged``), 8-bit or bitsandbytes alone the 8-bit AdamW."""
+    said = m.group(0)
+    if "pag" in said:
+        _paged(scan, m)
+    elif re.search(r"8[\s_-]*bit|bnb|bitsandbytes", said):
+        scan.claim("optimizer", "adamw-8bit", m.start())
+    else:
+        scan.claim("optimizer", "adamw", m.start())
 
 
 def _adamw(scan: Scan, m: re.Match[str]) -> None:
@@ -765,11 +786,20 @@ def _litgpt(scan: Scan, m: re.Match[str]) -> None:
     scan.claim("stack", "litgpt", m.start())
 
 
-_RECIPE = R(r"\b(q?lora|full)_finetune_(single_device|distributed)\b|\b[a-z0-9_]+/\d+b_(q?lora|full)(?:_single_device)?\b")
+_RECIPE = R(r"\b(q?lora|full)_finetune_(single_device|distributed)\b|\b[a-z0-9_]+/\d+(?:\.\d+)?b_(q?lora|full)(?:_single_device)?\b")
+# torchtune's QLoRA configs run the LoRA recipes: recipes/configs/llama3_1/8B_qlora_single_device.yaml (torchtune
+# 0.6) names ``recipe: lora_finetune_single_device`` and the model ``qlora_llama3_1_8b``. So after a lora_finetune
+# recipe, the config's name says which of the two it is ("tune run lora_finetune_single_device --config
+# qwen2_5/1.5B_qlora_single_device").
+# (``flags_to_pairs`` has made "--config X" "config=X"; the model in the config's path may be marked as a name.)
+_RECIPE_CONFIG = re.compile(r"\s+(?:--)?config[\s=]+(?:[\w./-]|§\w*§|\s(?=_))*?[/_](q?lora|full)(?:_single_device|_distributed)?\b")
 
 
 def _recipe(scan: Scan, m: re.Match[str]) -> None:
     method = m.group(1) or m.group(3)
+    config = _RECIPE_CONFIG.match(scan.marked, m.end()) if m.group(1) == "lora" else None
+    if config is not None and config.group(1) == "qlora":
+        method = "qlora"
     scan.claim("method", method, m.start())
     scan.claim("stack", "torchtune", m.start())
     if m.group(2) == "single_device" or "single_device" in m.group(0):
@@ -839,7 +869,7 @@ WORD_RULES = [
     (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_RECIPE, _recipe), (_GRES_GPU, _gres), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key),
     (_INSTEAD, _instead),
-    (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
+    (_ADAM_MODS, _adam_mods), (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
     (_SGD, _claim("optimizer", "sgd")), (_OTHER_OPT, _other_opt),
     (_PURE_BF16, _claim("precision", "bf16")), (_FP16, _claim("precision", "fp16-mixed")),
     (_FP32, _claim("precision", "fp32")), (_BF16_MIXED, _claim("precision", "bf16-mixed")), (_MIXED, _mixed),

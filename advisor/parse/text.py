@@ -44,6 +44,33 @@ _SPACES = re.compile(r"[ \t\r\f\v]+")
 # Digits grouped by a no-break, narrow no-break or thin space ("16 384", the SI and RAE style): one number.
 # A plain space is not read so: "batch 8 1024" is two numbers.
 _SPACE_GROUPED = re.compile(r"(?<![\d.,])(\d{1,3})((?:[\u00a0\u202f\u2009]\d{3})+)(?![\d])")
+# Digits grouped by "_" (Python's literal syntax, PEP 515: "32_768", "16_384"): one number. Only a number that
+# starts a token and groups of exactly three, so config keys ("llama3_1_8b", "qwen2_5") are left as typed.
+_UNDERSCORE_GROUPED = re.compile(r"(?<![\w.])(\d{1,3})((?:_\d{3})+)(?![\w.])")
+# A model's size said through a noun that links it to the family ("Gemma 3 in its 27B size", "Qwen3 en su versión
+# de 1.7B", "Llama 3.3 (versión 70B)", "Falcon (7B version)", "the 9B variant of Gemma 2", "la variante de 32B de
+# Qwen3"): the words between carry no setting, so they become the forms advisor/parse/names.py reads ("gemma 3 27b",
+# "llama 3.3 (70b)", "the 9b of gemma 2", "el 32b de qwen3"). Only before a size in parameters (b, m).
+_SIZE_WORD = r"(?:version|variant|variante|size|tamano|release)"
+_PSIZE = r"(\d+(?:\.\d+)?\s?[bm])"
+_SIZE_LINK = re.compile(
+    r"\s(?:in\s+its|en\s+su)\s+(?:" + _SIZE_WORD + r"\s+(?:de\s+|of\s+)?)?" + _PSIZE + r"(?:\s+" + _SIZE_WORD + r")?\b"
+    r"|\(\s*" + _SIZE_WORD + r"\s+(?:de\s+)?" + _PSIZE + r"\s*\)|\(\s*" + _PSIZE + r"\s+" + _SIZE_WORD + r"\s*\)"
+    r"|\b(?:the|a)\s+" + _PSIZE + r"\s+" + _SIZE_WORD + r"\s+of\b"
+    r"|\b(?:la|el)\s+" + _SIZE_WORD + r"\s+de\s+" + _PSIZE + r"\s+de\b")
+
+
+def _size_link(m: re.Match[str]) -> str:
+    size = next(g for g in m.groups() if g)
+    if m.group(0).startswith("("):
+        return f"({size})"
+    if m.group(0).endswith(" of"):
+        return f"the {size} of"
+    if m.group(0).endswith(" de"):
+        return f"el {size} de"
+    return f" {size}"
+
+
 _GLUED_COUNT = re.compile(r"\b(\d{1,4})\s*x\s*(?=[a-z])")
 # "4x4090" is four cards, "8x7b" / "8x22B" a Mixtral: a count unless the second number ends in b
 # "A100 de 40 GB", "A100 with 40GB", "A100 (40GB)" -> "a100 40gb", the way catalog aliases write it
@@ -172,6 +199,10 @@ def normalize(text: str) -> str:
         text = _COMBINING.sub("", unicodedata.normalize("NFKD", text))
         text = _NON_ASCII.sub(" ", text)
     text = text.lower()
+    if "_" in text:
+        text = _UNDERSCORE_GROUPED.sub(lambda m: m.group(1) + m.group(2).replace("_", ""), text)
+    if "version" in text or "variant" in text or "size" in text or "tamano" in text or "release" in text:
+        text = _SIZE_LINK.sub(_size_link, text)
     if "mil " in text:
         text = _IDIOMS.sub("muchas ", text)
         text = _MIL_MILLONES.sub(_mil_millones, text)
