@@ -405,6 +405,7 @@ class _Gen:
         gpu = self.pick(SKY_TYPE)
         n = self.pick((1, 2, 4, 8))
         expected.update(model=m.id, gpu=gpu, num_gpus=n)
+        expected["stack"] = "hf"  # "trl.scripts.sft" names TRL, which trains through the HF Trainer (tests/phrasegen.py)
         args = self._hf_args(expected, method)
         text = (f"{self._prose(lang, method, expected)}\n```yaml\nresources:\n  accelerators: {SKY_TYPE[gpu]}:{n}\n"
                 f"  cloud: kubernetes\nsetup: pip install trl peft\nrun: |\n  torchrun --nproc_per_node {n} -m trl.scripts.sft "
@@ -416,6 +417,7 @@ class _Gen:
         gpu = self.pick(K8S_PRODUCT)
         n = self.pick((1, 2, 4, 8))
         expected.update(model=m.id, gpu=gpu, num_gpus=n)
+        expected["stack"] = "hf"  # the container runs "trl sft": TRL, on the HF Trainer (as tests/phrasegen.py labels it)
         args = self._hf_args(expected, method)
         flat = ", ".join(f'"{a}"' for arg in args for a in arg.split(" "))
         text = (f"{self._prose(lang, method, expected)}\n```yaml\napiVersion: kubeflow.org/v1\nkind: PyTorchJob\nspec:\n"
@@ -451,7 +453,8 @@ class _Gen:
         method = self.pick(("lora", "qlora", "full"))
         distributed = self.rng.random() < 0.5
         n = self.pick((2, 4, 8)) if distributed else 1
-        expected: dict[str, Any] = {"model": mid, "method": method, "num_gpus": n}
+        # "tune run <recipe>" names torchtune as plainly as the model (tests/phrasegen.py labels it so)
+        expected: dict[str, Any] = {"model": mid, "method": method, "num_gpus": n, "stack": "torchtune"}
         if method == "qlora":
             distributed, n = False, 1
             expected["num_gpus"] = 1
