@@ -124,3 +124,36 @@ def test_bnb_before_a_4bit_quantization_is_the_base_models_not_the_optimizers(ca
 def test_torchtunes_config_name_says_qlora_under_the_lora_recipe(text, method, catalog):
     said = parse_message(text, catalog).delta.said()
     assert said["method"] == method and said["stack"] == "torchtune", said
+
+
+# --- two LoRA settings named as a pair, and "equal to" -------------------------------------------------------
+
+@pytest.mark.parametrize("text,want", [
+    ("lora on qwen2.5 7b, seq 4096, rank/alpha 8/16", {"lora_rank": 8, "lora_alpha": 16.0}),
+    ("lora on qwen2.5 7b, seq 4096, alpha/rank: 128/64", {"lora_rank": 64, "lora_alpha": 128.0}),
+    ("lora de qwen2.5 7b, secuencia 4096, rango/alfa 4/8", {"lora_rank": 4, "lora_alpha": 8.0}),
+    ("lora de qwen2.5 7b, secuencia 4096, r/a = 32/16", {"lora_rank": 32, "lora_alpha": 16.0}),
+    ("lora on qwen2.5 7b, seq 4096, rank set to 64", {"lora_rank": 64}),
+    ("lora on qwen2.5 7b, seq 4096, with the rank equal to 4", {"lora_rank": 4}),
+    ("lora de qwen2.5 7b, secuencia 4096, rango fijado en 32", {"lora_rank": 32}),
+    ("lora de qwen2.5 7b, secuencia 4096, alfa igual a 16", {"lora_alpha": 16.0}),
+])
+def test_lora_settings_said_as_a_pair_or_with_equal_words(text, want, catalog):
+    intent, said = _said(text, catalog)
+    assert intent == "estimate" and _pick(said, want) == want, said
+
+
+def test_a_pair_of_lora_settings_in_a_followup(catalog):
+    previous = SpecRequest(method="lora", model="qwen2.5-7b", seq_len=4096)
+    intent, said = _said("y con rango/alfa 16/16?", catalog, previous)
+    assert intent == "followup" and said["lora_rank"] == 16 and said["lora_alpha"] == 16.0, said
+
+
+# --- a Kubernetes manifest's apiVersion is no model -----------------------------------------------------
+
+@pytest.mark.parametrize("head", ["LoRA run on the cluster, cost?", "corrida LoRA en el clúster, ¿coste?"])
+def test_a_manifests_api_version_is_not_a_hub_model(head, catalog):
+    text = (f"{head}\n```yaml\napiVersion: batch/v1\nkind: Job\nspec:\n  template:\n    spec:\n      containers:\n"
+            "      - image: ghcr.io/acme/train:v2\n        args: [\"--model_name_or_path\", \"Qwen/Qwen2.5-3B\", \"--max_length\", \"2048\"]\n```")
+    said = parse_message(text, catalog).delta.said()
+    assert said.get("model") == "qwen2.5-3b" and said.get("seq_len") == 2048, said

@@ -32,6 +32,10 @@ KNOWN_ORGS = {"meta-llama", "mistralai", "qwen", "google", "microsoft", "deepsee
 _DATASET_KEY = re.compile(r"(?:dataset\w*|datasets|path|data_files|data_path|data)\s*[\"']?\s*[:=]\s*[\"']?\s*$", re.I)
 # torchtune's recipe configs ("llama3_1/8B_lora_single_device", "qwen2_5/7B_full"): a config, not a repo
 _TORCHTUNE_CONFIG = re.compile(r"_(?:q?lora|full|dora)(?:_single_device|_distributed)?$|_single_device$", re.I)
+# A Kubernetes manifest's ``apiVersion: kubeflow.org/v1`` is GROUP/VERSION (Kubernetes API conventions, "API
+# versioning": v1, v2beta1, v1alpha3), and a container's ``image:`` a registry path: neither names a model.
+_API_VERSION = re.compile(r"v\d+(?:(?:alpha|beta)\d+)?", re.I)
+_NOT_MODEL_KEY = re.compile(r"(?:apiversion|api_version|image)\s*[\"']?\s*[:=]\s*[\"']?\s*$", re.I)
 _NOT_IDS = {"and/or", "w/o", "q/v", "k/v", "i/o", "y/o", "tokens/s", "token/s", "gb/s", "tb/s", "it/s"}
 
 
@@ -57,11 +61,11 @@ def find(text: str, catalog: Catalog) -> list[External]:
             continue
         if catalog.find_gpu(org) is not None or catalog.find_gpu(name) is not None:
             continue  # "A100/80GB", "H100/A100": a GPU with its memory, or two GPUs, not an org's repository
-        if not (re.search(r"\d", name) or org.lower() in KNOWN_ORGS):
+        if not (re.search(r"\d", name) or org.lower() in KNOWN_ORGS) or _API_VERSION.fullmatch(name):
             continue
         line_start = text.rfind("\n", 0, m.start()) + 1
         before = text[line_start:m.start()]
-        if _DATASET_KEY.search(before) or re.search(r"--(?:dataset\w*|config)[\s=]+$", before) or _TORCHTUNE_CONFIG.search(name):
+        if _DATASET_KEY.search(before) or _NOT_MODEL_KEY.search(before) or re.search(r"--(?:dataset\w*|config)[\s=]+$", before) or _TORCHTUNE_CONFIG.search(name):
             continue
         out.append(External(ident, m.start(), m.end()))
     return sorted(out, key=lambda e: e.start)

@@ -138,12 +138,19 @@ def table_to_pairs(text: str) -> str:
     return _MD_ROW.sub(lambda m: f"{m.group(1)}: {m.group(2)}", _MD_RULE.sub("", text))
 
 
+# A command written as a list of argv words (Kubernetes' ``command:``/``args:``, Docker's exec form, a Python
+# subprocess list): ``"--max_length", "4096"`` is the flag and its value, as on a command line.
+_ARGV_PAIR = re.compile(r"[\"'](--[a-z][a-z0-9_.-]*)[\"'][ \t]*,[ \t]*[\"'](?!--)([^\"'\s,]+)[\"']")
+
+
 def flags_to_pairs(text: str) -> str:
     """Command-line flags as key=value pairs: "--nproc-per-node 8" -> "nproc_per_node=8",
     "--use_peft --lora_r 16" -> "use_peft=true lora_r=16" (normalized text); a Markdown table's rows too."""
     text = table_to_pairs(text)
     if "--" not in text:
         return text
+    if "\"," in text or "'," in text:
+        text = _ARGV_PAIR.sub(r"\1 \2", text)
 
     def pair(m: re.Match[str]) -> str:
         # jsonargparse namespaces ("--train.micro_batch_size 2", LitGPT): the setting is the last part

@@ -71,6 +71,24 @@ def _size_link(m: re.Match[str]) -> str:
     return f" {size}"
 
 
+# Two LoRA settings named as a pair and given as a pair ("r/alpha 32/64", "rank/alpha: 16/32", "alpha/r 64/32"): each
+# name takes the number in its place (PEFT's LoraConfig(r=..., lora_alpha=...)), so the slots read "rank 32, alpha 64".
+_LORA_PAIR = re.compile(r"\b(r|rank|rango|lora[_ ]r|alpha|alfa|lora[_ ]alpha)\s*/\s*(r|rank|rango|alpha|alfa|a)\s*(?:[:=]\s*|\s+)"
+                        r"(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)\b")
+
+
+# "rank equal to 8", "rango igual a 4", "alpha set to 32": the words say "=", before a number
+_EQUALS_WORDS = re.compile(r"\s+(?:is\s+)?(?:equal\s+to|equals|set\s+to|igual\s+a|fijad[oa]\s+en)\s+(?=\d)")
+
+
+def _lora_pair(m: re.Match[str]) -> str:
+    names = ["alpha" if n.startswith(("alpha", "alfa", "lora alpha", "lora_alpha")) or n == "a" else "rank"
+             for n in (m.group(1), m.group(2))]
+    if names[0] == names[1]:
+        return m.group(0)  # "r/rank 8/16": not a pair of two settings
+    return f"{names[0]} {m.group(3)}, {names[1]} {m.group(4)}"
+
+
 _GLUED_COUNT = re.compile(r"\b(\d{1,4})\s*x\s*(?=[a-z])")
 # "4x4090" is four cards, "8x7b" / "8x22B" a Mixtral: a count unless the second number ends in b
 # "A100 de 40 GB", "A100 with 40GB", "A100 (40GB)" -> "a100 40gb", the way catalog aliases write it
@@ -203,6 +221,10 @@ def normalize(text: str) -> str:
         text = _UNDERSCORE_GROUPED.sub(lambda m: m.group(1) + m.group(2).replace("_", ""), text)
     if "version" in text or "variant" in text or "size" in text or "tamano" in text or "release" in text:
         text = _SIZE_LINK.sub(_size_link, text)
+    if "/" in text and ("r" in text or "alpha" in text or "alfa" in text):
+        text = _LORA_PAIR.sub(_lora_pair, text)
+    if "equal" in text or "igual" in text or "set to" in text or "fijad" in text:
+        text = _EQUALS_WORDS.sub(" = ", text)
     if "mil " in text:
         text = _IDIOMS.sub("muchas ", text)
         text = _MIL_MILLONES.sub(_mil_millones, text)
