@@ -157,3 +157,32 @@ def test_a_manifests_api_version_is_not_a_hub_model(head, catalog):
             "      - image: ghcr.io/acme/train:v2\n        args: [\"--model_name_or_path\", \"Qwen/Qwen2.5-3B\", \"--max_length\", \"2048\"]\n```")
     said = parse_message(text, catalog).delta.said()
     assert said.get("model") == "qwen2.5-3b" and said.get("seq_len") == 2048, said
+
+
+# --- "vueltas" count epochs; an adverb or an order form counts the GPUs ------------------------------------
+
+@pytest.mark.parametrize("text,want", [
+    ("qlora de mistral 7b, secuencia 1024, cinco vueltas a los datos", {"epochs": 5.0}),
+    ("lora de phi-4 con 3 vueltas, contexto 2048", {"epochs": 3.0}),
+])
+def test_spanish_laps_over_the_data_are_epochs(text, want, catalog):
+    intent, said = _said(text, catalog)
+    assert intent == "estimate" and _pick(said, want) == want, said
+
+
+def test_a_la_vuelta_is_no_epoch_count(catalog):
+    said = parse_message("lora de phi-4, contexto 2048; a la vuelta lo revisamos", catalog).delta.said()
+    assert "epochs" not in said, said
+
+
+@pytest.mark.parametrize("text,count,gpu", [
+    ("lora de qwen2.5 7b, secuencia 4096, en exactamente una H100", 1, "h100-sxm"),
+    ("qlora de llama 3 8b con secuencia 2048 en tan solo una RTX 4090", 1, "rtx-4090"),
+    ("qlora de llama 3 8b con secuencia 2048, nada más que una L40S", 1, "l40s"),
+    ("lora on qwen2.5 7b, seq 4096, A100 80GB (8 pcs)", 8, "a100-80gb"),
+    ("full fine-tune of qwen2.5 1.5b, seq 2048, L40S (48 GB) (2 pieces)", 2, "l40s"),
+    ("ajuste completo de qwen2.5 1.5b, secuencia 2048, H100 (4 piezas)", 4, "h100-sxm"),
+])
+def test_a_gpu_count_from_an_adverb_or_an_order_form(text, count, gpu, catalog):
+    intent, said = _said(text, catalog)
+    assert intent == "estimate" and said.get("num_gpus") == count and said.get("gpu") == gpu, said

@@ -98,7 +98,10 @@ _UNITS = r"(?:gpus?|cards?|tarjetas?|graficas?|devices?|dispositivos?|accelerato
 _NODES = R(r"\b" + COUNT + r"\s*(?:nodes?|nodos?|machines?|maquinas?|servers?|servidores?)\s*(?:of|with|de|con|x|,)?\s*"
            + COUNT + r"\s*(?:x\s*)?(?:" + _G + r"|" + _UNITS + r")")
 _SINGLE = R(r"\b(?:a\s+single|one\s+single|single|a\s+lone|one|only\s+one|just\s+one|un\s+sol[oa]|una\s+sola|una\s+unica|un\s+unico"
-            r"|sol[oa]\s+una?|solamente\s+una?|unicamente\s+una?)\s+(?:" + _G + r"|" + _UNITS + r")"
+            r"|sol[oa]\s+una?|solamente\s+una?|unicamente\s+una?"
+            # "exactamente una H100", "nada más una L40S", "tan solo una", "no más de una": an adverb that rules out a second
+            r"|exactamente\s+una?|nada\s+mas\s+(?:que\s+)?una?|tan\s+sol[oa]\s+una?|no\s+mas\s+de\s+una?"
+            r"|exactly\s+(?:one|a\s+single))\s+(?:" + _G + r"|" + _UNITS + r")"
             # "en una H100 nada más", "a single... only": an article, then a word that says there is no second
             r"|\b(?:una?|an?)\s+(?:" + _G + r"|" + _UNITS + r")\s+(?:nada\s+mas|solamente|unicamente|y\s+ya|only|alone)\b")
 _COUNT_GPU = R(r"\b" + COUNT + r"\s*(?:x\s*)?" + _G)

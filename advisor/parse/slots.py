@@ -301,6 +301,10 @@ CUES: list[Cue] = [
     *_cues("epochs", 6, 10, "epochs", "epoch", "epocas", "epoca", "pasadas", "pasada", "passes", "pass",
            "num epochs", "num train epochs", "passes over the data", "pass over the data", "pass through the data",
            "passes through the data", "pase", "pases", "pase por los datos", "pases por los datos"),
+    # Spanish counts passes over the data as laps ("dar 3 vueltas al dataset"): an epoch noun after its count only
+    # ("a la vuelta" is "on the way back", no count before it)
+    *_cues("epochs", 0, 10, "vueltas", "vuelta", "vueltas al dataset", "vuelta al dataset", "vueltas a los datos",
+           "vuelta a los datos", "vueltas al conjunto de datos", "vueltas completas"),
     *_cues("gpus", 10, 0, "world size", "world_size", "num gpus", "gpu count", "number of gpus", "numero de gpus"),
     *_cues("gpus", 5, 10, "gpus", "gpu", "cards", "card", "tarjetas", "tarjeta", "graficas", "grafica",
            "devices", "dispositivos", "accelerators", "aceleradores", "gpus de", "tarjetas de"),
@@ -309,6 +313,8 @@ CUES: list[Cue] = [
     *_cues("gpus", 0, 7, "way"),
     *_cues("gpus", 0, 8, "of them", "de ellas", "de ellos"),  # "L4 24GB — 4 of them"  # "4-way B200", "an 8-way node": that many devices
     *_cues("gpus", 0, 6, "units", "unidades"),
+    # an order form's pieces ("H100 (4 pcs)", "MI300X, 3 pieces"): as "units", that many of the card beside it
+    *_cues("gpus", 0, 6, "pcs", "pieces", "piezas"),
     *_cues("nodes", 0, 10, "nodes", "node", "nodos", "nodo", "machines", "maquinas", "servers", "servidores"),
     *_cues("examples", 0, 10, "examples", "example", "samples", "sample", "rows", "conversations", "documents",
            "pairs", "instructions", "dialogues", "records", "chats", "messages", "prompts", "transcripts", "turns",
