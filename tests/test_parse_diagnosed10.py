@@ -186,3 +186,20 @@ def test_a_la_vuelta_is_no_epoch_count(catalog):
 def test_a_gpu_count_from_an_adverb_or_an_order_form(text, count, gpu, catalog):
     intent, said = _said(text, catalog)
     assert intent == "estimate" and said.get("num_gpus") == count and said.get("gpu") == gpu, said
+
+
+# --- Spanish "de" between the family and its size (table2) --------------------------------------------------
+
+@pytest.mark.parametrize("text,model", [
+    ("qlora de un gemma 2 de 9b, secuencia 2048", "gemma-2-9b"),
+    ("lora sobre el llama 3.1 de 70b a 4k", "llama-3.1-70b"),
+    ("ajuste completo del qwen3 de 1.7b con secuencia 1024", "qwen3-1.7b"),
+])
+def test_spanish_de_links_a_family_to_its_size(text, model, catalog):
+    intent, said = _said(text, catalog)
+    assert intent == "estimate" and said.get("model") == model and "params_b" not in said, said
+
+
+def test_de_before_a_count_of_tokens_is_no_size(catalog):
+    said = parse_message("lora de qwen3 8b con 2b tokens de datos, secuencia 2048", catalog).delta.said()
+    assert said.get("model") == "qwen3-8b" and said.get("dataset_tokens") == 2_000_000_000, said

@@ -473,6 +473,10 @@ class Matcher:
             t = toks[j].text
             if "(" in toks[j].gap and not _SIZE.fullmatch(t):
                 break  # "(" only opens a size: "yi (3 passes" is not Yi 3
+            if t == "de" and preset is None and toks[j].gap == " " and j + 1 < len(toks) and toks[j + 1].gap == " " \
+                    and _SIZE.fullmatch(toks[j + 1].text) and not (j + 2 < len(toks) and toks[j + 2].text.startswith("token")):
+                j += 1  # "un qwen de 72b", "el llama 3.1 de 405b": Spanish links the family to its size with "de"
+                continue
             if _SIZE.fullmatch(t):
                 if preset is not None:
                     break  # "70b llama 3 8b": the size before belongs to something else
