@@ -203,3 +203,9 @@ def test_spanish_de_links_a_family_to_its_size(text, model, catalog):
 def test_de_before_a_count_of_tokens_is_no_size(catalog):
     said = parse_message("lora de qwen3 8b con 2b tokens de datos, secuencia 2048", catalog).delta.said()
     assert said.get("model") == "qwen3-8b" and said.get("dataset_tokens") == 2_000_000_000, said
+
+
+@pytest.mark.parametrize("text", ["lora qwen3 8b seq 2048, paged AdamW (8-bit)", "lora de qwen3 8b, secuencia 2048, AdamW paginado (8 bits)",
+                                  "lora de qwen3 8b, secuencia 2048, paginado AdamW (8 bits, bnb)"])
+def test_a_modifier_before_adamw_joins_those_after_it(text, catalog):
+    assert parse_message(text, catalog).delta.said().get("optimizer") == "paged-adamw-8bit"

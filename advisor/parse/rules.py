@@ -638,9 +638,10 @@ _ADAM8 = R(r"\b(?:8[\s_-]*bits?|bnb|bitsandbytes)[\s_-]*" + _ADAM + r"\b|\b" + _
 # bitsandbytes/optim/adamw.py: class PagedAdamW8bit; transformers OptimizerNames.PAGED_ADAMW_8BIT). "bnb" before a
 # 4-bit quantization ("AdamW, bnb 4-bit") is the base model's quantization, not the optimizer's.
 _ADAM_MOD = r"(?:paged|paginad[oa]|(?:8|32)[\s_-]*bits?|(?:bnb|bitsandbytes)(?![\s_-]*(?:4|nf4|fp4|int4)))"
-_ADAM_MODS = R(r"\b" + _ADAM + r"(?:\s*[,(/]\s*|\s+(?:(?:and|y|de|en|in|with|con)\s+)?|[_-])" + _ADAM_MOD
+_PAGED_BEFORE = r"(?:(?:paged|paginad[oa])[\s_-]*)?"  # "paged AdamW (8-bit)": a modifier before it joins those after
+_ADAM_MODS = R(r"\b" + _PAGED_BEFORE + _ADAM + r"(?:\s*[,(/]\s*|\s+(?:(?:and|y|de|en|in|with|con)\s+)?|[_-])" + _ADAM_MOD
                + r"(?:(?:\s*[,/]\s*|\s+(?:(?:and|y|de|en|in|with|con)\s+)?|[_-])" + _ADAM_MOD + r"){1,2}\b\)?"
-               r"|\b" + _ADAM + r"\s*\(\s*" + _ADAM_MOD + r"\s*\)")  # one modifier in its parenthesis: "AdamW (8-bit)"
+               r"|\b" + _PAGED_BEFORE + _ADAM + r"\s*\(\s*" + _ADAM_MOD + r"\s*\)")  # one modifier in its parenthesis: "AdamW (8-bit)"
 _ADAMW = R(r"\b(?:(fused|foreach)\s+)?" + _ADAM + r"(?:[\s_-]*torch)?(?:[\s_-]*(fused|foreach))?\b")
 _SGD = R(r"\bsgd\b")
 _OTHER_OPT = R(r"\b(adafactor|lion|muon|sophia|lamb|galore|shampoo|soap|lomo)\b")
