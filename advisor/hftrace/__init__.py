@@ -21,6 +21,9 @@ never for what the libraries do):
 * ``bnb4bit``: bitsandbytes' ``Params4bit`` cannot hold a fake tensor, so its bytes live in a
   plain parameter with its attributes; the CUDA fallback of ``gemm_4bit`` is replayed op by op
   so its dequantized-weight transient is seen (the fake kernel allocates only the output);
+* ``liger`` (``spec.liger_kernel``): Liger's own monkey patch, applied as transformers' Trainer
+  applies it, with each Triton kernel's autograd Function replaced by one that allocates and
+  saves what Liger's does;
 * the 8-bit AdamW of ``advisor.model.optim`` (bitsandbytes' byte layout) stands for
   bitsandbytes' CUDA optimizers; paged states live in CUDA unified memory, outside torch's
   allocator, in a real run.
@@ -118,6 +121,10 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
         if fake:
             stack.enter_context(fake_module_moves())
         stack.enter_context(cuda_behaviour())
+        if spec.liger_kernel:  # Liger's Triton kernels cannot run on CPU tensors, fake or real
+            from advisor.hftrace import liger
+
+            stack.enter_context(liger.stand_ins())
         say("building the model")
         model = hf_stack.make_model(spec, arch, "cpu",
                                     make_linear4bit=bnb4bit.fake_linear4bit if qlora else None)
