@@ -60,6 +60,7 @@ from advisor.memory_terms import (
     int8_bytes,
     layer_peak_extra_per_token,
     layer_saved_bytes_per_token,
+    norm_saved_per_token,
     lora_params,
     lora_small_params,
     nf4_bytes,
@@ -222,10 +223,11 @@ def _setup(spec: FinetuneSpec, arch: Architecture, prof: StackProfile, num_gpus:
     tokens = spec.seq_len * spec.micro_batch
     recomputed = spec.gradient_checkpointing
     first_grads = recomputed and prof.input_grads_with_checkpointing
+    liger = prof.fused_loss == "liger"  # Liger's layer kernels come with its loss (stacks.for_spec)
     ctx = LayerCtx(
         act=act,
         residual=residual,
-        norm_out=max(head_bytes, residual),
+        norm_out=residual if liger else max(head_bytes, residual),  # Liger's RMSNorm: Y in X's dtype
         mixed=mixed,
         base_trainable=full,
         adapted=adapted_linears(arch, spec.lora_targets) if not full else frozenset(),
@@ -240,6 +242,7 @@ def _setup(spec: FinetuneSpec, arch: Architecture, prof: StackProfile, num_gpus:
         seq_len=spec.seq_len,
         recomputed=recomputed,
         first_layer_input_grad=first_grads,
+        liger=liger,
     )
     accumulate = spec.gradient_accumulation_steps > 1 if accumulates is None else accumulates
     return _Setup(spec=spec, arch=arch, prof=prof, n=n, shard=shard, ddp=spec.sharding == "ddp" and n > 1,
@@ -314,14 +317,17 @@ def _activations(s: _Setup) -> _Acts:
     # the first layer's input needs no gradient under LoRA/QLoRA (frozen embedding), unless
     # transformers turned input gradients on with checkpointing
     first_unsaved = 0.0 if ctx.first_layer_input_grad else first_layer_unsaved_per_token(arch, ctx) * tokens
-    final_norm = (FP32 * arch.hidden + (ctx.residual * arch.hidden if s.full else 0)) * tokens
+    final_norm = (norm_saved_per_token(arch, ctx) if ctx.liger
+                  else FP32 * arch.hidden + (ctx.residual * arch.hidden if s.full else 0)) * tokens
     # alive through forward and backward whatever the layers save: the batch and the rotary
     # cos/sin tables in the residual stream's dtype (transformers LlamaRotaryEmbedding returns them
     # in the hidden states' dtype; every layer's RoPE saves the same two tables)
     fixed = BATCH_BYTES_PER_TOKEN * tokens + ROPE_TABLES * spec.seq_len * arch.head_dim * ctx.residual
     # an fp32 residual stream makes the input norm's x.to(float32) the layer input itself, so
     # in a recomputed layer what the norm saves is the checkpointed input (counted once, there)
-    ckpt_shared = FP32 * arch.hidden * tokens if spec.gradient_checkpointing and ctx.residual == FP32 else 0.0
+    # (Liger's norm saves its input itself, whatever its dtype)
+    ckpt_shared = ctx.residual * arch.hidden * tokens if spec.gradient_checkpointing and (
+        ctx.residual == FP32 or ctx.liger) else 0.0
     ckpt_layer = ctx.residual * arch.hidden * tokens
     if spec.gradient_checkpointing:
         # checkpoint keeps each layer's input; backward recomputes one layer at a time. Unsloth
@@ -344,7 +350,9 @@ def _activations(s: _Setup) -> _Acts:
         copies = BF16 * params * s.param_share
     # a frozen LM head stored in fp32 (PEFT's k-bit preparation) is cast to 16 bit by autocast for
     # its matmul, and the copy is saved for the logits' backward (not cached: it needs no grad)
-    head_copy = BF16 * arch.vocab * arch.hidden if (not s.full and s.mixed and s.head_bytes == FP32) else 0.0
+    # (Liger's fused loss runs the head's matmul with grad off: its cast is a temporary, in _liger_loss)
+    head_copy = BF16 * arch.vocab * arch.hidden if (not s.full and s.mixed and s.head_bytes == FP32
+                                                     and not ctx.liger) else 0.0
     return _Acts(saved=saved, top_layer=top_layer, one_layer=one_layer, final_norm=final_norm, grad_flow=grad_flow,
                  autocast_copies=copies, copies_in_backward=not spec.gradient_checkpointing, head_copy=head_copy,
                  previous_step=_previous_step(s))
@@ -397,15 +405,7 @@ def _loss(s: _Setup) -> _Loss:
     if s.full and arch.tied_embeddings:
         head_grad = arch.params_embedding * s.train_bytes * s.state_share
     if prof.fused_loss == "liger":
-        # liger_kernel ops/fused_linear_cross_entropy.py: grad_input (tokens x hidden, the input's
-        # dtype) and grad_weight (a trainable head's) are made and saved in forward; one chunk of
-        # logits (chunk x vocab, input dtype) at a time, chunk = next_pow2(tokens / ceil(V / H)),
-        # and an fp32 loss per token
-        inc = math.ceil(arch.vocab / arch.hidden)
-        chunk = min(tokens, 1 << max(0, math.ceil(math.log2(max(1, math.ceil(tokens / inc))))))
-        grads = act * tokens * arch.hidden + head_grad
-        live = grads + act * chunk * arch.vocab + FP32 * tokens
-        return _Loss(forward=live, backward=grads, head_backward=0.0, head_grad=0.0, input_grad=0.0)
+        return _liger_loss(s, head_grad)
     if prof.fused_loss == "unsloth":
         # unsloth_zoo UnslothFusedLoss: the input gradient (tokens x hidden) is made in forward;
         # each chunk's fp32 logits (at most UNSLOTH_LOSS_TARGET_BYTES) and their gradient
@@ -436,6 +436,54 @@ def _loss(s: _Setup) -> _Loss:
                         + 2 * act * chunk_tokens * arch.hidden)
     return _Loss(forward=logits16 + upcast_copy + logsm_saved, backward=backward,
                  head_backward=act * sv, head_grad=head_grad, input_grad=0.0, chunked_head=chunked_head)
+
+
+LIGER_LABEL_BYTES_PER_TOKEN = 8
+"""Liger's causal-LM loss pads the labels and makes the shifted copy contiguous (liger_kernel 0.8.5
+transformers/model/loss_utils.py ``LigerForCausalLMLoss``: ``labels = nn.functional.pad(labels,
+(0, 1), value=ignore_index)``; ``shift_labels = labels[..., 1:].contiguous()``): two int64
+tensors alive through the loss where transformers' loss has one shifted copy
+(BATCH_BYTES_PER_TOKEN counts one)."""
+
+
+def _liger_loss(s: _Setup, head_grad: float) -> _Loss:
+    """Liger's fused linear cross-entropy (liger_kernel 0.8.5 ops/fused_linear_cross_entropy.py
+    ``fused_linear_cross_entropy_forward``, as ``lce_forward`` calls it in training), at its
+    busiest moment, a chunk's matmuls in forward:
+
+    * made first and saved for backward: ``grad_input = zeros_like(_input)`` (tokens x hidden in
+      the final norm's output dtype) and, for a trainable head, ``grad_weight = zeros_like(weight)``;
+      ``loss_1d`` (fp32 per token), ``target != ignore_index`` (bool per token), the padded and
+      shifted labels (LIGER_LABEL_BYTES_PER_TOKEN);
+    * alive: the final norm's output (``hidden_states``, held by ``lce_forward`` through the loss);
+    * one chunk of ``chunk = min(next_pow2(ceil(tokens / ceil(V / H))), tokens)`` tokens of logits
+      (``inc_factor = triton.cdiv(V, chunk_mem_const * H)``, chunk_mem_const 1): the persistent
+      ``logits_storage`` in the input's dtype written by ``torch.mm(out=)`` when
+      ``_can_use_mm_out`` (input and weight of one dtype, autocast off or of that dtype), else a
+      new ``_input_chunk @ weight.t()`` under autocast, whose casts of the weight (vocab x hidden)
+      and of the input chunk are alive during the matmul; ``grad_input[chunk] = grad_logits @
+      weight`` then casts the weight again and makes a chunk x hidden product.
+
+    Backward: the saved gradients are returned as they are (``fused_linear_cross_entropy_backward``
+    scales them in place)."""
+    spec, arch, ctx = s.spec, s.arch, s.ctx
+    tokens, h, v = s.tokens, arch.hidden, arch.vocab
+    x_bytes = ctx.norm_out  # Liger's RMSNorm returns its input's (the residual stream's) dtype
+    w_bytes = s.train_bytes if s.full else s.head_bytes
+    mm_out = x_bytes == w_bytes and (not s.mixed or x_bytes == s.act)
+    inc = math.ceil(v / h)
+    chunk = min(tokens, 1 << max(0, math.ceil(math.log2(max(1, math.ceil(tokens / inc))))))
+    logits_bytes = x_bytes if mm_out else (s.act if s.mixed else max(x_bytes, w_bytes))
+    grads = x_bytes * tokens * h + head_grad
+    fixed = (FP32 + BOOL + LIGER_LABEL_BYTES_PER_TOKEN) * tokens + x_bytes * tokens * h
+    matmul = 0.0
+    if not mm_out:
+        weight_cast = s.act * v * h * s.param_share if (s.mixed and w_bytes != s.act) else 0.0
+        input_cast = s.act * chunk * h if (s.mixed and x_bytes != s.act) else 0.0
+        product = logits_bytes * chunk * h  # grad_logits @ weight, before it is copied into grad_input
+        matmul = weight_cast + max(input_cast, product)
+    live = grads + fixed + logits_bytes * chunk * v + matmul
+    return _Loss(forward=live, backward=grads, head_backward=0.0, head_grad=0.0, input_grad=0.0)
 
 
 @dataclass(frozen=True)
