@@ -161,6 +161,13 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
     if kernels is not None and kernels.fused_calls:
         notes.append(f"{kernels.fused_calls} 4-bit matmuls are small enough that some GPUs run bitsandbytes' "
                      "fused kernel instead of dequantize + matmul (counted as the latter)")
+    if spec.liger_kernel:
+        from advisor.hftrace import liger
+
+        installed = run.versions.get("liger_kernel", "")
+        if installed and installed != liger.MIRRORS:
+            notes.append(f"Liger's kernels are stood in for as liger_kernel {liger.MIRRORS} allocates and saves "
+                         f"(installed: {installed})")
     if qlora and bnb4bit.saves_input():
         notes.append("the installed bitsandbytes keeps each 4-bit matmul's input for backward (before 0.43.2)")
     run.seconds = time.perf_counter() - started
