@@ -38,9 +38,6 @@ def hf_unavailable(spec, arch) -> str | None:
     """Why the real hf stack cannot trace this spec here (None when it can)."""
     if spec.stack != "hf":
         return f"the {spec.stack} stack is not transformers + PEFT (its behaviour is traced in the reference decoder)"
-    if spec.liger_kernel and arch.experts:
-        return ("Liger's kernels are traced on dense Llama-family models (their Triton kernels stood in for "
-                "by advisor.hftrace.liger)")
     if arch.mlp_kind != "gated" or arch.norm != "rmsnorm":
         return "transformers' Llama-family classes cannot express this architecture"
     if arch.experts:
