@@ -58,7 +58,7 @@ def _torch():
 
 def trace_step(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1, fake: bool = True,
                device: str = "cpu", stack: StackProfile | None = None, runtime: str = "reference",
-               progress=None, modes=(), on_phase=None) -> TraceResult:
+               progress=None, modes=(), on_phase=None, fast: bool = True) -> TraceResult:
     """Trace ``steps`` training steps of ``spec`` on ``arch``; see the module docstring.
 
     ``runtime="hf"`` traces the real stack instead (``advisor.hftrace.trace_hf``: transformers +
@@ -79,7 +79,7 @@ def trace_step(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1, fake: 
     started = time.perf_counter()
     from advisor.model.tracker import LiveBytes
 
-    tracker = LiveBytes(vocab=arch.vocab)
+    tracker = LiveBytes(vocab=arch.vocab, fast=fast)
     built: dict = {}
 
     def on_built(model, optimizer, batch) -> None:
