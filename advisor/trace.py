@@ -68,7 +68,9 @@ def trace_step(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1, fake: 
     The optimizer state is made before measuring (one step over zero gradients, as a first step
     makes it), so ``steps=1`` shows what every later step keeps alive. ``modes`` (more dispatch
     modes, entered after the tracker: a FLOP/byte recorder) and ``on_phase`` (called with each
-    phase the step marks) let another measurement ride along the same run."""
+    phase the step marks) let another measurement ride along the same run. ``fast=False`` runs
+    the tracker's original path (``advisor.model.tracker.LiveBytes.fast``): the same result and
+    event log, byte for byte (tests/test_trace.py), more slowly."""
     if steps < 1:
         raise ValueError("steps must be at least 1")
     _torch()  # MissingExtra (the pilot extra) before anything imports torch
