@@ -74,9 +74,16 @@ class _Ctx:
 
     def __init__(self, arch: Architecture, base: FinetuneSpec, calibration: Calibration | None,
                  catalog: Catalog | None = None, max_gpus: int = DEFAULT_MAX_GPUS,
-                 assumed: tuple[str, ...] = ()):
+                 assumed: tuple[str, ...] = (), stated_gpus: bool = False):
         self.arch, self.base, self.calibration = arch, base, calibration
+        # a GPU count the user stated ("on 1 GPU", "en una sola GPU", "on 4 H100") is kept: every
+        # plan runs on it (rounded up to a rentable shape); unstated, the search finds the count
+        self.stated_gpus = stated_gpus
         self.catalog, self.max_gpus, self.assumed = catalog, max_gpus, set(assumed)
+        # the job's global batch in sequences: per-device micro-batch x accumulation x world size
+        # (transformers TrainingArguments: train_batch_size x gradient_accumulation_steps x
+        # world_size is the batch each optimizer step sees); every plan keeps it (_split)
+        self.global_batch = base.micro_batch * base.gradient_accumulation_steps * base.num_gpus
         self._node_gpus: dict[tuple, Gpu] = {}
         self._job_changes: dict[str, list[tuple[Gpu, "_Priced"]]] = {}  # per GPU: one-card plans changing the job
 
@@ -92,6 +99,24 @@ class _Ctx:
         (their Plan objects are built only for what the verdict lists)."""
         ranked = sorted(self._job_changes.get(gpu_id, ()), key=lambda gp: gp[1].money)[:most]
         return [priced.plan(gpu) for gpu, priced in ranked]
+
+    def split(self, n: int, micro_cap: int | None = None) -> tuple[int, int]:
+        """(micro-batch, accumulation) per GPU that keep the job's global batch on ``n`` data-parallel
+        GPUs (DDP and FSDP alike: each rank takes micro-batch x accumulation sequences per step):
+        the largest micro-batch up to ``micro_cap`` (the asked one: never more memory per GPU than
+        asked) that divides the per-GPU share. When ``n`` does not divide the global batch the
+        share is rounded up (each GPU takes at least one sequence): the plan then trains a larger
+        global batch, which it says (``Plan.global_batch``, alteration "global_batch")."""
+        cap = self.base.micro_batch if micro_cap is None else micro_cap
+        per_gpu = -(-self.global_batch // n)
+        micro = next(d for d in range(min(cap, per_gpu), 0, -1) if per_gpu % d == 0)
+        return micro, per_gpu // micro
+
+    def at(self, key: tuple, n: int, micro_cap: int | None = None, **update: Any) -> FinetuneSpec:
+        """The variant ``key`` on ``n`` GPUs with the micro-batch and accumulation that keep the
+        global batch (``split``) and ``update`` applied."""
+        micro, accumulation = self.split(n, micro_cap)
+        return self.variant(key, num_gpus=n, **update, micro_batch=micro, gradient_accumulation_steps=accumulation)
 
     def variant(self, key: tuple, **update: Any) -> FinetuneSpec:
         spec = self._variants.get(key)
@@ -127,6 +152,11 @@ class _Ctx:
             hit = self._node_gpus[key] = gpu.model_copy(update={"gpus_per_node": lay.gpus_per_node,
                                                                 "network_gbps": lay.network_gbps or 0.0})
         return hit
+
+    def count_layout(self, gpu: Gpu) -> Layout | None:
+        """The layout every plan on ``gpu`` runs on when the user stated a count (the count rounded
+        up to a rentable shape within the ceiling; None: none); None when no count was stated."""
+        return round_up(self.base.num_gpus, self.layouts(gpu)) if self.stated_gpus else None
 
     def stated(self, field: str) -> bool:
         """Whether the user said this field (a default we filled in is in ``assumed``)."""
@@ -183,19 +213,22 @@ def _cost(c: Any) -> Cost | None:
 _Fit = tuple[FinetuneSpec, MemoryBreakdown, Layout]
 
 
-def _find_fit(ctx: _Ctx, gpu: Gpu, limit: float, rr: float | None, ceiling: int | None = None) -> _Fit | None:
+def _find_fit(ctx: _Ctx, gpu: Gpu, limit: float, rr: float | None, ceiling: int | None = None,
+              keep_count: bool = True) -> _Fit | None:
     """The spec at the smallest rentable GPU count (and sharding) at which it fits under
     ``limit``: the spec's own count rounded up to a shape, then the larger shapes and whole
-    multi-node machines, up to ``ceiling`` (the answer's max_gpus)."""
+    multi-node machines, up to ``ceiling`` (the answer's max_gpus); only the spec's own count when
+    the user stated it (``keep_count``: False to say what count it would take)."""
     base = ctx.base
     lays = ctx.layouts(gpu, ceiling)
     start = round_up(base.num_gpus, lays)
     if start is None:
         return None
-    for lay in lays[lays.index(start):]:
+    tried = lays[lays.index(start):]
+    for lay in (tried[:1] if ctx.stated_gpus and keep_count else tried):
         n = lay.num_gpus
         sharding = base.sharding if lay is start else "fsdp"
-        spec = ctx.variant(("fit", n, sharding), num_gpus=n, sharding=sharding)
+        spec = ctx.at(("fit", n, sharding), n, sharding=sharding)
         mem = ctx.memory(spec, n, rr)
         if mem.need_bytes <= limit:
             return spec, mem, lay
@@ -209,21 +242,23 @@ _LEVER_FIELDS = ("micro_batch", "gradient_accumulation_steps", "optimizer", "gra
 _Single = tuple[dict[str, Any], dict[str, Any]]
 
 
-def _accumulation(spec: FinetuneSpec, micro_batch: int, asked_gpus: int) -> _Single:
+def _accumulation(spec: FinetuneSpec, micro_batch: int) -> _Single:
     """Micro-batch ``micro_batch`` on one GPU with the gradient accumulation that keeps the global
     batch asked (micro_batch x accumulation x GPUs: HF TrainingArguments' per_device_train_batch_size
-    x gradient_accumulation_steps x world size), so the optimizer sees the same batches."""
-    accumulation = spec.micro_batch * spec.gradient_accumulation_steps * asked_gpus // micro_batch
+    x gradient_accumulation_steps x world size), so the optimizer sees the same batches. ``spec``
+    is the job on one GPU (``_Ctx.split(1)``: its micro-batch x accumulation is the global batch)."""
+    accumulation = spec.micro_batch * spec.gradient_accumulation_steps // micro_batch
     return ({"kind": "micro_batch", "factor": spec.micro_batch // micro_batch, "micro_batch": micro_batch,
              "accumulation": accumulation},
             {"micro_batch": micro_batch, "gradient_accumulation_steps": accumulation})
 
 
-def _lever_updates(spec: FinetuneSpec, asked_gpus: int = 1) -> list[_Single]:
-    """Single changes that lower memory: (the change as Lever fields, the spec fields to change)."""
+def _lever_updates(spec: FinetuneSpec) -> list[_Single]:
+    """Single changes that lower memory on one GPU (``spec``: the job there): (the change as Lever
+    fields, the spec fields to change)."""
     out: list[_Single] = []
     if spec.micro_batch > 1:
-        out.append(_accumulation(spec, 1, asked_gpus))
+        out.append(_accumulation(spec, 1))
     if spec.stack == "hf" and not spec.liger_kernel:
         # Liger's fused linear cross-entropy never materializes the logits (liger_kernel 0.8.5
         # ops/fused_linear_cross_entropy.py; advisor.memory's logits_loss term): same loss, same math
@@ -281,39 +316,43 @@ def _alters(ctx: _Ctx, code: dict[str, Any]) -> tuple[str, ...]:
 
 
 def _levers(ctx: _Ctx, gpu: Gpu, limit: float, rr: float | None,
-            fit: _Fit | None) -> list[tuple[Lever, FinetuneSpec]]:
+            fit: _Fit | None, n0: int = 1) -> list[tuple[Lever, FinetuneSpec]]:
     """What would make the spec fit on ``gpu``: single changes, all of them together, a shorter
     sequence, FSDP; when nothing fits at any count, each change with the FSDP count that makes
     it fit. Fitting levers first, cheapest first (GPU-time per token relative to the spec).
-    Each lever comes with its spec (the plan it makes, advisor.recommend._option prices it)."""
-    single = ctx.variant(("fit", 1, ctx.base.sharding), num_gpus=1)
-    base_tps = ctx.throughput(single, gpu, 1).tokens_per_s
+    Each lever comes with its spec (the plan it makes, advisor.recommend._option prices it).
+    ``n0``: the GPU count the levers are tried on (1, or the count the user stated)."""
+    single = ctx.at(("fit", n0, ctx.base.sharding), n0)
+    base_tps = ctx.throughput(single, gpu, n0).tokens_per_s
     found: list[tuple[Lever, FinetuneSpec]] = []
 
-    def add(code: dict[str, Any], key: tuple, update: dict[str, Any], n: int = 1,
+    def add(code: dict[str, Any], key: tuple, update: dict[str, Any], n: int = n0,
             below: int | None = None) -> Lever | None:
         """The lever, with its memory and GPU-time; None when it does not bring the memory
         ``below`` (then its step time is never priced: the ranking's milliseconds)."""
-        spec = ctx.variant(key, num_gpus=n, **update)
+        if n > 1:  # sharded over n GPUs: the global batch split among them (_Ctx.split)
+            rest = {k: v for k, v in update.items() if k not in ("micro_batch", "gradient_accumulation_steps")}
+            spec = ctx.at(key, n, update.get("micro_batch"), **rest)
+        else:
+            spec = ctx.variant(key, num_gpus=n, **update)
         mem = ctx.memory(spec, n, rr)
         if below is not None and mem.device_bytes >= below:
             return None
         tps = ctx.throughput(spec, gpu, n).tokens_per_s
         lv = Lever.model_construct(**{**_LEVER_DEFAULTS, **code}, device_bytes=mem.device_bytes,
-                                   fits=mem.need_bytes <= limit, num_gpus=n, cost_factor=n * base_tps / tps,
+                                   fits=mem.need_bytes <= limit, num_gpus=n, cost_factor=n * base_tps / (n0 * tps),
                                    alters=_alters(ctx, code))
         found.append((lv, spec))
         return lv
 
-    before = ctx.memory(single, 1, rr).device_bytes
+    before = ctx.memory(single, n0, rr).device_bytes
     singles = []
-    asked = ctx.base.num_gpus
-    for code, update in _lever_updates(single, asked):
+    for code, update in _lever_updates(single):
         if code["kind"] == "micro_batch":  # the largest micro-batch that fits, accumulation keeping the batch
             for mb in sorted((d for d in range(2, single.micro_batch) if single.micro_batch % d == 0), reverse=True):
-                c, u = _accumulation(single, mb, asked)
-                spec = ctx.variant(("lever", "micro_batch", mb), num_gpus=1, **u)
-                if ctx.memory(spec, 1, rr).need_bytes <= limit:
+                c, u = _accumulation(single, mb)
+                spec = ctx.at(("lever", "micro_batch", mb), n0, mb)
+                if ctx.memory(spec, n0, rr).need_bytes <= limit:
                     code, update = c, u
                     break
         # a change that does not lower memory here is no lever (e.g. QLoRA's fp32 casts)
@@ -334,13 +373,16 @@ def _levers(ctx: _Ctx, gpu: Gpu, limit: float, rr: float | None,
     if fit is not None and fit[0].num_gpus > 1:
         n = fit[0].num_gpus
         add({"kind": "fsdp"}, ("fit", n, fit[0].sharding), {"sharding": fit[0].sharding}, n=n)
-    elif fit is None and not any(lv.fits for lv, _ in found):  # no count fits, no change alone does
+    elif fit is None and not ctx.stated_gpus and not any(lv.fits for lv, _ in found):  # no count fits, no change alone does
         for lv, spec in list(found):
             n = _fsdp_count(ctx, gpu, spec, limit, rr)
             if n is not None:
                 update = {k: getattr(spec, k) for k in (*_LEVER_FIELDS, "seq_len")}
+                sharded = ctx.variant(("fsdp", n, id(spec)))  # built by _fsdp_count: the batch split over n
                 code = {"kind": lv.kind, "seq_len": lv.seq_len, "factor": lv.factor, "parts": lv.parts,
-                        "micro_batch": lv.micro_batch, "accumulation": lv.accumulation, "fsdp_gpus": n}
+                        "micro_batch": sharded.micro_batch if lv.micro_batch is not None else None,
+                        "accumulation": sharded.gradient_accumulation_steps if lv.accumulation is not None else None,
+                        "fsdp_gpus": n}
                 add(code, ("fsdp", n, id(spec)), {**update, "sharding": "fsdp"}, n=n)
     return sorted(found, key=lambda p: (not p[0].fits, p[0].cost_factor if p[0].fits else p[0].device_bytes,
                                         p[0].num_gpus))
@@ -353,10 +395,11 @@ _LEVER_DEFAULTS = {"seq_len": None, "factor": None, "micro_batch": None, "accumu
 def _shorter_seq(ctx: _Ctx, single: FinetuneSpec, update: dict[str, Any], limit: float,
                  rr: float | None) -> int | None:
     """The longest halved sequence length (with ``update`` applied) that fits under ``limit``."""
-    seq = single.seq_len // 2
+    seq, n = single.seq_len // 2, single.num_gpus
     while seq >= MIN_LEVER_SEQ:
-        spec = ctx.variant(("seq", seq, *sorted(update.items())), num_gpus=1, seq_len=seq, **update)
-        if ctx.memory(spec, 1, rr).need_bytes <= limit:
+        rest = {k: v for k, v in update.items() if k not in ("micro_batch", "gradient_accumulation_steps")}
+        spec = ctx.at(("seq", seq, *sorted(update.items())), n, update.get("micro_batch"), seq_len=seq, **rest)
+        if ctx.memory(spec, n, rr).need_bytes <= limit:
             return seq
         seq //= 2
     return None
@@ -366,7 +409,8 @@ def _fsdp_count(ctx: _Ctx, gpu: Gpu, spec: FinetuneSpec, limit: float, rr: float
     """The smallest rentable FSDP GPU count (within the ceiling) at which ``spec`` fits."""
     update = {k: getattr(spec, k) for k in (*_LEVER_FIELDS, "seq_len")}
     for n in (lay.num_gpus for lay in ctx.layouts(gpu) if lay.num_gpus > 1):
-        sharded = ctx.variant(("fsdp", n, id(spec)), num_gpus=n, sharding="fsdp", **update)
+        rest = {k: v for k, v in update.items() if k not in ("micro_batch", "gradient_accumulation_steps")}
+        sharded = ctx.at(("fsdp", n, id(spec)), n, spec.micro_batch, sharding="fsdp", **rest)
         if ctx.memory(sharded, n, rr).need_bytes <= limit:
             return n
     return None
@@ -391,11 +435,12 @@ def _trusted(cls: type, values: dict[str, Any]) -> Any:
 class _Priced:
     """A plan while it is ranked: the spec it runs, its memory, layout, throughput, time, cost."""
 
-    __slots__ = ("spec", "mem", "lay", "tp", "time", "cost", "per_million", "lever")
+    __slots__ = ("spec", "mem", "lay", "tp", "time", "cost", "per_million", "lever", "job_batch")
 
     def __init__(self, ctx: _Ctx, gpu: Gpu, spec: FinetuneSpec, mem: MemoryBreakdown, lay: Layout,
                  storage_price: float, lever: Lever | None = None):
         self.spec, self.mem, self.lay, self.lever = spec, mem, lay, lever
+        self.job_batch = ctx.global_batch
         n = lay.num_gpus
         self.tp = ctx.throughput(spec, gpu, n, lay)
         checkpoint = ctx.checkpoint(spec)
@@ -413,16 +458,25 @@ class _Priced:
             return self.cost.total_usd
         return self.per_million if self.per_million is not None else math.inf
 
+    @property
+    def global_batch(self) -> int:
+        """Sequences per optimizer step: GPUs x micro-batch x accumulation."""
+        return self.lay.num_gpus * self.spec.micro_batch * self.spec.gradient_accumulation_steps
+
     def plan(self, gpu: Gpu) -> Plan:
         lay, spec, lv = self.lay, self.spec, self.lever
+        alters = lv.alters if lv is not None else ()
+        if self.global_batch != self.job_batch and "global_batch" not in alters:
+            alters = (*alters, "global_batch")  # more GPUs than the global batch has sequences: said, never silent
         # on variable-length batches the allocator's cache grows until the GPU is full, then torch
         # frees it and retries: nvidia-smi shows at most the whole GPU (advisor.allocator.closed_form)
         shown = min(self.mem.device_bytes, gpu.usable_memory_bytes)
         return _trusted(Plan, dict(
             gpu=gpu.id, num_gpus=lay.num_gpus, gpus_per_node=lay.gpus_per_node, nodes=lay.nodes,
             network_gbps=lay.network_gbps if lay.nodes > 1 else None, region=lay.region, sharding=spec.sharding,
-            changes=lv.changes() if lv is not None else (), alters=lv.alters if lv is not None else (),
+            changes=lv.changes() if lv is not None else (), alters=alters,
             micro_batch=spec.micro_batch, accumulation=spec.gradient_accumulation_steps, seq_len=spec.seq_len,
+            global_batch=self.global_batch,
             method=spec.method, device_bytes=shown, tokens_per_s=self.tp.tokens_per_s,
             hours=self.time.hours if self.time else None, cost_usd=self.cost.total_usd if self.cost else None,
             price_per_million_tokens=self.per_million,
@@ -433,6 +487,8 @@ def _choose(plans: list[_Priced]) -> _Priced:
     """A GPU's plan: the cheapest to the checkpoint; within COST_TIE_BAND of it the one on fewer
     machines, then fewer GPUs (one card needs no FSDP and no collective over PCIe, and the
     throughput priors cannot tell a few percent apart), then the cheaper."""
+    keeping = [p for p in plans if p.global_batch == p.job_batch]
+    plans = keeping or plans  # a plan that trains another global batch only when none keeps it
     cheapest = min(p.money for p in plans)
     if math.isinf(cheapest):  # a GPU we do not rent: the fewest GPUs, then the fastest
         return min(plans, key=lambda p: (p.lay.num_gpus, -p.tp.tokens_per_s))
@@ -450,37 +506,43 @@ def _option(ctx: _Ctx, gpu: Gpu, storage_price: float, with_levers: bool = True)
     rr = calibration.reserved_ratio(gpu.id, spec.stack) if calibration is not None else None
     limit = fit_limit(gpu.usable_memory_bytes)  # the one fit rule (advisor.fit), for every count and lever
     fit = _find_fit(ctx, gpu, limit, rr)
-    one = ctx.memory(ctx.variant(("fit", 1, spec.sharding), num_gpus=1), 1, rr)
+    # the count levers are tried on: one card, or the count the user stated (rounded up to a shape)
+    stated_lay = ctx.count_layout(gpu)
+    n0 = stated_lay.num_gpus if stated_lay is not None else 1
+    one = ctx.memory(ctx.at(("fit", n0, spec.sharding), n0), n0, rr)
     pairs: list[tuple[Lever, FinetuneSpec]] = []
     reason = None
     if one.need_bytes > limit:
-        pairs = _levers(ctx, gpu, limit, rr, fit) if with_levers else []
+        pairs = _levers(ctx, gpu, limit, rr, fit, n0) if with_levers else []
         term = one.largest_term()
         why: dict[str, Any] = {"kind": "one_gpu", "need_bytes": one.need_bytes, "usable_bytes": gpu.usable_memory_bytes,
                                "term": term, "term_bytes": one.terms[term], "max_gpus": None,
                                "need_at_max_bytes": None, "needs_gpus": None, "text": None}
         if fit is None:
-            beyond = _find_fit(ctx, gpu, limit, rr, MAX_GPUS_SEARCHED)
-            if beyond is not None:  # it fits, past the ceiling: say what it would take, propose nothing
+            within = _find_fit(ctx, gpu, limit, rr, keep_count=False) if ctx.stated_gpus else None
+            beyond = _find_fit(ctx, gpu, limit, rr, MAX_GPUS_SEARCHED, keep_count=False) if within is None else None
+            if within is not None:  # it fits on more GPUs than the user stated: say how many, propose nothing
+                why.update(kind="stated_count", max_gpus=n0, needs_gpus=within[2].num_gpus)
+            elif beyond is not None:  # it fits, past the ceiling: say what it would take, propose nothing
                 why.update(kind="over_ceiling", max_gpus=ctx.max_gpus, needs_gpus=beyond[2].num_gpus)
             else:  # not even at the largest count rented (whole nodes up to MAX_GPUS_SEARCHED where clustered)
                 n_max = max(lay.num_gpus for lay in ctx.layouts(gpu, MAX_GPUS_SEARCHED))
-                most = ctx.memory(ctx.variant(("fit", n_max, "fsdp"), num_gpus=n_max, sharding="fsdp"), n_max, rr)
+                most = ctx.memory(ctx.at(("fit", n_max, "fsdp"), n_max, sharding="fsdp"), n_max, rr)
                 why.update(kind="no_count", max_gpus=n_max, need_at_max_bytes=most.need_bytes)
         reason = Reason.model_construct(**why)
     # one-card plans through levers: those that keep the job compete for the row, the others are options
     candidates = [_Priced(ctx, gpu, *fit, storage_price)] if fit is not None else []
     changing: list[tuple[Gpu, _Priced]] = []
-    if pairs and gpu.offered and spec.num_gpus == 1:  # a count the user asked (> 1) is kept
-        card = _one_card(ctx, gpu)
+    if pairs and gpu.offered and (spec.num_gpus == 1 or stated_lay is not None):  # a count the user asked is kept
+        card = _one_card(ctx, gpu) if stated_lay is None else stated_lay
         for lv, lspec in pairs:
-            if lv.fits and lv.num_gpus == 1 and lv.kind != "fsdp" and lv.fsdp_gpus is None:
-                priced = _Priced(ctx, gpu, lspec, ctx.memory(lspec, 1, rr), card, storage_price, lever=lv)
+            if lv.fits and lv.num_gpus == n0 and lv.kind != "fsdp" and lv.fsdp_gpus is None:
+                priced = _Priced(ctx, gpu, lspec, ctx.memory(lspec, n0, rr), card, storage_price, lever=lv)
                 if lv.keeps_job:
                     candidates.append(priced)
                 else:
                     changing.append((gpu, priced))
-            elif lv.fits and lv.fsdp_gpus is not None and lv.keeps_job and fit is None:
+            elif lv.fits and lv.fsdp_gpus is not None and lv.keeps_job and fit is None and stated_lay is None:
                 # nothing fits as asked at any rentable count: the same job with a lever, sharded
                 lay = round_up(lv.num_gpus, ctx.layouts(gpu))
                 if lay is not None and lay.num_gpus == lv.num_gpus:
@@ -526,6 +588,10 @@ def _pick(ranked: list[Option]) -> Option | None:
     fitting = [o for o in ranked if o.fits]
     if not fitting:
         return None
+    # the job as asked first: a plan training another global batch (more GPUs than it has
+    # sequences) is recommended only when no GPU keeps it
+    keeping = [o for o in fitting if o.plan is None or "global_batch" not in o.plan.alters]
+    fitting = keeping or fitting
     cheapest = min(_money(o) for o in fitting)
     band = [o for o in fitting if _money(o) <= cheapest * (1 + COST_TIE_BAND)]
     return min(band, key=lambda o: (_nodes(o), _rank_key(o)[2], _money(o)))
@@ -536,48 +602,59 @@ def _rank_key(o: Option) -> tuple:
     return (not o.fits, _money(o), speed, o.device_bytes)
 
 
-def build_verdict(ctx: _Ctx, options: list[Option], best: Option | None) -> Verdict:
-    """The question asked, answered first (advisor.answer_model.Verdict)."""
+def build_verdict(ctx: _Ctx, options: list[Option], best: Option | None, would: Plan | None = None) -> Verdict:
+    """The question asked, answered first (advisor.answer_model.Verdict). With a GPU count
+    stated, every plan is on it: ``would`` is the plan on more GPUs that fits when nothing does
+    on the count stated (the ranking without it), named and never the yes."""
     spec = ctx.base
     offered = [o for o in options if o.offered and o.price_usd_per_hour is not None]
     asked = next((o for o in options if o.gpu == spec.gpu), None) if spec.gpu else None
     cheapest = best.plan if best is not None else None
+    stated = spec.num_gpus if ctx.stated_gpus else None
+    if best is None and would is not None:  # nothing on the count stated; more GPUs would
+        return Verdict(question="gpu" if asked is not None else ("count" if stated > 1 else "one_card"),
+                       gpu=asked.gpu if asked else None, answer="no", cheapest=would, max_gpus=ctx.max_gpus,
+                       needs_gpus=would.num_gpus, stated_gpus=stated,
+                       job_changes=tuple(ctx.job_changes(asked.gpu)) if asked is not None else ())
     if best is None:
         needs = [o.reason.needs_gpus for o in offered if o.reason is not None and o.reason.kind == "over_ceiling"]
         changes = sorted((p for o in offered for p in ctx.job_changes(o.gpu, 1)),
                          key=lambda p: p.money if p.money is not None else math.inf)
         return Verdict(question="gpu" if asked is not None else "one_card", gpu=asked.gpu if asked else None,
                        answer="over_ceiling", max_gpus=ctx.max_gpus, needs_gpus=min(needs) if needs else None,
-                       job_changes=tuple(changes[:MAX_JOB_CHANGES]))
+                       job_changes=tuple(changes[:MAX_JOB_CHANGES]), stated_gpus=stated)
     if asked is not None:
         if asked.fits:
             return Verdict(question="gpu", gpu=asked.gpu, answer="yes", plan=asked.plan,
                            cheapest=cheapest if cheapest is not None and cheapest.gpu != asked.gpu else None,
-                           max_gpus=ctx.max_gpus,
+                           max_gpus=ctx.max_gpus, stated_gpus=stated,
                            job_changes=() if asked.plan.num_gpus == 1 else tuple(ctx.job_changes(asked.gpu)))
         changes = tuple(ctx.job_changes(asked.gpu))
         needs = asked.reason.needs_gpus if asked.reason is not None else None
         return Verdict(question="gpu", gpu=asked.gpu, answer="no", cheapest=cheapest, max_gpus=ctx.max_gpus,
-                       needs_gpus=needs, job_changes=changes)
-    one_card = [o for o in offered if o.fits and o.plan is not None and o.plan.num_gpus == 1]
+                       needs_gpus=needs, job_changes=changes, stated_gpus=stated)
+    question = "count" if stated is not None and stated > 1 else "one_card"
+    # with a count stated every fitting plan is on it; else the one-card plans answer "does it fit on one card"
+    one_card = [o for o in offered if o.fits and o.plan is not None and (stated is not None or o.plan.num_gpus == 1)]
     if one_card:
         plan = (best if best in one_card else min(one_card, key=_money)).plan
-        return Verdict(question="one_card", answer="yes", plan=plan,
-                       cheapest=cheapest if cheapest is not plan else None, max_gpus=ctx.max_gpus)
+        return Verdict(question=question, answer="yes", plan=plan,
+                       cheapest=cheapest if cheapest is not plan else None, max_gpus=ctx.max_gpus, stated_gpus=stated)
     changes = sorted((p for o in offered for p in ctx.job_changes(o.gpu, 1)),
                      key=lambda p: p.money if p.money is not None else math.inf)
-    return Verdict(question="one_card", answer="no", cheapest=cheapest, max_gpus=ctx.max_gpus,
-                   job_changes=tuple(changes[:MAX_JOB_CHANGES]))
+    return Verdict(question=question, answer="no", cheapest=cheapest, max_gpus=ctx.max_gpus,
+                   job_changes=tuple(changes[:MAX_JOB_CHANGES]), stated_gpus=stated)
 
 
 def build_notes(spec: FinetuneSpec, options: list[Option], best: Option | None,
-                planning: Planning | None, max_gpus: int = DEFAULT_MAX_GPUS) -> list[Note]:
+                planning: Planning | None, max_gpus: int = DEFAULT_MAX_GPUS, stated_gpus: bool = False) -> list[Note]:
     """The short notes of a ranking, as codes (advisor.report.note_text says them)."""
     offered = [o for o in options if o.offered and o.price_usd_per_hour is not None]
     over = sorted((o for o in offered if o.reason is not None and o.reason.kind == "over_ceiling"),
                   key=lambda o: o.reason.needs_gpus)
     if best is None:
-        notes = [Note(code="nothing_fits", max_gpus=max_gpus)]
+        notes = [Note(code="nothing_fits_stated", num_gpus=spec.num_gpus) if stated_gpus
+                 else Note(code="nothing_fits", max_gpus=max_gpus)]
         notes += [Note(code="over_ceiling", gpu=o.gpu, num_gpus=o.reason.needs_gpus, max_gpus=max_gpus)
                   for o in over[:1]]
         other = next((o for o in options if not o.offered and o.fits), None)
@@ -598,11 +675,16 @@ def build_notes(spec: FinetuneSpec, options: list[Option], best: Option | None,
         notes.append(Note(code="multi_node", gpu=best.gpu))
     if best.rounded_from is not None:
         notes.append(Note(code="rounded_count", gpu=best.gpu, num_gpus=best.rounded_from))
+    # every offered plan that trains another global batch than the job's says so (never silent)
+    notes += [Note(code="global_batch", gpu=o.gpu) for o in [best] + [o for o in offered if o is not best]
+              if o.fits and o.plan is not None and "global_batch" in o.plan.alters]
     if planning is not None:
         fits = any(w.fits for w in planning.windows)
         code = "windows" if planning.job_gpu_hours is None else ("windows_fit" if fits else "windows_over")
         notes.append(Note(code=code, gpu=best.gpu))
     fitting = [o for o in offered if o.fits]
+    keeping = [o for o in fitting if o.plan is None or "global_batch" not in o.plan.alters]
+    fitting = keeping if best in keeping else fitting  # compared with plans training the same job (_pick)
     cheapest = min(fitting, key=lambda o: o.money)
     if cheapest is not best:  # within the tie band the recommendation took fewer nodes or time
         notes.append(Note(code="tie", gpu=cheapest.gpu, other=best.gpu))
@@ -648,15 +730,18 @@ def plan_spec(spec: FinetuneSpec, plan: Plan) -> FinetuneSpec:
 
 
 def recommend(resolved: "Resolved", catalog: Catalog, *, calibration: Calibration | None = None,
-              max_gpus: int = DEFAULT_MAX_GPUS) -> Answer:
+              max_gpus: int = DEFAULT_MAX_GPUS, keep_count: bool = True) -> Answer:
     """Rank every catalog GPU for ``resolved`` (offered first) and recommend the cheapest offered
     plan that fits, by cost to an accepted checkpoint (or price per million tokens without a
     dataset size), ties by time. Plans use only rentable counts up to ``max_gpus`` (the ceiling:
-    a setting of the caller, the CLI's --max-gpus / ADVISOR_MAX_GPUS, the bot's settings)."""
+    a setting of the caller, the CLI's --max-gpus / ADVISOR_MAX_GPUS, the bot's settings).
+    A GPU count the user stated (``"num_gpus" in resolved.said``: "on 1 GPU", "on 4 H100") keeps
+    every plan on it (``keep_count``: False ranks as if no count was said, to name what would fit)."""
     if max_gpus < 1:
         raise ValueError(f"max_gpus must be at least 1, got {max_gpus}")
     spec = resolved.spec
-    ctx = _Ctx(resolved.arch, spec, calibration, catalog, max_gpus, tuple(resolved.assumed))
+    stated = keep_count and "num_gpus" in getattr(resolved, "said", ())
+    ctx = _Ctx(resolved.arch, spec, calibration, catalog, max_gpus, tuple(resolved.assumed), stated_gpus=stated)
     rr_spec = calibration.reserved_ratio(spec.gpu, spec.stack) if (calibration and spec.gpu) else None
     memory = ctx.memory(spec, spec.num_gpus, rr_spec)
     storage_price = catalog.storage_price(spec.region)
@@ -678,7 +763,12 @@ def recommend(resolved: "Resolved", catalog: Catalog, *, calibration: Calibratio
         windows = tuple(Window(hours=w.hours, price_usd=w.price_usd, fits=w.fits)
                         for w in planning_windows(best.price_usd_per_hour, job_hours, num_gpus=n))
         planning = Planning(gpu=best.gpu, job_gpu_hours=job_hours, windows=windows, num_gpus=n)
+    would = None
+    if best is None and stated:  # nothing on the count stated: what would fit on more GPUs (named, not proposed)
+        would = recommend(resolved, catalog, calibration=calibration, max_gpus=max_gpus, keep_count=False).best
+        would = would.plan if would is not None else None
     return Answer(spec=spec, model=resolved.label, memory=_memory(memory), options=tuple(ranked),
                   recommended=best.gpu if best else None,
-                  notes=tuple(build_notes(spec, ranked, best, planning, max_gpus)),
-                  assumed=tuple(resolved.assumed), planning=planning, verdict=build_verdict(ctx, ranked, best))
+                  notes=tuple(build_notes(spec, ranked, best, planning, max_gpus, stated)),
+                  assumed=tuple(resolved.assumed), planning=planning,
+                  verdict=build_verdict(ctx, ranked, best, would))

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from advisor.answer import Advisor
 from advisor.catalog import Catalog
-from advisor.catalog.shapes import DEFAULT_MAX_GPUS, layouts
+from advisor.catalog.shapes import DEFAULT_MAX_GPUS, layouts, round_up
 from advisor.cost import PLANNING_WINDOW_HOURS
 from advisor.recommend import recommend
 from advisor.report import render_text, verdict_text
@@ -193,6 +193,24 @@ def test_the_ceiling_must_be_a_count():
 
 # --- property: counts are rentable, within the ceiling; "yes" keeps the job -------------------------
 
+
+def _keeps_or_says_the_global_batch(answer, option):
+    """An option's plan trains the job's global batch (GPUs x micro-batch x accumulation), or it
+    carries "global_batch" in ``alters``, its own global batch, and (offered) the note saying so."""
+    plan = option.plan
+    trained = plan.num_gpus * plan.micro_batch * plan.accumulation
+    assert plan.global_batch == trained
+    if trained == answer.global_batch:
+        assert "global_batch" not in plan.alters
+        return
+    # more GPUs than the batch has sequences: each takes one at least, the batch rounds up, said
+    assert "global_batch" in plan.alters and trained > answer.global_batch, (plan, answer.global_batch)
+    assert answer.global_batch % plan.num_gpus != 0 and trained == -(-answer.global_batch // plan.num_gpus) * plan.num_gpus
+    if option.offered and option.price_usd_per_hour is not None:
+        assert any(n.code == "global_batch" and n.gpu == option.gpu for n in answer.notes)
+        said = [line for line in render_text(answer, "en").splitlines() if "trains a global batch of" in line]
+        assert any(option.gpu_name.removeprefix("NVIDIA ") in line for line in said), said
+
 MODELS = ["llama-3.1-8b", "mistral-7b", "qwen2.5-14b", "llama-3-70b", "gemma-2-9b", "llama-3.2-1b"]
 
 
@@ -233,23 +251,97 @@ def test_every_plan_is_rentable_within_the_ceiling_and_yes_keeps_the_job(catalog
         assert plan.num_gpus == o.num_gpus and plan.nodes * plan.gpus_per_node >= plan.num_gpus
         if plan.nodes > 1:  # whole machines of a clustered shape
             assert plan.nodes * plan.gpus_per_node == plan.num_gpus and plan.network_gbps
-        assert plan.keeps_job  # a row's plan never changes the job
+        # a row's plan keeps the job; the one thing it may change is a global batch its GPUs cannot
+        # split (more GPUs than sequences per step), which it says (issue #16 follow-up, item 1)
+        assert set(plan.alters) <= {"global_batch"}, plan.alters
+        _keeps_or_says_the_global_batch(answer, o)
     v = answer.verdict
     assert v is not None and v.max_gpus == ceiling
     if v.answer == "yes":
         plan = v.plan
-        assert plan.keeps_job and (plan.method, plan.seq_len) == (asked.method, asked.seq_len)
-        if plan.changes and plan.num_gpus == 1:  # a lever plan on one card keeps the global batch
-            assert plan.micro_batch * plan.accumulation == global_batch
-        elif plan.changes:  # sharded with a lever: each GPU's batch as asked, as every data-parallel plan
-            assert plan.micro_batch * plan.accumulation == asked.micro_batch * asked.gradient_accumulation_steps
-        else:
-            assert (plan.micro_batch, plan.accumulation) == (asked.micro_batch, asked.gradient_accumulation_steps)
+        assert set(plan.alters) <= {"global_batch"} and (plan.method, plan.seq_len) == (asked.method, asked.seq_len)
+        if plan.num_gpus == 1:  # one card always keeps the global batch
+            assert plan.keeps_job and plan.micro_batch * plan.accumulation == global_batch
+        if "global_batch" in plan.alters:
+            assert "(global batch " in verdict_text(answer, "en")
         assert verdict_text(answer, "en").startswith("Yes: ")
-    for plan in v.job_changes:
-        assert plan.alters and plan.num_gpus == 1
+    for plan in v.job_changes:  # on one card, or on the count the user stated (issue #16 follow-up, item 2)
+        assert plan.alters and plan.num_gpus == (1 if "num_gpus" not in said else round_up(said["num_gpus"], [
+            lay for lay in layouts(catalog.node_shapes(catalog.gpu(plan.gpu), answer.spec.region), ceiling)]).num_gpus)
+    if "num_gpus" in said:  # a stated count: every plan on it (rounded up to a shape)
+        assert all(o.num_gpus >= said["num_gpus"] and o.num_gpus == round_up(said["num_gpus"], list(_rentable(
+            catalog, answer, o, ceiling).values())).num_gpus for o in answer.options if o.fits)
     if answer.planning is not None:
         assert answer.planning.num_gpus == answer.best.num_gpus
+
+
+@st.composite
+def batches(draw):
+    """A job's global batch said in every way (micro-batch, accumulation, a stated GPU count or
+    none), on a model and method that need from one card to many."""
+    said = dict(model=draw(st.sampled_from(MODELS)), method=draw(st.sampled_from(["lora", "qlora", "full"])),
+                seq_len=draw(st.sampled_from([1024, 4096, 8192])))
+    if draw(st.booleans()):
+        said["micro_batch"] = draw(st.integers(1, 12))
+    if draw(st.booleans()):
+        said["gradient_accumulation_steps"] = draw(st.integers(1, 16))
+    if draw(st.booleans()):
+        said.update(num_gpus=draw(st.sampled_from([1, 2, 3, 4, 8])), sharding=draw(st.sampled_from(["ddp", "fsdp"])))
+    if draw(st.booleans()):
+        said.update(dataset_tokens=50_000_000, epochs=1)
+    return said
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(said=batches())
+def test_every_option_keeps_the_global_batch_or_says_how_it_differs(catalog, said):
+    """Issue #16 follow-up, item 1: data parallelism over N GPUs trains N x micro-batch x
+    accumulation sequences per step; every option, the verdict's plans and the job changes keep the
+    job's global batch by their per-GPU split, or say how theirs differs."""
+    answer = _rec(catalog, **said)
+    g = answer.global_batch
+    assert g == answer.spec.micro_batch * answer.spec.gradient_accumulation_steps * answer.spec.num_gpus
+    for o in answer.options:
+        if o.fits:
+            _keeps_or_says_the_global_batch(answer, o)
+            assert o.plan.micro_batch <= answer.spec.micro_batch  # never more memory per GPU than asked
+    v = answer.verdict
+    for plan in (v.plan, v.cheapest, *v.job_changes):
+        if plan is not None:
+            trained = plan.num_gpus * plan.micro_batch * plan.accumulation
+            assert trained == g or ("global_batch" in plan.alters and plan.global_batch == trained)
+
+
+def test_a_plan_on_more_gpus_splits_the_batch_asked(catalog, cli):
+    """Batch 8 of Llama 3.1 8B at 4k on 4 GPUs is a global batch of 32: a plan on 4 GPUs trains
+    32 sequences per step (8 each), never 4 x 8 x (GPUs it grew to)."""
+    answer = _rec(catalog, model="llama-3.1-8b", method="lora", seq_len=4096, micro_batch=8, num_gpus=4,
+                  dataset_tokens=100_000_000, epochs=1)
+    assert answer.global_batch == 32
+    for o in answer.options:
+        if o.fits:
+            assert o.plan.num_gpus * o.plan.micro_batch * o.plan.accumulation == 32, o.plan
+    # unstated: the default global batch (1 sequence, assumed) on 2 GPUs cannot be kept; it is said
+    full = _rec(catalog, model="llama-3.1-8b", method="full", seq_len=2048)
+    assert full.global_batch == 1 and full.best.plan.num_gpus > 1
+    assert "global_batch" in full.best.plan.alters and full.best.plan.global_batch == full.best.plan.num_gpus
+    text = cli("ask", "full fine-tune llama 3.1 8b seq 2048").output
+    assert "(global batch 2, not 1)" in text.splitlines()[0], text
+    assert "trains a global batch of 2 sequences per step, not the 1 assumed" in text
+    es = cli("ask", "ajuste fino completo de llama 3.1 8b con secuencia de 2048").output
+    assert "(lote global 2, no 1)" in es.splitlines()[0] and "no las 1 supuestas" in es, es
+
+
+def test_time_to_the_checkpoint_counts_one_optimizer_step_per_global_batch(catalog):
+    """The optimizer runs once per global batch (HF Trainer steps it every
+    gradient_accumulation_steps micro-batches): the same tokens at accumulation 8 take fewer
+    optimizer steps than at accumulation 1, so the run is not slower per token."""
+    one = _rec(catalog, model="llama-3.1-8b", method="lora", seq_len=2048, micro_batch=1, gpu="h100-sxm",
+               dataset_tokens=50_000_000, epochs=1).option("h100-sxm")
+    eight = _rec(catalog, model="llama-3.1-8b", method="lora", seq_len=2048, micro_batch=1,
+                 gradient_accumulation_steps=8, gpu="h100-sxm", dataset_tokens=50_000_000, epochs=1).option("h100-sxm")
+    assert one.num_gpus == eight.num_gpus == 1
+    assert eight.tokens_per_s > one.tokens_per_s and eight.time.training_s < one.time.training_s
 
 
 # --- the fake Slack: the real bot, the verdict as the first section ---------------------------------
