@@ -74,11 +74,11 @@ class _Ctx:
 
     def __init__(self, arch: Architecture, base: FinetuneSpec, calibration: Calibration | None,
                  catalog: Catalog | None = None, max_gpus: int = DEFAULT_MAX_GPUS,
-                 assumed: tuple[str, ...] = (), stated_gpus: bool = False):
+                 assumed: tuple[str, ...] = (), stated_gpus: bool = False, said: tuple[str, ...] = ()):
         self.arch, self.base, self.calibration = arch, base, calibration
         # a GPU count the user stated ("on 1 GPU", "en una sola GPU", "on 4 H100") is kept: every
         # plan runs on it (rounded up to a rentable shape); unstated, the search finds the count
-        self.stated_gpus = stated_gpus
+        self.stated_gpus, self.said = stated_gpus, set(said)
         self.catalog, self.max_gpus, self.assumed = catalog, max_gpus, set(assumed)
         # the job's global batch in sequences: per-device micro-batch x accumulation x world size
         # (transformers TrainingArguments: train_batch_size x gradient_accumulation_steps x
@@ -224,10 +224,14 @@ def _find_fit(ctx: _Ctx, gpu: Gpu, limit: float, rr: float | None, ceiling: int 
     start = round_up(base.num_gpus, lays)
     if start is None:
         return None
-    tried = lays[lays.index(start):]
-    for lay in (tried[:1] if ctx.stated_gpus and keep_count else tried):
+    tried = [(lay, base.sharding if lay is start else "fsdp") for lay in lays[lays.index(start):]]
+    if ctx.stated_gpus and keep_count:
+        # the count stated, as asked; sharded with FSDP there when DDP's replicas do not fit and
+        # the user named no sharding (HF Trainer runs FSDP once configured, at the same count)
+        tried = tried[:1] + ([(start, "fsdp")] if start.num_gpus > 1 and base.sharding == "ddp"
+                             and "sharding" not in ctx.said else [])
+    for lay, sharding in tried:
         n = lay.num_gpus
-        sharding = base.sharding if lay is start else "fsdp"
         spec = ctx.at(("fit", n, sharding), n, sharding=sharding)
         mem = ctx.memory(spec, n, rr)
         if mem.need_bytes <= limit:
@@ -741,7 +745,9 @@ def recommend(resolved: "Resolved", catalog: Catalog, *, calibration: Calibratio
         raise ValueError(f"max_gpus must be at least 1, got {max_gpus}")
     spec = resolved.spec
     stated = keep_count and "num_gpus" in getattr(resolved, "said", ())
-    ctx = _Ctx(resolved.arch, spec, calibration, catalog, max_gpus, tuple(resolved.assumed), stated_gpus=stated)
+    said = tuple(getattr(resolved, "said", ()))
+    ctx = _Ctx(resolved.arch, spec, calibration, catalog, max_gpus, tuple(resolved.assumed), stated_gpus=stated,
+               said=said)
     rr_spec = calibration.reserved_ratio(spec.gpu, spec.stack) if (calibration and spec.gpu) else None
     memory = ctx.memory(spec, spec.num_gpus, rr_spec)
     storage_price = catalog.storage_price(spec.region)

@@ -344,6 +344,65 @@ def test_time_to_the_checkpoint_counts_one_optimizer_step_per_global_batch(catal
     assert eight.tokens_per_s > one.tokens_per_s and eight.time.training_s < one.time.training_s
 
 
+# --- a stated GPU count (issue #16 follow-up, item 2) ---------------------------------------------
+
+FULL_8B_ONE = "full fine-tune llama 3.1 8b seq 2048 on 1 GPU, 100M tokens, 1 epoch"
+FULL_8B_ONE_ES = "ajuste fino completo de llama 3.1 8b con secuencia de 2048 en una sola GPU, 100M tokens, 1 época"
+FULL_8B_ANY = "full fine-tune llama 3.1 8b seq 2048, 100M tokens, 1 epoch"
+
+
+def _fitting_counts(answer):
+    return {o.gpu: o.num_gpus for o in answer.options if o.fits}
+
+
+def test_one_gpu_stated_keeps_every_plan_on_one_card(catalog, cli):
+    """'on 1 GPU' is not the default: a full fine-tune of 8B fits no single card, so the verdict
+    says so and names what would (more GPUs), which is never a plan of the table."""
+    stated = Advisor(catalog).ask(FULL_8B_ONE).answer
+    assert set(_fitting_counts(stated).values()) <= {1}
+    v = stated.verdict
+    assert (v.question, v.answer, v.stated_gpus) == ("one_card", "no", 1) and stated.best is None
+    assert v.cheapest is not None and v.cheapest.num_gpus > 1 and v.needs_gpus == v.cheapest.num_gpus
+    first = cli("ask", FULL_8B_ONE).output.splitlines()[0]
+    assert first.startswith(f"No single card fits (one GPU asked); it would take {v.cheapest.num_gpus} x "), first
+    assert "No GPU we rent fits this run on 1 GPUs, as asked." in cli("ask", FULL_8B_ONE).output
+    es = cli("ask", FULL_8B_ONE_ES).output.splitlines()[0]
+    assert es.startswith("No cabe en una sola tarjeta (se pidió una GPU); haría falta "), es
+    # nothing said: today's behaviour, the smallest count that fits (more than one card)
+    free = Advisor(catalog).ask(FULL_8B_ANY).answer
+    assert free.verdict.stated_gpus is None and free.best is not None and free.best.num_gpus > 1
+    assert free.best.plan == v.cheapest  # what "would" fit is the ranking without the count
+
+
+def test_one_gpu_stated_that_fits_answers_yes_on_one_card(catalog):
+    answer = Advisor(catalog).ask("lora llama 3 8b on 1 GPU").answer
+    assert answer.verdict.answer == "yes" and answer.verdict.plan.num_gpus == 1
+    assert set(_fitting_counts(answer).values()) == {1}
+    es = Advisor(catalog).ask("lora de llama 3 8b en una sola GPU").answer
+    assert es.verdict.answer == "yes" and set(_fitting_counts(es).values()) == {1}
+
+
+def test_four_h100_stated_keeps_four(catalog, cli):
+    """'on 4 H100': every plan on 4 GPUs (FSDP there when DDP's replicas do not fit and no sharding
+    was named); a job that needs more says how many, on the GPU asked."""
+    answer = Advisor(catalog).ask("full fine-tune llama 3.1 8b seq 2048 on 4 H100, 100M tokens").answer
+    assert set(_fitting_counts(answer).values()) <= {4}
+    v = answer.verdict
+    assert (v.question, v.gpu, v.stated_gpus) == ("gpu", "h100-sxm", 4)
+    h100 = answer.option("h100-sxm")
+    assert h100.fits and h100.num_gpus == 4 and h100.sharding == "fsdp" and v.answer == "yes"
+    big = Advisor(catalog).ask("full fine-tune qwen2.5 14b seq 4096 on 2 H100, 100M tokens").answer
+    assert set(_fitting_counts(big).values()) <= {2}
+    assert big.verdict.answer == "no" and not big.option("h100-sxm").fits
+    assert big.verdict.cheapest.num_gpus > 2 and big.verdict.cheapest.gpu == "h100-sxm"
+    out = cli("ask", "full fine-tune qwen2.5 14b seq 4096 on 2 H100, 100M tokens").output
+    first = out.splitlines()[0]
+    assert first.startswith("No, not on H100 SXM 80 GB as asked (it needs 4 GPUs, 2 asked); it would take 4 x "), first
+    # a job past the ceiling even without the count: the ceiling answer, as today
+    over = Advisor(catalog).ask("full fine-tune llama 3.1 70b seq 2048 on 4 H100, 100M tokens").answer
+    assert over.verdict.answer == "over_ceiling" and set(_fitting_counts(over).values()) <= {4}
+
+
 # --- the fake Slack: the real bot, the verdict as the first section ---------------------------------
 
 
@@ -383,3 +442,16 @@ def test_slack_qlora_70b_proposes_a_rentable_plan(bot, slack, catalog):
     assert pilot == {"gpu": answer.best.gpu, "num_gpus": answer.best.num_gpus}
     assert pilot["num_gpus"] in _rentable(catalog, answer, answer.best, DEFAULT_MAX_GPUS)
     assert message_text(blocks).count("Planning windows") == 1
+
+
+def test_slack_keeps_a_stated_single_gpu(bot, slack):
+    blocks = _ask(bot, slack, "CVERDICT1", FULL_8B_ONE)
+    verdict = blocks[1]
+    assert verdict["block_id"] == "verdict"
+    assert verdict["text"]["text"].startswith("*No single card fits (one GPU asked); it would take "), verdict
+    blocks = _ask(bot, slack, "CVERDICT1ES", FULL_8B_ONE_ES)
+    assert blocks[1]["text"]["text"].startswith("*No cabe en una sola tarjeta (se pidió una GPU); haría falta ")
+    blocks = _ask(bot, slack, "CVERDICT1Y", "lora llama 3 8b on 1 GPU")
+    assert blocks[1]["text"]["text"].startswith("*Yes: 1 x ")
+    pilot = json.loads(blocks[-1]["elements"][0]["value"])
+    assert pilot["num_gpus"] == 1
