@@ -229,7 +229,7 @@ class PilotFlow:
                 self._record("pilot.propose", user, "invalid", request.gpu, error=str(exc), channel=channel)
                 self._ephemeral(channel, user, *render.notice("pilot.bad_request", lang, message=str(exc)))
                 return None
-            problem = self.policy.cost_problem(prediction["cost_usd"], self.store.spent_since(start_of_day()))
+            problem = self.policy.cost_problem(prediction["cost_usd"], self.store.spent_since(start_of_day()), lang)
             if problem:
                 self._record("pilot.propose", user, "refused", gpu.id, reason=problem[0], channel=channel, **problem[1])
                 self._post(f"{job.key}#refused", channel, thread_ts, *render.notice(problem[0], lang, **problem[1]),
@@ -292,7 +292,7 @@ class PilotFlow:
                 self._record("pilot.start", user, "refused", rec.id, reason="already", state=rec.state)
                 self._ephemeral(channel, user, *render.notice("pilot.already", lang, id=rec.id, state=rec.state))
                 return
-            problem = self.policy.cost_problem(rec.estimated_cost_usd, self.store.spent_since(start_of_day()))
+            problem = self.policy.cost_problem(rec.estimated_cost_usd, self.store.spent_since(start_of_day()), lang)
             if problem:
                 self._record("pilot.start", user, "refused", rec.id, reason=problem[0], channel=channel, **problem[1])
                 self._ephemeral(channel, user, *render.notice(problem[0], lang, **problem[1]))
