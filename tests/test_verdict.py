@@ -15,7 +15,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.answer import Advisor
-from advisor.catalog import Catalog
 from advisor.catalog.shapes import DEFAULT_MAX_GPUS, layouts, round_up
 from advisor.cost import PLANNING_WINDOW_HOURS
 from advisor.recommend import recommend
