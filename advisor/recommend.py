@@ -114,7 +114,10 @@ class _Ctx:
 
     def at(self, key: tuple, n: int, micro_cap: int | None = None, **update: Any) -> FinetuneSpec:
         """The variant ``key`` on ``n`` GPUs with the micro-batch and accumulation that keep the
-        global batch (``split``) and ``update`` applied."""
+        global batch (``split``) and ``update`` applied (a key names one variant: built once)."""
+        hit = self._variants.get(key)
+        if hit is not None:
+            return hit
         micro, accumulation = self.split(n, micro_cap)
         return self.variant(key, num_gpus=n, **update, micro_batch=micro, gradient_accumulation_steps=accumulation)
 
@@ -190,24 +193,24 @@ class _Ctx:
 def _memory(m: MemoryBreakdown) -> Memory:
     """The answer's figures of a MemoryBreakdown (model_construct: its fields are typed already,
     and validation would cost more than the ranking's arithmetic, benchmarks/ranking.py)."""
-    return Memory.model_construct(num_gpus=m.num_gpus, allocated_bytes=m.allocated_bytes,
+    return _trusted(Memory, dict(num_gpus=m.num_gpus, allocated_bytes=m.allocated_bytes,
                                   reserved_bytes=m.reserved_bytes, device_bytes=m.device_bytes,
-                                  need_bytes=m.need_bytes, peak_phase=m.peak_phase, terms=dict(m.terms))
+                                  need_bytes=m.need_bytes, peak_phase=m.peak_phase, terms=dict(m.terms)))
 
 
 def _time(t: Any) -> RunTime | None:
     if t is None:
         return None
-    return RunTime.model_construct(training_s=t.training_s, evaluation_s=t.evaluation_s, checkpoint_s=t.checkpoint_s,
-                                   startup_s=t.startup_s, pilot_s=t.pilot_s, run_s=t.run_s, saves=t.saves)
+    return _trusted(RunTime, dict(training_s=t.training_s, evaluation_s=t.evaluation_s, checkpoint_s=t.checkpoint_s,
+                                   startup_s=t.startup_s, pilot_s=t.pilot_s, run_s=t.run_s, saves=t.saves))
 
 
 def _cost(c: Any) -> Cost | None:
     if c is None:
         return None
-    return Cost.model_construct(training_usd=c.training_usd, overhead_usd=c.overhead_usd, failures_usd=c.failures_usd,
+    return _trusted(Cost, dict(training_usd=c.training_usd, overhead_usd=c.overhead_usd, failures_usd=c.failures_usd,
                                 evaluation_usd=c.evaluation_usd, pilot_usd=c.pilot_usd, storage_usd=c.storage_usd,
-                                storage_gb=c.storage_gb, gpu_hours=c.gpu_hours, total_usd=c.total_usd)
+                                storage_gb=c.storage_gb, gpu_hours=c.gpu_hours, total_usd=c.total_usd))
 
 
 _Fit = tuple[FinetuneSpec, MemoryBreakdown, Layout]
@@ -327,13 +330,15 @@ def _levers(ctx: _Ctx, gpu: Gpu, limit: float, rr: float | None,
     Each lever comes with its spec (the plan it makes, advisor.recommend._option prices it).
     ``n0``: the GPU count the levers are tried on (1, or the count the user stated)."""
     single = ctx.at(("fit", n0, ctx.base.sharding), n0)
-    base_tps = ctx.throughput(single, gpu, n0).tokens_per_s
     found: list[tuple[Lever, FinetuneSpec]] = []
 
     def add(code: dict[str, Any], key: tuple, update: dict[str, Any], n: int = n0,
             below: int | None = None) -> Lever | None:
         """The lever, with its memory and GPU-time; None when it does not bring the memory
-        ``below`` (then its step time is never priced: the ranking's milliseconds)."""
+        ``below`` (then its step time is never priced: the ranking's milliseconds). A lever that
+        does not fit is not priced either (``cost_factor`` None): no plan, arrow or ranking reads
+        the GPU-time of a change that leaves the job out of memory (fitting levers sort by it,
+        the others by their memory), and pricing one is a step-time model of its own spec."""
         if n > 1:  # sharded over n GPUs: the global batch split among them (_Ctx.split)
             rest = {k: v for k, v in update.items() if k not in ("micro_batch", "gradient_accumulation_steps")}
             spec = ctx.at(key, n, update.get("micro_batch"), **rest)
@@ -342,10 +347,13 @@ def _levers(ctx: _Ctx, gpu: Gpu, limit: float, rr: float | None,
         mem = ctx.memory(spec, n, rr)
         if below is not None and mem.device_bytes >= below:
             return None
-        tps = ctx.throughput(spec, gpu, n).tokens_per_s
-        lv = Lever.model_construct(**{**_LEVER_DEFAULTS, **code}, device_bytes=mem.device_bytes,
-                                   fits=mem.need_bytes <= limit, num_gpus=n, cost_factor=n * base_tps / (n0 * tps),
-                                   alters=_alters(ctx, code))
+        fits = mem.need_bytes <= limit
+        factor = None
+        if fits:  # GPU-time per trained token relative to the spec as asked on n0 GPUs
+            base_tps = ctx.throughput(single, gpu, n0).tokens_per_s
+            factor = n * base_tps / (n0 * ctx.throughput(spec, gpu, n).tokens_per_s)
+        lv = _trusted(Lever, {**_LEVER_DEFAULTS, **code, "device_bytes": mem.device_bytes, "fits": fits,
+                              "num_gpus": n, "cost_factor": factor, "alters": _alters(ctx, code)})
         found.append((lv, spec))
         return lv
 
@@ -421,16 +429,31 @@ def _fsdp_count(ctx: _Ctx, gpu: Gpu, spec: FinetuneSpec, limit: float, rr: float
 
 
 _set = object.__setattr__
+_REQUIRED = object()
+_FIELD_DEFAULTS: dict[type, tuple[tuple[str, Any], ...]] = {}
 
 
 def _trusted(cls: type, values: dict[str, Any]) -> Any:
-    """A frozen answer model from values this module computed, every field given: what pydantic's
-    ``BaseModel.model_construct`` does (pydantic 2.x main.py: __dict__, __pydantic_fields_set__,
-    no extra, no private) without its per-field default and alias search, which costs more than
-    a plan's arithmetic (benchmarks/ranking.py: one plan per catalog GPU on every answer)."""
+    """A frozen answer model from values this module computed: what pydantic's
+    ``BaseModel.model_construct`` does (pydantic 2.x main.py: defaults for the fields not given,
+    ``__dict__`` in field order, ``__pydantic_fields_set__`` the fields given, no extra, no
+    private) with the per-class default search done once, not on every call (it cost more than
+    a plan's arithmetic, benchmarks/ranking.py: a dozen options, plans and levers per answer)."""
+    fields = _FIELD_DEFAULTS.get(cls)
+    if fields is None:
+        if any(f.default_factory is not None for f in cls.model_fields.values()):
+            raise TypeError(f"{cls.__name__} has a default_factory: use model_construct")
+        fields = _FIELD_DEFAULTS[cls] = tuple((name, _REQUIRED if f.is_required() else f.default)
+                                              for name, f in cls.model_fields.items())
+    data = {}
+    for name, default in fields:
+        value = values.get(name, default)
+        if value is _REQUIRED:
+            raise TypeError(f"{cls.__name__}.{name} is required")
+        data[name] = value
     m = cls.__new__(cls)
-    _set(m, "__dict__", values)
-    _set(m, "__pydantic_fields_set__", set(values))
+    _set(m, "__dict__", data)
+    _set(m, "__pydantic_fields_set__", set(values) if len(values) < len(fields) else set(data))
     _set(m, "__pydantic_extra__", None)
     _set(m, "__pydantic_private__", None)
     return m
@@ -533,7 +556,7 @@ def _option(ctx: _Ctx, gpu: Gpu, storage_price: float, with_levers: bool = True)
                 n_max = max(lay.num_gpus for lay in ctx.layouts(gpu, MAX_GPUS_SEARCHED))
                 most = ctx.memory(ctx.at(("fit", n_max, "fsdp"), n_max, sharding="fsdp"), n_max, rr)
                 why.update(kind="no_count", max_gpus=n_max, need_at_max_bytes=most.need_bytes)
-        reason = Reason.model_construct(**why)
+        reason = _trusted(Reason, dict(**why))
     # one-card plans through levers: those that keep the job compete for the row, the others are options
     candidates = [_Priced(ctx, gpu, *fit, storage_price)] if fit is not None else []
     changing: list[tuple[Gpu, _Priced]] = []
@@ -559,23 +582,23 @@ def _option(ctx: _Ctx, gpu: Gpu, storage_price: float, with_levers: bool = True)
                 price_usd_per_hour=gpu.price_usd_per_hour, usable_bytes=gpu.usable_memory_bytes,
                 levers=tuple(lv for lv, _ in pairs), reason=reason)
     if not candidates:
-        return Option.model_construct(**base, fits=False, num_gpus=None, sharding=None, device_bytes=one.device_bytes,
-                      memory=_memory(one), tokens_per_s=None, mfu=None, efficiency_source=None)
+        return _trusted(Option, dict(**base, fits=False, num_gpus=None, sharding=None, device_bytes=one.device_bytes,
+                      memory=_memory(one), tokens_per_s=None, mfu=None, efficiency_source=None))
     best = _choose(candidates)
     plan = best.plan(gpu)
     tp, time, cost = best.tp, best.time, best.cost
     if best.lever is not None and reason is not None and reason.kind != "one_gpu":
         reason = reason.model_copy(update={"kind": "one_gpu"})  # it fits on one card, with the lever
-    step = StepTime.model_construct(seconds=tp.step_s, shares=tp.breakdown()) if tp.step_s is not None else None
+    step = _trusted(StepTime, dict(seconds=tp.step_s, shares=tp.breakdown())) if tp.step_s is not None else None
     # model_construct: every field is computed here, typed already (validation would cost more than
     # the ranking's arithmetic, benchmarks/ranking.py); tests/test_verdict.py validates a dump of each
-    return Option.model_construct(**{**base, "reason": reason}, fits=True, num_gpus=plan.num_gpus, sharding=best.spec.sharding,
+    return _trusted(Option, dict(**{**base, "reason": reason}, fits=True, num_gpus=plan.num_gpus, sharding=best.spec.sharding,
                   device_bytes=plan.device_bytes, memory=_memory(best.mem), tokens_per_s=tp.tokens_per_s, mfu=tp.mfu,
                   efficiency_source=tp.efficiency.source, pilots=tp.efficiency.pilots,
                   hours=time.hours if time else None, time=_time(time),
                   cost_usd=cost.total_usd if cost else None, cost=_cost(cost),
                   price_per_million_tokens=best.per_million, step=step, plan=plan,
-                  rounded_from=rounded if best.lever is None else None)
+                  rounded_from=rounded if best.lever is None else None))
 
 
 def _nodes(o: Option) -> int:
@@ -641,7 +664,7 @@ def build_verdict(ctx: _Ctx, options: list[Option], best: Option | None, would: 
     # with a count stated every fitting plan is on it; else the one-card plans answer "does it fit on one card"
     one_card = [o for o in offered if o.fits and o.plan is not None and (stated is not None or o.plan.num_gpus == 1)]
     if one_card:
-        plan = (best if best in one_card else min(one_card, key=_money)).plan
+        plan = (best if any(o is best for o in one_card) else min(one_card, key=_money)).plan
         return Verdict(question=question, answer="yes", plan=plan,
                        cheapest=cheapest if cheapest is not plan else None, max_gpus=ctx.max_gpus, stated_gpus=stated)
     changes = sorted((p for o in offered for p in ctx.job_changes(o.gpu, 1)),
@@ -688,7 +711,7 @@ def build_notes(spec: FinetuneSpec, options: list[Option], best: Option | None,
         notes.append(Note(code=code, gpu=best.gpu))
     fitting = [o for o in offered if o.fits]
     keeping = [o for o in fitting if o.plan is None or "global_batch" not in o.plan.alters]
-    fitting = keeping if best in keeping else fitting  # compared with plans training the same job (_pick)
+    fitting = keeping if any(o is best for o in keeping) else fitting  # compared with plans training the same job (_pick)
     cheapest = min(fitting, key=lambda o: o.money)
     if cheapest is not best:  # within the tie band the recommendation took fewer nodes or time
         notes.append(Note(code="tie", gpu=cheapest.gpu, other=best.gpu))
@@ -756,7 +779,8 @@ def recommend(resolved: "Resolved", catalog: Catalog, *, calibration: Calibratio
     # levers for GPUs we do not rent only matter when nothing we rent fits (they cost time: the
     # ranking must stay within milliseconds, benchmarks/ranking.py)
     others_levers = not any(o.fits for o in offered)
-    others = sorted((_option(ctx, g, storage_price, others_levers) for g in catalog.gpus() if g not in rentable),
+    rented = {g.id for g in rentable}  # by id: comparing Gpu models field by field costs more than the ranking's sums
+    others = sorted((_option(ctx, g, storage_price, others_levers) for g in catalog.gpus() if g.id not in rented),
                     key=_rank_key)
     best = _pick(offered)
     if best is not None:  # the recommendation leads the table
