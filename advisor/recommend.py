@@ -745,15 +745,21 @@ _CHANGE_FIELDS = {"optimizer_8bit": {"optimizer": "adamw-8bit"}, "gradient_check
                   "fused_ce": {"liger_kernel": True}}
 
 
-def plan_spec(spec: FinetuneSpec, plan: Plan) -> FinetuneSpec:
-    """The spec a plan runs (what a launch config or a pilot must use): its GPU count, sharding,
-    micro-batch and accumulation, sequence length, and every change it applies."""
+def plan_update(plan: Plan) -> dict[str, Any]:
+    """The spec fields a plan sets (a FinetuneSpec's or a SpecRequest's): its GPU, count and
+    sharding, the per-GPU micro-batch and accumulation that keep the global batch, the sequence
+    length, and every change it applies."""
     update: dict[str, Any] = {"num_gpus": plan.num_gpus, "sharding": plan.sharding, "gpu": plan.gpu,
                               "micro_batch": plan.micro_batch, "gradient_accumulation_steps": plan.accumulation,
                               "seq_len": plan.seq_len}
     for change in plan.changes:
         update.update(_CHANGE_FIELDS.get(change.kind, {}))
-    return spec.model_copy(update=update)
+    return update
+
+
+def plan_spec(spec: FinetuneSpec, plan: Plan) -> FinetuneSpec:
+    """The spec a plan runs (what a launch config or a pilot must use): ``plan_update`` applied."""
+    return spec.model_copy(update=plan_update(plan))
 
 
 def recommend(resolved: "Resolved", catalog: Catalog, *, calibration: Calibration | None = None,
