@@ -177,7 +177,14 @@ def shard(model, spec, mesh):
         state=types.SimpleNamespace(fsdp_plugin=plugin), torch_device_mesh=mesh,
         parallelism_config=types.SimpleNamespace(fsdp_dim_names=[MESH_DIM]),
         mixed_precision=mixed, is_main_process=False, device=torch.device("cpu"))
-    return fsdp2_prepare_model(accelerator, model)
+    # fsdp2_prepare_model takes ``original_sd = model.state_dict()`` before sharding and reads it only
+    # under cpu_ram_efficient_loading (fsdp2_load_full_state_dict), off here; bitsandbytes' state
+    # dict packs the quant state with .item(), which a fake tensor cannot answer, so it is skipped
+    model.state_dict = lambda *args, **kwargs: {}
+    try:
+        return fsdp2_prepare_model(accelerator, model)
+    finally:
+        del model.state_dict
 
 
 def units(model) -> list[str]:
