@@ -81,9 +81,12 @@ BATCH_BYTES_PER_TOKEN = 2 * 8  # int64 token ids: the input ids and the shifted 
 ROPE_TABLES = 2  # cos and sin, seq_len x head_dim each
 
 FSDP_UNITS_IN_FLIGHT = 2
-"""FSDP keeps the current layer's unsharded parameters and prefetches the next one
-(torch FSDP forward/backward prefetch, limit_all_gathers): two layers' full parameters. DeepSpeed
-ZeRO-3 gathers the same way (stage3_prefetch_bucket_size: the next layer's parameters)."""
+"""In backward FSDP keeps the current layer's unsharded parameters and prefetches the next one:
+two layers' full parameters (torch 2.13 FSDP2 ``FSDPParamGroup.pre_backward`` unshards its group
+and ``_backward_prefetch`` the next in reverse forward order; traced: advisor.hftrace.fsdp). In
+forward each layer is resharded after it ran (``reshard_after_forward=True``, accelerate's FSDP2
+default), so no layer is unsharded at the end of forward. DeepSpeed ZeRO-3 gathers the same way
+(stage3_prefetch_bucket_size: the next layer's parameters)."""
 
 ZERO_MIXED_STATE_BYTES = 12
 """DeepSpeed ZeRO with 16-bit training: the fp32 master copy and the two fp32 Adam moments, K = 12
@@ -187,6 +190,15 @@ class _Setup:
         return 1.0 / self.n if self.shard in ("fsdp", "zero3") else 1.0
 
     @property
+    def quant_share(self) -> float:
+        """Fraction of the packed 4-bit/8-bit base weights and their constants one GPU stores. FSDP
+        (accelerate's fsdp2_prepare_model, accelerate 1.15 fsdp_utils.py, the
+        ``incompatible_params4bit`` branch) puts frozen non-floating Params4bit in
+        ``ignored_params``: with transformers' default ``bnb_4bit_quant_storage=uint8`` every rank
+        keeps the whole quantized base (traced: advisor.hftrace.fsdp)."""
+        return 1.0 if self.shard == "fsdp" else self.param_share
+
+    @property
     def state_share(self) -> float:
         """Fraction of gradients and optimizer states one GPU keeps (every sharded mode)."""
         return 1.0 / self.n if self.shard else 1.0
@@ -269,8 +281,8 @@ def _static(s: _Setup) -> tuple[dict[str, float], float]:
                 data, constants = int8_bytes(arch)
             else:
                 data, constants = nf4_bytes(arch.params_linear + head_q, spec.double_quant)
-            t["weights"] = (data + (other - head_q) * s.head_bytes) * s.param_share
-            t["quant_constants"] = constants * s.param_share
+            t["weights"] = data * s.quant_share + (other - head_q) * s.head_bytes * s.param_share
+            t["quant_constants"] = constants * s.quant_share
         else:
             t["weights"] = arch.params_total * s.base_bytes * s.param_share
     t["gradients"] = s.trainable * s.train_bytes * s.state_share
@@ -339,12 +351,15 @@ def _activations(s: _Setup) -> _Acts:
     # whole forward region (torch.autocast cache_enabled=True) and each linear saves its copy for
     # backward, so without checkpointing they live on into backward
     copies = 0.0
-    if s.mixed and s.train_bytes == FP32 and (prof.autocast_weight_cache or not spec.gradient_checkpointing):
+    # under FSDP the layers run on parameters all-gathered in MixedPrecisionPolicy.param_dtype (bf16
+    # under accelerate's bf16 policy), which autocast does not copy (s.shard == "fsdp" below)
+    if s.mixed and s.train_bytes == FP32 and s.shard != "fsdp" and (prof.autocast_weight_cache or not spec.gradient_checkpointing):
         params = (arch.params_linear + arch.vocab * arch.hidden) if s.full else s.trainable
         copies = BF16 * params * s.param_share
     # a frozen LM head stored in fp32 (PEFT's k-bit preparation) is cast to 16 bit by autocast for
     # its matmul, and the copy is saved for the logits' backward (not cached: it needs no grad)
-    head_copy = BF16 * arch.vocab * arch.hidden if (not s.full and s.mixed and s.head_bytes == FP32) else 0.0
+    head_copy = BF16 * arch.vocab * arch.hidden if (not s.full and s.mixed and s.head_bytes == FP32
+                                                     and s.shard != "fsdp") else 0.0
     return _Acts(saved=saved, top_layer=top_layer, one_layer=one_layer, final_norm=final_norm, grad_flow=grad_flow,
                  autocast_copies=copies, copies_in_backward=not spec.gradient_checkpointing, head_copy=head_copy,
                  previous_step=_previous_step(s))
@@ -442,9 +457,11 @@ def _loss(s: _Setup) -> _Loss:
 class _Transients:
     optimizer: float  # optimizer.step() temporaries
     buckets: float  # DDP gradient buckets / ZeRO-2 reduce buckets
-    gather: float  # FSDP / ZeRO-3 unsharded parameters in flight
+    gather: float  # FSDP / ZeRO-3 unsharded parameters in flight at a layer's backward
     grads_late: float  # gradients not yet made when backward reaches the first layer
     largest_grad: float  # optimizer in backward: the one gradient alive at a time
+    gather_loss: float = 0.0  # ... at the end of forward and through the loss and LM head backward
+    gather_tail: float = 0.0  # ... an FSDP unit kept unsharded beside the layers in backward
 
 
 def _optimizer_transient(s: _Setup) -> float:
@@ -472,13 +489,16 @@ def _transients(s: _Setup) -> _Transients:
         # the 16-bit gradient of the whole model is produced in backward before being reduced
         # into the partitions, bucket by bucket (reduce_bucket_size: hidden^2 under HF's "auto")
         buckets = min(s.trainable, arch.hidden ** 2) * BF16
-    gather = 0.0
-    if s.shard in ("fsdp", "zero3"):  # unsharded parameters of the layers being computed
+    gather = gather_loss = gather_tail = 0.0
+    if s.shard == "zero3":  # unsharded parameters of the layers being computed, at every moment
         stored = BF16 if (s.mixed or s.act == BF16) else FP32
         if s.full:
             gather = FSDP_UNITS_IN_FLIGHT * arch.params_per_layer * stored
         else:
             gather = FSDP_UNITS_IN_FLIGHT * arch.params_per_layer * BF16 * (0.25 if s.quant else 1.0)
+        gather_loss = gather
+    elif s.shard == "fsdp":
+        gather, gather_loss, gather_tail = _fsdp_gathers(s)
     late_params = arch.params_per_layer + (0 if arch.tied_embeddings else arch.params_embedding)
     grads_late = late_params * s.train_bytes * s.state_share if s.full else 0.0
     largest = 0.0
@@ -486,7 +506,36 @@ def _transients(s: _Setup) -> _Transients:
         biggest = max(arch.params_embedding, arch.hidden * arch.intermediate) if s.full else 0
         largest = biggest * s.train_bytes * s.state_share
     return _Transients(optimizer=_optimizer_transient(s), buckets=buckets, gather=gather, grads_late=grads_late,
-                       largest_grad=largest)
+                       largest_grad=largest, gather_loss=gather_loss, gather_tail=gather_tail)
+
+
+def _fsdp_gathers(s: _Setup) -> tuple[float, float, float]:
+    """Unsharded parameters FSDP2 holds, as accelerate applies it (accelerate 1.15
+    ``fsdp2_prepare_model``; torch 2.13 ``torch/distributed/fsdp/_fully_shard``; traced over fake
+    ranks by advisor.hftrace.fsdp): (at a layer's backward, at the end of forward and through the
+    loss, beside the layers in backward).
+
+    * Parameters are all-gathered in ``MixedPrecisionPolicy.param_dtype``: bf16 under mixed
+      precision (accelerate's ``set_mixed_precision``: param_dtype = reduce_dtype = bf16), else as
+      stored. The 4-bit base of QLoRA is not gathered (``ignored_params``, see
+      ``_Setup.quant_share``): a layer gathers only its norms and adapters.
+    * Each decoder layer is its own unit with ``reshard_after_forward=True``: none is unsharded at
+      the end of forward; in backward the current one and the prefetched next one
+      (FSDP_UNITS_IN_FLIGHT).
+    * The LM head is in the tail unit ``[final_norm, lm_head]`` (with the embedding when tied),
+      ``reshard_after_forward=False``: unsharded from its forward to its post-backward, so
+      through the loss; a tied one is resharded only after the embedding's backward, so it stays
+      beside the layers through all of backward."""
+    arch = s.arch
+    stored = BF16 if (s.mixed or s.act == BF16) else FP32
+    per_layer_trainable = 0 if s.full else s.trainable / arch.layers
+    if s.quant:
+        per_layer = arch.norm_params_per_layer + per_layer_trainable
+    else:
+        per_layer = arch.params_per_layer + per_layer_trainable
+    head = arch.vocab * arch.hidden * (stored if s.full else BF16 if s.mixed or s.act == BF16 else FP32)
+    layers = FSDP_UNITS_IN_FLIGHT * per_layer * (stored if s.full else (BF16 if s.mixed or s.act == BF16 else FP32))
+    return layers, head, head if arch.tied_embeddings else 0.0
 
 
 def _moments(s: _Setup, static: dict[str, float], a: _Acts, loss: _Loss, tr: _Transients) -> list:
@@ -507,9 +556,9 @@ def _moments(s: _Setup, static: dict[str, float], a: _Acts, loss: _Loss, tr: _Tr
         return max(grads_fwd, made)
 
     copies_bwd = a.autocast_copies if a.copies_in_backward else 0.0
-    fwd_extra = tr.gather + a.autocast_copies + a.head_copy
-    bwd_extra = tr.gather + tr.buckets + copies_bwd + a.head_copy
-    layer_extra = tr.gather + tr.buckets + copies_bwd
+    fwd_extra = tr.gather_loss + a.autocast_copies + a.head_copy
+    bwd_extra = tr.gather_loss + tr.buckets + copies_bwd + a.head_copy
+    layer_extra = tr.gather + tr.gather_tail + tr.buckets + copies_bwd
     head_grad = loss.head_grad
     extra = []
     if s.quant_head:
@@ -543,7 +592,7 @@ def _moments(s: _Setup, static: dict[str, float], a: _Acts, loss: _Loss, tr: _Tr
         # embedding's, that layer's activations (recomputed under checkpointing, beside the
         # checkpointed input it was recomputed from)
         moment("backward", gradients=grads(grads_all - tr.grads_late), activations=a.one_layer,
-               transient=tr.gather + tr.buckets),
+               transient=tr.gather + tr.gather_tail + tr.buckets),
         moment("optimizer", gradients=0.0 if s.in_backward else grads_all, transient=tr.optimizer + tr.buckets),
     ]
 
