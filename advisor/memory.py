@@ -231,13 +231,17 @@ def _setup(spec: FinetuneSpec, arch: Architecture, prof: StackProfile, num_gpus:
     # the residual stream takes the embedding's dtype: fp32 when the stored embedding is fp32
     # (mixed precision over fp32 weights, PEFT k-bit preparation), else the compute dtype
     residual = max(head_bytes, act)
+    if shard == "fsdp" and mixed:
+        # FSDP all-gathers the embedding in MixedPrecisionPolicy.param_dtype (bf16 under accelerate's
+        # bf16 policy), so the residual stream starts in bf16 whatever the stored dtype
+        residual = act
     tokens = spec.seq_len * spec.micro_batch
     recomputed = spec.gradient_checkpointing
     first_grads = recomputed and prof.input_grads_with_checkpointing
     ctx = LayerCtx(
         act=act,
         residual=residual,
-        norm_out=max(head_bytes, residual),
+        norm_out=residual if shard == "fsdp" and mixed else max(head_bytes, residual),
         mixed=mixed,
         base_trainable=full,
         adapted=adapted_linears(arch, spec.lora_targets) if not full else frozenset(),
@@ -462,6 +466,8 @@ class _Transients:
     largest_grad: float  # optimizer in backward: the one gradient alive at a time
     gather_loss: float = 0.0  # ... at the end of forward and through the loss and LM head backward
     gather_tail: float = 0.0  # ... an FSDP unit kept unsharded beside the layers in backward
+    tied_backward: float = 0.0  # FSDP, trainable tied embedding: its backward's transients (see _fsdp_tied)
+    tied_grad: float = 0.0  # ... and its sharded gradient, not yet made at that moment
 
 
 def _optimizer_transient(s: _Setup) -> float:
@@ -505,8 +511,26 @@ def _transients(s: _Setup) -> _Transients:
     if s.in_backward:
         biggest = max(arch.params_embedding, arch.hidden * arch.intermediate) if s.full else 0
         largest = biggest * s.train_bytes * s.state_share
+    tied_backward, tied_grad = _fsdp_tied(s) if s.shard == "fsdp" else (0.0, 0.0)
     return _Transients(optimizer=_optimizer_transient(s), buckets=buckets, gather=gather, grads_late=grads_late,
-                       largest_grad=largest, gather_loss=gather_loss, gather_tail=gather_tail)
+                       largest_grad=largest, gather_loss=gather_loss, gather_tail=gather_tail,
+                       tied_backward=tied_backward, tied_grad=tied_grad)
+
+
+def _fsdp_tied(s: _Setup) -> tuple[float, float]:
+    """A full fine-tune of a tied model under FSDP: the embedding's backward, after every layer's
+    (traced: advisor.hftrace.fsdp). The tied weight is used twice (LM head and embedding), so
+    autograd sums its two unsharded gradients (InputBuffer: the LM head's, the embedding's and
+    their sum alive at once, in the gathered dtype); beside them the tail unit's unsharded weight
+    (``_fsdp_gathers``) and the first layer's unsharded parameters, not yet resharded. Returns
+    (those transients, the embedding's sharded gradient, not yet made)."""
+    if not (s.full and s.arch.tied_embeddings):
+        return 0.0, 0.0
+    arch = s.arch
+    stored = BF16 if (s.mixed or s.act == BF16) else FP32
+    weight = arch.vocab * arch.hidden
+    transients = weight * stored * (1 + 3) + arch.params_per_layer * stored
+    return transients, arch.params_embedding * s.train_bytes * s.state_share
 
 
 def _fsdp_gathers(s: _Setup) -> tuple[float, float, float]:
@@ -593,6 +617,8 @@ def _moments(s: _Setup, static: dict[str, float], a: _Acts, loss: _Loss, tr: _Tr
         # checkpointed input it was recomputed from)
         moment("backward", gradients=grads(grads_all - tr.grads_late), activations=a.one_layer,
                transient=tr.gather + tr.gather_tail + tr.buckets),
+        # FSDP, tied full fine-tune: the embedding's backward, every layer's gradient made (_fsdp_tied)
+        moment("backward", gradients=grads(grads_all - tr.tied_grad), activations=0.0, transient=tr.tied_backward),
         moment("optimizer", gradients=0.0 if s.in_backward else grads_all, transient=tr.optimizer + tr.buckets),
     ]
 

@@ -214,6 +214,7 @@ def trace_hf(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1,
     del built["run"], run  # the model, optimizer and batch die here: their frees end the log
     tracker.settle()
     scale, notes = (None, [fsdp.note(spec)]) if traced_fsdp else sharding_scale(spec)
+    versions = {**versions, **fsdp.versions()} if traced_fsdp else versions
     paged, paged_notes = outside_allocator(spec)
     notes += paged_notes
     replay = tracker.replay({**(scale or {}), **paged}, PHASES)

@@ -323,6 +323,13 @@ def sharded(spec, modes):
         yield lambda model: shard(model, spec, mesh)
 
 
+def versions() -> dict[str, str]:
+    """The library that decided the wrapping, beside torch (which did the sharding)."""
+    import accelerate
+
+    return {"accelerate": accelerate.__version__}
+
+
 def note(spec) -> str:
     """What the trace says it did."""
     return (f"FSDP2 traced over {spec.num_gpus} fake ranks (rank 0's memory): torch fully_shard as accelerate's "
