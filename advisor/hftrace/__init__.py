@@ -212,6 +212,8 @@ def trace_hf(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1,
                       progress=progress, fake=fake)
     run_notes, versions = run.notes, run.versions
     del built["run"], run  # the model, optimizer and batch die here: their frees end the log
+    if traced_fsdp:
+        fsdp.collect()  # FSDP's state and the modules refer to each other: a cycle only gc frees
     tracker.settle()
     scale, notes = (None, [fsdp.note(spec)]) if traced_fsdp else sharding_scale(spec)
     versions = {**versions, **fsdp.versions()} if traced_fsdp else versions

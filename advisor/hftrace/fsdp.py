@@ -323,6 +323,16 @@ def sharded(spec, modes):
         yield lambda model: shard(model, spec, mesh)
 
 
+def collect() -> None:
+    """Free the sharded model once the trace dropped it. ``fully_shard`` leaves reference cycles
+    (the module's ``FSDPState`` and its param group hold the module, the module holds its state
+    through its hooks and ``_get_fsdp_state``), which reference counting alone never frees; a
+    plain model dies at ``del``. Collected here so its frees end the event log the same way."""
+    import gc
+
+    gc.collect()
+
+
 def versions() -> dict[str, str]:
     """The library that decided the wrapping, beside torch (which did the sharding)."""
     import accelerate
