@@ -190,15 +190,6 @@ class _Setup:
         return 1.0 / self.n if self.shard in ("fsdp", "zero3") else 1.0
 
     @property
-    def quant_share(self) -> float:
-        """Fraction of the packed 4-bit/8-bit base weights and their constants one GPU stores. FSDP
-        (accelerate's fsdp2_prepare_model, accelerate 1.15 fsdp_utils.py, the
-        ``incompatible_params4bit`` branch) puts frozen non-floating Params4bit in
-        ``ignored_params``: with transformers' default ``bnb_4bit_quant_storage=uint8`` every rank
-        keeps the whole quantized base (traced: advisor.hftrace.fsdp)."""
-        return 1.0 if self.shard == "fsdp" else self.param_share
-
-    @property
     def state_share(self) -> float:
         """Fraction of gradients and optimizer states one GPU keeps (every sharded mode)."""
         return 1.0 / self.n if self.shard else 1.0
@@ -285,8 +276,12 @@ def _static(s: _Setup) -> tuple[dict[str, float], float]:
                 data, constants = int8_bytes(arch)
             else:
                 data, constants = nf4_bytes(arch.params_linear + head_q, spec.double_quant)
-            t["weights"] = data * s.quant_share + (other - head_q) * s.head_bytes * s.param_share
-            t["quant_constants"] = constants * s.quant_share
+            # FSDP shards the 4-bit base only when it is stored in a float dtype
+            # (bnb_4bit_quant_storage=bfloat16, the FSDP-QLoRA recipe of PEFT's "QLoRA and FSDP"
+            # guide): with the default uint8 accelerate 1.15 keeps it whole on every rank
+            # (fsdp_utils.py fsdp2_prepare_model, incompatible_params4bit -> ignored_params)
+            t["weights"] = (data + (other - head_q) * s.head_bytes) * s.param_share
+            t["quant_constants"] = constants * s.param_share
         else:
             t["weights"] = arch.params_total * s.base_bytes * s.param_share
     t["gradients"] = s.trainable * s.train_bytes * s.state_share
@@ -541,8 +536,8 @@ def _fsdp_gathers(s: _Setup) -> tuple[float, float, float]:
 
     * Parameters are all-gathered in ``MixedPrecisionPolicy.param_dtype``: bf16 under mixed
       precision (accelerate's ``set_mixed_precision``: param_dtype = reduce_dtype = bf16), else as
-      stored. The 4-bit base of QLoRA is not gathered (``ignored_params``, see
-      ``_Setup.quant_share``): a layer gathers only its norms and adapters.
+      stored. QLoRA's 4-bit base, stored in bf16 to be sharded (see ``_static``), is gathered as
+      its packed bytes (half a byte a weight), not traced (advisor.hftrace.fsdp refuses it).
     * Each decoder layer is its own unit with ``reshard_after_forward=True``: none is unsharded at
       the end of forward; in backward the current one and the prefetched next one
       (FSDP_UNITS_IN_FLIGHT).
@@ -553,12 +548,10 @@ def _fsdp_gathers(s: _Setup) -> tuple[float, float, float]:
     arch = s.arch
     stored = BF16 if (s.mixed or s.act == BF16) else FP32
     per_layer_trainable = 0 if s.full else s.trainable / arch.layers
-    if s.quant:
-        per_layer = arch.norm_params_per_layer + per_layer_trainable
-    else:
-        per_layer = arch.params_per_layer + per_layer_trainable
-    head = arch.vocab * arch.hidden * (stored if s.full else BF16 if s.mixed or s.act == BF16 else FP32)
-    layers = FSDP_UNITS_IN_FLIGHT * per_layer * (stored if s.full else (BF16 if s.mixed or s.act == BF16 else FP32))
+    gathered = stored if s.full else (BF16 if s.mixed or s.act == BF16 else FP32)
+    base = arch.params_per_layer * (0.25 if s.quant else 1.0)  # packed NF4: a quarter of a bf16 weight
+    head = arch.vocab * arch.hidden * gathered
+    layers = FSDP_UNITS_IN_FLIGHT * (base + per_layer_trainable) * gathered
     return layers, head, head if arch.tied_embeddings else 0.0
 
 

@@ -101,11 +101,14 @@ def test_rank_zero_keeps_a_shard_of_the_static_state(tiny, method):
 
 
 @needs_bnb
-def test_qlora_keeps_the_4bit_base_on_every_rank_as_accelerate_ignores_it(tiny):
-    one, four = trace_hf(_spec(1, method="qlora"), tiny), trace_hf(_spec(4, method="qlora"), tiny)
-    assert four.breakdown["quant_constants"] == one.breakdown["quant_constants"] > 0
-    assert one.breakdown["adapters"] / 4 <= four.breakdown["adapters"] <= one.breakdown["adapters"] / 4 * 1.01
-    assert sum(four.breakdown.values()) == four.allocated_bytes
+def test_qlora_is_refused_with_the_reason_from_source(tiny):
+    with pytest.raises(SpecError, match="Params4bit"):
+        run_hf_step(_spec(method="qlora"), tiny)
+    assert not dist.is_initialized()
+    out = subprocess.run([sys.executable, "-m", "advisor", "trace", "--runtime", "hf", "--model", "tiny-test",
+                          "--method", "qlora", "--num-gpus", "2", "--sharding", "fsdp"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode != 0 and "Cannot trace --runtime hf" in out.stderr and "Params4bit" in out.stderr
 
 
 def test_the_event_log_follows_fsdps_storage_resizes(tiny):

@@ -37,16 +37,18 @@ calling that very function (``shard``). What it does, read from that source:
   only over the *trainable* parameters (``FSDPParamGroup._init_mp_dtypes``), and frozen and
   trainable parameters are all-gathered together (``foreach_all_gather``: one flat buffer, as
   bytes when the dtypes differ);
-* QLoRA: "non-floating frozen Params4bit" are put in ``ignored_params`` (fsdp_utils.py, the
+* QLoRA is refused (``unavailable``). With transformers' default ``bnb_4bit_quant_storage=uint8``
+  accelerate puts the "non-floating frozen Params4bit" in ``ignored_params`` (fsdp_utils.py, the
   ``incompatible_params4bit`` branch: "Default uint8 quant_storage cannot survive fully_shard's
-  DTensor conversion"), so with transformers' default ``bnb_4bit_quant_storage=uint8`` every rank
-  keeps the whole packed 4-bit base; the norms, embedding, LM head and adapters are sharded, and
-  no trainable parameter is upcast (``model_has_params4bit``). accelerate recognises them by class
-  name; the fake-tensor stand-in (advisor.hftrace.bnb4bit) is a plain parameter, so ``shard``
-  hands accelerate the same set through ``ignored_modules`` (which it turns into
-  ``ignored_params`` the same way). A float ``bnb_4bit_quant_storage`` (sharded 4-bit weights)
-  cannot be traced: FSDP2 would re-make the parameter and bitsandbytes rebuilds a ``Params4bit``
-  from it (``fix_4bit_weight_quant_state_from_module``), which cannot hold a fake tensor.
+  DTensor conversion"): every rank keeps the whole 4-bit base, which is not the run anyone
+  shards a QLoRA model for, and not what the estimate models. The FSDP-QLoRA recipe (PEFT's
+  "Use PEFT QLoRA and FSDP" guide: ``bnb_4bit_quant_storage=torch.bfloat16``) shards the packed
+  bytes; that cannot run on fake tensors: ``fully_shard`` replaces each parameter by a DTensor
+  shard and its unsharded view by a new plain ``nn.Parameter`` (``FSDPParam.init_unsharded_param``),
+  which has no ``quant_state``, so bitsandbytes' ``Linear4bit.forward`` rebuilds a ``Params4bit``
+  from it (bitsandbytes/nn/modules.py ``fix_4bit_weight_quant_state_from_module``), and
+  ``Params4bit`` is made with ``torch.Tensor._make_subclass``, which refuses a FakeTensor (the same
+  reason advisor.hftrace.bnb4bit needs its stand-in).
 
 What the tracker sees (``FsdpLiveBytes``, the project's live-storage tracker with three FSDP
 facts added, as ``FSDPMemTracker`` handles them in torch/distributed/_tools/fsdp2_mem_tracker.py):
@@ -103,6 +105,11 @@ def unavailable(spec) -> str | None:
         import accelerate  # noqa: F401
     except ImportError:
         return "FSDP2 is applied as accelerate applies it, and accelerate is not installed (the hf extra)"
+    if spec.method == "qlora":
+        return ("FSDP2 cannot shard the 4-bit stand-in: with the FSDP-QLoRA recipe's bf16 quant storage "
+                "bitsandbytes rebuilds a Params4bit from each gathered shard (fix_4bit_weight_quant_state_from_module), "
+                "which cannot hold a fake tensor; with the default uint8 storage accelerate leaves the 4-bit base "
+                "unsharded on every rank (ignored_params). The estimate models the bf16-storage recipe")
     if spec.precision == "fp16-mixed":
         return ("accelerate's FSDP2 with fp16 uses a sharded gradient scaler that the hf step does not "
                 "run; trace bf16-mixed, bf16 or fp32")
@@ -141,36 +148,15 @@ def _mixed_precision(spec) -> str:
     return {"bf16-mixed": "bf16", "fp16-mixed": "fp16"}.get(spec.precision, "no")
 
 
-class _Params:
-    """What ``accelerate.utils.fsdp_utils.get_parameters_from_modules`` reads from an ignored
-    module: its ``parameters()``."""
-
-    def __init__(self, params):
-        self._params = list(params)
-
-    def parameters(self):
-        return iter(self._params)
-
-
-def _frozen_4bit(model) -> list:
-    """The parameters accelerate's ``incompatible_params4bit`` branch ignores: frozen,
-    non-floating 4-bit data (the stand-in marks itself ``bnb_quantized`` as a Params4bit does)."""
-    return [p for p in model.parameters()
-            if getattr(p, "bnb_quantized", False) and not p.requires_grad
-            and not p.is_floating_point() and not p.is_complex()]
-
-
 def shard(model, spec, mesh):
     """Apply FSDP2 to ``model`` as accelerate does for the HF Trainer (module docstring): its own
     ``fsdp2_prepare_model``, given the attributes of an ``Accelerator`` it reads (the FSDP plugin,
     the device mesh and its FSDP dimension name, the mixed-precision mode, the device)."""
     FullyShardedDataParallelPlugin, fsdp2_prepare_model = _accelerate()
     mixed = _mixed_precision(spec)
-    frozen_4bit = _frozen_4bit(model)
     plugin = FullyShardedDataParallelPlugin(
         fsdp_version=2, auto_wrap_policy="transformer_based_wrap", reshard_after_forward=True,
-        cpu_ram_efficient_loading=False,
-        ignored_modules=[_Params(frozen_4bit)] if frozen_4bit else None)
+        cpu_ram_efficient_loading=False)
     if mixed != "no":
         plugin.set_mixed_precision(mixed)  # Accelerator does this from its mixed_precision (state.py)
     accelerator = types.SimpleNamespace(
@@ -178,8 +164,8 @@ def shard(model, spec, mesh):
         parallelism_config=types.SimpleNamespace(fsdp_dim_names=[MESH_DIM]),
         mixed_precision=mixed, is_main_process=False, device=torch.device("cpu"))
     # fsdp2_prepare_model takes ``original_sd = model.state_dict()`` before sharding and reads it only
-    # under cpu_ram_efficient_loading (fsdp2_load_full_state_dict), off here; bitsandbytes' state
-    # dict packs the quant state with .item(), which a fake tensor cannot answer, so it is skipped
+    # under cpu_ram_efficient_loading (fsdp2_load_full_state_dict), off here: skipped, so the
+    # trace's event log holds no state-dict copies a GPU run would not make either way
     model.state_dict = lambda *args, **kwargs: {}
     try:
         return fsdp2_prepare_model(accelerator, model)
