@@ -2,7 +2,7 @@
 x noise, with a fixed seed, so the parser is measured on thousands of messages nobody tuned it on.
 
     from tests.phrasegen import generate, judge
-    entries = generate(3000, split="unseen", catalog=catalog, seed=13)   # SPLITS: tune, diagnosed..diagnosed8, unseen
+    entries = generate(3000, split="diagnosed9", catalog=catalog, seed=13)   # SPLITS: tune, diagnosed..diagnosed9
     verdict = judge(entry, parse_message(entry["text"], catalog, previous=...))
 
 Each entry is shaped like a row of tests/data/phrasings.json: ``text``, ``lang``, ``expected``
@@ -62,14 +62,14 @@ written together before the round-3 parser's rules, and round 4 added two more:
   model"; GPUs as "A100-80GB-SXM", "H100 (SXM)", "H200 141G", "MI300X OAM", "H100-PCIE-80GB"; counts as
   "<GPU> ×N", "a node of N <GPU>"; new frames; LLaMA-Factory's command line and Hydra overrides; noise: a
   quoted line, a chat timestamp, an ellipsis for a comma, "lmk"/"avisad".
-- ``unseen`` is round 8's fresh vocabulary, written after ``diagnosed8`` was read and committed before
-  the parser ran on it: models as "<org>/<name>" with a trailing "(HF)", "<display>, the base one",
+- ``diagnosed9`` was round 8's fresh vocabulary (committed as "unseen" in bb98599 before the parser
+  ran on it; measured once at main 8f133db: 74.8% fully right (en 74.0%, es 75.9%), 3 answers with an
+  unsaid value, 3 invented), then diagnosed (tests/test_parse_diagnosed9.py): models as "<org>/<name>" with a trailing "(HF)", "<display>, the base one",
   "<display> weights"; GPUs as "Nvidia H100 80G SXM5", "L40S-48GB", "RTX-4090", "AMD MI300X 192GB",
   "H200 SXM 141GB", "B200 (HGX)"; counts as "a N-GPU <GPU> box", "<GPU>, N units",
   "N of the <GPU> cards"; new frames ("Context: ... Question: ...", a numbered list); a nested YAML
   (OmegaConf) and a SLURM batch script with srun torchrun; noise: a "Re:" subject line, a trailing
-  "(sent from mobile)", "FWIW"/"para que conste", tabs between items. Its failures are never printed
-  (``benchmarks/parse_accuracy.py`` shows counts only) and no rule is tuned on it.
+  "(sent from mobile)", "FWIW"/"para que conste", tabs between items.
 
 A quarter of each later split's forms are still familiar ones (``_FAMILIAR``), as in real traffic.
 
@@ -101,13 +101,13 @@ from advisor.catalog import Catalog
 from advisor.spec import SpecRequest
 
 SPLITS = ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6", "diagnosed7",
-          "diagnosed8", "unseen")
+          "diagnosed8", "diagnosed9")
 # The random stream of each split: "diagnosed" keeps round 3's "heldout" stream and "diagnosed2" the
 # stream it had when it was round 4's first "unseen" split ("diagnosed3" its second's), so their messages are
 # the ones measured then.
 _STREAM = {"diagnosed": "heldout", "diagnosed2": "unseen", "diagnosed3": "unseen-r4b", "diagnosed4": "unseen-r4c",
            "diagnosed5": "unseen-r4d", "diagnosed6": "unseen-r5", "diagnosed7": "unseen-r6",
-           "diagnosed8": "unseen-r7", "unseen": "unseen-r8"}
+           "diagnosed8": "unseen-r7", "diagnosed9": "unseen-r8"}
 # Familiar forms a quarter of each later split's messages still use.
 _FAMILIAR = {"diagnosed": ("tune",), "diagnosed2": ("tune", "diagnosed"), "diagnosed3": ("tune", "diagnosed", "diagnosed2"),
              "diagnosed4": ("tune", "diagnosed", "diagnosed2", "diagnosed3"),
@@ -116,9 +116,9 @@ _FAMILIAR = {"diagnosed": ("tune",), "diagnosed2": ("tune", "diagnosed"), "diagn
              "diagnosed7": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6"),
              "diagnosed8": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6",
                             "diagnosed7"),
-             "unseen": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6",
+             "diagnosed9": ("tune", "diagnosed", "diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6",
                         "diagnosed7", "diagnosed8")}
-ROUND4 = ("diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6", "diagnosed7", "diagnosed8", "unseen")  # and round 5's "unseen"
+ROUND4 = ("diagnosed2", "diagnosed3", "diagnosed4", "diagnosed5", "diagnosed6", "diagnosed7", "diagnosed8", "diagnosed9")  # and round 5's "unseen"
 
 # --- vocabularies: slot -> lang -> split -> [(form, value)] ------------------------------------
 
@@ -997,78 +997,79 @@ CONFIG_QUESTION["es"]["diagnosed8"] = ["¿lo aguantan {c} {g}?", "¿cuánto sald
 QUOTES = {"en": ("> lgtm, ask the bot\n", "> from the planning doc\n"), "es": ("> ok, pregúntale al bot\n", "> del doc de planificación\n")}
 TRAILERS_R7 = {"en": (" lmk", " ty!"), "es": (" avisad", " ¡gracias!")}
 
-# --- the unseen vocabulary (round 8) --------------------------------------------------------------
+# --- the round-8 vocabulary ("diagnosed9") --------------------------------------------------------------
 #
-# Written in one go after "diagnosed8" was read, and committed before the parser ran on any of it.
-# Nothing below repeats a form of the earlier vocabularies.
+# Written in one go after "diagnosed8" was read, committed (bb98599, as "unseen") before the parser ran on
+# any of it; measured once (74.8% fully right, 3 answers with an unsaid value), then diagnosed
+# (tests/test_parse_diagnosed9.py). Nothing below repeats a form of the earlier vocabularies.
 
-METHODS["en"]["qlora"]["unseen"] = ["QLoRA (4-bit NF4 base)", "a QLoRA run", "LoRA adapters over a 4-bit base model"]
-METHODS["en"]["lora"]["unseen"] = ["LoRA, unquantized base", "standard LoRA", "a LoRA run"]
-METHODS["en"]["full"]["unseen"] = ["full-parameter finetune", "a full fine-tune of every layer", "full-rank training, no adapters"]
-METHODS["es"]["qlora"]["unseen"] = ["QLoRA (base NF4)", "un QLoRA"]
-METHODS["es"]["lora"]["unseen"] = ["LoRA estándar", "un LoRA sin cuantización"]
-METHODS["es"]["full"]["unseen"] = ["ajuste completo de parámetros", "un fine-tuning de todos los parámetros"]
-WRAPS["en"]["full"]["unseen"] = ["fine-tune all the weights of {model}"]
-WRAPS["en"]["lora"]["unseen"] = ["train a LoRA on top of {model}"]
-WRAPS["en"]["qlora"]["unseen"] = ["QLoRA-tune {model}"]
-WRAPS["es"]["full"]["unseen"] = ["afinar todos los pesos de {model}"]
-WRAPS["es"]["lora"]["unseen"] = ["entrenar un LoRA encima de {model}"]
-WRAPS["es"]["qlora"]["unseen"] = ["hacer QLoRA sobre {model}"]
+METHODS["en"]["qlora"]["diagnosed9"] = ["QLoRA (4-bit NF4 base)", "a QLoRA run", "LoRA adapters over a 4-bit base model"]
+METHODS["en"]["lora"]["diagnosed9"] = ["LoRA, unquantized base", "standard LoRA", "a LoRA run"]
+METHODS["en"]["full"]["diagnosed9"] = ["full-parameter finetune", "a full fine-tune of every layer", "full-rank training, no adapters"]
+METHODS["es"]["qlora"]["diagnosed9"] = ["QLoRA (base NF4)", "un QLoRA"]
+METHODS["es"]["lora"]["diagnosed9"] = ["LoRA estándar", "un LoRA sin cuantización"]
+METHODS["es"]["full"]["diagnosed9"] = ["ajuste completo de parámetros", "un fine-tuning de todos los parámetros"]
+WRAPS["en"]["full"]["diagnosed9"] = ["fine-tune all the weights of {model}"]
+WRAPS["en"]["lora"]["diagnosed9"] = ["train a LoRA on top of {model}"]
+WRAPS["en"]["qlora"]["diagnosed9"] = ["QLoRA-tune {model}"]
+WRAPS["es"]["full"]["diagnosed9"] = ["afinar todos los pesos de {model}"]
+WRAPS["es"]["lora"]["diagnosed9"] = ["entrenar un LoRA encima de {model}"]
+WRAPS["es"]["qlora"]["diagnosed9"] = ["hacer QLoRA sobre {model}"]
 
-SEQ["en"]["unseen"] = ["max_len {n}", "sequences up to {n} tokens", "{k}K context window"]
-SEQ["es"]["unseen"] = ["secuencias de hasta {n} tokens", "ventana de contexto de {k}K"]
+SEQ["en"]["diagnosed9"] = ["max_len {n}", "sequences up to {n} tokens", "{k}K context window"]
+SEQ["es"]["diagnosed9"] = ["secuencias de hasta {n} tokens", "ventana de contexto de {k}K"]
 for _ident, _forms in {"rtx-4090": ["RTX-4090"], "l40s": ["L40S-48GB"], "a100-80gb": ["Nvidia A100 80G"],
                        "h100-sxm": ["Nvidia H100 80G SXM5"], "h200": ["H200 SXM 141GB"], "a100-40gb": ["Nvidia A100 40G"],
                        "l4": ["Nvidia L4"], "b200": ["B200 (HGX)"], "mi300x": ["AMD MI300X 192GB"]}.items():
-    GPU_FORMS[_ident]["unseen"] = _forms
-GPU_FORMS_R4["h100-pcie"]["unseen"] = ["H100 PCIe 80G"]
-GPU_FORMS_R4["rtx-6000-ada"]["unseen"] = ["RTX 6000 Ada 48GB"]
-GPU_FORMS_R4["a10g"]["unseen"] = ["A10G (24 GB)"]
-GPU_SLOT["en"]["unseen"] = [("a {c}-GPU {g} box", 1, 1), ("{g}, {c} units", 1, 1), ("{c} of the {g} cards", 1, 1),
+    GPU_FORMS[_ident]["diagnosed9"] = _forms
+GPU_FORMS_R4["h100-pcie"]["diagnosed9"] = ["H100 PCIe 80G"]
+GPU_FORMS_R4["rtx-6000-ada"]["diagnosed9"] = ["RTX 6000 Ada 48GB"]
+GPU_FORMS_R4["a10g"]["diagnosed9"] = ["A10G (24 GB)"]
+GPU_SLOT["en"]["diagnosed9"] = [("a {c}-GPU {g} box", 1, 1), ("{g}, {c} units", 1, 1), ("{c} of the {g} cards", 1, 1),
                             ("one {g} only", "one", 1)]
-GPU_SLOT["es"]["unseen"] = [("una máquina de {c} {g}", 1, 1), ("{g}, {c} unidades", 1, 1), ("una única {g}", "one", 1)]
-BATCH["en"]["unseen"] = ["per-device batch size {b}", "a batch of {b} per GPU", "micro-batch size={b}"]
-BATCH["es"]["unseen"] = ["tamaño de lote por dispositivo {b}", "micro-lote={b}"]
-GLOBAL_NOTE["en"]["unseen"] = [" and gradient accumulation of {ga}", " (global batch {gb})"]
-GLOBAL_NOTE["es"]["unseen"] = [" y acumulación de gradientes de {ga}"]
-RANK["en"]["unseen"] = ["LoRA r={r}", "rank-{r} adapters", "an adapter rank of {r}"]
-RANK["es"]["unseen"] = ["rango LoRA = {r}", "adaptadores de rango {r}"]
-EPOCHS["en"]["unseen"] = ["{e} epochs over the data", "train for {e} epochs", "num_epochs {e}"]
-EPOCHS["es"]["unseen"] = ["entrenar {e} épocas", "{e} épocas sobre los datos"]
-ONE_EPOCH["en"]["unseen"] = ["just one epoch", "a one-epoch run"]
-ONE_EPOCH["es"]["unseen"] = ["solo una época", "una época nada más"]
-DATASET["en"]["unseen"] = ["{D} training tokens in total", "a {D}-token training set"]
-DATASET["es"]["unseen"] = ["{D} tokens de entrenamiento en total", "un set de entrenamiento de {D} tokens"]
-EXAMPLES["en"]["unseen"] = ["{X} samples averaging {L} tokens", "{X} docs, ~{L} tokens each"]
-EXAMPLES["es"]["unseen"] = ["{X} muestras de {L} tokens de media", "{X} documentos de ~{L} tokens"]
-GC["en"]["unseen"] = [("with gradient checkpointing", True), ("gradient checkpointing disabled", False)]
-GC["es"]["unseen"] = [("gradient checkpointing activado", True), ("gradient checkpointing desactivado", False)]
-OPTIMIZER["en"]["unseen"] = [("plain AdamW", "adamw"), ("8-bit AdamW from bitsandbytes", "adamw-8bit")]
-OPTIMIZER["es"]["unseen"] = [("AdamW normal", "adamw"), ("AdamW de 8 bits de bitsandbytes", "adamw-8bit")]
-PRECISION["en"]["unseen"] = [("bf16 mixed precision", "bf16-mixed"), ("fp32 everywhere", "fp32")]
-PRECISION["es"]["unseen"] = [("precisión mixta bf16", "bf16-mixed"), ("fp32 en todo", "fp32")]
-REGION["en"]["unseen"] = [("in the Paris region", "eu-west"), ("Frankfurt DC", "eu-central")]
-REGION["es"]["unseen"] = [("en la región de París", "eu-west"), ("centro de datos de Frankfurt", "eu-central")]
-FAILED["en"]["unseen"] = ["budget {p}% of runs failing", "about {p}% of runs fail"]
-FAILED["es"]["unseen"] = ["calcula un {p}% de ejecuciones que fallan"]
-UNREADABLE["en"]["unseen"] = [("seq len: whatever fits", "seq_len"), ("epochs: not decided", "epochs")]
-UNREADABLE["es"]["unseen"] = [("rango: lo decidimos luego", "lora_rank")]
-FAMILY_SIZES["unseen"] = [("mistral 12b", "mistral-nemo-12b"), ("gemma 1b", "gemma-3-1b"), ("smollm 360m", "smollm2-360m"),
+GPU_SLOT["es"]["diagnosed9"] = [("una máquina de {c} {g}", 1, 1), ("{g}, {c} unidades", 1, 1), ("una única {g}", "one", 1)]
+BATCH["en"]["diagnosed9"] = ["per-device batch size {b}", "a batch of {b} per GPU", "micro-batch size={b}"]
+BATCH["es"]["diagnosed9"] = ["tamaño de lote por dispositivo {b}", "micro-lote={b}"]
+GLOBAL_NOTE["en"]["diagnosed9"] = [" and gradient accumulation of {ga}", " (global batch {gb})"]
+GLOBAL_NOTE["es"]["diagnosed9"] = [" y acumulación de gradientes de {ga}"]
+RANK["en"]["diagnosed9"] = ["LoRA r={r}", "rank-{r} adapters", "an adapter rank of {r}"]
+RANK["es"]["diagnosed9"] = ["rango LoRA = {r}", "adaptadores de rango {r}"]
+EPOCHS["en"]["diagnosed9"] = ["{e} epochs over the data", "train for {e} epochs", "num_epochs {e}"]
+EPOCHS["es"]["diagnosed9"] = ["entrenar {e} épocas", "{e} épocas sobre los datos"]
+ONE_EPOCH["en"]["diagnosed9"] = ["just one epoch", "a one-epoch run"]
+ONE_EPOCH["es"]["diagnosed9"] = ["solo una época", "una época nada más"]
+DATASET["en"]["diagnosed9"] = ["{D} training tokens in total", "a {D}-token training set"]
+DATASET["es"]["diagnosed9"] = ["{D} tokens de entrenamiento en total", "un set de entrenamiento de {D} tokens"]
+EXAMPLES["en"]["diagnosed9"] = ["{X} samples averaging {L} tokens", "{X} docs, ~{L} tokens each"]
+EXAMPLES["es"]["diagnosed9"] = ["{X} muestras de {L} tokens de media", "{X} documentos de ~{L} tokens"]
+GC["en"]["diagnosed9"] = [("with gradient checkpointing", True), ("gradient checkpointing disabled", False)]
+GC["es"]["diagnosed9"] = [("gradient checkpointing activado", True), ("gradient checkpointing desactivado", False)]
+OPTIMIZER["en"]["diagnosed9"] = [("plain AdamW", "adamw"), ("8-bit AdamW from bitsandbytes", "adamw-8bit")]
+OPTIMIZER["es"]["diagnosed9"] = [("AdamW normal", "adamw"), ("AdamW de 8 bits de bitsandbytes", "adamw-8bit")]
+PRECISION["en"]["diagnosed9"] = [("bf16 mixed precision", "bf16-mixed"), ("fp32 everywhere", "fp32")]
+PRECISION["es"]["diagnosed9"] = [("precisión mixta bf16", "bf16-mixed"), ("fp32 en todo", "fp32")]
+REGION["en"]["diagnosed9"] = [("in the Paris region", "eu-west"), ("Frankfurt DC", "eu-central")]
+REGION["es"]["diagnosed9"] = [("en la región de París", "eu-west"), ("centro de datos de Frankfurt", "eu-central")]
+FAILED["en"]["diagnosed9"] = ["budget {p}% of runs failing", "about {p}% of runs fail"]
+FAILED["es"]["diagnosed9"] = ["calcula un {p}% de ejecuciones que fallan"]
+UNREADABLE["en"]["diagnosed9"] = [("seq len: whatever fits", "seq_len"), ("epochs: not decided", "epochs")]
+UNREADABLE["es"]["diagnosed9"] = [("rango: lo decidimos luego", "lora_rank")]
+FAMILY_SIZES["diagnosed9"] = [("mistral 12b", "mistral-nemo-12b"), ("gemma 1b", "gemma-3-1b"), ("smollm 360m", "smollm2-360m"),
                           ("gemma 12b", "gemma-3-12b")]
 SIZES_R8 = (0.4, 1.3, 5, 9, 16, 30, 110)
-SIZE_FORMS["en"]["unseen"] = ["a proprietary {s}B model", "our own {s}B LLM"]
-SIZE_FORMS["es"]["unseen"] = ["un modelo propietario de {s}B", "nuestro propio LLM de {s}B"]
-TEMPLATES["en"]["unseen"] = ["Context: {rest}. Question: {core}?", "1) {core}\n2) {rest}", "{core}; constraints: {rest}"]
-TEMPLATES["es"]["unseen"] = ["Contexto: {rest}. Pregunta: {core}?", "1) {core}\n2) {rest}", "{core}; restricciones: {rest}"]
-CORES["en"]["unseen"] = ["{method} for {model}", "sizing {method} on {model}"]
-CORES["es"]["unseen"] = ["{method} para {model}", "dimensionar {method} con {model}"]
-FOLLOWUPS["en"]["unseen"] = ["and with {slot}?", "now try {slot}"]
-FOLLOWUPS["es"]["unseen"] = ["¿y con {slot}?", "ahora prueba con {slot}"]
-SWITCH_METHOD["en"]["unseen"] = ["go with {m} instead", "change it to {m}"]
-SWITCH_METHOD["es"]["unseen"] = ["mejor con {m}", "cámbialo a {m}"]
-CONFIG_FORMATS["unseen"] = ["nested_yaml", "slurm_script"]
-CONFIG_QUESTION["en"]["unseen"] = ["does this fit on {c} {g}s?", "what would this cost on {g}?"]
-CONFIG_QUESTION["es"]["unseen"] = ["¿cabe esto en {c} {g}?", "¿qué costaría esto en {g}?"]
+SIZE_FORMS["en"]["diagnosed9"] = ["a proprietary {s}B model", "our own {s}B LLM"]
+SIZE_FORMS["es"]["diagnosed9"] = ["un modelo propietario de {s}B", "nuestro propio LLM de {s}B"]
+TEMPLATES["en"]["diagnosed9"] = ["Context: {rest}. Question: {core}?", "1) {core}\n2) {rest}", "{core}; constraints: {rest}"]
+TEMPLATES["es"]["diagnosed9"] = ["Contexto: {rest}. Pregunta: {core}?", "1) {core}\n2) {rest}", "{core}; restricciones: {rest}"]
+CORES["en"]["diagnosed9"] = ["{method} for {model}", "sizing {method} on {model}"]
+CORES["es"]["diagnosed9"] = ["{method} para {model}", "dimensionar {method} con {model}"]
+FOLLOWUPS["en"]["diagnosed9"] = ["and with {slot}?", "now try {slot}"]
+FOLLOWUPS["es"]["diagnosed9"] = ["¿y con {slot}?", "ahora prueba con {slot}"]
+SWITCH_METHOD["en"]["diagnosed9"] = ["go with {m} instead", "change it to {m}"]
+SWITCH_METHOD["es"]["diagnosed9"] = ["mejor con {m}", "cámbialo a {m}"]
+CONFIG_FORMATS["diagnosed9"] = ["nested_yaml", "slurm_script"]
+CONFIG_QUESTION["en"]["diagnosed9"] = ["does this fit on {c} {g}s?", "what would this cost on {g}?"]
+CONFIG_QUESTION["es"]["diagnosed9"] = ["¿cabe esto en {c} {g}?", "¿qué costaría esto en {g}?"]
 # Noise of this split (``_Gen._noise_r8``).
 SUBJECTS_R8 = {"en": ("Re: finetune sizing", "Re: GPU budget"), "es": ("Re: dimensionado del finetune", "Re: presupuesto de GPUs")}
 ASIDES_R8 = {"en": ("FWIW,", "For the record:"), "es": ("Para que conste:", "Por si acaso,")}
@@ -1183,7 +1184,7 @@ class _Gen:
         if roll < 0.18:
             s = rng.choice({"diagnosed2": SIZES_R4A, "diagnosed3": SIZES_R4B, "diagnosed4": SIZES_R4C,
                             "diagnosed5": SIZES_R4D, "diagnosed6": SIZES_R5, "diagnosed7": SIZES_R6, "diagnosed8": SIZES_R7,
-                            "unseen": SIZES_R8}.get(self.split, SIZES))
+                            "diagnosed9": SIZES_R8}.get(self.split, SIZES))
             shown = f"{s:g}".replace(".", ",") if lang == "es" and rng.random() < 0.5 else f"{s:g}"
             return self.pick(SIZE_FORMS[lang]).format(s=shown), {"params_b": float(s)}, None
         if roll < 0.26:
@@ -1212,7 +1213,7 @@ class _Gen:
                 "diagnosed3": _r4b_model_forms(m, display), "diagnosed4": _r4c_model_forms(m, display),
                 "diagnosed5": _r4d_model_forms(m, display), "diagnosed6": _r5_model_forms(m, display),
                 "diagnosed7": _r6_model_forms(m, display), "diagnosed8": _r7_model_forms(m, display),
-                "unseen": _r8_model_forms(m, display)}
+                "diagnosed9": _r8_model_forms(m, display)}
 
     def method_phrase(self, lang: str, method: str) -> str:
         return self.pick(METHODS[lang][method])
@@ -1411,7 +1412,7 @@ class _Gen:
             text = self._noise_r6(text, lang, noise, prose)
         elif self.split == "diagnosed8":
             text = self._noise_r7(text, lang, noise, prose)
-        elif self.split == "unseen":
+        elif self.split == "diagnosed9":
             text = self._noise_r8(text, lang, noise, prose)
         if re.search(r"(?i)\bnf4\b", text) and expected.get("method", "qlora") == "qlora":
             expected.setdefault("quant", "nf4")  # "QLoRA (NF4)" states the 4-bit type too (a label, not noise)

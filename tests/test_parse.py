@@ -1,9 +1,9 @@
 """The chat parser against the phrasing table (tests/phrasings.py: its tuning split and the round-3
 held-out split, diagnosed in round 4) and its contracts.
 
-Phrasings held out from the parser's authors are never run here: benchmarks/parse_accuracy.py
-measures them (the generator's ``unseen`` split, and tests/data/phrasings_fresh.json) and prints
-counts only."""
+Phrasings held out from the parser's authors are never run here; benchmarks/parse_accuracy.py
+prints the diagnosed sets (the generator's splits up to ``diagnosed9``, and
+tests/data/phrasings_fresh.json as "table/diagnosed-fresh")."""
 
 import pytest
 

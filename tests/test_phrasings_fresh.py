@@ -1,10 +1,10 @@
-"""The fresh held-out phrasing set is well formed (tests/phrasings_fresh.py).
+"""The fresh (once held-out, diagnosed in round 9) phrasing set is well formed (tests/phrasings_fresh.py).
 
 Structure only, never accuracy: every label names a real ``SpecRequest`` field with a value the spec
 accepts, catalog names are canonical catalog ids, intents and codes are the ones ``ParseResult``
 carries (advisor/parse/result.py), follow-ups label the merged request, and the set is independent
 of the hand-written table. How well the parser reads it is ``benchmarks/parse_accuracy.py``'s
-"table/fresh" line (counts only).
+"table/diagnosed-fresh" line.
 """
 
 from __future__ import annotations

@@ -36,6 +36,35 @@ MESSAGES = {
         "en": "I could not read the {field} you gave (\"{typed}\"). What should it be? For example: {example}.",
         "es": "No pude leer el valor de {field} que diste (\"{typed}\"). ¿Cuál debe ser? Por ejemplo: {example}.",
     },
+    # A vague value for a field the user mentions (advisor/parse/vague.py): a question about that field, never a default.
+    "parse.clarify.vague.epochs": {
+        "en": "How many epochs? \"{typed}\" is not a count I can size. For example: {example}.",
+        "es": "¿Cuántas épocas? \"{typed}\" no es un número que pueda calcular. Por ejemplo: {example}.",
+    },
+    "parse.clarify.vague.num_gpus": {
+        "en": "How many GPUs? \"{typed}\" is not a count I can size. For example: {example}.",
+        "es": "¿Cuántas GPUs? \"{typed}\" no es un número que pueda calcular. Por ejemplo: {example}.",
+    },
+    "parse.clarify.vague.dataset_tokens": {
+        "en": "How big is the dataset? \"{typed}\" is not a size I can compute: give its tokens, or its examples and their length. For example: {example}.",
+        "es": "¿Qué tamaño tienen los datos? \"{typed}\" no es un tamaño que pueda calcular: da sus tokens, o sus ejemplos y su longitud. Por ejemplo: {example}.",
+    },
+    "parse.clarify.vague.params_b": {
+        "en": "Which model? \"{typed}\" is not a size I can compute: name it (\"llama 3.1 8b\", a Hugging Face id) or give its size, for example {example}.",
+        "es": "¿Qué modelo? \"{typed}\" no es un tamaño que pueda calcular: nómbralo (\"llama 3.1 8b\", un id de Hugging Face) o da su tamaño, por ejemplo {example}.",
+    },
+    "parse.clarify.vague.seq_len": {
+        "en": "What sequence length? \"{typed}\" is not a length I can size. For example: {example}.",
+        "es": "¿Qué longitud de secuencia? \"{typed}\" no es una longitud que pueda calcular. Por ejemplo: {example}.",
+    },
+    "parse.clarify.vague.micro_batch": {
+        "en": "What micro-batch? \"{typed}\" is not a size I can compute. For example: {example}.",
+        "es": "¿Qué micro-lote? \"{typed}\" no es un tamaño que pueda calcular. Por ejemplo: {example}.",
+    },
+    "parse.clarify.vague.lora_rank": {
+        "en": "What LoRA rank? \"{typed}\" is not a value I can size. For example: {example}.",
+        "es": "¿Qué rango LoRA? \"{typed}\" no es un valor que pueda calcular. Por ejemplo: {example}.",
+    },
     "parse.clarify.conflict": {
         "en": "You gave more than one {field} ({options}). Which one should I size?",
         "es": "Diste más de un valor de {field} ({options}). ¿Cuál calculo?",

@@ -142,7 +142,7 @@ qlora lora finetune finetuning finetuned fine tune tuning tuned full fully param
 complete completo completa ajuste afinamiento afinado entrenamiento reentrenamiento entrenar afinar
 adapters adaptadores adapter adaptador peft quantized cuantizado cuantizada
 context contexto sequence secuencia secuencias epochs epoch epocas epoca batch micro tokens examples ejemplos
-samples muestras gradient checkpointing rango rank
+samples muestras gradient checkpointing rango rank fsdp deepspeed
 """.split())
 
 # Words that mean the same to the parser: a typo close to several of them is still sure.

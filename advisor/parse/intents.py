@@ -21,19 +21,26 @@ R = re.compile
 RESET = R(r"^(?:ok[, ]+|okay[, ]+|vale[, ]+|please[, ]+|por\s+favor[, ]+)?(?:let'?s\s+|vamos\s+a\s+)?(?:start\s+(?:over|again|afresh|from\s+scratch)"
           r"|reset|restart|new\s+(?:question|request|chat|estimate)|forget\s+(?:it|that|this|everything|all(?:\s+that)?)"
           r"|clear(?:\s+(?:it|that|everything))?|scratch\s+that|never\s*mind|empe(?:zar|cemos|zamos|cemos)\s+de\s+nuevo"
-          r"|empieza\s+de\s+nuevo|volver\s+a\s+empezar|vuelve\s+a\s+empezar|desde\s+cero|reinici\w*|borr\w*(?:\s+todo)?"
+          r"|empe(?:zar|cemos|zamos)\s+de\s+cero|empieza\s+de\s+(?:nuevo|cero)|volver\s+a\s+empezar|vuelve\s+a\s+empezar|desde\s+cero|reinici\w*|borr\w*(?:\s+todo)?"
           r"|olvid\w*(?:\s+todo)?|nueva\s+(?:pregunta|consulta|estimacion)|otra\s+consulta)\b")
-HELP = R(r"^[?\s]+$|^(?:help|ayuda|\?+|what\s+can\s+you\s+do|how\s+(?:do\s+i|does\s+this|to)\s+(?:use|work)\w*|what\s+do\s+you\s+do"
+# (after the slash command itself, "/finetune help", when the bot passes it on)
+HELP = R(r"^[?\s]+$|^(?:/[a-z][\w-]*\s+)?(?:help|ayuda|\?+|what\s+can\s+(?:you|this\s+bot|the\s+bot|it)\s+do"
+         r"|que\s+sabes\s+hacer|para\s+que\s+sirves|what\s+are\s+you\s+for|how\s+(?:do\s+i|does\s+this|to)\s+(?:use|work)\w*|what\s+do\s+you\s+do"
          r"|que\s+puedes\s+hacer|que\s+haces|como\s+(?:funciona|funcionas|se\s+usa|te\s+uso|te\s+usa)|usage|uso|instructions"
          r"|hi|hello|hey|hola|buenas|buenos\s+dias|good\s+morning)\b")
 CATALOG = R(r"\b(?:which|what|list|show|que|cuales|cual|lista|muestra|muestrame|ensena\w*)\b[^?.!]{0,40}?\b(?:gpus?|cards?|tarjetas?"
             r"|graficas?|models|modelos|prices?|precios|catalog|catalogo)\b[^?.!]{0,40}?\b(?:have|offer|rent|available|do\s+you|are\s+there|"
             r"know|support|tienen|teneis|ofrecen|alquilan|hay|disponibles?|conoces|soportas?|cost|cuestan|cuesta)\b"
             r"|^(?:list\s+)?(?:gpus?|prices?|precios|catalog|catalogo|models|modelos|lista\s+de\s+(?:gpus?|precios|modelos))\W*$"
+            # "show me the catalog", "muéstrame el catálogo": the catalog named as what to see
+            r"|^(?:please\s+|por\s+favor\s+)?(?:show|list|see|send|muestra\w*|ensena\w*|ver|manda\w*)\s+(?:me\s+)?(?:the\s+|your\s+|el\s+|tu\s+|la\s+)?"
+            r"(?:catalog(?:ue)?|catalogo|price\s+list|lista\s+de\s+precios)\b"
             r"|\bhow\s+much\s+(?:is|does|do)\s+(?:an?\s+|the\s+)?§G\d+§\s*(?:cost|per\s+hour|an\s+hour)?"
             r"|\b(?:cuanto|que\s+precio)\s+(?:cuesta|vale|tiene)\s+(?:una?\s+|la\s+)?§G\d+§")
 CATALOG_MODELS = R(r"\b(?:models|modelos)\b")
-PERSIST = R(r"\b(?:persist\w*|keep|save|store|retain|back\s*up|backup|lose|lost|losing|wiped|survives?|guardar|guardo|guarde|guardamos"
+# (what stays, and what is still billed, once the job ends: "what stays on storage?", "¿qué seguimos pagando?")
+PERSIST = R(r"\b(?:persist\w*|keep|save|store|retain|stays?|remains?|left\s+over|still\s+(?:pay\w*|billed|charged)"
+            r"|keep\s+paying|seguimos\s+pagando|sigue\s+cobrando|seguir\s+pagando|back\s*up|backup|lose|lost|losing|wiped|survives?|guardar|guardo|guarde|guardamos"
             r"|conservar|conservo|conserve|persistir|persiste|mantener|queda\w*|sobrevive\w*|pierd\w*|perder|perdemos|respald\w*"
             r"|copia\s+de\s+seguridad|what\s+happens\s+to|que\s+(?:pasa|ocurre|sucede)\s+con)\b")
 PERSIST_WHEN = R(r"\b(?:after|when|once|before|if|despues|cuando|al|antes|si)\b[^?.!]{0,40}?\b(?:stop\w*|end\w*|shut\w*|terminat\w*"
@@ -52,6 +59,7 @@ GENERIC_LLM = R(r"\b(?:an?\s+|un\s+|una\s+)?(?:llms?|large\s+language\s+models?|
 COMPARE_JOIN = R(r"§G(\d+)§\s*(?:,|or|vs\.?|versus|o|u|/|against|contra)\s*(?:an?\s+|the\s+|una?\s+|la\s+|el\s+|las\s+|los\s+)?"
                  r"(?:\d+\s*(?:x\s*)?)?§G(\d+)§")
 COMPARE_WORD = R(r"\b(?:compare|comparing|comparison|compara\w*|difference|diferencia|better|mejor|cheaper|mas\s+barat\w*"
+                 r"|worth|compensa|merece\s+la\s+pena|vale\s+la\s+pena|frente\s+a|over"
                  r"|faster|mas\s+rapid\w*|which|cual|cuales)\b")
 FOLLOWUP = R(r"^(?:and|y|e|what\s+about|how\s+about|what\s+if|and\s+if|y\s+si|now|ahora|instead|try|same\s+but|same\s+with"
              r"|lo\s+mismo\s+pero|la\s+misma\s+pero|with|without|con|sin|on|en|but|pero|then|entonces|also|tambien|ok|okay"
@@ -63,6 +71,26 @@ FOLLOWUP = R(r"^(?:and|y|e|what\s+about|how\s+about|what\s+if|and\s+if|y\s+si|no
 GOAL_COST = R(r"\b(?:cheaper|cheapest|less\s+expensive|lower\s+cost|save\s+money|budget|mas\s+barat\w*|menos\s+car\w*"
               r"|mas\s+economic\w*|ahorrar)\b")
 GOAL_SPEED = R(r"\b(?:faster|fastest|quicker|sooner|mas\s+rapid\w*|menos\s+tiempo)\b")
+
+
+# "which GPU should we rent for fine-tuning?", "¿qué GPU me conviene alquilar para afinar?": the provider's FAQ of
+# which GPU to choose, asked with no job named (answered on a reference job, ``answer._faq_choice``).
+GPU_CHOICE = R(r"\b(?:which|what)\s+(?:gpus?|cards?|hardware|accelerators?)\b[^?.!]{0,40}?"
+               r"\b(?:should|recommend\w*|suggest\w*|best|pick|choose|rent|use)\b[^.!]{0,40}?\b(?:fine[\s-]*tun\w*|finetun\w*|train\w*|sft)"
+               r"|\bque\s+(?:gpus?|tarjetas?|graficas?)\b[^?.!]{0,40}?\b(?:recomienda\w*|conviene|deberia\w*|debo|debemos|eleg\w*|elij\w*"
+               r"|usar|alquilar|uso)\b[^.!]{0,40}?\b(?:fine[\s-]*tun\w*|finetun\w*|afinar|entrenar|ajust\w*|sft)")
+# Words of fine-tuning talk: a number in a message with none of them ("¿dónde está la sala 3?") is no setting asked about.
+ABOUT_TRAINING = R(r"\b(?:fine[\s-]*tun\w*|finetun\w*|train\w*|entren\w*|afin\w*|ajust\w*|q?lora|sft|peft|gpus?|seq\w*|secuencia\w*"
+                   r"|context\w*|batch\w*|lote\w*|epochs?|epocas?|tokens?|rank|rango|models?|modelos?|llms?|params?|parametros?"
+                   r"|cards?|tarjetas?|nodes?|nodos?|dataset|datos|data)\b|§[MGFU]\d+§")
+
+
+def is_gpu_choice(text: str) -> bool:
+    return GPU_CHOICE.search(text) is not None
+
+
+def about_training(text: str) -> bool:
+    return ABOUT_TRAINING.search(text) is not None
 
 
 def goal(text: str) -> str | None:

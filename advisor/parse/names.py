@@ -55,7 +55,7 @@ _COUNTRY_ES = {"France": "francia", "Germany": "alemania", "Spain": "espana", "N
                "United Kingdom": "reino unido", "United States": "estados unidos", "Poland": "polonia"}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # built for every word of every message: a frozen dataclass's __init__ costs about 4x as much
 class Token:
     text: str
     start: int
@@ -97,8 +97,9 @@ def tokenize(text: str) -> list[Token]:
     out: list[Token] = []
     prev = 0
     for m in TOKEN.finditer(text):
-        tok = Token(m.group(), m.start(), m.end(), text[prev:m.start()])
-        prev = m.end()
+        start, end = m.span()
+        tok = Token(m.group(), start, end, text[prev:start])
+        prev = end
         if (out and tok.text in _UNIT_TOKENS and tok.gap == " "
                 and _NUMERIC.fullmatch(out[-1].text) and not text[m.end():m.end() + 1].isdigit()):
             last = out.pop()
@@ -313,6 +314,15 @@ class Matcher:
         """"72b qwen", "405b llama 3.1": a size typed before the family word."""
         if i + 1 >= len(toks) or not _SIZE.fullmatch(toks[i].text) or toks[i + 1].gap not in (" ", "-", "_"):
             return None
+        if toks[i + 1].text in ("de", "of") and toks[i + 1].gap == " " and i + 2 < len(toks) and toks[i + 2].gap == " " \
+                and toks[i + 2].text in self._families and i and toks[i - 1].text in ("el", "del", "al", "the", "un"):
+            # "el 8B de Qwen3", "qlora del 8b de qwen3", "the 70b of llama 3": the family's model of that size, said
+            # with the possessive (after an article, so "8b de datos" or "a 7b of qwen-like size" stays as typed)
+            hit = self._size_first(toks[:i + 1] + toks[i + 2:], i)
+            if hit is not None:
+                match, used = hit
+                return NameMatch(match.kind, match.ident, match.start, match.end, match.candidates, match.family,
+                                 match.size_b, match.sized, match.typed, match.word), used + 1
         if toks[i + 1].text in ("param", "params", "parameter", "parameters") and i + 2 < len(toks) \
                 and toks[i + 2].gap in (" ", "-", "_") and toks[i + 2].text in self._families:
             # "8B-param Qwen3", "70B-parameter Llama 2": the size, its unit word, then the family

@@ -151,6 +151,8 @@ _FAILED_WORDS = (r"(?:failed|failing|fail(?:ure)?s?|fallar|wasted|reruns?|re-run
                  r"|reintentos|repeticiones|fallan|falla|fallaron|fracasan|crash(?:es|ed)?)")  # nouns, adjectives and the verb
 _FAILED = R(r"\b" + N + r"\s*%\s*(?:of\s+|de\s+)?(?:(?:tasa|rate)\s+(?:de\s+|of\s+)?)?"
             r"(?:(?:the\s+|las\s+|los\s+)?(?:runs?|jobs?|attempts?|ejecuciones|corridas|entrenamientos|intentos|trabajos)\s+)?"
+            # the runs' verb in a relative clause: "30% de ejecuciones que fallan", "10% of runs that fail"
+            r"(?:(?:que|that|which)\s+)?"
             r"(?:(?:will|would|may|might|could|usually|typically|tend\s+to|to|van\s+a|suelen|pueden|podrian)\s+)?"
             + _FAILED_WORDS + r"|\b(?:failed[\s_-]*runs?|failure[\s_-]*rate|fail[\s_-]*rate|reruns?|retries|"
             r"failed[\s_-]*run[\s_-]*fraction|ejecuciones\s+fallidas|tasa\s+de\s+fallos?|fallos|reintentos)\s*"
@@ -158,8 +160,12 @@ _FAILED = R(r"\b" + N + r"\s*%\s*(?:of\s+|de\s+)?(?:(?:tasa|rate)\s+(?:de\s+|of\
 _NO_FAILED = R(r"\b(?:no|without|zero|sin|cero|ninguna)\s+(?:failed\s+runs?|failures|reruns|retries|ejecuciones\s+fallidas|fallos|reintentos)\b")
 _EVAL = R(r"\b" + N + r"\s*%\s*(?:for\s+|de\s+|para\s+)?(?:eval\w*|validation|validacion|evaluacion|held[\s-]*out|test\s+split)"
           r"|\b(?:eval\w*|validation|validacion|evaluacion)\s*(?:split|fraction|set)?\s*(?:of|=|:|de)?\s*" + N + r"\s*%")
-_EVALS_PER = R(r"\b" + COUNT + r"\s+(?:evals?|evaluations?|evaluaciones)\s+(?:per|por|each|cada|an?)\s+" + _EPOCH)
-_KEEP = R(r"\b(?:keep(?:ing)?|store|retain|sav(?:e|ing)|guardar|guardo|guardamos|guarda|conservar|conservo|conserva|mantener|mantén|manten)\s+" + COUNT
+_EVALS_PER = R(r"\b" + COUNT + r"\s+(?:evals?|evaluations?|evaluaciones)\s+(?:per|por|each|cada|an?)\s+" + _EPOCH
+               # the verb and how often: "eval 4 times per epoch", "evaluate twice an epoch", "evaluar 4 veces por época"
+               + r"|\b(?:eval(?:uate|uating)?|evaluar|evaluamos|evaluando)\s+(?:(?:the\s+|el\s+)?(?:model|modelo)\s+)?"
+               + r"(?:" + COUNT + r"\s+(?:times|veces)|(twice|once|dos\s+veces|una\s+vez))\s+(?:per|por|each|cada|an?|every)\s+" + _EPOCH)
+_KEEP = R(r"\b(?:keep(?:ing)?|stor(?:e|ing)|retain(?:ing)?|sav(?:e|ing)|guardar|guardo|guardamos|guarda|guardando|conservar|conservo"
+          r"|conserva|conservando|mantener|mantén|manten|manteniendo)\s+" + COUNT
           + r"\s+checkpoints?\b|\b" + COUNT + r"\s+checkpoints?\s+(?:kept|stored|retained|guardados|conservados)\b")
 _MONTHS = R(r"\b(?:for|durante|por)\s+" + COUNT + r"\s+(?:months?|mes(?:es)?)\b|\b" + COUNT
             + r"\s+(?:months?|mes(?:es)?)\s+(?:of\s+|de\s+)?(?:storage|almacenamiento)\b")
@@ -197,6 +203,15 @@ def _cost_value(name: str, integer: bool = False):
         raw = next(g for g in m.groups() if g)
         _cost(scan, name, _count_value(raw), integer=integer)
     return handler
+
+
+_TIMES_WORDS = {"twice": 2, "dos veces": 2, "once": 1, "una vez": 1}
+
+
+def _evals_per(scan: Scan, m: re.Match[str]) -> None:
+    raw = next(g for g in m.groups() if g)
+    raw = re.sub(r"\s+", " ", raw)
+    _cost(scan, "evals_per_epoch", _TIMES_WORDS[raw] if raw in _TIMES_WORDS else _count_value(raw), integer=True)
 
 
 def _set_cost(name: str, value: Any):

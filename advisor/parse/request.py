@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from advisor.catalog import Catalog
 from advisor.errors import ParseError
 from advisor.i18n import t
-from advisor.parse import describe, external, fuzzy, intents, pasted, relative, slots
+from advisor.parse import describe, external, fuzzy, intents, pasted, relative, slots, vague
 from advisor.parse.lang import _EN as _EN_WORDS
 from advisor.parse.lang import _ES as _ES_WORDS
 from advisor.parse.lang import detect_language
@@ -33,7 +33,7 @@ from advisor.parse.numbers import HUGE
 from advisor.parse.quantities import _bounds
 from advisor.parse.result import ParseResult
 from advisor.parse.rules import LATE_RULES, WORD_RULES, flags_to_pairs
-from advisor.parse.scan import Scan
+from advisor.parse.scan import _PLACEHOLDER, Scan
 from advisor.parse.sizes import LATE_NUMBER_RULES, NUMBER_RULES, read_slots
 from advisor.parse.text import MAX_MESSAGE_CHARS, clean, normalize
 from advisor.spec import ARCH_OVERRIDES, DEFAULTS, MAX_SEQ_LEN, SpecRequest
@@ -71,11 +71,13 @@ _EXAMPLE_VALUES: dict[str, Any] = {
     "seq_len": 4096, "micro_batch": 4, "lora_rank": 16, "lora_alpha": 32, "lora_dropout": 0.05, "epochs": 3,
     "dataset_tokens": 50_000_000, "num_gpus": 2, "length_distribution": {"min": 200, "max": 2048, "mean": 600}}
 UNREADABLE_FIELDS = frozenset(_EXAMPLE_VALUES)
+# A field only a vague phrase leaves unsaid ("a big model", ``advisor.parse.vague``): its example in the question.
+_VAGUE_EXAMPLE_VALUES: dict[str, Any] = {"params_b": 7}
 
 
 def _example_setting(name: str) -> Any:
     """The value an example message gives ``name`` (a length distribution is a model, not a number)."""
-    value = _EXAMPLE_VALUES[name]
+    value = _EXAMPLE_VALUES[name] if name in _EXAMPLE_VALUES else _VAGUE_EXAMPLE_VALUES[name]
     if name == "length_distribution":
         from advisor.spec import LengthDistribution
 
@@ -83,12 +85,14 @@ def _example_setting(name: str) -> Any:
     return value
 
 
-def unreadable_question(name: str, typed: str, lang: str) -> str:
+def unreadable_question(name: str, typed: str, lang: str, vague: bool = False) -> str:
     """The question back for a value of ``name`` the user typed (``typed``) and the parser could not
     read, with an example of the setting phrased as ``describe`` phrases it (each field has its own
-    template arguments: "on 2 GPUs" takes a count, a length range three numbers)."""
+    template arguments: "on 2 GPUs" takes a count, a length range three numbers). A vague value ("a
+    few epochs", ``advisor.parse.vague``) gets its field's own question ("How many epochs?")."""
     example = describe.setting_phrase(name, _example_setting(name), lang, display=True)
-    return t("parse.clarify.unreadable", lang, field=t(f"parse.field.{name}", lang), typed=typed.strip(), example=example)
+    key = f"parse.clarify.vague.{name}" if vague else "parse.clarify.unreadable"
+    return t(key, lang, field=t(f"parse.field.{name}", lang), typed=typed.strip(), example=example)
 
 
 _EARLY = [*WORD_RULES, *NUMBER_RULES]
@@ -159,6 +163,7 @@ class _Assembler:
         self.delta = self._delta()
         self.relative_unknown: list[str] = []  # increments with no count to add to: asked about
         self._increments()
+        self.vague = self._vague()  # "a few epochs", "some data": fields mentioned without a value, asked about
 
     # --- one value per field ----------------------------------------------------------------
 
@@ -180,8 +185,10 @@ class _Assembler:
         if fsdp_gc:  # fsdp_config: activation_checkpointing decides; the trainer's own flag is off for it
             values["gradient_checkpointing"] = [fsdp_gc[0]]
         weak_method = values.pop("method_weak", [])
-        if weak_method and "method" not in values and self.previous is None:
-            values["method"] = weak_method[:1]  # "lora rank 16 on phi-4": LoRA, as nothing else says
+        if weak_method and "method" not in values and (self.previous is None or self.previous.method == "full"):
+            # "lora rank 16 on phi-4": LoRA, as nothing else says; in a thread on a full fine-tune ("¿y con LoRA
+            # rango 32?") too: a full fine-tune has no adapters for the setting to belong to
+            values["method"] = weak_method[:1]
         # "+2 GPUs", "una GPU menos": changes of a count, settled against the thread's request (``_increments``)
         self.increments = {k.removeprefix("increment_"): sum(v) for k, v in list(values.items()) if k.startswith("increment_")}
         for k in [k for k in values if k.startswith("increment_")]:
@@ -400,6 +407,8 @@ class _Assembler:
             return self._clarify_unsure(unsure)
         if intents.is_persist_question(self.normalized) and set(said) <= _FAQ_FIELDS:
             return self._make("faq", delta, delta, faq="what_persists", params=self._faq_params(delta))
+        if not said and not self.gpus and intents.is_gpu_choice(self.normalized):
+            return self._make("faq", delta, delta, faq="gpu_choice", params={"gpus": []})
         catalog_q = intents.catalog_question(text)
         if catalog_q is not None and not named_model and not delta.method:
             params = {**catalog_q, **({"gpu": self.gpus[0]} if self.gpus else {})}
@@ -420,7 +429,9 @@ class _Assembler:
             return self._clarify_family_size()
         if self.family is not None and not named_model:
             return self._clarify_family(delta)
-        if self._stray_number() is not None:
+        # (a number in a message that speaks of nothing we size, "¿dónde está la sala de reuniones 3?", is no setting
+        # to ask about; a short one, "what about 64?", is)
+        if self._stray_number() is not None and (said or intents.about_training(text) or len(self.normalized.split()) <= 4):
             return self._clarify_number(delta)
         if not said:
             return self._clarify("nothing", delta, t("parse.clarify.nothing", self.lang))
@@ -526,9 +537,38 @@ class _Assembler:
         gpu = self.catalog.find_gpu(ident)
         return gpu.display_name if gpu else ident
 
+    def _vague(self) -> set[int]:
+        """Vague values (``advisor.parse.vague``) for fields the message gives no value: each is asked about as
+        an unreadable value of its own field, with a question that says what the phrase lacks."""
+        fields, at = self.fields, set()
+        for name, typed, pos in vague.find(self.scan.marked):
+            if name in fields or name == "num_gpus" and "num_gpus" in self.increments \
+                    or name == "dataset_tokens" and self.scan.examples or name == "seq_len" and self.scan.example_seq \
+                    or name == "params_b" and ("model" in fields or self.family is not None or self.family_size is not None
+                                               or self.scan.of_kind("unsure") or self.scan.of_kind("family")):
+                continue  # "a big model like Llama 3.1 70B", "long context (32k)": the value is said too
+            self.scan.unreadable.append((name, self._unmark(typed), pos))
+            at.add(pos)
+        return at
+
+    def _unmark(self, text: str) -> str:
+        """``text`` of ``Scan.marked`` with each name's placeholder written back as it was typed."""
+        if "§" not in text:
+            return text
+        by_kind: dict[str, list[NameMatch]] = {}
+        for match in self.scan.names:
+            by_kind.setdefault(match.kind, []).append(match)
+        kinds = {letter: kind for kind, letter in _PLACEHOLDER.items()}
+
+        def back(m: re.Match[str]) -> str:
+            found = by_kind.get(kinds.get(m.group(1), ""), [])
+            i = int(m.group(2))
+            return self.normalized[found[i].start:found[i].end] if i < len(found) else m.group(0)
+        return " ".join(re.sub(r"§([A-Z])(\d+)§", back, text).split())
+
     def _clarify_unreadable(self) -> ParseResult:
-        name, typed, _ = self.scan.unreadable[0]
-        question = unreadable_question(name, typed, self.lang)
+        name, typed, pos = self.scan.unreadable[0]
+        question = unreadable_question(name, typed, self.lang, vague=pos in self.vague)
         request = merge(self.previous, self.delta) if self.previous is not None else self.delta
         return self._clarify("unreadable", request, question,
                              example=self._example(request.model_copy(update={name: _example_setting(name)})))

@@ -45,7 +45,8 @@ _CONFIG_KEYS = {
     "optimizer": "optim|optimizer",
     "num_gpus": "num_gpus|n_gpus|num_processes|gpus|devices|world_size",  # accelerate's num_processes counts every machine's
     "gpus_per_node": "nproc_per_node|nproc|gpus_per_node",  # torchrun: per node, times --nnodes
-    "num_nodes": "nnodes|num_nodes|num_machines",
+    # SLURM's sbatch/srun --nodes (-N) counts machines like torchrun's --nnodes (sbatch(1), "-N, --nodes")
+    "num_nodes": "nnodes|num_nodes|num_machines|nodes",
     "bf16": "bf16",
     "fp16": "fp16",
     "load_in_4bit": "load_in_4bit",
@@ -82,16 +83,33 @@ _CONFIG_KEYS = {
     "quantize": "quantize|quantization",
     "distributed_type": "distributed_type",
     "fsdp_strategy": "fsdp_sharding_strategy|sharding_strategy",
+    # accelerate launch --use_fsdp (accelerate/commands/launch.py: "Whether to use fully sharded data parallelism")
+    "use_fsdp": "use_fsdp",
     "apply_lora_to_mlp": "apply_lora_to_mlp",
 }
+# SLURM's generic resources per node, "--gres=gpu:4" or "--gres=gpu:h100:8" (sbatch(1), "--gres"; gres.conf(5)):
+# the GPUs of each node, the type (when given) between the two; times --nodes like torchrun's --nproc_per_node.
+# (A type the name matcher read, "gpu:h100:8", is its placeholder by then: the type names the GPU, the count is per node.)
+_GRES_GPU = R(r"(?<![\w.])gres[ \t]*[:=][ \t]*gpu(?:[ \t]*:[ \t]*(?:§G\d+§|[a-z0-9_.-]+)[ \t]*)?:(\d{1,4})\b"
+              # sbatch's short form of --nodes in a batch script's directive: "#SBATCH -N 2"
+              r"|#sbatch[ \t]+-n[ \t]*=?[ \t]*(\d{1,4})\b")
+
+
+def _gres(scan: Scan, m: re.Match[str]) -> None:
+    if m.group(1) is not None:
+        scan.claim("gpus_per_node", int(m.group(1)), m.start())
+    else:
+        scan.claim("num_nodes", int(m.group(2)), m.start())
+# (The key's quantifiers are possessive, ``*+``: a key ends where its characters do, so when no ":" or "=" follows
+# there is nothing to backtrack into; the same matches at about half the cost on a pasted config.)
 # Any key, then its value; the handler reads the keys above (``_KEY_FIELD``) and leaves the rest to
 # ``_OTHER_KEY``. One key pattern, not an alternation of every key: Python's re tries each alternative at
 # every position, which made this the slowest rule on a pasted config.
-_CONFIG = R(r"(?<![\w.])\"?([a-z_][a-z0-9_]*(?:\.[a-z0-9_]+)*)[\"']?[ \t]*[:=][ \t]*[\"']?(\d+(?:[.,]\d{3})*(?:\.\d+)?k?|\d+(?:[.,]\d+)?k?|[a-z0-9_./\-]+?)[\"']?(?=[\s,;)}\]?!]|\.(?:\s|$)|$)")
+_CONFIG = R(r"(?<![\w.])\"?([a-z_][a-z0-9_]*+(?:\.[a-z0-9_]++)*+)[\"']?[ \t]*[:=][ \t]*[\"']?(\d+(?:[.,]\d{3})*(?:\.\d+)?k?|\d+(?:[.,]\d+)?k?|[a-z0-9_./\-]+?)[\"']?(?=[\s,;)}\]?!]|\.(?:\s|$)|$)")
 _KEY_FIELD = {k.replace("\\.", "."): f for f, keys in _CONFIG_KEYS.items() for k in keys.split("|")}
 # A key: value pair of a pasted config whose key we do not model ("warmup_ratio: 0.1",
 # "save_steps=500"): read and left alone, so its number is not asked about.
-_OTHER_KEY = R(r"(?<![\w.])\"?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\"?[ \t]*[:=][ \t]*[\"']?(-?\d+(?:[.,]\d+)*(?:e-?\d+)?|[a-z0-9_./\-]+)[\"']?"
+_OTHER_KEY = R(r"(?<![\w.])\"?([a-z][a-z0-9]*+(?:_[a-z0-9]++)++)\"?[ \t]*[:=][ \t]*[\"']?(-?\d+(?:[.,]\d+)*(?:e-?\d+)?|[a-z0-9_./\-]+)[\"']?"
                r"(?=[\s,;)}\]]|$)")
 _TARGETS = R(r"(?<![\w.])\"?(lora_target_modules|target_modules|lora_target|lora_attn_modules)\"?\s*[:=]\s*(\[[^\]]{0,400}\]|\"[^\"\n]*\"|'[^'\n]*'|[a-z0-9_,\- ]+)")
 _OPTIM_VALUES = {
@@ -102,7 +120,7 @@ _OPTIM_VALUES = {
     "sgd": "sgd", "paged_adamw_32bit": "adamw",
 }
 # Flags that stand alone on a command line ("--use_peft", "--bf16"): on.
-_BOOL_FLAGS = {"use_peft", "load_in_4bit", "load_in_8bit", "gradient_checkpointing", "bf16", "fp16",
+_BOOL_FLAGS = {"use_peft", "use_fsdp", "load_in_4bit", "load_in_8bit", "gradient_checkpointing", "bf16", "fp16",
                "use_flash_attention_2", "flash_attention", "bnb_4bit_use_double_quant", "lora_target_linear",
                "multi_gpu", "packing", "use_liger_kernel", "use_liger", "torch_compile"}
 _FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9_.-]*)(?:=([^\s?!,;]+)|[ \t]+(?!--)([^\s\\?!,;]+))?")
@@ -159,6 +177,7 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
             scan.claim(name, int(value), m.start())
             return None
         return False
+
     if name in ("seq_len", "micro_batch", "lora_rank", "num_gpus", "dataset_tokens"):
         if claim_int(scan, name, value, m.start(), seq=name == "seq_len") is False:
             if name != "lora_rank" or key != "r":
@@ -234,6 +253,10 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
         elif value in ("multi_gpu", "multi_npu", "multi_xpu"):
             scan.claim("sharding", "ddp", m.start())
         return None  # DEEPSPEED: its stage is in the deepspeed config; NO: one process
+    if name == "use_fsdp" and flag is not None:
+        if flag:
+            scan.claim("sharding", "fsdp", m.start())
+        return None
     if name == "fsdp_strategy":
         if value in ("full_shard", "1", "hybrid_shard"):
             scan.claim("sharding", "fsdp", m.start())
@@ -431,6 +454,9 @@ _OWNER = (r"(?:(?:the|its|a|an|our|my|this|that|whole|entire|base|model|models|l
 _FULL_WORDS = (
     r"\bfull[\s_-]*(?:parameter[\s_-]*|param[\s_-]*|model[\s_-]*|weights?[\s_-]*)?" + _FT + r"\b"
     r"|\bfully[\s_-]*(?:fine[\s_-]*tun\w*|finetun\w*|train\w*|tun\w*)\b"
+    # "full-rank training": every weight matrix updated at its full rank, as against LoRA's low-rank update
+    # (Hu et al. 2021, "LoRA: Low-Rank Adaptation"); the compound adjective, never a LoRA rank of its own
+    r"|\bfull[\s_-]*rank[\s_-]*(?:" + _FT + r"|updates?|weights?)\b"
     r"|\b(?:whole|entire)[\s_-]*(?:model|network)(?:[\s_-]*" + _FT + r")?\b"
     r"|\bfull[\s_-]*param(?:eter)?s?\b|\ball[\s_-]?param(?:eter)?s?(?:[\s_-]*" + _FT + r")?\b|\bfft\b|\bsft[\s_-]*(?:\(\s*)?(?:full|completo)\b"
     r"|\ball\s+(?:of\s+)?(?:the\s+|its\s+)?(?:parameters|weights|params)\b"
@@ -810,7 +836,7 @@ def _increment(scan: Scan, m: re.Match[str]) -> bool | None:
 
 WORD_RULES = [
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
-    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_RECIPE, _recipe), (_CONFIG, _config), (_TARGETS, _targets),
+    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_RECIPE, _recipe), (_GRES_GPU, _gres), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key),
     (_INSTEAD, _instead),
     (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),

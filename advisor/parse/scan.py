@@ -104,7 +104,7 @@ _NAME = re.compile(r"§[MGRFU]\d+§")
 _PLACEHOLDER = {"model": "M", "gpu": "G", "region": "R", "family": "F", "unsure": "U"}
 
 
-@dataclass
+@dataclass(slots=True)
 class Claim:
     field: str
     value: Any

@@ -36,7 +36,7 @@ _EACH_FILL = (r"(?:[\s(,:;]*(?:of|de|x|\*|with|con|at|a|averaging|avg\.?|average
               r"|que|tienen|have|y|and)\b\.?|[\s(,:;]*[~@≈]|[ \t]*\()")  # "50k ejemplos (300 tokens)"  # "@" and "≈" are no word: no \b after them
 # (the count and its items on one line: "un modelo de 2,7B\nsecuencias de 4096 tokens" is a size, then a length)
 _EXAMPLES_X_LEN = R(r"\b" + N + SC + r"[ \t]*(?:of\s+|de\s+)?" + _ITEMS + r"\b(?:" + _EACH_FILL + r"){0,6}\s*"
-                    + N + SC + r"\s*" + _TOK + r"\b(?:\s*(?:each|cada\s+un[oa]|per\s+\w+|por\s+\w+|on\s+average|de\s+media|en\s+promedio|avg))?")
+                    + N + SC + r"\s*" + _TOK + r"\b(?:\s*(?:each|apiece|cada\s+un[oa]|per\s+\w+|por\s+\w+|on\s+average|de\s+media|en\s+promedio|avg))?")
 # The length of each example said apart from the count ("300 tokens per example", "avg length 300 tokens").
 _PER_ITEM = (r"(?:examples?|samples?|ejemplos?|muestras?|rows?|filas?|conversations?|convos?|conversaciones?|documents?|documentos?"
              r"|pairs?|pares|instructions?|instrucciones|dialogues?|dialogos?|records?|registros?|item|sequences?|secuencias?"
@@ -54,7 +54,8 @@ _BYTES = R(r"\b" + N + r"\s*(gb|mb|tb|gib|mib)\s+(?:of\s+|de\s+)?(?:text|texto|d
 # setting's word is that setting (a batch of 4 sequences), not a count of examples -- unless that
 # word already has its number before it ("4 épocas 50k ejemplos de 512 tokens").
 def _cue_words(strict: bool) -> str:
-    words = {" ".join(c.words) for c in sl.CUES if c.left >= 6 and c.slot not in ("examples", "dataset", "tokens", "seq")
+    # (a size's words are not among them: "Qwen2.5 72B weights 100k examples of 512 tokens" is the model, then its data)
+    words = {" ".join(c.words) for c in sl.CUES if c.left >= 6 and c.slot not in ("examples", "dataset", "tokens", "seq", "params")
              and (not strict or c.left >= 9 and c.left > c.right)}
     return "|".join(re.escape(w).replace("\\ ", r"[\s_-]*") for w in sorted(words, key=len, reverse=True))
 
@@ -222,7 +223,8 @@ def read_slots(scan: Scan) -> None:
         if name is None:
             continue
         if name == "params_b":
-            if b.tok.scale == "t" and value > MAX_PARAMS_B:  # "70 billones": the anglicism for 70B
+            # "70 billones": the anglicism for 70B; a trillion said as such ("2T", "2 trillion") is 2000B, beyond our limit
+            if b.tok.scale == "t" and value > MAX_PARAMS_B and "billon" in scan.text[b.tok.start:b.tok.end]:
                 value /= 1000
                 scan.warn("parse.warn.billones", typed=b.tok.text + " billones", value=f"{value:g}")
             q.accept(scan, "params_b", value, b.pos)
@@ -277,7 +279,7 @@ NUMBER_RULES = [
     (_LEN_RANGE, _len_range), (_EXAMPLES_X_LEN, _examples_x_len), (_EXAMPLE_LEN, _example_len),
     (q._NODES, q._nodes), (q._SINGLE, q._single),
     (q._FAILED, q._failed), (q._NO_FAILED, q._set_cost("failed_run_fraction", 0.0)), (q._EVAL, q._eval),
-    (q._EVALS_PER, q._cost_value("evals_per_epoch", integer=True)),
+    (q._EVALS_PER, q._evals_per),
     (q._KEEP, q._cost_value("checkpoints_kept", integer=True)), (q._MONTHS, q._cost_value("storage_months")),
     (q._NO_PILOT, q._set_cost("include_pilot", False)), (q._PILOT, q._set_cost("include_pilot", True)),
     (_HALF_EPOCH, lambda scan, m: q.accept(scan, "epochs", 0.5, m.start())),

@@ -18,8 +18,9 @@ side of it, and the bindings of the whole message are settled together:
 4. Every (number, cue) pair within a few filler words ("of", "de", "=", ":", "is", ...) becomes
    an edge scored by the cue's strength on that side, the distance, and how plausible the value
    is for the slot (a batch of 4096 or a sequence of 4 is unlikely). A number may also stand
-   alone when its unit says what it is ("13b" a size, "8k" a length, a bare power of two from 256
-   a length): a weaker, cue-less edge.
+   alone when its unit says what it is ("13b" a size, "8k" a length): a weaker, cue-less edge. A
+   bare integer says nothing of itself: "full qwen3 0.6b 512" is asked about (``stray``), never
+   read as a length because it is a power of two.
 5. ``_match`` assigns each number at most one cue and each cue at most one number, maximising the
    count of numbers bound and then the scores (Kuhn's augmenting paths over edges tried best
    first), so "seq 1024 rank 16" binds 1024 to seq and 16 to rank although 1024 also stands next
@@ -408,7 +409,7 @@ _SPOKEN_SLOTS = {"epochs", "gpus", "nodes", "batch", "rank", "ignore"}
 _WEAK_SEQ_LEFT = {("at",), ("@",), ("a",), ("with",), ("con",), ("up", "to"), ("hasta",)}
 
 
-@dataclass
+@dataclass(slots=True)
 class Binding:
     slot: str
     tok: Tok
@@ -426,7 +427,7 @@ class Slots:
     gpu_counts: list[tuple[Tok, int]] = field(default_factory=list)  # (count, GPU placeholder index)
 
 
-@dataclass
+@dataclass(slots=True)  # a few per number per message
 class _Edge:
     num: int  # index into the numbers list
     cue: int | None  # index into the cue occurrences; None: the number alone
@@ -461,6 +462,21 @@ def _find_cues(toks: list[Tok]) -> list[tuple[int, int, Cue]]:
         else:
             i += 1
     return out
+
+
+# "a sequence of N tokens", "secuencia de N tokens", "context of N tokens": the noun, "of", the length in tokens.
+_LENGTH_HEADS = {("sequence",), ("secuencia",), ("context",), ("contexto",), ("seq",), ("ctx",)}
+
+
+def _length_of(toks: list[Tok], cue: tuple[int, int, "Cue"], ti: int) -> bool:
+    """The cue is a length's noun joined to the number by "of"/"de" alone, and no number of its own stands right
+    before it ("16384-token context 5,000,000 tokens" is a length, then a dataset)."""
+    first, last, c = cue
+    if c.words not in _LENGTH_HEADS or last + 2 != ti or toks[last + 1].text not in ("of", "de"):
+        return False
+    before = toks[first - 1] if first else None
+    return not (before is not None and (before.kind == "num" and not before.article
+                                        or before.kind == "word" and before.text in ("token", "tokens", "tok")))
 
 
 def _fill_ok(toks: list[Tok], lo: int, hi: int, words: set[str], punct: set[str]) -> int | None:
@@ -529,6 +545,7 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
         tok = toks[ti]
         if tok.in_url or ti and toks[ti - 1].kind == "punct" and toks[ti - 1].text == "#" and tok.gap == "":
             continue  # part of an address or an identifier: never a setting
+        mine = len(edges)
         for ci, (first, last, cue) in enumerate(cues):
             if last < ti and cue.left:
                 fill = _fill_ok(toks, last, ti, _LEFT_FILL_WORDS, _LEFT_FILL_PUNCT)
@@ -559,9 +576,17 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
             if value is None:
                 continue
             slot = "seq" if cue.slot == "seq_sized" else cue.slot
-            score = side - 1.5 * fill + _plausible(slot, value) - 0.01 * abs(ti - (first if first > ti else last))
+            # a colon or equals sign right after the cue joins a key to its value ("rango LoRA = 4"): no filler
+            cost = fill - 1 if last < ti and fill and toks[last + 1].kind == "punct" and toks[last + 1].text in (":", "=") else fill
+            score = side - 1.5 * cost + _plausible(slot, value) - 0.01 * abs(ti - (first if first > ti else last))
+            if last < ti and cost == 0 and side >= 10:
+                score += 0.25  # a word naming its slot outright, touching its number ("bsz 8 A10G"): before a count of the GPU after
             if score > 0:
                 edges.append(_Edge(ni, ci, slot, score))
+        if any(e.slot == "seq" and _length_of(toks, cues[e.cue], ti) for e in edges[mine:]):
+            # "secuencia de 4 millones de tokens", "a sequence of 4096 tokens": the tokens word right after is the
+            # length's unit, no token count of its own (a length beyond our limit is then asked about, not a dataset)
+            edges[mine:] = [e for e in edges[mine:] if not (e.slot == "tokens" and cues[e.cue][0] == ti + 1)]
         edges += _gpu_edges(toks, ni, ti, lang)
         alone = _alone(tok, lang)
         if alone is not None:
@@ -587,7 +612,7 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
     bound_cues = {e.cue for e in chosen.values() if e.cue is not None and e.cue < GPU_CUE}
     for ci, (first, last, cue) in enumerate(cues):
         if ci not in bound_cues and cue.slot in UNREADABLE_FIELDS and cue.left >= 6:
-            typed = _unreadable_value(toks, last, first, strong=cue.left >= 10)
+            typed = _unreadable_value(toks, last, first, strong=cue.left >= 10, slot=cue.slot)
             if typed is not None:
                 out.unreadable.append((UNREADABLE_FIELDS[cue.slot], typed, toks[first].start))
     return out
@@ -595,10 +620,17 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
 
 # A slot word followed by a value nobody can read ("seq len: max", "batch: tbd", "rank ??"): the
 # parser asks about that field instead of assuming its default.
-UNREADABLE_FIELDS = {"seq": "seq_len", "batch": "micro_batch", "rank": "lora_rank", "epochs": "epochs"}
+UNREADABLE_FIELDS = {"seq": "seq_len", "batch": "micro_batch", "rank": "lora_rank", "epochs": "epochs",
+                     "dataset": "dataset_tokens"}
 # Spanish adjectives agree with their noun ("secuencia máxima", "lotes máximos"): every gender and number.
 VAGUE = {"max", "maximum", "tbd", "unknown", "auto", "maximo", "maxima", "maximos", "maximas", "larga", "largo",
          "largas", "largos", "long", "longer", "huge", "big", "full", "whatever", "any", "lo", "el"}
+# How much, said for a dataset after its key: "dataset: huge", "datos: muchísimos" (a word after "dataset:" is
+# otherwise the data's name: "dataset: alpaca_en_demo").
+_QUANTITY_WORDS = {"huge", "big", "massive", "large", "small", "tiny", "enormous", "lots", "tons", "plenty", "many",
+                   "several", "few", "some", "enorme", "enormes", "muchos", "muchas", "muchisimos", "muchisimas",
+                   "varios", "varias", "pocos", "pocas", "bastantes", "grande", "grandes", "pequeno", "pequenos",
+                   "tbd", "unknown", "whatever", "varies"}
 _STOP = {",", ";", "\n", "|", ")", "(", ".", "#"}
 
 
@@ -610,6 +642,8 @@ MAX_VALUE_WORDS = 4
 # Words a vague value starts with ("as long as possible", "max that fits", "el máximo posible", "lo que quepa").
 _VAGUE_HEADS = {"as", "max", "maximum", "maximo", "maxima", "whatever", "lo", "el", "la", "largest", "biggest", "tbd",
                 "auto", "not", "aun", "todavia", "dunno", "unknown", "ni", "no", "por"}
+# "full-rank", "low-rank", "high-rank": the word as an adjective's head (the update's rank), no LoRA rank.
+_RANK_ADJECTIVES = {"full", "low", "high", "lower", "higher", "reduced"}
 _POLITE = {"thanks", "thank", "thx", "ty", "pls", "please", "gracias", "muchas", "porfa", "cheers"}
 
 
@@ -619,13 +653,27 @@ _DETERMINERS = {"the", "this", "that", "our", "my", "your", "its", "el", "la", "
                 "nuestra", "este", "esta", "a", "an", "un", "una"}
 
 
-def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, strong: bool = False) -> str | None:
+def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, strong: bool = False,
+                      slot: str | None = None) -> str | None:
     j = last + 1
     if j >= len(toks):
         return None
     first = toks[j]
     if first_cue is not None and first_cue > 0 and toks[first_cue - 1].kind == "word" \
             and toks[first_cue - 1].text in _IDIOM_BEFORE:
+        return None
+    if first_cue is not None and toks[first_cue].text == "rank":
+        before = first_cue - 1
+        if before > 0 and toks[before].kind == "punct" and toks[before].text == "-":
+            before -= 1
+        if before >= 0 and toks[before].kind == "word" and toks[before].text in _RANK_ADJECTIVES:
+            return None  # "full-rank training", "low rank adaptation": a compound adjective, no rank of the adapters
+    if slot == "dataset":
+        # "dataset: alpaca_en_demo" names the data, "datos largo de contexto" is prose: only a word of quantity after
+        # the key ("dataset: huge") is a size said vaguely
+        if first.kind == "punct" and first.text in (":", "=") and j + 1 < len(toks) and toks[j + 1].kind == "word" \
+                and toks[j + 1].text in _QUANTITY_WORDS:
+            return toks[j + 1].text
         return None
     if first.kind == "punct" and first.text in (":", "="):
         k = j + 1
@@ -635,6 +683,9 @@ def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, 
             tok = toks[k]
             if tok.kind in ("num", "name") and not tok.spoken or tok.kind == "blank":
                 return None  # a number, a name, or words another rule read (a method, a GPU): not a vague value
+            if tok.kind == "word" and slot is not None and any(len(c.words) == 1 and c.slot not in (slot, "ignore")
+                                                            for c in _CUE_INDEX.get(tok.text, ())):
+                return None  # "Contexto: dos tarjetas, ...", "context: just one epoch": another setting, said after a heading
             if typed and (tok.kind == "word" and tok.text in _POLITE or tok.kind == "punct" and tok.text in "?!"
                           and typed[-1] not in "?!"):
                 break  # "lote: lo que quepa ¡gracias!", "context: ??? thanks": the value ends there
@@ -675,7 +726,8 @@ def _part_of_something(toks: list[Tok], ti: int) -> bool:
         return True
     if tok.text.count(".") >= 2:  # "0.6.1": a version
         return True
-    return bool(_YEAR.fullmatch(tok.text)) and tok.scale is None and tok.unit is None
+    # (2048, a power of two in the years' range, is the length people type most: asked about, never taken for a year)
+    return bool(_YEAR.fullmatch(tok.text)) and tok.scale is None and tok.unit is None and tok.text != "2048"
 
 
 def _pow2(tok: Tok) -> bool:
@@ -686,7 +738,7 @@ def _pow2(tok: Tok) -> bool:
 
 
 def _alone(tok: Tok, lang: str) -> tuple[str, float] | None:
-    """What a number with no cue is by its unit alone: "13b" a size, "8k" a length, "4096" a length."""
+    """What a number with no cue is by its unit alone: "13b" a size, "8k" a length; "4096" nothing."""
     if tok.spoken or tok.unit:
         return None
     if tok.scale in ("b", "t"):
@@ -695,9 +747,7 @@ def _alone(tok: Tok, lang: str) -> tuple[str, float] | None:
         return "params_weak", 1.0
     if tok.scale == "k":
         return "seq", 2.0
-    if _pow2(tok):
-        return "seq_weak", 1.0
-    return None
+    return None  # a bare integer, even a power of two ("full qwen3 0.6b 512"), says nothing of what it is: asked about
 
 
 # Words between a count and the GPU it counts: "8 x H100", "8 of our H100s", "ocho de nuestras A100".
@@ -732,8 +782,11 @@ def _gpu_edges(toks: list[Tok], ni: int, ti: int, lang: str) -> list[_Edge]:
     if prev >= 0 and (toks[prev].kind == "punct" and toks[prev].text in ("*", "(") or toks[prev].kind == "word"
                       and toks[prev].text == "x"):
         prev -= 1  # "H100 * 8", "H100 x 8", "NVIDIA L40S (x2)"
-    if (prev >= 0 and toks[prev].kind == "name" and toks[prev].text.startswith("§G")
-            and (tok.unit == "x" or prev + 1 < ti and toks[prev + 1].text in ("x", "*"))):
+    times = tok.unit == "x" or prev + 1 < ti and toks[prev + 1].text in ("x", "*")
+    if times and prev >= 2 and toks[prev].kind == "punct" and toks[prev].text == ")" and toks[prev - 1].kind == "word" \
+            and toks[prev - 2].kind == "punct" and toks[prev - 2].text == "(":
+        prev -= 3  # "B200 (HGX) × 4", "H100 (SXM) x8": the card's form factor in parentheses, then its count
+    if prev >= 0 and toks[prev].kind == "name" and toks[prev].text.startswith("§G") and times:
         gpu = int(toks[prev].text[2:-1])
         out.append(_Edge(ni, GPU_CUE + gpu, "gpus", (11 if tok.unit == "x" else 9) + _plausible("gpus", value), gpu=gpu))
     return out

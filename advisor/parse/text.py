@@ -24,9 +24,14 @@ _SLACK_SPECIAL = re.compile(r"<[@#!][^>\s]*>")  # <@U123>, <@U1|name>, <#C1|chan
 _SLACK_LINK = re.compile(r"<((?:https?|mailto):[^>|\s]*)(?:\|([^>]*))?>")
 _FENCE = re.compile(r"```")
 # An emoji shortcode (":rocket:", ":100:"), never a model size between two colons ("llama3.1:70b: qlora", an
-# Ollama tag followed by a colon).
+# Ollama tag followed by a colon), nor the middle field of a colon-separated value glued to words on both sides
+# (SLURM's "--gres=gpu:h100:8": the GPU type; ``_emoji``).
 _EMOJI_CODE = re.compile(r":(?!\d+(?:\.\d+)?[bmk]:)[a-z0-9_+\-']{1,40}:(?::skin-tone-\d:)?", re.IGNORECASE)
-_MARKS = re.compile(r"(?<![\w*~])[*~]+|[*~]+(?![\w*~])|(?<![\w])_(?=\w)|(?<=\w)_(?![\w])")
+# (The underscore's form opens with the mark itself, so the regex engine skips ahead to the next "_" instead of
+# trying every position: a pasted config has one in every key. "_" is a word character: ``(?<!\w_)`` looks at the
+# character before it.)
+_MARKS = re.compile(r"(?<![\w*~])[*~]+|[*~]+(?![\w*~])")
+_UNDERSCORES = re.compile(r"_(?:(?<!\w_)(?=\w)|(?<=\w_)(?!\w))")
 _BACKTICK = re.compile(r"`")
 _SUPERSCRIPTS = str.maketrans({"⁰": "^0", "¹": "^1", "²": "^2", "³": "^3", "⁴": "^4", "⁵": "^5",
                                "⁶": "^6", "⁷": "^7", "⁸": "^8", "⁹": "^9"})
@@ -69,6 +74,18 @@ _QUALIFIED_STEP = re.compile(
     r"\b(?P<per>per|each|every|/)\s*(?:optimi[sz]er|optimi[sz]ation|training|gradient|weight|update)[\s_-]+(?:steps?|updates?)\b"
     r"|\b(?P<por>por|cada)\s+(?:paso|actualizacion)\s+(?:del?\s+)?(?:optimizador|optimizacion|entrenamiento|gradiente)\b")
 _IDIOMS = re.compile(r"\bmil\s+(?=gracias|disculpas|perdones|besos)")
+# "mil millones de tokens" with no digit before it: a thousand million, the Spanish billion (RAE: "millardo"), so the
+# number the tokenizer reads is 1000 with its scale word ("7 mil millones" has its digit and is read as typed).
+# With a number word before it ("dos mil millones"), that many thousand millions.
+_MIL_MILLONES = re.compile(r"\b(?:(un|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez)\s+)?mil\s+millones\b")
+_SPOKEN_ES = {"un": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8, "nueve": 9, "diez": 10}
+
+
+def _mil_millones(m: re.Match[str]) -> str:
+    before = m.string[:m.start()].rstrip()
+    if before[-1:].isdigit():
+        return m.group(0)  # "7 mil millones", "1,2 mil millones": the tokenizer reads the digits with both scale words
+    return f"{_SPOKEN_ES.get(m.group(1), 1) * 1000} millones"
 
 
 def clean(text: str) -> str:
@@ -82,14 +99,41 @@ def clean(text: str) -> str:
         text = _FENCE.sub("\n", text)
         text = _BACKTICK.sub(" ", text)
     if ":" in text:
-        text = _EMOJI_CODE.sub(" ", text)
-    if "*" in text or "~" in text or "_" in text:
+        text = _EMOJI_CODE.sub(_emoji, text)
+    if "*" in text or "~" in text:
         text = _MARKS.sub(" ", text)
+    if "_" in text:
+        text = _UNDERSCORES.sub(" ", text)
     if "/" in text and "(" in text:
         text = _PART_COUNTER.sub(" ", text)
     if "+1" in text:
         text = _PLUS_ONE.sub(" ", text)
+    if ")" in text or "." in text:
+        text = _LIST_MARKER.sub(_list_marker, text)
     return text.strip()
+
+
+# "1) lora for qwen2.5 7b\n2) seq 4096", "1. ...", "(2) ...": a list item's number opening a line (after any
+# mention or quote mark) says where the item stands in the list, no setting; so does the "1)" that opens a list
+# after a phrase's colon or comma ("For the record: 1) ...", "Por si acaso, 1) ..."), outside any parenthesis
+# ("(lora, epochs: 1) on ..." closes one). Only one or two digits, then ")" (or "." opening a line) and a space: "4096
+# tokens", "8x H100", "1.5b", "2.048" and "seq 2048 (1)" are never markers.
+_LIST_MARKER = re.compile(r"(?m)(^[ \t>]*|[:,][ \t]+(?=1\)))(?:\d{1,2}[.)]|\(\d{1,2}\))(?=[ \t]+\S)")
+
+
+def _list_marker(m: re.Match[str]) -> str:
+    if m.group(1)[:1] in (":", ","):  # a list opened after a phrase starts at "1)"
+        before = m.string[:m.start()]
+        if before.count("(") > before.count(")"):
+            return m.group(0)  # inside a parenthesis ("(contextos de 8k, épocas: 1) ..."): a value closing it
+    return m.group(1) + " "
+
+
+def _emoji(m: re.Match[str]) -> str:
+    text, start, end = m.string, m.start(), m.end()
+    if start and end < len(text) and (text[start - 1].isalnum() or text[start - 1] == "_") and (text[end].isalnum()):
+        return m.group(0)  # "gpu:h100:8": a field between two others
+    return " "
 
 
 # "+1" opening a line (after any mention): the chat idiom for "I agree / me too", no count of anything.
@@ -130,7 +174,9 @@ def normalize(text: str) -> str:
     text = text.lower()
     if "mil " in text:
         text = _IDIOMS.sub("muchas ", text)
-    text = _DATE_TIME.sub(" ", text)
+        text = _MIL_MILLONES.sub(_mil_millones, text)
+    if ":" in text or "-" in text or "am" in text or "pm" in text or "las " in text:
+        text = _DATE_TIME.sub(" ", text)
     if "per " in text or "por " in text or "/" in text or "each " in text or "cada " in text:
         if "step" in text or "update" in text or "paso" in text or "actualizacion" in text:
             text = _QUALIFIED_STEP.sub(lambda m: f"{m.group('per')} step" if m.group("per") else f"{m.group('por')} paso", text)

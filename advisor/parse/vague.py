@@ -1,0 +1,80 @@
+"""Vague values: a field the user mentions with a quantity nobody can size ("a few epochs").
+
+"a few epochs", "unas cuantas épocas", "a bunch of GPUs", "some data", "a big model", "long context"
+each say that the user cares about a field and did not say its value. Sizing a default there would
+answer a question nobody asked (the default is not what "a few" meant, and the answer would not even
+list it as assumed: the user did speak of it), so the parser asks about that field instead
+(``request._Assembler``: clarify code "unreadable", the question ``parse.clarify.vague.<field>``).
+
+A vague phrase is a question only where the message says no value for that field elsewhere: "a big
+model like Llama 3.1 70B", "long context (32k)", "a few GPUs, 4 H100s" describe a value they also
+state, and are read as the value. A count people say exactly in words ("a couple of GPUs", "un par de
+épocas": two, ``slots.WORD_NUMBERS``) is no vague value.
+
+``find`` runs on the normalized text with names replaced by placeholders (``Scan.marked``): lower-case
+ASCII, so "épocas" is "epocas" and "montón" is "monton".
+"""
+
+from __future__ import annotations
+
+import re
+
+# Quantifiers that count without a number, in both languages (Spanish in every gender). "how many GPUs?" asks,
+# "too many epochs" judges: neither states a value. "some" counts only a plural ("some GPUs"; "some L40S card" is
+# one card, which one unsaid: ``_SOME``).
+_FEW = (r"(?<!how\s)(?<!too\s)(?<!so\s)(?:a\s+few|few|several|many|multiple|various|a\s+bunch\s+of|bunch\s+of|a\s+lot\s+of|lots\s+of"
+        r"|plenty\s+of|a\s+handful\s+of|handful\s+of|a\s+number\s+of|a\s+ton\s+of|tons\s+of|loads\s+of|a\s+load\s+of"
+        r"|unas\s+cuantas|unos\s+cuantos|unas\s+pocas|unos\s+pocos|pocas|pocos|varias|varios|algunas|algunos"
+        r"|muchas|muchos|muchisimas|muchisimos|bastantes|un\s+monton\s+de|montones\s+de|un\s+punado\s+de)")
+# Adjectives of size: a big model, a huge dataset, un modelo grande, un dataset enorme.
+_BIG = r"(?:big|bigger|large|larger|huge|massive|giant|enormous|small|smaller|tiny|medium(?:[\s-]+sized)?|mid[\s-]*sized|decent[\s-]*sized)"
+_GRANDE = r"(?:grande|grandes|enorme|enormes|gigante|pequeno|pequena|pequenos|chico|chica|mediano|mediana)"
+
+_EPOCHS = r"(?:epochs?|passes|epocas?|pasadas)"
+_SOME = r"\bsome\s+(?:more\s+)?(?:gpus|cards|devices|accelerators)\b"
+_GPUS = r"(?:(?:§G\d+§\s*)?(?:gpus?|cards?|tarjetas?|graficas?|devices|dispositivos|accelerators|aceleradores)|§G\d+§)"
+_DATA = (r"(?:(?:training\s+)?data|datos(?:\s+de\s+entrenamiento)?|tokens?|(?:training\s+)?(?:examples|samples)|ejemplos|muestras"
+         r"|(?:million|billion|millones)\s+(?:of\s+|de\s+)?tokens)")
+_DATASET = r"(?:dataset|data\s*set|corpus|training\s+set|set\s+de\s+datos|conjunto\s+de\s+datos)"
+_MODEL = r"(?:model|llm|network|modelo|red)"
+_LONG = r"(?:(?:very\s+|really\s+|super\s+)?(?:long|longer|short|shorter|large|big|huge))"
+_SEQ = r"(?:context(?:\s+windows?|\s+lengths?)?|sequences?|seqs|inputs|prompts|documents|docs)"
+_LARGO = r"(?:largos?|largas?|cortos?|cortas?|grandes?|extensos?|extensas?)"
+_SEQ_ES = r"(?:contextos?|secuencias?|ventanas?\s+de\s+contexto|entradas|documentos)"
+
+_VAGUE = {
+    "epochs": re.compile(r"\b(?:" + _FEW + r"|some)\s+(?:more\s+)?" + _EPOCHS + r"\b"),
+    "num_gpus": re.compile(r"\b" + _FEW + r"\s+" + _GPUS + r"(?![a-z])|\bmulti[\s-]*(?:gpu|node)\b|" + _SOME),
+    "dataset_tokens": re.compile(r"\b(?:" + _FEW + r"|some)\s+" + _DATA + r"\b|\b(?:an?\s+|the\s+|our\s+)?" + _BIG + r"\s+" + _DATASET + r"\b"
+                                 r"|\b(?:un|el|nuestro)\s+" + _DATASET + r"\s+" + _GRANDE + r"\b"
+                                 r"|\b(?:a\s+few|several|some|unos\s+cuantos|unos\s+pocos|varios)\s+(?:million|billion|millones)\b"),
+    "params_b": re.compile(r"\b(?:an?\s+|the\s+|our\s+|some\s+)" + _BIG + r"\s+(?:(?:open|base|custom|dense|instruct)\s+)?" + _MODEL + r"\b"
+                           r"|\b(?:un|el|nuestro)\s+" + _MODEL + r"\s+" + _GRANDE + r"\b"),
+    "seq_len": re.compile(r"\b" + _LONG + r"[\s-]+" + _SEQ + r"\b|\b" + _SEQ_ES + r"\s+(?:muy\s+)?" + _LARGO + r"\b"),
+}
+# Only a word a rule would read as the field's noun makes the phrase about that field: "some context:" opens
+# prose (a heading), "a few questions" counts nothing we size.
+_NOT_AFTER = re.compile(r"\s*[:=]")
+
+
+# A word every vague phrase has (its quantifier, size adjective or "multi"): a message with none of them, as most
+# are, is not searched at all.
+_TRIGGERS = frozenset("""few several some many multiple various bunch lot lots plenty handful number ton tons loads load
+cuantas cuantos pocas pocos varias varios algunas algunos muchas muchos muchisimas muchisimos bastantes monton montones
+punado big bigger large larger huge massive giant enormous small smaller tiny medium mid decent grande grandes enorme
+enormes gigante pequeno pequena pequenos chico chica mediano mediana long longer short shorter largo largos larga largas
+corto cortos corta cortas extenso extensos extensa extensas multi million billion millones""".split())
+_WORD = re.compile(r"[a-z]+")
+
+
+def find(text: str) -> list[tuple[str, str, int]]:
+    """(field, the phrase as typed, its position) for every vague value in ``text``, in text order."""
+    if _TRIGGERS.isdisjoint(_WORD.findall(text)):
+        return []
+    out = []
+    for name, pattern in _VAGUE.items():
+        for m in pattern.finditer(text):
+            if name == "seq_len" and _NOT_AFTER.match(text, m.end()):
+                continue  # "long context: ..." opens a note; "context: long" is the typed slots' (slots.VAGUE)
+            out.append((name, m.group(0).strip(), m.start()))
+    return sorted(out, key=lambda item: item[2])
