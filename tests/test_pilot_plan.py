@@ -65,12 +65,12 @@ def _ask_and_click_run_pilot(bot, slack, channel, question):
 
 
 CASES = [
-    ("CPLAN", "full fine-tune llama-3.1-8b seq 4096",
+    ("CPLAN", "full fine-tune llama-3.1-8b seq 6144",  # at 4096, FSDP over 8 x RTX 4090 is the cheapest plan
      ["Run a measured pilot on NVIDIA H100 SXM 80 GB?",
       "The plan is 2 × NVIDIA H100 SXM 80 GB with FSDP", "a pilot is one training process on one GPU",
       "runs the unsharded step of the same micro-batch on 1 GPU",
       ":warning: The estimate says this does not fit on one NVIDIA H100 SXM 80 GB"]),
-    ("CPLANES", "ajuste fino completo de llama-3.1-8b con secuencia de 4096",
+    ("CPLANES", "ajuste fino completo de llama-3.1-8b con secuencia de 6144",
      ["¿Lanzar un piloto medido en NVIDIA H100 SXM 80 GB?",
       "El plan es 2 × NVIDIA H100 SXM 80 GB con FSDP", "un piloto es un proceso de entrenamiento en una GPU",
       "ejecuta el paso sin fragmentar del mismo micro-lote en 1 GPU",

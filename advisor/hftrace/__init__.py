@@ -89,7 +89,7 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
     import torch
     from torch._subclasses.fake_tensor import FakeTensorMode
 
-    from advisor.hftrace import bnb4bit
+    from advisor.hftrace import bnb4bit, fsdp
     from advisor.hftrace.fakeenv import cuda_behaviour, fake_module_moves
     from advisor.pilot import hf_stack
     from advisor.trace_result import warm_optimizer
@@ -108,6 +108,7 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
     with contextlib.ExitStack() as stack:
         stack.enter_context(torch.random.fork_rng(devices=[]))
         torch.manual_seed(0)
+        wrap = stack.enter_context(fsdp.sharded(spec, modes))  # FSDP2 over fake ranks, else identity
         if fake:
             stack.enter_context(FakeTensorMode())
         elif qlora:
@@ -128,7 +129,7 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
         say("building the model")
         model = hf_stack.make_model(spec, arch, "cpu",
                                     make_linear4bit=bnb4bit.fake_linear4bit if qlora else None)
-        model = hf_stack.prepare(model, spec)
+        model = wrap(hf_stack.prepare(model, spec))
         optimizer = hf_stack.make_optimizer(model, spec, stand_in_8bit=True)
         warm_optimizer(torch, model, optimizer)
         mark("batch")
@@ -194,11 +195,13 @@ def trace_hf(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1,
              on_phase: Callable[[str], None] | None = None):
     """Exact memory of the hf stack's training step (``advisor.trace.TraceResult``); ``modes``
     and ``on_phase`` let another measurement ride along (see ``advisor.trace.trace_step``)."""
+    from advisor.hftrace import fsdp
     from advisor.model.tracker import LiveBytes
     from advisor.trace_result import TraceResult, outside_allocator, sharding_scale
 
     started = time.perf_counter()
-    tracker = LiveBytes(vocab=arch.vocab)
+    traced_fsdp = fsdp.applies(spec)  # FSDP2 over fake ranks: the trace is one rank's, nothing to divide
+    tracker = (fsdp.FsdpLiveBytes if traced_fsdp else LiveBytes)(vocab=arch.vocab)
     built: dict = {}
 
     def on_built(run: HfStep) -> None:
@@ -223,8 +226,11 @@ def trace_hf(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1,
                       progress=progress, fake=fake)
     run_notes, versions = run.notes, run.versions
     del built["run"], run  # the model, optimizer and batch die here: their frees end the log
+    if traced_fsdp:
+        fsdp.collect()  # FSDP's state and the modules refer to each other: a cycle only gc frees
     tracker.settle()
-    scale, notes = sharding_scale(spec)
+    scale, notes = (None, [fsdp.note(spec)]) if traced_fsdp else sharding_scale(spec)
+    versions = {**versions, **fsdp.versions()} if traced_fsdp else versions
     paged, paged_notes = outside_allocator(spec)
     notes += paged_notes
     replay = tracker.replay({**(scale or {}), **paged}, PHASES)
