@@ -60,6 +60,7 @@ from advisor.memory_terms import (
     int8_bytes,
     layer_peak_extra_per_token,
     layer_saved_bytes_per_token,
+    norm_saved_per_token,
     lora_params,
     lora_small_params,
     nf4_bytes,
@@ -81,9 +82,12 @@ BATCH_BYTES_PER_TOKEN = 2 * 8  # int64 token ids: the input ids and the shifted 
 ROPE_TABLES = 2  # cos and sin, seq_len x head_dim each
 
 FSDP_UNITS_IN_FLIGHT = 2
-"""FSDP keeps the current layer's unsharded parameters and prefetches the next one
-(torch FSDP forward/backward prefetch, limit_all_gathers): two layers' full parameters. DeepSpeed
-ZeRO-3 gathers the same way (stage3_prefetch_bucket_size: the next layer's parameters)."""
+"""In backward FSDP keeps the current layer's unsharded parameters and prefetches the next one:
+two layers' full parameters (torch 2.13 FSDP2 ``FSDPParamGroup.pre_backward`` unshards its group
+and ``_backward_prefetch`` the next in reverse forward order; traced: advisor.hftrace.fsdp). In
+forward each layer is resharded after it ran (``reshard_after_forward=True``, accelerate's FSDP2
+default), so no layer is unsharded at the end of forward. DeepSpeed ZeRO-3 gathers the same way
+(stage3_prefetch_bucket_size: the next layer's parameters)."""
 
 ZERO_MIXED_STATE_BYTES = 12
 """DeepSpeed ZeRO with 16-bit training: the fp32 master copy and the two fp32 Adam moments, K = 12
@@ -219,13 +223,19 @@ def _setup(spec: FinetuneSpec, arch: Architecture, prof: StackProfile, num_gpus:
     # the residual stream takes the embedding's dtype: fp32 when the stored embedding is fp32
     # (mixed precision over fp32 weights, PEFT k-bit preparation), else the compute dtype
     residual = max(head_bytes, act)
+    if shard == "fsdp" and mixed:
+        # FSDP all-gathers the embedding in MixedPrecisionPolicy.param_dtype (bf16 under accelerate's
+        # bf16 policy), so the residual stream starts in bf16 whatever the stored dtype
+        residual = act
     tokens = spec.seq_len * spec.micro_batch
     recomputed = spec.gradient_checkpointing
     first_grads = recomputed and prof.input_grads_with_checkpointing
+    liger = prof.fused_loss == "liger"  # Liger's layer kernels come with its loss (stacks.for_spec)
     ctx = LayerCtx(
         act=act,
         residual=residual,
-        norm_out=max(head_bytes, residual),
+        # Liger's RMSNorm returns its input's dtype
+        norm_out=residual if (liger or (shard == "fsdp" and mixed)) else max(head_bytes, residual),
         mixed=mixed,
         base_trainable=full,
         adapted=adapted_linears(arch, spec.lora_targets) if not full else frozenset(),
@@ -240,6 +250,7 @@ def _setup(spec: FinetuneSpec, arch: Architecture, prof: StackProfile, num_gpus:
         seq_len=spec.seq_len,
         recomputed=recomputed,
         first_layer_input_grad=first_grads,
+        liger=liger,
     )
     accumulate = spec.gradient_accumulation_steps > 1 if accumulates is None else accumulates
     return _Setup(spec=spec, arch=arch, prof=prof, n=n, shard=shard, ddp=spec.sharding == "ddp" and n > 1,
@@ -269,6 +280,10 @@ def _static(s: _Setup) -> tuple[dict[str, float], float]:
                 data, constants = int8_bytes(arch)
             else:
                 data, constants = nf4_bytes(arch.params_linear + head_q, spec.double_quant)
+            # FSDP shards the 4-bit base only when it is stored in a float dtype
+            # (bnb_4bit_quant_storage=bfloat16, the FSDP-QLoRA recipe of PEFT's "QLoRA and FSDP"
+            # guide): with the default uint8 accelerate 1.15 keeps it whole on every rank
+            # (fsdp_utils.py fsdp2_prepare_model, incompatible_params4bit -> ignored_params)
             t["weights"] = (data + (other - head_q) * s.head_bytes) * s.param_share
             t["quant_constants"] = constants * s.param_share
         else:
@@ -314,14 +329,17 @@ def _activations(s: _Setup) -> _Acts:
     # the first layer's input needs no gradient under LoRA/QLoRA (frozen embedding), unless
     # transformers turned input gradients on with checkpointing
     first_unsaved = 0.0 if ctx.first_layer_input_grad else first_layer_unsaved_per_token(arch, ctx) * tokens
-    final_norm = (FP32 * arch.hidden + (ctx.residual * arch.hidden if s.full else 0)) * tokens
+    final_norm = (norm_saved_per_token(arch, ctx) if ctx.liger
+                  else FP32 * arch.hidden + (ctx.residual * arch.hidden if s.full else 0)) * tokens
     # alive through forward and backward whatever the layers save: the batch and the rotary
     # cos/sin tables in the residual stream's dtype (transformers LlamaRotaryEmbedding returns them
     # in the hidden states' dtype; every layer's RoPE saves the same two tables)
     fixed = BATCH_BYTES_PER_TOKEN * tokens + ROPE_TABLES * spec.seq_len * arch.head_dim * ctx.residual
     # an fp32 residual stream makes the input norm's x.to(float32) the layer input itself, so
     # in a recomputed layer what the norm saves is the checkpointed input (counted once, there)
-    ckpt_shared = FP32 * arch.hidden * tokens if spec.gradient_checkpointing and ctx.residual == FP32 else 0.0
+    # (Liger's norm saves its input itself, whatever its dtype)
+    ckpt_shared = ctx.residual * arch.hidden * tokens if spec.gradient_checkpointing and (
+        ctx.residual == FP32 or ctx.liger) else 0.0
     ckpt_layer = ctx.residual * arch.hidden * tokens
     if spec.gradient_checkpointing:
         # checkpoint keeps each layer's input; backward recomputes one layer at a time. Unsloth
@@ -339,12 +357,16 @@ def _activations(s: _Setup) -> _Acts:
     # whole forward region (torch.autocast cache_enabled=True) and each linear saves its copy for
     # backward, so without checkpointing they live on into backward
     copies = 0.0
-    if s.mixed and s.train_bytes == FP32 and (prof.autocast_weight_cache or not spec.gradient_checkpointing):
+    # under FSDP the layers run on parameters all-gathered in MixedPrecisionPolicy.param_dtype (bf16
+    # under accelerate's bf16 policy), which autocast does not copy (s.shard == "fsdp" below)
+    if s.mixed and s.train_bytes == FP32 and s.shard != "fsdp" and (prof.autocast_weight_cache or not spec.gradient_checkpointing):
         params = (arch.params_linear + arch.vocab * arch.hidden) if s.full else s.trainable
         copies = BF16 * params * s.param_share
     # a frozen LM head stored in fp32 (PEFT's k-bit preparation) is cast to 16 bit by autocast for
     # its matmul, and the copy is saved for the logits' backward (not cached: it needs no grad)
-    head_copy = BF16 * arch.vocab * arch.hidden if (not s.full and s.mixed and s.head_bytes == FP32) else 0.0
+    # (Liger's fused loss runs the head's matmul with grad off: its cast is a temporary, in _liger_loss)
+    head_copy = BF16 * arch.vocab * arch.hidden if (not s.full and s.mixed and s.head_bytes == FP32
+                                                     and s.shard != "fsdp" and not ctx.liger) else 0.0
     return _Acts(saved=saved, top_layer=top_layer, one_layer=one_layer, final_norm=final_norm, grad_flow=grad_flow,
                  autocast_copies=copies, copies_in_backward=not spec.gradient_checkpointing, head_copy=head_copy,
                  previous_step=_previous_step(s))
@@ -397,15 +419,7 @@ def _loss(s: _Setup) -> _Loss:
     if s.full and arch.tied_embeddings:
         head_grad = arch.params_embedding * s.train_bytes * s.state_share
     if prof.fused_loss == "liger":
-        # liger_kernel ops/fused_linear_cross_entropy.py: grad_input (tokens x hidden, the input's
-        # dtype) and grad_weight (a trainable head's) are made and saved in forward; one chunk of
-        # logits (chunk x vocab, input dtype) at a time, chunk = next_pow2(tokens / ceil(V / H)),
-        # and an fp32 loss per token
-        inc = math.ceil(arch.vocab / arch.hidden)
-        chunk = min(tokens, 1 << max(0, math.ceil(math.log2(max(1, math.ceil(tokens / inc))))))
-        grads = act * tokens * arch.hidden + head_grad
-        live = grads + act * chunk * arch.vocab + FP32 * tokens
-        return _Loss(forward=live, backward=grads, head_backward=0.0, head_grad=0.0, input_grad=0.0)
+        return _liger_loss(s, head_grad)
     if prof.fused_loss == "unsloth":
         # unsloth_zoo UnslothFusedLoss: the input gradient (tokens x hidden) is made in forward;
         # each chunk's fp32 logits (at most UNSLOTH_LOSS_TARGET_BYTES) and their gradient
@@ -438,13 +452,65 @@ def _loss(s: _Setup) -> _Loss:
                  head_backward=act * sv, head_grad=head_grad, input_grad=0.0, chunked_head=chunked_head)
 
 
+LIGER_LABEL_BYTES_PER_TOKEN = 8
+"""Liger's causal-LM loss pads the labels and makes the shifted copy contiguous (liger_kernel 0.8.5
+transformers/model/loss_utils.py ``LigerForCausalLMLoss``: ``labels = nn.functional.pad(labels,
+(0, 1), value=ignore_index)``; ``shift_labels = labels[..., 1:].contiguous()``): two int64
+tensors alive through the loss where transformers' loss has one shifted copy
+(BATCH_BYTES_PER_TOKEN counts one)."""
+
+
+def _liger_loss(s: _Setup, head_grad: float) -> _Loss:
+    """Liger's fused linear cross-entropy (liger_kernel 0.8.5 ops/fused_linear_cross_entropy.py
+    ``fused_linear_cross_entropy_forward``, as ``lce_forward`` calls it in training), at its
+    busiest moment, a chunk's matmuls in forward:
+
+    * made first and saved for backward: ``grad_input = zeros_like(_input)`` (tokens x hidden in
+      the final norm's output dtype) and, for a trainable head, ``grad_weight = zeros_like(weight)``;
+      ``loss_1d`` (fp32 per token), ``target != ignore_index`` (bool per token), the padded and
+      shifted labels (LIGER_LABEL_BYTES_PER_TOKEN);
+    * alive: the final norm's output (``hidden_states``, held by ``lce_forward`` through the loss);
+    * one chunk of ``chunk = min(next_pow2(ceil(tokens / ceil(V / H))), tokens)`` tokens of logits
+      (``inc_factor = triton.cdiv(V, chunk_mem_const * H)``, chunk_mem_const 1): the persistent
+      ``logits_storage`` in the input's dtype written by ``torch.mm(out=)`` when
+      ``_can_use_mm_out`` (input and weight of one dtype, autocast off or of that dtype), else a
+      new ``_input_chunk @ weight.t()`` under autocast, whose casts of the weight (vocab x hidden)
+      and of the input chunk are alive during the matmul; ``grad_input[chunk] = grad_logits @
+      weight`` then casts the weight again and makes a chunk x hidden product.
+
+    Backward: the saved gradients are returned as they are (``fused_linear_cross_entropy_backward``
+    scales them in place)."""
+    spec, arch, ctx = s.spec, s.arch, s.ctx
+    tokens, h, v = s.tokens, arch.hidden, arch.vocab
+    x_bytes = ctx.norm_out  # Liger's RMSNorm returns its input's (the residual stream's) dtype
+    w_bytes = s.train_bytes if s.full else s.head_bytes
+    mm_out = x_bytes == w_bytes and (not s.mixed or x_bytes == s.act)
+    inc = math.ceil(v / h)
+    chunk = min(tokens, 1 << max(0, math.ceil(math.log2(max(1, math.ceil(tokens / inc))))))
+    logits_bytes = x_bytes if mm_out else (s.act if s.mixed else max(x_bytes, w_bytes))
+    grads = x_bytes * tokens * h + head_grad
+    fixed = (FP32 + BOOL + LIGER_LABEL_BYTES_PER_TOKEN) * tokens + x_bytes * tokens * h
+    matmul = 0.0
+    if not mm_out:
+        weight_cast = s.act * v * h * s.param_share if (s.mixed and w_bytes != s.act) else 0.0
+        input_cast = s.act * chunk * h if (s.mixed and x_bytes != s.act) else 0.0
+        product = logits_bytes * chunk * h  # grad_logits @ weight, before it is copied into grad_input
+        matmul = weight_cast + max(input_cast, product)
+    live = grads + fixed + logits_bytes * chunk * v + matmul
+    return _Loss(forward=live, backward=grads, head_backward=0.0, head_grad=0.0, input_grad=0.0)
+
+
 @dataclass(frozen=True)
 class _Transients:
     optimizer: float  # optimizer.step() temporaries
     buckets: float  # DDP gradient buckets / ZeRO-2 reduce buckets
-    gather: float  # FSDP / ZeRO-3 unsharded parameters in flight
+    gather: float  # FSDP / ZeRO-3 unsharded parameters in flight at a layer's backward
     grads_late: float  # gradients not yet made when backward reaches the first layer
     largest_grad: float  # optimizer in backward: the one gradient alive at a time
+    gather_loss: float = 0.0  # ... at the end of forward and through the loss and LM head backward
+    gather_tail: float = 0.0  # ... an FSDP unit kept unsharded beside the layers in backward
+    tied_backward: float = 0.0  # FSDP, trainable tied embedding: its backward's transients (see _fsdp_tied)
+    tied_grad: float = 0.0  # ... and its sharded gradient, not yet made at that moment
 
 
 def _optimizer_transient(s: _Setup) -> float:
@@ -472,21 +538,69 @@ def _transients(s: _Setup) -> _Transients:
         # the 16-bit gradient of the whole model is produced in backward before being reduced
         # into the partitions, bucket by bucket (reduce_bucket_size: hidden^2 under HF's "auto")
         buckets = min(s.trainable, arch.hidden ** 2) * BF16
-    gather = 0.0
-    if s.shard in ("fsdp", "zero3"):  # unsharded parameters of the layers being computed
+    gather = gather_loss = gather_tail = 0.0
+    if s.shard == "zero3":  # unsharded parameters of the layers being computed, at every moment
         stored = BF16 if (s.mixed or s.act == BF16) else FP32
         if s.full:
             gather = FSDP_UNITS_IN_FLIGHT * arch.params_per_layer * stored
         else:
             gather = FSDP_UNITS_IN_FLIGHT * arch.params_per_layer * BF16 * (0.25 if s.quant else 1.0)
+        gather_loss = gather
+    elif s.shard == "fsdp":
+        gather, gather_loss, gather_tail = _fsdp_gathers(s)
     late_params = arch.params_per_layer + (0 if arch.tied_embeddings else arch.params_embedding)
     grads_late = late_params * s.train_bytes * s.state_share if s.full else 0.0
     largest = 0.0
     if s.in_backward:
         biggest = max(arch.params_embedding, arch.hidden * arch.intermediate) if s.full else 0
         largest = biggest * s.train_bytes * s.state_share
+    tied_backward, tied_grad = _fsdp_tied(s) if s.shard == "fsdp" else (0.0, 0.0)
     return _Transients(optimizer=_optimizer_transient(s), buckets=buckets, gather=gather, grads_late=grads_late,
-                       largest_grad=largest)
+                       largest_grad=largest, gather_loss=gather_loss, gather_tail=gather_tail,
+                       tied_backward=tied_backward, tied_grad=tied_grad)
+
+
+def _fsdp_tied(s: _Setup) -> tuple[float, float]:
+    """A full fine-tune of a tied model under FSDP: the embedding's backward, after every layer's
+    (traced: advisor.hftrace.fsdp). The tied weight is used twice (LM head and embedding), so
+    autograd sums its two unsharded gradients (InputBuffer: the LM head's, the embedding's and
+    their sum alive at once, in the gathered dtype); beside them the tail unit's unsharded weight
+    (``_fsdp_gathers``) and the first layer's unsharded parameters, not yet resharded. Returns
+    (those transients, the embedding's sharded gradient, not yet made)."""
+    if not (s.full and s.arch.tied_embeddings):
+        return 0.0, 0.0
+    arch = s.arch
+    stored = BF16 if (s.mixed or s.act == BF16) else FP32
+    weight = arch.vocab * arch.hidden
+    transients = weight * stored * (1 + 3) + arch.params_per_layer * stored
+    return transients, arch.params_embedding * s.train_bytes * s.state_share
+
+
+def _fsdp_gathers(s: _Setup) -> tuple[float, float, float]:
+    """Unsharded parameters FSDP2 holds, as accelerate applies it (accelerate 1.15
+    ``fsdp2_prepare_model``; torch 2.13 ``torch/distributed/fsdp/_fully_shard``; traced over fake
+    ranks by advisor.hftrace.fsdp): (at a layer's backward, at the end of forward and through the
+    loss, beside the layers in backward).
+
+    * Parameters are all-gathered in ``MixedPrecisionPolicy.param_dtype``: bf16 under mixed
+      precision (accelerate's ``set_mixed_precision``: param_dtype = reduce_dtype = bf16), else as
+      stored. QLoRA's 4-bit base, stored in bf16 to be sharded (see ``_static``), is gathered as
+      its packed bytes (half a byte a weight), not traced (advisor.hftrace.fsdp refuses it).
+    * Each decoder layer is its own unit with ``reshard_after_forward=True``: none is unsharded at
+      the end of forward; in backward the current one and the prefetched next one
+      (FSDP_UNITS_IN_FLIGHT).
+    * The LM head is in the tail unit ``[final_norm, lm_head]`` (with the embedding when tied),
+      ``reshard_after_forward=False``: unsharded from its forward to its post-backward, so
+      through the loss; a tied one is resharded only after the embedding's backward, so it stays
+      beside the layers through all of backward."""
+    arch = s.arch
+    stored = BF16 if (s.mixed or s.act == BF16) else FP32
+    per_layer_trainable = 0 if s.full else s.trainable / arch.layers
+    gathered = stored if s.full else (BF16 if s.mixed or s.act == BF16 else FP32)
+    base = arch.params_per_layer * (0.25 if s.quant else 1.0)  # packed NF4: a quarter of a bf16 weight
+    head = arch.vocab * arch.hidden * gathered
+    layers = FSDP_UNITS_IN_FLIGHT * (base + per_layer_trainable) * gathered
+    return layers, head, head if arch.tied_embeddings else 0.0
 
 
 def _moments(s: _Setup, static: dict[str, float], a: _Acts, loss: _Loss, tr: _Transients) -> list:
@@ -507,9 +621,9 @@ def _moments(s: _Setup, static: dict[str, float], a: _Acts, loss: _Loss, tr: _Tr
         return max(grads_fwd, made)
 
     copies_bwd = a.autocast_copies if a.copies_in_backward else 0.0
-    fwd_extra = tr.gather + a.autocast_copies + a.head_copy
-    bwd_extra = tr.gather + tr.buckets + copies_bwd + a.head_copy
-    layer_extra = tr.gather + tr.buckets + copies_bwd
+    fwd_extra = tr.gather_loss + a.autocast_copies + a.head_copy
+    bwd_extra = tr.gather_loss + tr.buckets + copies_bwd + a.head_copy
+    layer_extra = tr.gather + tr.gather_tail + tr.buckets + copies_bwd
     head_grad = loss.head_grad
     extra = []
     if s.quant_head:
@@ -543,7 +657,9 @@ def _moments(s: _Setup, static: dict[str, float], a: _Acts, loss: _Loss, tr: _Tr
         # embedding's, that layer's activations (recomputed under checkpointing, beside the
         # checkpointed input it was recomputed from)
         moment("backward", gradients=grads(grads_all - tr.grads_late), activations=a.one_layer,
-               transient=tr.gather + tr.buckets),
+               transient=tr.gather + tr.gather_tail + tr.buckets),
+        # FSDP, tied full fine-tune: the embedding's backward, every layer's gradient made (_fsdp_tied)
+        moment("backward", gradients=grads(grads_all - tr.tied_grad), activations=0.0, transient=tr.tied_backward),
         moment("optimizer", gradients=0.0 if s.in_backward else grads_all, transient=tr.optimizer + tr.buckets),
     ]
 

@@ -76,6 +76,11 @@ class LayerCtx:
     # (bitsandbytes Linear4bit: ``.to(inp_dtype)``), not the compute dtype
     first_layer_input_grad: bool = False  # the first layer's input requires grad even with a
     # frozen embedding (transformers' enable_input_require_grads under checkpointing)
+    liger: bool = False  # Liger's RMSNorm, SwiGLU and RoPE kernels (advisor.hftrace.liger): a
+    # norm saves its input itself and an fp32 rstd per row (ops/rms_norm.py LigerRMSNormFunction:
+    # save_for_backward(X, W, RSTD)) and returns its input's dtype; the gated MLP saves gate and
+    # up only (ops/swiglu.py LigerSiLUMulFunction: save_for_backward(a, b)) and its backward
+    # writes their gradients into them; RoPE rotates q and k in place (ops/rope.py)
 
     def linear_out(self, x_bytes: int) -> int:
         """Bytes of a block linear's output for an input of ``x_bytes``: its base result's dtype
@@ -208,9 +213,7 @@ def layer_saved_bytes_per_token(arch: Architecture, c: LayerCtx) -> float:
 
     total = 0.0
     for _ in range(2):  # two norms: fp32 input (x.to(fp32), saved by pow and mul), rsqrt per token
-        total += FP32 * h + FP32
-        if c.base_trainable:  # weight * normalized.to(input dtype): saved for the weight's grad
-            total += c.residual * h
+        total += norm_saved_per_token(arch, c)
     total += _linear_input_bytes(c, c.norm_out, [("q_proj", h), ("k_proj", h), ("v_proj", h)])
     # attention: rotated q and k, v, output (also o_proj's input), then logsumexp or probabilities
     total += a * (q + 2 * kv) + a * q
@@ -228,6 +231,17 @@ def layer_saved_bytes_per_token(arch: Architecture, c: LayerCtx) -> float:
     return total
 
 
+def norm_saved_per_token(arch: Architecture, c: LayerCtx) -> float:
+    """What one RMSNorm saves for backward, per token. transformers' LlamaRMSNorm: the fp32 input
+    (``hidden_states.to(torch.float32)``, saved by pow and mul) and the rsqrt, and for a trainable
+    weight the normalized value. Liger's (``c.liger``): its input itself and one fp32 rstd
+    (liger_kernel 0.8.5 ops/rms_norm.py ``LigerRMSNormFunction.forward``: ``save_for_backward(X,
+    W, RSTD)``, RSTD fp32 in the "llama" casting mode), whether the weight trains or not."""
+    if c.liger:
+        return c.residual * arch.hidden + FP32
+    return FP32 * arch.hidden + FP32 + (c.residual * arch.hidden if c.base_trainable else 0)
+
+
 def mlp_saved_bytes_per_token(arch: Architecture, c: LayerCtx) -> float:
     """What the MLP (every routed expert) of one layer saves for backward, per token."""
     h, inter = arch.hidden, arch.intermediate
@@ -235,7 +249,8 @@ def mlp_saved_bytes_per_token(arch: Architecture, c: LayerCtx) -> float:
     k_experts = arch.experts_per_token if arch.experts else 1
     mlp_in = [("gate_proj", h), ("up_proj", h)] if arch.mlp_kind == "gated" else [("up_proj", h)]
     mlp = _linear_input_bytes(c, c.norm_out, mlp_in)
-    mlp += (3 if arch.mlp_kind == "gated" else 1) * m * inter  # gate, act(gate), up | up
+    # gate, act(gate), up | up; Liger's SiLUMul saves gate and up only (ops/swiglu.py)
+    mlp += (1 if arch.mlp_kind != "gated" else (2 if c.liger else 3)) * m * inter
     mlp += _linear_input_bytes(c, m, [("down_proj", inter)])
     return mlp * k_experts
 
@@ -258,7 +273,7 @@ def first_layer_unsaved_per_token(arch: Architecture, c: LayerCtx) -> float:
     qkv = [("q_proj", h), ("k_proj", h), ("v_proj", h)]
     saved = _linear_input_bytes(c, c.norm_out, qkv)
     frozen_in = _linear_input_bytes(replace(c, input_grad=False), c.norm_out, qkv)
-    return FP32 * h + FP32 + saved - frozen_in  # the input norm's fp32 input and rsqrt
+    return norm_saved_per_token(arch, c) + saved - frozen_in  # the input norm's saved tensors
 
 
 def quant_held_inputs_per_token(arch: Architecture, c: LayerCtx, first_layer: bool = False) -> float:
@@ -296,6 +311,8 @@ def layer_peak_extra_per_token(arch: Architecture, c: LayerCtx) -> float:
     freed what it saved (its input, its adapter's tensors); or a LoRA (re)compute moment."""
     k_experts = arch.experts_per_token if arch.experts else 1
     grads = MLP_BWD_GRADS if arch.mlp_kind == "gated" else 2
+    if c.liger and arch.mlp_kind == "gated":  # Liger's SiLUMul backward writes into gate and up
+        grads = 1  # (ops/swiglu.py swiglu_backward): only the product's gradient is new
     m = c.linear_out(c.norm_out)
     down_saved = _linear_input_bytes(c, m, [("down_proj", arch.intermediate)])
     bwd = grads * m * arch.intermediate - down_saved
@@ -329,7 +346,7 @@ def lora_forward_transient_per_token(arch: Architecture, c: LayerCtx) -> float:
     mlp_input = 0.0 if in_saved else c.norm_out * h  # alive as the MLP's argument, unsaved
     # the residual after attention is alive for the block's last add; with an fp32 stream it is
     # the post-attention norm's saved fp32 input itself, else a tensor of its own
-    mid_residual = c.residual * h if c.residual != FP32 else 0.0
+    mid_residual = c.residual * h if (c.residual != FP32 and not c.liger) else 0.0  # Liger's norm saves it
     down_in = [("down_proj", inter)]
     product_saved = _linear_input_bytes(c, a, down_in) > _linear_input_bytes(c, a, down_in, counted=True)
     product = 0.0 if product_saved else a * inter  # alive, but in the saved bytes only when kept

@@ -137,6 +137,30 @@ def test_hf_estimate_agrees_with_the_real_stack(catalog, model, method, gc, drop
     assert ours.allocated_bytes == pytest.approx(traced.allocated_bytes, rel=TOLERANCE)
 
 
+# Liger kernel in the real stack (advisor.hftrace.liger: Liger's own monkey patch, its Triton
+# kernels stood in for byte for byte): LoRA and QLoRA, checkpointing on/off, at the three shapes,
+# sequence length 512-8192 and micro-batch 1-4 cycling as above (12 traces, about 3 minutes)
+HF_LIGER_GRID = [
+    (model, method, gc, HF_SEQ_LENS[i % 3], HF_MICRO_BATCHES[(i // 3) % 3])
+    for i, (model, method, gc) in enumerate(
+        (m, meth, g) for m in HF_MODELS for meth in ("lora", "qlora") for g in (True, False))
+]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (_hf_available() and __import__("tests.conftest").conftest.have("liger_kernel")),
+                    reason="needs the hf and liger extras (transformers, peft, bitsandbytes, liger_kernel)")
+@pytest.mark.parametrize("model,method,gc,seq,mb", HF_LIGER_GRID, ids=["-".join(map(str, c)) for c in HF_LIGER_GRID])
+def test_hf_liger_estimate_agrees_with_the_real_stack(catalog, model, method, gc, seq, mb):
+    spec = FinetuneSpec(model=model, method=method, stack="hf", gradient_checkpointing=gc, seq_len=seq,
+                        micro_batch=mb, liger_kernel=True)
+    arch = catalog.model(model).arch
+    traced = trace.trace_step(spec, arch, runtime="hf")
+    ours = estimate_memory(spec, arch)
+    assert traced.runtime == "hf" and "liger_kernel" in traced.versions
+    assert ours.allocated_bytes == pytest.approx(traced.allocated_bytes, rel=TOLERANCE)
+
+
 # the reference decoder at real shapes too (the tiny grid above cannot see real-shape terms)
 REAL_REFERENCE = [
     ("llama-3.1-8b", _c("qlora", "hf", True, "bf16-mixed", seq=4096, mb=1)),

@@ -166,3 +166,112 @@ def test_the_same_step_at_two_lengths_is_one_program_for_the_allocator(tiny, met
     logs = {L: EventLog.from_tracker(trace_hf(_spec(method=method, seq_len=L), tiny).tracker) for L in (64, 128)}
     assert logs[64].events == logs[128].events
     StepProgram.from_logs(logs, micro_batch=2)
+
+
+# --- Liger kernel (advisor.hftrace.liger) ---------------------------------------------------------
+needs_liger = pytest.mark.skipif(not have("liger_kernel"), reason="needs liger_kernel (the liger extra)")
+
+
+def _loss_and_grads(tiny, liger_kernel: bool, **kw):
+    """One real fp32 forward + backward of the pilot's own hf model on CPU tensors."""
+    from advisor.pilot import hf_stack
+
+    spec = _spec(liger_kernel=liger_kernel, precision="fp32", lora_dropout=0.0, seq_len=32, **kw)
+    torch.manual_seed(0)
+    model = hf_stack.prepare(hf_stack.make_model(spec, tiny, "cpu"), spec)
+    for name, p in model.named_parameters():  # LoRA B starts at zero: make every gradient flow
+        if "lora_B" in name:
+            torch.nn.init.normal_(p, std=0.02, generator=torch.Generator().manual_seed(1))
+    ids = hf_stack.make_batch(spec, tiny, "cpu")
+    loss = model(input_ids=ids, labels=ids).loss
+    loss.backward()
+    return model, loss.item(), {n: p.grad for n, p in model.named_parameters() if p.grad is not None}
+
+
+@needs_liger
+@pytest.mark.parametrize("kw", [dict(method="lora"), dict(method="full", gradient_checkpointing=False)])
+def test_liger_stand_ins_compute_what_transformers_computes(tiny, kw):
+    """Liger applied as the Trainer applies it swaps every norm, MLP, RoPE and the loss; the
+    stand-ins give transformers' loss and gradients (on real tensors), so they run the same graph."""
+    from liger_kernel.transformers.model.llama import lce_forward
+
+    from advisor.hftrace import liger
+
+    _, plain_loss, plain = _loss_and_grads(tiny, False, **kw)
+    with liger.stand_ins():
+        model, liger_loss, grads = _loss_and_grads(tiny, True, **kw)
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    assert base.forward.__func__ is lce_forward
+    assert {layer.mlp._get_name() for layer in base.model.layers} == {"LigerSwiGLUMLP"}
+    assert base.model.norm._get_name() == "LigerRMSNorm"
+    assert liger_loss == pytest.approx(plain_loss, rel=1e-5)
+    assert grads.keys() == plain.keys()
+    for name, g in grads.items():
+        assert torch.allclose(g, plain[name], rtol=1e-4, atol=1e-6 * plain[name].abs().max().item()), name
+
+
+@needs_liger
+def test_liger_trace_restores_transformers_and_says_its_version(tiny):
+    import transformers.models.llama.modeling_llama as modeling_llama
+
+    before = (modeling_llama.apply_rotary_pos_emb, modeling_llama.LlamaRMSNorm, modeling_llama.LlamaMLP)
+    result = trace_hf(_spec(method="lora", liger_kernel=True), tiny)
+    assert (modeling_llama.apply_rotary_pos_emb, modeling_llama.LlamaRMSNorm, modeling_llama.LlamaMLP) == before
+    assert "liger_kernel" in result.versions
+    assert result.allocated_bytes < trace_hf(_spec(method="lora"), tiny).allocated_bytes  # no logits kept
+
+
+@needs_liger
+@pytest.mark.parametrize("kw", [dict(method="lora"), dict(method="lora", gradient_checkpointing=False, lora_dropout=0.1),
+                                dict(method="full", precision="fp32", optimizer_impl="foreach")])
+def test_liger_fake_trace_equals_the_real_tensor_run(tiny, kw):
+    spec = _spec(liger_kernel=True, **kw)
+    fake, real = trace_hf(spec, tiny), trace_hf(spec, tiny, fake=False)
+    assert fake.allocated_bytes == real.allocated_bytes
+    assert fake.breakdown == real.breakdown
+
+
+@needs_liger
+@pytest.mark.parametrize("x_dtype, w_dtype, autocast, mm_out", [
+    (torch.bfloat16, torch.bfloat16, True, True),  # LoRA on a bf16 model: torch.mm(out=) into one buffer
+    (torch.float32, torch.float32, True, False),  # QLoRA's fp32 norm and head under bf16 autocast
+])
+def test_fused_linear_cross_entropy_allocates_what_liger_does(x_dtype, w_dtype, autocast, mm_out):
+    """liger_kernel 0.8.5 fused_linear_cross_entropy_forward: grad_input like the input, the fp32
+    loss per token, one chunk of logits (chunk = next_pow2(cdiv(BT, cdiv(V, H)))), and under
+    autocast over fp32 operands the weight's 16-bit cast per matmul; grad_input is saved."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    import liger_kernel.transformers.functional as F
+
+    from advisor.hftrace import liger
+    from advisor.model.tracker import LiveBytes
+
+    BT, H, V = 2048, 64, 1000  # cdiv(V, H) = 16: chunks of next_pow2(128) = 128 tokens
+    with FakeTensorMode():
+        x = torch.empty(BT, H, dtype=x_dtype, requires_grad=True)
+        w = torch.empty(V, H, dtype=w_dtype)
+        target = torch.zeros(BT, dtype=torch.long)
+        tracker = LiveBytes(vocab=0)
+        with liger.stand_ins(), tracker, torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
+            loss = F.liger_fused_linear_cross_entropy(x, w, target)
+            loss.backward()
+    made = [st.nbytes for st in tracker.storages]
+    x_bytes = torch.tensor([], dtype=x_dtype).element_size()
+    assert BT * H * x_bytes in made and BT * 4 in made  # grad_input, loss_1d
+    assert 128 * V * 2 in made  # one chunk of 16-bit logits
+    # autocast's 16-bit cast of an fp32 head, per matmul (a bf16 head's own storage is seen once,
+    # through weight.t())
+    casts = made.count(V * H * 2) - (1 if w_dtype == torch.bfloat16 else 0)
+    assert (casts > 0) == (not mm_out)
+    assert tuple(x.grad.shape) == (BT, H)
+
+
+@needs_liger
+def test_trace_cli_runtime_hf_with_liger_kernel():
+    out = subprocess.run([sys.executable, "-m", "advisor", "trace", "--runtime", "hf", "--liger-kernel",
+                          "--model", "tiny-test", "--method", "lora", "--seq-len", "64", "--json"],
+                         capture_output=True, text=True, cwd=ROOT, check=True)
+    data = json.loads(out.stdout)
+    assert data["runtime"] == "hf" and "liger_kernel" in data["versions"]
+    assert data["spec"]["liger_kernel"] is True

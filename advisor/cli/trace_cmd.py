@@ -38,9 +38,6 @@ def hf_unavailable(spec, arch) -> str | None:
     """Why the real hf stack cannot trace this spec here (None when it can)."""
     if spec.stack != "hf":
         return f"the {spec.stack} stack is not transformers + PEFT (its behaviour is traced in the reference decoder)"
-    if spec.liger_kernel:
-        return ("Liger's kernels are Triton kernels, which do not run on fake CPU tensors "
-                "(the estimate models their memory from liger_kernel's source)")
     if arch.mlp_kind != "gated" or arch.norm != "rmsnorm":
         return "transformers' Llama-family classes cannot express this architecture"
     if arch.experts:
@@ -59,7 +56,20 @@ def hf_unavailable(spec, arch) -> str | None:
         hf_stack.imports(spec)
     except MissingExtra as exc:
         return str(exc)
-    return None
+    from advisor.hftrace import fsdp  # --num-gpus N --sharding fsdp: FSDP2 over N fake ranks
+
+    return fsdp.unavailable(spec)
+
+
+def sharding_json(spec, result) -> dict | None:
+    """What the JSON says about the GPUs the trace stands for: FSDP2 traced over fake ranks
+    (hf runtime), or one GPU's trace with the sharded categories divided by the count."""
+    if spec.num_gpus <= 1:
+        return None
+    traced = result.runtime == "hf" and spec.sharding == "fsdp"
+    return {"num_gpus": spec.num_gpus, "sharding": spec.sharding,
+            "traced": "fsdp2 fake ranks" if traced else ("replicated" if spec.sharding == "ddp" else "divided"),
+            "fake_ranks": spec.num_gpus if traced else 0, "rank": 0 if traced else None}
 
 
 def choose_runtime(runtime: str, spec, arch) -> tuple[str, str | None]:
@@ -182,6 +192,9 @@ def _trace(request: SpecRequest, runtime: str, steps: int, lang: str, replay_ste
                "notes": notes, "step_time": step_time}
         if estimate is not None:
             out["estimate"] = estimate
+        sharding = sharding_json(spec, result)
+        if sharding is not None:
+            out["sharding"] = sharding
         emit_json(out)
         return
     click.echo(t("trace.title", lang, label=resolved.label, method=t(f"method.{spec.method}", lang),

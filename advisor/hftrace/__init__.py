@@ -21,6 +21,9 @@ never for what the libraries do):
 * ``bnb4bit``: bitsandbytes' ``Params4bit`` cannot hold a fake tensor, so its bytes live in a
   plain parameter with its attributes; the CUDA fallback of ``gemm_4bit`` is replayed op by op
   so its dequantized-weight transient is seen (the fake kernel allocates only the output);
+* ``liger`` (``spec.liger_kernel``): Liger's own monkey patch, applied as transformers' Trainer
+  applies it, with each Triton kernel's autograd Function replaced by one that allocates and
+  saves what Liger's does;
 * the 8-bit AdamW of ``advisor.model.optim`` (bitsandbytes' byte layout) stands for
   bitsandbytes' CUDA optimizers; paged states live in CUDA unified memory, outside torch's
   allocator, in a real run.
@@ -86,7 +89,7 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
     import torch
     from torch._subclasses.fake_tensor import FakeTensorMode
 
-    from advisor.hftrace import bnb4bit
+    from advisor.hftrace import bnb4bit, fsdp
     from advisor.hftrace.fakeenv import cuda_behaviour, fake_module_moves
     from advisor.pilot import hf_stack
     from advisor.trace_result import warm_optimizer
@@ -105,6 +108,7 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
     with contextlib.ExitStack() as stack:
         stack.enter_context(torch.random.fork_rng(devices=[]))
         torch.manual_seed(0)
+        wrap = stack.enter_context(fsdp.sharded(spec, modes))  # FSDP2 over fake ranks, else identity
         if fake:
             stack.enter_context(FakeTensorMode())
         elif qlora:
@@ -118,10 +122,14 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
         if fake:
             stack.enter_context(fake_module_moves())
         stack.enter_context(cuda_behaviour())
+        if spec.liger_kernel:  # Liger's Triton kernels cannot run on CPU tensors, fake or real
+            from advisor.hftrace import liger
+
+            stack.enter_context(liger.stand_ins())
         say("building the model")
         model = hf_stack.make_model(spec, arch, "cpu",
                                     make_linear4bit=bnb4bit.fake_linear4bit if qlora else None)
-        model = hf_stack.prepare(model, spec)
+        model = wrap(hf_stack.prepare(model, spec))
         optimizer = hf_stack.make_optimizer(model, spec, stand_in_8bit=True)
         warm_optimizer(torch, model, optimizer)
         mark("batch")
@@ -154,6 +162,13 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
     if kernels is not None and kernels.fused_calls:
         notes.append(f"{kernels.fused_calls} 4-bit matmuls are small enough that some GPUs run bitsandbytes' "
                      "fused kernel instead of dequantize + matmul (counted as the latter)")
+    if spec.liger_kernel:
+        from advisor.hftrace import liger
+
+        installed = run.versions.get("liger_kernel", "")
+        if installed and installed != liger.MIRRORS:
+            notes.append(f"Liger's kernels are stood in for as liger_kernel {liger.MIRRORS} allocates and saves "
+                         f"(installed: {installed})")
     if qlora and bnb4bit.saves_input():
         notes.append("the installed bitsandbytes keeps each 4-bit matmul's input for backward (before 0.43.2)")
     run.seconds = time.perf_counter() - started
@@ -180,11 +195,13 @@ def trace_hf(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1,
              on_phase: Callable[[str], None] | None = None):
     """Exact memory of the hf stack's training step (``advisor.trace.TraceResult``); ``modes``
     and ``on_phase`` let another measurement ride along (see ``advisor.trace.trace_step``)."""
+    from advisor.hftrace import fsdp
     from advisor.model.tracker import LiveBytes
     from advisor.trace_result import TraceResult, outside_allocator, sharding_scale
 
     started = time.perf_counter()
-    tracker = LiveBytes(vocab=arch.vocab)
+    traced_fsdp = fsdp.applies(spec)  # FSDP2 over fake ranks: the trace is one rank's, nothing to divide
+    tracker = (fsdp.FsdpLiveBytes if traced_fsdp else LiveBytes)(vocab=arch.vocab)
     built: dict = {}
 
     def on_built(run: HfStep) -> None:
@@ -209,8 +226,11 @@ def trace_hf(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1,
                       progress=progress, fake=fake)
     run_notes, versions = run.notes, run.versions
     del built["run"], run  # the model, optimizer and batch die here: their frees end the log
+    if traced_fsdp:
+        fsdp.collect()  # FSDP's state and the modules refer to each other: a cycle only gc frees
     tracker.settle()
-    scale, notes = sharding_scale(spec)
+    scale, notes = (None, [fsdp.note(spec)]) if traced_fsdp else sharding_scale(spec)
+    versions = {**versions, **fsdp.versions()} if traced_fsdp else versions
     paged, paged_notes = outside_allocator(spec)
     notes += paged_notes
     replay = tracker.replay({**(scale or {}), **paged}, PHASES)

@@ -26,10 +26,13 @@ def _to(self, *args, **kwargs):
         return self
     if not (dtype.is_floating_point or dtype.is_complex):
         raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}")
+    made: dict[int, torch.nn.Parameter] = {}  # a parameter shared by two modules (tied embeddings) stays shared
     for module in self.modules():
         for key, p in list(module._parameters.items()):
             if p is not None and p.is_floating_point() and p.dtype != dtype:
-                module._parameters[key] = torch.nn.Parameter(p.detach().to(dtype), requires_grad=p.requires_grad)
+                if id(p) not in made:
+                    made[id(p)] = torch.nn.Parameter(p.detach().to(dtype), requires_grad=p.requires_grad)
+                module._parameters[key] = made[id(p)]
         for key, b in list(module._buffers.items()):
             if b is not None and b.is_floating_point() and b.dtype != dtype:
                 module._buffers[key] = b.to(dtype)
@@ -40,11 +43,13 @@ def _to_empty(self, *, device, recurse: bool = True):
     """``Module.to_empty`` (meta skeleton -> device) without the swap: new parameters of
     ``torch.empty_like`` on ``device``, ``requires_grad`` kept."""
     modules = self.modules() if recurse else [self]
+    made: dict[int, torch.nn.Parameter] = {}  # shared parameters stay shared, as swap_tensors keeps them
     for module in modules:
         for key, p in list(module._parameters.items()):
             if p is not None:
-                module._parameters[key] = torch.nn.Parameter(torch.empty_like(p, device=device),
-                                                             requires_grad=p.requires_grad)
+                if id(p) not in made:
+                    made[id(p)] = torch.nn.Parameter(torch.empty_like(p, device=device), requires_grad=p.requires_grad)
+                module._parameters[key] = made[id(p)]
         for key, b in list(module._buffers.items()):
             if b is not None:
                 module._buffers[key] = torch.empty_like(b, device=device)

@@ -77,7 +77,26 @@ def _imports(qlora: bool, optimizer: str):
 
 def imports(spec):
     """(transformers, peft, bitsandbytes or None) for ``spec``; MissingExtra when absent."""
-    return _imports(spec.method == "qlora", spec.optimizer)
+    out = _imports(spec.method == "qlora", spec.optimizer)
+    if getattr(spec, "liger_kernel", False):
+        try:
+            import liger_kernel  # noqa: F401
+        except ImportError:
+            raise MissingExtra("Liger kernels in the hf runtime", "liger", "liger_kernel") from None
+    return out
+
+
+def apply_liger(model, kernel_config: dict | None = None):
+    """Liger on ``model`` (PEFT-wrapped or not) as ``transformers.Trainer`` applies it for
+    ``use_liger_kernel=True``: ``transformers.integrations.liger.apply_liger_kernel(model,
+    args.liger_kernel_config)`` (transformers 5.24 trainer.py ``train``; the config defaults to
+    None: every kernel of ``apply_liger_kernel_to_llama`` at its default, fused linear
+    cross-entropy included). Under the trace, ``advisor.hftrace.liger.stand_ins`` stands in for
+    its Triton kernels."""
+    from transformers.integrations.liger import apply_liger_kernel
+
+    apply_liger_kernel(model, kernel_config)
+    return model
 
 
 def versions(spec=None) -> dict[str, str]:
@@ -217,6 +236,8 @@ def prepare(model, spec):
             target_modules=LORA_MODULES[spec.lora_targets], task_type="CAUSAL_LM"))
     elif spec.precision in ("bf16-mixed", "fp16-mixed"):
         model = model.float()  # HF Trainer with bf16=True trains fp32 weights under autocast
+    if getattr(spec, "liger_kernel", False):  # Trainer.train applies it to the prepared model
+        model = apply_liger(model)
     return model
 
 
