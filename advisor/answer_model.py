@@ -41,16 +41,18 @@ ChangeKind = Literal["micro_batch", "optimizer_8bit", "gradient_checkpointing", 
                      "expandable_segments", "shorter_seq", "fused_ce"]
 LeverKind = Literal["micro_batch", "optimizer_8bit", "gradient_checkpointing", "flash_attention", "qlora", "lora",
                     "expandable_segments", "shorter_seq", "fused_ce", "fsdp", "combined"]
-ReasonKind = Literal["one_gpu", "no_count", "over_ceiling"]
+ReasonKind = Literal["one_gpu", "no_count", "over_ceiling", "stated_count"]
 # what of the job as asked a change alters (a lever that alters nothing keeps the training the same:
 # same method, sequence length, global batch and trained tokens, and every setting the user stated)
 Alteration = Literal["method", "seq_len", "global_batch", "optimizer", "gradient_checkpointing", "attention"]
-VerdictQuestion = Literal["gpu", "one_card"]  # "can we ... on a 4090?" / "does it fit on one card?"
+VerdictQuestion = Literal["gpu", "one_card", "count"]  # "can we ... on a 4090?" / "does it fit on one card?" /
+#   "... on 4 GPUs" (a count stated, more than one)
 VerdictAnswer = Literal["yes", "no", "over_ceiling"]
 NoteCode = Literal[
     "recommend", "recommend_rate", "no_dataset", "itemized", "windows", "windows_fit", "windows_over", "tie",
     "faster", "hourly_trap", "tight", "calibrated", "prior", "asked_gpu_fits", "asked_gpu_no", "nothing_fits",
     "would_fit_gpu", "would_fit_lever", "stack", "legacy", "rounded_count", "multi_node", "over_ceiling",
+    "global_batch", "nothing_fits_stated",
 ]
 
 
@@ -126,7 +128,8 @@ class Reason(_Frozen):
     term_bytes: int | None = None
     max_gpus: int | None = None  # no_count: the largest count searched; over_ceiling: the ceiling ...
     need_at_max_bytes: int | None = None  # ... and what each GPU needs there
-    needs_gpus: int | None = None  # over_ceiling: the rentable count it would fit at (past the ceiling)
+    needs_gpus: int | None = None  # over_ceiling: the rentable count it would fit at (past the ceiling);
+    #   stated_count: the count it would fit at, past the count the user stated (in ``max_gpus``)
     text: str | None = None  # schema 1 only: the stored sentence
 
 
@@ -186,6 +189,8 @@ class Plan(_Frozen):
     method: str
     device_bytes: int
     tokens_per_s: float
+    global_batch: int | None = None  # sequences per optimizer step: num_gpus x micro_batch x accumulation
+    #   (None in a dump stored before it); differs from the job's only with "global_batch" in ``alters``
     hours: float | None = None
     cost_usd: float | None = None
     price_per_million_tokens: float | None = None
@@ -275,7 +280,10 @@ class Verdict(_Frozen):
     same global batch); "no" otherwise, with ``cheapest`` the recommended plan; "over_ceiling"
     when nothing fits within ``max_gpus`` (``needs_gpus``: the count it would take, if any).
     ``job_changes``: plans on one card that fit only by changing the job (shorter sequences,
-    QLoRA instead of LoRA...): options, never the verdict's yes."""
+    QLoRA instead of LoRA...): options, never the verdict's yes.
+    ``stated_gpus``: the GPU count the user stated ("on 1 GPU", "on 4 H100"): every plan stays on
+    it, so a plan on more GPUs is never the yes; when nothing fits on it, ``cheapest`` is the
+    plan that would (on more GPUs, from the ranking without the stated count)."""
 
     question: VerdictQuestion
     gpu: str | None = None
@@ -285,6 +293,7 @@ class Verdict(_Frozen):
     job_changes: tuple[Plan, ...] = ()
     max_gpus: int
     needs_gpus: int | None = None
+    stated_gpus: int | None = None
 
 
 class Answer(_Frozen):
@@ -307,6 +316,13 @@ class Answer(_Frozen):
     @property
     def best(self) -> Option | None:
         return next((o for o in self.options if o.gpu == self.recommended), None)
+
+    @property
+    def global_batch(self) -> int:
+        """The job's global batch in sequences: micro-batch x accumulation x GPUs as asked (or
+        assumed); every plan keeps it or says how it differs (``Plan.global_batch``)."""
+        s = self.spec
+        return s.micro_batch * s.gradient_accumulation_steps * s.num_gpus
 
     def gpu_name(self, gpu_id: str | None) -> str | None:
         return next((o.gpu_name for o in self.options if o.gpu == gpu_id), gpu_id)

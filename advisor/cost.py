@@ -93,7 +93,9 @@ def estimate_time(spec: FinetuneSpec, arch: Architecture, throughput: Throughput
     ``checkpoint``: ``checkpoint_bytes(spec, arch)`` when the caller already has it."""
     costs = spec.costs
     startup = STARTUP_FIXED_S + base_model_bytes(arch) / MODEL_LOAD_BYTES_PER_S
-    step_s = spec.seq_len * spec.micro_batch * throughput.num_gpus / throughput.tokens_per_s
+    # one optimizer step: the global batch's tokens (micro-batch x accumulation on every GPU)
+    step_s = (spec.seq_len * spec.micro_batch * spec.gradient_accumulation_steps * throughput.num_gpus
+              / throughput.tokens_per_s)
     pilot = (startup + PILOT_STEPS * step_s) if costs.include_pilot else 0.0
     if spec.dataset_tokens is None:
         return None

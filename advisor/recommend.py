@@ -74,9 +74,16 @@ class _Ctx:
 
     def __init__(self, arch: Architecture, base: FinetuneSpec, calibration: Calibration | None,
                  catalog: Catalog | None = None, max_gpus: int = DEFAULT_MAX_GPUS,
-                 assumed: tuple[str, ...] = ()):
+                 assumed: tuple[str, ...] = (), stated_gpus: bool = False, said: tuple[str, ...] = ()):
         self.arch, self.base, self.calibration = arch, base, calibration
+        # a GPU count the user stated ("on 1 GPU", "en una sola GPU", "on 4 H100") is kept: every
+        # plan runs on it (rounded up to a rentable shape); unstated, the search finds the count
+        self.stated_gpus, self.said = stated_gpus, set(said)
         self.catalog, self.max_gpus, self.assumed = catalog, max_gpus, set(assumed)
+        # the job's global batch in sequences: per-device micro-batch x accumulation x world size
+        # (transformers TrainingArguments: train_batch_size x gradient_accumulation_steps x
+        # world_size is the batch each optimizer step sees); every plan keeps it (_split)
+        self.global_batch = base.micro_batch * base.gradient_accumulation_steps * base.num_gpus
         self._node_gpus: dict[tuple, Gpu] = {}
         self._job_changes: dict[str, list[tuple[Gpu, "_Priced"]]] = {}  # per GPU: one-card plans changing the job
 
@@ -92,6 +99,27 @@ class _Ctx:
         (their Plan objects are built only for what the verdict lists)."""
         ranked = sorted(self._job_changes.get(gpu_id, ()), key=lambda gp: gp[1].money)[:most]
         return [priced.plan(gpu) for gpu, priced in ranked]
+
+    def split(self, n: int, micro_cap: int | None = None) -> tuple[int, int]:
+        """(micro-batch, accumulation) per GPU that keep the job's global batch on ``n`` data-parallel
+        GPUs (DDP and FSDP alike: each rank takes micro-batch x accumulation sequences per step):
+        the largest micro-batch up to ``micro_cap`` (the asked one: never more memory per GPU than
+        asked) that divides the per-GPU share. When ``n`` does not divide the global batch the
+        share is rounded up (each GPU takes at least one sequence): the plan then trains a larger
+        global batch, which it says (``Plan.global_batch``, alteration "global_batch")."""
+        cap = self.base.micro_batch if micro_cap is None else micro_cap
+        per_gpu = -(-self.global_batch // n)
+        micro = next(d for d in range(min(cap, per_gpu), 0, -1) if per_gpu % d == 0)
+        return micro, per_gpu // micro
+
+    def at(self, key: tuple, n: int, micro_cap: int | None = None, **update: Any) -> FinetuneSpec:
+        """The variant ``key`` on ``n`` GPUs with the micro-batch and accumulation that keep the
+        global batch (``split``) and ``update`` applied (a key names one variant: built once)."""
+        hit = self._variants.get(key)
+        if hit is not None:
+            return hit
+        micro, accumulation = self.split(n, micro_cap)
+        return self.variant(key, num_gpus=n, **update, micro_batch=micro, gradient_accumulation_steps=accumulation)
 
     def variant(self, key: tuple, **update: Any) -> FinetuneSpec:
         spec = self._variants.get(key)
@@ -128,6 +156,11 @@ class _Ctx:
                                                                 "network_gbps": lay.network_gbps or 0.0})
         return hit
 
+    def count_layout(self, gpu: Gpu) -> Layout | None:
+        """The layout every plan on ``gpu`` runs on when the user stated a count (the count rounded
+        up to a rentable shape within the ceiling; None: none); None when no count was stated."""
+        return round_up(self.base.num_gpus, self.layouts(gpu)) if self.stated_gpus else None
+
     def stated(self, field: str) -> bool:
         """Whether the user said this field (a default we filled in is in ``assumed``)."""
         return field not in self.assumed
@@ -160,42 +193,49 @@ class _Ctx:
 def _memory(m: MemoryBreakdown) -> Memory:
     """The answer's figures of a MemoryBreakdown (model_construct: its fields are typed already,
     and validation would cost more than the ranking's arithmetic, benchmarks/ranking.py)."""
-    return Memory.model_construct(num_gpus=m.num_gpus, allocated_bytes=m.allocated_bytes,
+    return _trusted(Memory, dict(num_gpus=m.num_gpus, allocated_bytes=m.allocated_bytes,
                                   reserved_bytes=m.reserved_bytes, device_bytes=m.device_bytes,
-                                  need_bytes=m.need_bytes, peak_phase=m.peak_phase, terms=dict(m.terms))
+                                  need_bytes=m.need_bytes, peak_phase=m.peak_phase, terms=dict(m.terms)))
 
 
 def _time(t: Any) -> RunTime | None:
     if t is None:
         return None
-    return RunTime.model_construct(training_s=t.training_s, evaluation_s=t.evaluation_s, checkpoint_s=t.checkpoint_s,
-                                   startup_s=t.startup_s, pilot_s=t.pilot_s, run_s=t.run_s, saves=t.saves)
+    return _trusted(RunTime, dict(training_s=t.training_s, evaluation_s=t.evaluation_s, checkpoint_s=t.checkpoint_s,
+                                   startup_s=t.startup_s, pilot_s=t.pilot_s, run_s=t.run_s, saves=t.saves))
 
 
 def _cost(c: Any) -> Cost | None:
     if c is None:
         return None
-    return Cost.model_construct(training_usd=c.training_usd, overhead_usd=c.overhead_usd, failures_usd=c.failures_usd,
+    return _trusted(Cost, dict(training_usd=c.training_usd, overhead_usd=c.overhead_usd, failures_usd=c.failures_usd,
                                 evaluation_usd=c.evaluation_usd, pilot_usd=c.pilot_usd, storage_usd=c.storage_usd,
-                                storage_gb=c.storage_gb, gpu_hours=c.gpu_hours, total_usd=c.total_usd)
+                                storage_gb=c.storage_gb, gpu_hours=c.gpu_hours, total_usd=c.total_usd))
 
 
 _Fit = tuple[FinetuneSpec, MemoryBreakdown, Layout]
 
 
-def _find_fit(ctx: _Ctx, gpu: Gpu, limit: float, rr: float | None, ceiling: int | None = None) -> _Fit | None:
+def _find_fit(ctx: _Ctx, gpu: Gpu, limit: float, rr: float | None, ceiling: int | None = None,
+              keep_count: bool = True) -> _Fit | None:
     """The spec at the smallest rentable GPU count (and sharding) at which it fits under
     ``limit``: the spec's own count rounded up to a shape, then the larger shapes and whole
-    multi-node machines, up to ``ceiling`` (the answer's max_gpus)."""
+    multi-node machines, up to ``ceiling`` (the answer's max_gpus); only the spec's own count when
+    the user stated it (``keep_count``: False to say what count it would take)."""
     base = ctx.base
     lays = ctx.layouts(gpu, ceiling)
     start = round_up(base.num_gpus, lays)
     if start is None:
         return None
-    for lay in lays[lays.index(start):]:
+    tried = [(lay, base.sharding if lay is start else "fsdp") for lay in lays[lays.index(start):]]
+    if ctx.stated_gpus and keep_count:
+        # the count stated, as asked; sharded with FSDP there when DDP's replicas do not fit and
+        # the user named no sharding (HF Trainer runs FSDP once configured, at the same count)
+        tried = tried[:1] + ([(start, "fsdp")] if start.num_gpus > 1 and base.sharding == "ddp"
+                             and "sharding" not in ctx.said else [])
+    for lay, sharding in tried:
         n = lay.num_gpus
-        sharding = base.sharding if lay is start else "fsdp"
-        spec = ctx.variant(("fit", n, sharding), num_gpus=n, sharding=sharding)
+        spec = ctx.at(("fit", n, sharding), n, sharding=sharding)
         mem = ctx.memory(spec, n, rr)
         if mem.need_bytes <= limit:
             return spec, mem, lay
@@ -209,21 +249,23 @@ _LEVER_FIELDS = ("micro_batch", "gradient_accumulation_steps", "optimizer", "gra
 _Single = tuple[dict[str, Any], dict[str, Any]]
 
 
-def _accumulation(spec: FinetuneSpec, micro_batch: int, asked_gpus: int) -> _Single:
+def _accumulation(spec: FinetuneSpec, micro_batch: int) -> _Single:
     """Micro-batch ``micro_batch`` on one GPU with the gradient accumulation that keeps the global
     batch asked (micro_batch x accumulation x GPUs: HF TrainingArguments' per_device_train_batch_size
-    x gradient_accumulation_steps x world size), so the optimizer sees the same batches."""
-    accumulation = spec.micro_batch * spec.gradient_accumulation_steps * asked_gpus // micro_batch
+    x gradient_accumulation_steps x world size), so the optimizer sees the same batches. ``spec``
+    is the job on one GPU (``_Ctx.split(1)``: its micro-batch x accumulation is the global batch)."""
+    accumulation = spec.micro_batch * spec.gradient_accumulation_steps // micro_batch
     return ({"kind": "micro_batch", "factor": spec.micro_batch // micro_batch, "micro_batch": micro_batch,
              "accumulation": accumulation},
             {"micro_batch": micro_batch, "gradient_accumulation_steps": accumulation})
 
 
-def _lever_updates(spec: FinetuneSpec, asked_gpus: int = 1) -> list[_Single]:
-    """Single changes that lower memory: (the change as Lever fields, the spec fields to change)."""
+def _lever_updates(spec: FinetuneSpec) -> list[_Single]:
+    """Single changes that lower memory on one GPU (``spec``: the job there): (the change as Lever
+    fields, the spec fields to change)."""
     out: list[_Single] = []
     if spec.micro_batch > 1:
-        out.append(_accumulation(spec, 1, asked_gpus))
+        out.append(_accumulation(spec, 1))
     if spec.stack == "hf" and not spec.liger_kernel:
         # Liger's fused linear cross-entropy never materializes the logits (liger_kernel 0.8.5
         # ops/fused_linear_cross_entropy.py; advisor.memory's logits_loss term): same loss, same math
@@ -281,39 +323,48 @@ def _alters(ctx: _Ctx, code: dict[str, Any]) -> tuple[str, ...]:
 
 
 def _levers(ctx: _Ctx, gpu: Gpu, limit: float, rr: float | None,
-            fit: _Fit | None) -> list[tuple[Lever, FinetuneSpec]]:
+            fit: _Fit | None, n0: int = 1) -> list[tuple[Lever, FinetuneSpec]]:
     """What would make the spec fit on ``gpu``: single changes, all of them together, a shorter
     sequence, FSDP; when nothing fits at any count, each change with the FSDP count that makes
     it fit. Fitting levers first, cheapest first (GPU-time per token relative to the spec).
-    Each lever comes with its spec (the plan it makes, advisor.recommend._option prices it)."""
-    single = ctx.variant(("fit", 1, ctx.base.sharding), num_gpus=1)
-    base_tps = ctx.throughput(single, gpu, 1).tokens_per_s
+    Each lever comes with its spec (the plan it makes, advisor.recommend._option prices it).
+    ``n0``: the GPU count the levers are tried on (1, or the count the user stated)."""
+    single = ctx.at(("fit", n0, ctx.base.sharding), n0)
     found: list[tuple[Lever, FinetuneSpec]] = []
 
-    def add(code: dict[str, Any], key: tuple, update: dict[str, Any], n: int = 1,
+    def add(code: dict[str, Any], key: tuple, update: dict[str, Any], n: int = n0,
             below: int | None = None) -> Lever | None:
         """The lever, with its memory and GPU-time; None when it does not bring the memory
-        ``below`` (then its step time is never priced: the ranking's milliseconds)."""
-        spec = ctx.variant(key, num_gpus=n, **update)
+        ``below`` (then its step time is never priced: the ranking's milliseconds). A lever that
+        does not fit is not priced either (``cost_factor`` None): no plan, arrow or ranking reads
+        the GPU-time of a change that leaves the job out of memory (fitting levers sort by it,
+        the others by their memory), and pricing one is a step-time model of its own spec."""
+        if n > 1:  # sharded over n GPUs: the global batch split among them (_Ctx.split)
+            rest = {k: v for k, v in update.items() if k not in ("micro_batch", "gradient_accumulation_steps")}
+            spec = ctx.at(key, n, update.get("micro_batch"), **rest)
+        else:
+            spec = ctx.variant(key, num_gpus=n, **update)
         mem = ctx.memory(spec, n, rr)
         if below is not None and mem.device_bytes >= below:
             return None
-        tps = ctx.throughput(spec, gpu, n).tokens_per_s
-        lv = Lever.model_construct(**{**_LEVER_DEFAULTS, **code}, device_bytes=mem.device_bytes,
-                                   fits=mem.need_bytes <= limit, num_gpus=n, cost_factor=n * base_tps / tps,
-                                   alters=_alters(ctx, code))
+        fits = mem.need_bytes <= limit
+        factor = None
+        if fits:  # GPU-time per trained token relative to the spec as asked on n0 GPUs
+            base_tps = ctx.throughput(single, gpu, n0).tokens_per_s
+            factor = n * base_tps / (n0 * ctx.throughput(spec, gpu, n).tokens_per_s)
+        lv = _trusted(Lever, {**_LEVER_DEFAULTS, **code, "device_bytes": mem.device_bytes, "fits": fits,
+                              "num_gpus": n, "cost_factor": factor, "alters": _alters(ctx, code)})
         found.append((lv, spec))
         return lv
 
-    before = ctx.memory(single, 1, rr).device_bytes
+    before = ctx.memory(single, n0, rr).device_bytes
     singles = []
-    asked = ctx.base.num_gpus
-    for code, update in _lever_updates(single, asked):
+    for code, update in _lever_updates(single):
         if code["kind"] == "micro_batch":  # the largest micro-batch that fits, accumulation keeping the batch
             for mb in sorted((d for d in range(2, single.micro_batch) if single.micro_batch % d == 0), reverse=True):
-                c, u = _accumulation(single, mb, asked)
-                spec = ctx.variant(("lever", "micro_batch", mb), num_gpus=1, **u)
-                if ctx.memory(spec, 1, rr).need_bytes <= limit:
+                c, u = _accumulation(single, mb)
+                spec = ctx.at(("lever", "micro_batch", mb), n0, mb)
+                if ctx.memory(spec, n0, rr).need_bytes <= limit:
                     code, update = c, u
                     break
         # a change that does not lower memory here is no lever (e.g. QLoRA's fp32 casts)
@@ -334,13 +385,16 @@ def _levers(ctx: _Ctx, gpu: Gpu, limit: float, rr: float | None,
     if fit is not None and fit[0].num_gpus > 1:
         n = fit[0].num_gpus
         add({"kind": "fsdp"}, ("fit", n, fit[0].sharding), {"sharding": fit[0].sharding}, n=n)
-    elif fit is None and not any(lv.fits for lv, _ in found):  # no count fits, no change alone does
+    elif fit is None and not ctx.stated_gpus and not any(lv.fits for lv, _ in found):  # no count fits, no change alone does
         for lv, spec in list(found):
             n = _fsdp_count(ctx, gpu, spec, limit, rr)
             if n is not None:
                 update = {k: getattr(spec, k) for k in (*_LEVER_FIELDS, "seq_len")}
+                sharded = ctx.variant(("fsdp", n, id(spec)))  # built by _fsdp_count: the batch split over n
                 code = {"kind": lv.kind, "seq_len": lv.seq_len, "factor": lv.factor, "parts": lv.parts,
-                        "micro_batch": lv.micro_batch, "accumulation": lv.accumulation, "fsdp_gpus": n}
+                        "micro_batch": sharded.micro_batch if lv.micro_batch is not None else None,
+                        "accumulation": sharded.gradient_accumulation_steps if lv.accumulation is not None else None,
+                        "fsdp_gpus": n}
                 add(code, ("fsdp", n, id(spec)), {**update, "sharding": "fsdp"}, n=n)
     return sorted(found, key=lambda p: (not p[0].fits, p[0].cost_factor if p[0].fits else p[0].device_bytes,
                                         p[0].num_gpus))
@@ -353,10 +407,11 @@ _LEVER_DEFAULTS = {"seq_len": None, "factor": None, "micro_batch": None, "accumu
 def _shorter_seq(ctx: _Ctx, single: FinetuneSpec, update: dict[str, Any], limit: float,
                  rr: float | None) -> int | None:
     """The longest halved sequence length (with ``update`` applied) that fits under ``limit``."""
-    seq = single.seq_len // 2
+    seq, n = single.seq_len // 2, single.num_gpus
     while seq >= MIN_LEVER_SEQ:
-        spec = ctx.variant(("seq", seq, *sorted(update.items())), num_gpus=1, seq_len=seq, **update)
-        if ctx.memory(spec, 1, rr).need_bytes <= limit:
+        rest = {k: v for k, v in update.items() if k not in ("micro_batch", "gradient_accumulation_steps")}
+        spec = ctx.at(("seq", seq, *sorted(update.items())), n, update.get("micro_batch"), seq_len=seq, **rest)
+        if ctx.memory(spec, n, rr).need_bytes <= limit:
             return seq
         seq //= 2
     return None
@@ -366,23 +421,39 @@ def _fsdp_count(ctx: _Ctx, gpu: Gpu, spec: FinetuneSpec, limit: float, rr: float
     """The smallest rentable FSDP GPU count (within the ceiling) at which ``spec`` fits."""
     update = {k: getattr(spec, k) for k in (*_LEVER_FIELDS, "seq_len")}
     for n in (lay.num_gpus for lay in ctx.layouts(gpu) if lay.num_gpus > 1):
-        sharded = ctx.variant(("fsdp", n, id(spec)), num_gpus=n, sharding="fsdp", **update)
+        rest = {k: v for k, v in update.items() if k not in ("micro_batch", "gradient_accumulation_steps")}
+        sharded = ctx.at(("fsdp", n, id(spec)), n, spec.micro_batch, sharding="fsdp", **rest)
         if ctx.memory(sharded, n, rr).need_bytes <= limit:
             return n
     return None
 
 
 _set = object.__setattr__
+_REQUIRED = object()
+_FIELD_DEFAULTS: dict[type, tuple[tuple[str, Any], ...]] = {}
 
 
 def _trusted(cls: type, values: dict[str, Any]) -> Any:
-    """A frozen answer model from values this module computed, every field given: what pydantic's
-    ``BaseModel.model_construct`` does (pydantic 2.x main.py: __dict__, __pydantic_fields_set__,
-    no extra, no private) without its per-field default and alias search, which costs more than
-    a plan's arithmetic (benchmarks/ranking.py: one plan per catalog GPU on every answer)."""
+    """A frozen answer model from values this module computed: what pydantic's
+    ``BaseModel.model_construct`` does (pydantic 2.x main.py: defaults for the fields not given,
+    ``__dict__`` in field order, ``__pydantic_fields_set__`` the fields given, no extra, no
+    private) with the per-class default search done once, not on every call (it cost more than
+    a plan's arithmetic, benchmarks/ranking.py: a dozen options, plans and levers per answer)."""
+    fields = _FIELD_DEFAULTS.get(cls)
+    if fields is None:
+        if any(f.default_factory is not None for f in cls.model_fields.values()):
+            raise TypeError(f"{cls.__name__} has a default_factory: use model_construct")
+        fields = _FIELD_DEFAULTS[cls] = tuple((name, _REQUIRED if f.is_required() else f.default)
+                                              for name, f in cls.model_fields.items())
+    data = {}
+    for name, default in fields:
+        value = values.get(name, default)
+        if value is _REQUIRED:
+            raise TypeError(f"{cls.__name__}.{name} is required")
+        data[name] = value
     m = cls.__new__(cls)
-    _set(m, "__dict__", values)
-    _set(m, "__pydantic_fields_set__", set(values))
+    _set(m, "__dict__", data)
+    _set(m, "__pydantic_fields_set__", set(values) if len(values) < len(fields) else set(data))
     _set(m, "__pydantic_extra__", None)
     _set(m, "__pydantic_private__", None)
     return m
@@ -391,11 +462,12 @@ def _trusted(cls: type, values: dict[str, Any]) -> Any:
 class _Priced:
     """A plan while it is ranked: the spec it runs, its memory, layout, throughput, time, cost."""
 
-    __slots__ = ("spec", "mem", "lay", "tp", "time", "cost", "per_million", "lever")
+    __slots__ = ("spec", "mem", "lay", "tp", "time", "cost", "per_million", "lever", "job_batch")
 
     def __init__(self, ctx: _Ctx, gpu: Gpu, spec: FinetuneSpec, mem: MemoryBreakdown, lay: Layout,
                  storage_price: float, lever: Lever | None = None):
         self.spec, self.mem, self.lay, self.lever = spec, mem, lay, lever
+        self.job_batch = ctx.global_batch
         n = lay.num_gpus
         self.tp = ctx.throughput(spec, gpu, n, lay)
         checkpoint = ctx.checkpoint(spec)
@@ -413,16 +485,25 @@ class _Priced:
             return self.cost.total_usd
         return self.per_million if self.per_million is not None else math.inf
 
+    @property
+    def global_batch(self) -> int:
+        """Sequences per optimizer step: GPUs x micro-batch x accumulation."""
+        return self.lay.num_gpus * self.spec.micro_batch * self.spec.gradient_accumulation_steps
+
     def plan(self, gpu: Gpu) -> Plan:
         lay, spec, lv = self.lay, self.spec, self.lever
+        alters = lv.alters if lv is not None else ()
+        if self.global_batch != self.job_batch and "global_batch" not in alters:
+            alters = (*alters, "global_batch")  # more GPUs than the global batch has sequences: said, never silent
         # on variable-length batches the allocator's cache grows until the GPU is full, then torch
         # frees it and retries: nvidia-smi shows at most the whole GPU (advisor.allocator.closed_form)
         shown = min(self.mem.device_bytes, gpu.usable_memory_bytes)
         return _trusted(Plan, dict(
             gpu=gpu.id, num_gpus=lay.num_gpus, gpus_per_node=lay.gpus_per_node, nodes=lay.nodes,
             network_gbps=lay.network_gbps if lay.nodes > 1 else None, region=lay.region, sharding=spec.sharding,
-            changes=lv.changes() if lv is not None else (), alters=lv.alters if lv is not None else (),
+            changes=lv.changes() if lv is not None else (), alters=alters,
             micro_batch=spec.micro_batch, accumulation=spec.gradient_accumulation_steps, seq_len=spec.seq_len,
+            global_batch=self.global_batch,
             method=spec.method, device_bytes=shown, tokens_per_s=self.tp.tokens_per_s,
             hours=self.time.hours if self.time else None, cost_usd=self.cost.total_usd if self.cost else None,
             price_per_million_tokens=self.per_million,
@@ -433,6 +514,8 @@ def _choose(plans: list[_Priced]) -> _Priced:
     """A GPU's plan: the cheapest to the checkpoint; within COST_TIE_BAND of it the one on fewer
     machines, then fewer GPUs (one card needs no FSDP and no collective over PCIe, and the
     throughput priors cannot tell a few percent apart), then the cheaper."""
+    keeping = [p for p in plans if p.global_batch == p.job_batch]
+    plans = keeping or plans  # a plan that trains another global batch only when none keeps it
     cheapest = min(p.money for p in plans)
     if math.isinf(cheapest):  # a GPU we do not rent: the fewest GPUs, then the fastest
         return min(plans, key=lambda p: (p.lay.num_gpus, -p.tp.tokens_per_s))
@@ -450,37 +533,43 @@ def _option(ctx: _Ctx, gpu: Gpu, storage_price: float, with_levers: bool = True)
     rr = calibration.reserved_ratio(gpu.id, spec.stack) if calibration is not None else None
     limit = fit_limit(gpu.usable_memory_bytes)  # the one fit rule (advisor.fit), for every count and lever
     fit = _find_fit(ctx, gpu, limit, rr)
-    one = ctx.memory(ctx.variant(("fit", 1, spec.sharding), num_gpus=1), 1, rr)
+    # the count levers are tried on: one card, or the count the user stated (rounded up to a shape)
+    stated_lay = ctx.count_layout(gpu)
+    n0 = stated_lay.num_gpus if stated_lay is not None else 1
+    one = ctx.memory(ctx.at(("fit", n0, spec.sharding), n0), n0, rr)
     pairs: list[tuple[Lever, FinetuneSpec]] = []
     reason = None
     if one.need_bytes > limit:
-        pairs = _levers(ctx, gpu, limit, rr, fit) if with_levers else []
+        pairs = _levers(ctx, gpu, limit, rr, fit, n0) if with_levers else []
         term = one.largest_term()
         why: dict[str, Any] = {"kind": "one_gpu", "need_bytes": one.need_bytes, "usable_bytes": gpu.usable_memory_bytes,
                                "term": term, "term_bytes": one.terms[term], "max_gpus": None,
                                "need_at_max_bytes": None, "needs_gpus": None, "text": None}
         if fit is None:
-            beyond = _find_fit(ctx, gpu, limit, rr, MAX_GPUS_SEARCHED)
-            if beyond is not None:  # it fits, past the ceiling: say what it would take, propose nothing
+            within = _find_fit(ctx, gpu, limit, rr, keep_count=False) if ctx.stated_gpus else None
+            beyond = _find_fit(ctx, gpu, limit, rr, MAX_GPUS_SEARCHED, keep_count=False) if within is None else None
+            if within is not None:  # it fits on more GPUs than the user stated: say how many, propose nothing
+                why.update(kind="stated_count", max_gpus=n0, needs_gpus=within[2].num_gpus)
+            elif beyond is not None:  # it fits, past the ceiling: say what it would take, propose nothing
                 why.update(kind="over_ceiling", max_gpus=ctx.max_gpus, needs_gpus=beyond[2].num_gpus)
             else:  # not even at the largest count rented (whole nodes up to MAX_GPUS_SEARCHED where clustered)
                 n_max = max(lay.num_gpus for lay in ctx.layouts(gpu, MAX_GPUS_SEARCHED))
-                most = ctx.memory(ctx.variant(("fit", n_max, "fsdp"), num_gpus=n_max, sharding="fsdp"), n_max, rr)
+                most = ctx.memory(ctx.at(("fit", n_max, "fsdp"), n_max, sharding="fsdp"), n_max, rr)
                 why.update(kind="no_count", max_gpus=n_max, need_at_max_bytes=most.need_bytes)
-        reason = Reason.model_construct(**why)
+        reason = _trusted(Reason, dict(**why))
     # one-card plans through levers: those that keep the job compete for the row, the others are options
     candidates = [_Priced(ctx, gpu, *fit, storage_price)] if fit is not None else []
     changing: list[tuple[Gpu, _Priced]] = []
-    if pairs and gpu.offered and spec.num_gpus == 1:  # a count the user asked (> 1) is kept
-        card = _one_card(ctx, gpu)
+    if pairs and gpu.offered and (spec.num_gpus == 1 or stated_lay is not None):  # a count the user asked is kept
+        card = _one_card(ctx, gpu) if stated_lay is None else stated_lay
         for lv, lspec in pairs:
-            if lv.fits and lv.num_gpus == 1 and lv.kind != "fsdp" and lv.fsdp_gpus is None:
-                priced = _Priced(ctx, gpu, lspec, ctx.memory(lspec, 1, rr), card, storage_price, lever=lv)
+            if lv.fits and lv.num_gpus == n0 and lv.kind != "fsdp" and lv.fsdp_gpus is None:
+                priced = _Priced(ctx, gpu, lspec, ctx.memory(lspec, n0, rr), card, storage_price, lever=lv)
                 if lv.keeps_job:
                     candidates.append(priced)
                 else:
                     changing.append((gpu, priced))
-            elif lv.fits and lv.fsdp_gpus is not None and lv.keeps_job and fit is None:
+            elif lv.fits and lv.fsdp_gpus is not None and lv.keeps_job and fit is None and stated_lay is None:
                 # nothing fits as asked at any rentable count: the same job with a lever, sharded
                 lay = round_up(lv.num_gpus, ctx.layouts(gpu))
                 if lay is not None and lay.num_gpus == lv.num_gpus:
@@ -493,23 +582,23 @@ def _option(ctx: _Ctx, gpu: Gpu, storage_price: float, with_levers: bool = True)
                 price_usd_per_hour=gpu.price_usd_per_hour, usable_bytes=gpu.usable_memory_bytes,
                 levers=tuple(lv for lv, _ in pairs), reason=reason)
     if not candidates:
-        return Option.model_construct(**base, fits=False, num_gpus=None, sharding=None, device_bytes=one.device_bytes,
-                      memory=_memory(one), tokens_per_s=None, mfu=None, efficiency_source=None)
+        return _trusted(Option, dict(**base, fits=False, num_gpus=None, sharding=None, device_bytes=one.device_bytes,
+                      memory=_memory(one), tokens_per_s=None, mfu=None, efficiency_source=None))
     best = _choose(candidates)
     plan = best.plan(gpu)
     tp, time, cost = best.tp, best.time, best.cost
     if best.lever is not None and reason is not None and reason.kind != "one_gpu":
         reason = reason.model_copy(update={"kind": "one_gpu"})  # it fits on one card, with the lever
-    step = StepTime.model_construct(seconds=tp.step_s, shares=tp.breakdown()) if tp.step_s is not None else None
+    step = _trusted(StepTime, dict(seconds=tp.step_s, shares=tp.breakdown())) if tp.step_s is not None else None
     # model_construct: every field is computed here, typed already (validation would cost more than
     # the ranking's arithmetic, benchmarks/ranking.py); tests/test_verdict.py validates a dump of each
-    return Option.model_construct(**{**base, "reason": reason}, fits=True, num_gpus=plan.num_gpus, sharding=best.spec.sharding,
+    return _trusted(Option, dict(**{**base, "reason": reason}, fits=True, num_gpus=plan.num_gpus, sharding=best.spec.sharding,
                   device_bytes=plan.device_bytes, memory=_memory(best.mem), tokens_per_s=tp.tokens_per_s, mfu=tp.mfu,
                   efficiency_source=tp.efficiency.source, pilots=tp.efficiency.pilots,
                   hours=time.hours if time else None, time=_time(time),
                   cost_usd=cost.total_usd if cost else None, cost=_cost(cost),
                   price_per_million_tokens=best.per_million, step=step, plan=plan,
-                  rounded_from=rounded if best.lever is None else None)
+                  rounded_from=rounded if best.lever is None else None))
 
 
 def _nodes(o: Option) -> int:
@@ -526,6 +615,10 @@ def _pick(ranked: list[Option]) -> Option | None:
     fitting = [o for o in ranked if o.fits]
     if not fitting:
         return None
+    # the job as asked first: a plan training another global batch (more GPUs than it has
+    # sequences) is recommended only when no GPU keeps it
+    keeping = [o for o in fitting if o.plan is None or "global_batch" not in o.plan.alters]
+    fitting = keeping or fitting
     cheapest = min(_money(o) for o in fitting)
     band = [o for o in fitting if _money(o) <= cheapest * (1 + COST_TIE_BAND)]
     return min(band, key=lambda o: (_nodes(o), _rank_key(o)[2], _money(o)))
@@ -536,48 +629,59 @@ def _rank_key(o: Option) -> tuple:
     return (not o.fits, _money(o), speed, o.device_bytes)
 
 
-def build_verdict(ctx: _Ctx, options: list[Option], best: Option | None) -> Verdict:
-    """The question asked, answered first (advisor.answer_model.Verdict)."""
+def build_verdict(ctx: _Ctx, options: list[Option], best: Option | None, would: Plan | None = None) -> Verdict:
+    """The question asked, answered first (advisor.answer_model.Verdict). With a GPU count
+    stated, every plan is on it: ``would`` is the plan on more GPUs that fits when nothing does
+    on the count stated (the ranking without it), named and never the yes."""
     spec = ctx.base
     offered = [o for o in options if o.offered and o.price_usd_per_hour is not None]
     asked = next((o for o in options if o.gpu == spec.gpu), None) if spec.gpu else None
     cheapest = best.plan if best is not None else None
+    stated = spec.num_gpus if ctx.stated_gpus else None
+    if best is None and would is not None:  # nothing on the count stated; more GPUs would
+        return Verdict(question="gpu" if asked is not None else ("count" if stated > 1 else "one_card"),
+                       gpu=asked.gpu if asked else None, answer="no", cheapest=would, max_gpus=ctx.max_gpus,
+                       needs_gpus=would.num_gpus, stated_gpus=stated,
+                       job_changes=tuple(ctx.job_changes(asked.gpu)) if asked is not None else ())
     if best is None:
         needs = [o.reason.needs_gpus for o in offered if o.reason is not None and o.reason.kind == "over_ceiling"]
         changes = sorted((p for o in offered for p in ctx.job_changes(o.gpu, 1)),
                          key=lambda p: p.money if p.money is not None else math.inf)
         return Verdict(question="gpu" if asked is not None else "one_card", gpu=asked.gpu if asked else None,
                        answer="over_ceiling", max_gpus=ctx.max_gpus, needs_gpus=min(needs) if needs else None,
-                       job_changes=tuple(changes[:MAX_JOB_CHANGES]))
+                       job_changes=tuple(changes[:MAX_JOB_CHANGES]), stated_gpus=stated)
     if asked is not None:
         if asked.fits:
             return Verdict(question="gpu", gpu=asked.gpu, answer="yes", plan=asked.plan,
                            cheapest=cheapest if cheapest is not None and cheapest.gpu != asked.gpu else None,
-                           max_gpus=ctx.max_gpus,
+                           max_gpus=ctx.max_gpus, stated_gpus=stated,
                            job_changes=() if asked.plan.num_gpus == 1 else tuple(ctx.job_changes(asked.gpu)))
         changes = tuple(ctx.job_changes(asked.gpu))
         needs = asked.reason.needs_gpus if asked.reason is not None else None
         return Verdict(question="gpu", gpu=asked.gpu, answer="no", cheapest=cheapest, max_gpus=ctx.max_gpus,
-                       needs_gpus=needs, job_changes=changes)
-    one_card = [o for o in offered if o.fits and o.plan is not None and o.plan.num_gpus == 1]
+                       needs_gpus=needs, job_changes=changes, stated_gpus=stated)
+    question = "count" if stated is not None and stated > 1 else "one_card"
+    # with a count stated every fitting plan is on it; else the one-card plans answer "does it fit on one card"
+    one_card = [o for o in offered if o.fits and o.plan is not None and (stated is not None or o.plan.num_gpus == 1)]
     if one_card:
-        plan = (best if best in one_card else min(one_card, key=_money)).plan
-        return Verdict(question="one_card", answer="yes", plan=plan,
-                       cheapest=cheapest if cheapest is not plan else None, max_gpus=ctx.max_gpus)
+        plan = (best if any(o is best for o in one_card) else min(one_card, key=_money)).plan
+        return Verdict(question=question, answer="yes", plan=plan,
+                       cheapest=cheapest if cheapest is not plan else None, max_gpus=ctx.max_gpus, stated_gpus=stated)
     changes = sorted((p for o in offered for p in ctx.job_changes(o.gpu, 1)),
                      key=lambda p: p.money if p.money is not None else math.inf)
-    return Verdict(question="one_card", answer="no", cheapest=cheapest, max_gpus=ctx.max_gpus,
-                   job_changes=tuple(changes[:MAX_JOB_CHANGES]))
+    return Verdict(question=question, answer="no", cheapest=cheapest, max_gpus=ctx.max_gpus,
+                   job_changes=tuple(changes[:MAX_JOB_CHANGES]), stated_gpus=stated)
 
 
 def build_notes(spec: FinetuneSpec, options: list[Option], best: Option | None,
-                planning: Planning | None, max_gpus: int = DEFAULT_MAX_GPUS) -> list[Note]:
+                planning: Planning | None, max_gpus: int = DEFAULT_MAX_GPUS, stated_gpus: bool = False) -> list[Note]:
     """The short notes of a ranking, as codes (advisor.report.note_text says them)."""
     offered = [o for o in options if o.offered and o.price_usd_per_hour is not None]
     over = sorted((o for o in offered if o.reason is not None and o.reason.kind == "over_ceiling"),
                   key=lambda o: o.reason.needs_gpus)
     if best is None:
-        notes = [Note(code="nothing_fits", max_gpus=max_gpus)]
+        notes = [Note(code="nothing_fits_stated", num_gpus=spec.num_gpus) if stated_gpus
+                 else Note(code="nothing_fits", max_gpus=max_gpus)]
         notes += [Note(code="over_ceiling", gpu=o.gpu, num_gpus=o.reason.needs_gpus, max_gpus=max_gpus)
                   for o in over[:1]]
         other = next((o for o in options if not o.offered and o.fits), None)
@@ -598,11 +702,16 @@ def build_notes(spec: FinetuneSpec, options: list[Option], best: Option | None,
         notes.append(Note(code="multi_node", gpu=best.gpu))
     if best.rounded_from is not None:
         notes.append(Note(code="rounded_count", gpu=best.gpu, num_gpus=best.rounded_from))
+    # every offered plan that trains another global batch than the job's says so (never silent)
+    notes += [Note(code="global_batch", gpu=o.gpu) for o in [best] + [o for o in offered if o is not best]
+              if o.fits and o.plan is not None and "global_batch" in o.plan.alters]
     if planning is not None:
         fits = any(w.fits for w in planning.windows)
         code = "windows" if planning.job_gpu_hours is None else ("windows_fit" if fits else "windows_over")
         notes.append(Note(code=code, gpu=best.gpu))
     fitting = [o for o in offered if o.fits]
+    keeping = [o for o in fitting if o.plan is None or "global_batch" not in o.plan.alters]
+    fitting = keeping if any(o is best for o in keeping) else fitting  # compared with plans training the same job (_pick)
     cheapest = min(fitting, key=lambda o: o.money)
     if cheapest is not best:  # within the tie band the recommendation took fewer nodes or time
         notes.append(Note(code="tie", gpu=cheapest.gpu, other=best.gpu))
@@ -636,27 +745,38 @@ _CHANGE_FIELDS = {"optimizer_8bit": {"optimizer": "adamw-8bit"}, "gradient_check
                   "fused_ce": {"liger_kernel": True}}
 
 
-def plan_spec(spec: FinetuneSpec, plan: Plan) -> FinetuneSpec:
-    """The spec a plan runs (what a launch config or a pilot must use): its GPU count, sharding,
-    micro-batch and accumulation, sequence length, and every change it applies."""
+def plan_update(plan: Plan) -> dict[str, Any]:
+    """The spec fields a plan sets (a FinetuneSpec's or a SpecRequest's): its GPU, count and
+    sharding, the per-GPU micro-batch and accumulation that keep the global batch, the sequence
+    length, and every change it applies."""
     update: dict[str, Any] = {"num_gpus": plan.num_gpus, "sharding": plan.sharding, "gpu": plan.gpu,
                               "micro_batch": plan.micro_batch, "gradient_accumulation_steps": plan.accumulation,
                               "seq_len": plan.seq_len}
     for change in plan.changes:
         update.update(_CHANGE_FIELDS.get(change.kind, {}))
-    return spec.model_copy(update=update)
+    return update
+
+
+def plan_spec(spec: FinetuneSpec, plan: Plan) -> FinetuneSpec:
+    """The spec a plan runs (what a launch config or a pilot must use): ``plan_update`` applied."""
+    return spec.model_copy(update=plan_update(plan))
 
 
 def recommend(resolved: "Resolved", catalog: Catalog, *, calibration: Calibration | None = None,
-              max_gpus: int = DEFAULT_MAX_GPUS) -> Answer:
+              max_gpus: int = DEFAULT_MAX_GPUS, keep_count: bool = True) -> Answer:
     """Rank every catalog GPU for ``resolved`` (offered first) and recommend the cheapest offered
     plan that fits, by cost to an accepted checkpoint (or price per million tokens without a
     dataset size), ties by time. Plans use only rentable counts up to ``max_gpus`` (the ceiling:
-    a setting of the caller, the CLI's --max-gpus / ADVISOR_MAX_GPUS, the bot's settings)."""
+    a setting of the caller, the CLI's --max-gpus / ADVISOR_MAX_GPUS, the bot's settings).
+    A GPU count the user stated (``"num_gpus" in resolved.said``: "on 1 GPU", "on 4 H100") keeps
+    every plan on it (``keep_count``: False ranks as if no count was said, to name what would fit)."""
     if max_gpus < 1:
         raise ValueError(f"max_gpus must be at least 1, got {max_gpus}")
     spec = resolved.spec
-    ctx = _Ctx(resolved.arch, spec, calibration, catalog, max_gpus, tuple(resolved.assumed))
+    stated = keep_count and "num_gpus" in getattr(resolved, "said", ())
+    said = tuple(getattr(resolved, "said", ()))
+    ctx = _Ctx(resolved.arch, spec, calibration, catalog, max_gpus, tuple(resolved.assumed), stated_gpus=stated,
+               said=said)
     rr_spec = calibration.reserved_ratio(spec.gpu, spec.stack) if (calibration and spec.gpu) else None
     memory = ctx.memory(spec, spec.num_gpus, rr_spec)
     storage_price = catalog.storage_price(spec.region)
@@ -665,7 +785,8 @@ def recommend(resolved: "Resolved", catalog: Catalog, *, calibration: Calibratio
     # levers for GPUs we do not rent only matter when nothing we rent fits (they cost time: the
     # ranking must stay within milliseconds, benchmarks/ranking.py)
     others_levers = not any(o.fits for o in offered)
-    others = sorted((_option(ctx, g, storage_price, others_levers) for g in catalog.gpus() if g not in rentable),
+    rented = {g.id for g in rentable}  # by id: comparing Gpu models field by field costs more than the ranking's sums
+    others = sorted((_option(ctx, g, storage_price, others_levers) for g in catalog.gpus() if g.id not in rented),
                     key=_rank_key)
     best = _pick(offered)
     if best is not None:  # the recommendation leads the table
@@ -678,7 +799,12 @@ def recommend(resolved: "Resolved", catalog: Catalog, *, calibration: Calibratio
         windows = tuple(Window(hours=w.hours, price_usd=w.price_usd, fits=w.fits)
                         for w in planning_windows(best.price_usd_per_hour, job_hours, num_gpus=n))
         planning = Planning(gpu=best.gpu, job_gpu_hours=job_hours, windows=windows, num_gpus=n)
+    would = None
+    if best is None and stated:  # nothing on the count stated: what would fit on more GPUs (named, not proposed)
+        would = recommend(resolved, catalog, calibration=calibration, max_gpus=max_gpus, keep_count=False).best
+        would = would.plan if would is not None else None
     return Answer(spec=spec, model=resolved.label, memory=_memory(memory), options=tuple(ranked),
                   recommended=best.gpu if best else None,
-                  notes=tuple(build_notes(spec, ranked, best, planning, max_gpus)),
-                  assumed=tuple(resolved.assumed), planning=planning, verdict=build_verdict(ctx, ranked, best))
+                  notes=tuple(build_notes(spec, ranked, best, planning, max_gpus, stated)),
+                  assumed=tuple(resolved.assumed), planning=planning,
+                  verdict=build_verdict(ctx, ranked, best, would))

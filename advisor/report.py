@@ -65,6 +65,8 @@ def reason_text(reason: Reason | None, lang: str) -> str:
                   term_size=gib(reason.term_bytes, lang=lang))
     if reason.kind == "no_count":
         return t("notes.reason.none", lang, n=reason.max_gpus, need_n=gib(reason.need_at_max_bytes, lang=lang), **fields)
+    if reason.kind == "stated_count":
+        return t("notes.reason.stated", lang, asked=reason.max_gpus, n=reason.needs_gpus, **fields)
     if reason.kind == "over_ceiling":
         return (t("notes.reason.one_gpu", lang, **fields) + "; "
                 + t("answer.verdict.why_past_ceiling", lang, n=reason.needs_gpus, ceiling=reason.max_gpus))
@@ -128,6 +130,9 @@ def plan_label(plan: Plan, answer: Answer, lang: str, *, with_changes: bool = Tr
                             if c.kind == "micro_batch" and c.accumulation is not None else change_text(c, lang)
                             for c in plan.changes)
         text = t("answer.verdict.with", lang, plan=text, changes=changes)
+    if with_changes and "global_batch" in plan.alters and plan.global_batch is not None:
+        text = t("answer.verdict.global_batch", lang, plan=text, batch=integer(plan.global_batch, lang),
+                 asked=integer(answer.global_batch, lang))
     return text
 
 
@@ -158,11 +163,20 @@ def verdict_text(answer: Answer, lang: str) -> str:
         if v.needs_gpus is None:
             return t("answer.verdict.none_fits", lang)
         return t("answer.verdict.over_ceiling", lang, ceiling=v.max_gpus, n=v.needs_gpus)
+    stated = getattr(v, "stated_gpus", None)
+    # nothing fits on the count the user stated: ``cheapest`` is the plan on more GPUs that would
+    would = (stated is not None and v.cheapest is not None and v.needs_gpus == v.cheapest.num_gpus
+             and v.cheapest.num_gpus > stated)
     if v.question == "gpu":
-        why = (t("answer.verdict.why_past_ceiling", lang, n=v.needs_gpus, ceiling=v.max_gpus)
+        why = (t("answer.verdict.why_stated", lang, n=integer(v.needs_gpus, lang), asked=integer(stated, lang))
+               if stated is not None and v.needs_gpus is not None
+               else t("answer.verdict.why_past_ceiling", lang, n=v.needs_gpus, ceiling=v.max_gpus)
                if v.needs_gpus is not None else t("answer.verdict.why_no_fit", lang))
-        return t("answer.verdict.no_gpu", lang, gpu=answer.gpu_name(v.gpu).removeprefix("NVIDIA "), why=why,
-                 **cheapest)
+        return t("answer.verdict.no_gpu_stated" if would else "answer.verdict.no_gpu", lang,
+                 gpu=answer.gpu_name(v.gpu).removeprefix("NVIDIA "), why=why, **cheapest)
+    if would:
+        return (t("answer.verdict.no_stated_one", lang, **cheapest) if stated == 1
+                else t("answer.verdict.no_stated", lang, n=integer(stated, lang), **cheapest))
     return t("answer.verdict.no_one_card", lang, **cheapest)
 
 
@@ -225,6 +239,12 @@ _NOTE_FIELDS = {
                                          "per_node": o.plan.gpus_per_node, "network": integer(o.plan.network_gbps, lang)},
     "rounded_count": lambda o, n, a, lang: {"gpu": gpu_label(o), "asked": n.num_gpus, "n": o.num_gpus},
     "over_ceiling": lambda o, n, a, lang: {"gpu": gpu_label(o), "n": n.num_gpus, "ceiling": n.max_gpus},
+    "nothing_fits_stated": lambda o, n, a, lang: {"n": integer(n.num_gpus, lang)},
+    "global_batch": lambda o, n, a, lang: {"gpu": gpu_label(o), "n": o.plan.num_gpus,
+                                           "batch": integer(o.plan.global_batch, lang),
+                                           "asked": integer(a.global_batch, lang),
+                                           "how": t("notes.global_batch." + ("assumed" if "micro_batch" in a.assumed
+                                                                             else "asked"), lang)},
 }
 
 

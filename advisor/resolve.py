@@ -23,6 +23,7 @@ class Resolved:
     assumed: list[str] = field(default_factory=list)  # defaults filled in, worth telling
     arch_note: str | None = None  # how the architecture was obtained when it was not the catalog's
     hub: "HubModel | None" = None  # a model read from a config.json (the Hub or a pasted one)
+    said: tuple[str, ...] = ()  # the request's fields the user stated (advisor.recommend keeps a stated GPU count)
 
     @property
     def label(self) -> str:
@@ -101,4 +102,5 @@ def resolve_request(request: SpecRequest, catalog: Catalog, models: "HubReader |
         request = request.model_copy(update=update)
     spec, assumed = resolve(request)
     arch, entry, note = architecture_for(spec, catalog, hub)
-    return Resolved(spec=spec, arch=arch, model=entry, assumed=assumed, arch_note=note, hub=hub)
+    return Resolved(spec=spec, arch=arch, model=entry, assumed=assumed, arch_note=note, hub=hub,
+                    said=tuple(request.said()))

@@ -235,8 +235,13 @@ class Throughput:
 
 def estimate_throughput(spec: FinetuneSpec, arch: Architecture, gpu: Gpu, *, num_gpus: int | None = None,
                         sharding: str | None = None, calibration: Calibration | None = None,
-                        flops: FlopsPerToken | None = None, groups=None, kernels=None) -> Throughput:
+                        flops: FlopsPerToken | None = None, groups=None, kernels=None,
+                        micro_steps: int | None = None) -> Throughput:
     """Training tokens/s of ``spec`` on ``num_gpus`` x ``gpu`` (data parallel, DDP or FSDP).
+    One optimizer step runs ``micro_steps`` forward+backward passes (default: the spec's gradient
+    accumulation, as HF Trainer steps the optimizer every gradient_accumulation_steps batches,
+    transformers trainer.py _inner_training_loop) and one optimizer step
+    (advisor.steptime.roofline.combine), so its cost is spread over the global batch's tokens.
     ``flops``: ``flops_per_token(spec, arch)`` when the caller already has it; ``groups``: the
     step's operator groups (``advisor.steptime.model.step_groups``) when the caller caches them
     (the ranking prices one spec on every GPU); ``kernels``: a kernel profile other than the
@@ -247,7 +252,9 @@ def estimate_throughput(spec: FinetuneSpec, arch: Architecture, gpu: Gpu, *, num
     shard = sharding or spec.sharding
     flops = flops or flops_per_token(spec, arch)
     factors, measured = efficiency_factors(spec, gpu, calibration, kernels)
-    st = finish(prepare(spec, arch, gpu, num_gpus=n, sharding=shard, groups=groups, kernels=kernels), factors)
+    steps = spec.gradient_accumulation_steps if micro_steps is None else micro_steps
+    st = finish(prepare(spec, arch, gpu, num_gpus=n, sharding=shard, groups=groups, kernels=kernels,
+                        micro_steps=steps), factors)
     peak = gpu.dense_tflops(spec.precision)
     per_gpu = st.tokens_per_s
     comm = st.by_class.get("communication", 0.0)

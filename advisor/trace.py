@@ -58,7 +58,7 @@ def _torch():
 
 def trace_step(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1, fake: bool = True,
                device: str = "cpu", stack: StackProfile | None = None, runtime: str = "reference",
-               progress=None, modes=(), on_phase=None) -> TraceResult:
+               progress=None, modes=(), on_phase=None, fast: bool = True) -> TraceResult:
     """Trace ``steps`` training steps of ``spec`` on ``arch``; see the module docstring.
 
     ``runtime="hf"`` traces the real stack instead (``advisor.hftrace.trace_hf``: transformers +
@@ -68,7 +68,9 @@ def trace_step(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1, fake: 
     The optimizer state is made before measuring (one step over zero gradients, as a first step
     makes it), so ``steps=1`` shows what every later step keeps alive. ``modes`` (more dispatch
     modes, entered after the tracker: a FLOP/byte recorder) and ``on_phase`` (called with each
-    phase the step marks) let another measurement ride along the same run."""
+    phase the step marks) let another measurement ride along the same run. ``fast=False`` runs
+    the tracker's original path (``advisor.model.tracker.LiveBytes.fast``): the same result and
+    event log, byte for byte (tests/test_trace.py), more slowly."""
     if steps < 1:
         raise ValueError("steps must be at least 1")
     _torch()  # MissingExtra (the pilot extra) before anything imports torch
@@ -79,7 +81,7 @@ def trace_step(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1, fake: 
     started = time.perf_counter()
     from advisor.model.tracker import LiveBytes
 
-    tracker = LiveBytes(vocab=arch.vocab)
+    tracker = LiveBytes(vocab=arch.vocab, fast=fast)
     built: dict = {}
 
     def on_built(model, optimizer, batch) -> None:

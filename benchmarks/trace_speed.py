@@ -1,6 +1,6 @@
 """How long the exact fake-tensor traces take on this machine, and what they find.
 
-    python benchmarks/trace_speed.py [--quick] [--hf-only | --reference-only]
+    python benchmarks/trace_speed.py [--quick] [--hf-only | --reference-only] [--original]
 
 Prints one line per case: seconds (wall and process CPU, so a busy shared machine shows), peak
 allocated in GiB and the three largest parts. For the real hf stack it also times the bare step
@@ -8,13 +8,20 @@ allocated in GiB and the three largest parts. For the real hf stack it also time
 the same run and prints the ratio: the trace's own overhead. Targets (issue 11): an 8B LoRA or
 QLoRA hf trace at seq 4096 under 15 s when the machine is quiet and at most 1.5x the bare step;
 the reference trace of the same QLoRA spec under 10 s. Import time is paid once per process
-(first case) and reported apart. On a busy shared machine compare the cpu columns: the step is
-single-threaded Python dispatch, so its process CPU time is what a quiet machine's wall time is.
+and reported apart (torch, and torch._dynamo, which FakeTensorMode's constructor imports); the
+first trace of a process still pays FakeTensorMode's first dispatches (its class-wide cache
+fills, meta kernels load). On a busy shared machine compare the cpu columns: the step is
+single-threaded Python dispatch, so its process CPU time is what a quiet machine's wall time is;
+the load average is printed before and after. ``--original`` also times each reference case
+with the tracker's original path (``trace_step(..., fast=False)``) right after the fast one, in
+the same process, and checks that both found the same peak, breakdown and event log (the
+original runs second, on the caches the fast run filled: the ratio flatters the original).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 from advisor.catalog import Catalog
@@ -54,7 +61,10 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="only the first case of each runtime")
     parser.add_argument("--hf-only", action="store_true")
     parser.add_argument("--reference-only", action="store_true")
+    parser.add_argument("--original", action="store_true",
+                        help="also time the tracker's original path (fast=False) on each reference case")
     args = parser.parse_args()
+    print("load average", " ".join(f"{x:.2f}" for x in os.getloadavg()))
     catalog = Catalog.in_memory()
     if not args.reference_only:
         from advisor.hftrace import run_hf_step
@@ -71,10 +81,32 @@ def main() -> None:
             print(_line(label, result, wall, cpu, f"  bare step {bare:.1f} s wall {bare_cpu:.1f} s cpu, "
                                                   f"trace/bare {wall / bare:.2f}x wall {cpu / bare_cpu:.2f}x cpu"))
     if not args.hf_only:
+        _, imp, imp_cpu = _timed(_reference_imports)
+        print(f"reference imports (torch, torch._dynamo via FakeTensorMode, advisor.model): {imp:.1f} s wall "
+              f"{imp_cpu:.1f} s cpu, once per process")
         for case in REFERENCE_CASES[:1] if args.quick else REFERENCE_CASES:
             resolved = resolve_request(SpecRequest(**case), catalog)
+            label = "reference " + " ".join(f"{k}={v}" for k, v in case.items())
             result, wall, cpu = _timed(lambda: trace_step(resolved.spec, resolved.arch))
-            print(_line("reference " + " ".join(f"{k}={v}" for k, v in case.items()), result, wall, cpu))
+            print(_line(label, result, wall, cpu))
+            if args.original:
+                old, owall, ocpu = _timed(lambda: trace_step(resolved.spec, resolved.arch, fast=False))
+                same = (old.allocated_bytes, old.breakdown, old.event_log()) == \
+                    (result.allocated_bytes, result.breakdown, result.event_log())
+                print(_line("  same, original tracker path (fast=False)", old, owall, ocpu,
+                            f"  fast/original {cpu / ocpu:.2f}x cpu, identical log: {same}"))
+    print("load average", " ".join(f"{x:.2f}" for x in os.getloadavg()))
+
+
+def _reference_imports() -> None:
+    import torch  # noqa: F401, PLC0415
+    from torch._subclasses.fake_tensor import FakeTensorMode  # noqa: PLC0415
+
+    FakeTensorMode()  # imports torch._dynamo (fake_tensor.py FakeTensorMode.__init__)
+    from advisor.model import quant  # noqa: PLC0415
+    import advisor.model  # noqa: F401, PLC0415
+
+    quant.register_ops()
 
 
 if __name__ == "__main__":

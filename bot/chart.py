@@ -157,7 +157,10 @@ def gpu_label_of(gpu_name: str) -> str:
 
 def change_name(change: Any, lang: str) -> str:
     """The short name of one change (a lever without FSDP, or a part of a plan or combined lever):
-    'micro-batch 2, accumulation ×4', 'seq 2,048', 'Liger CE'."""
+    'micro-batch 2, accumulation ×4', 'seq 2,048', 'Liger CE'; a combined lever by its parts
+    ('Liger CE + 8-bit AdamW + seq 2,048'), never a word that hides what it changes."""
+    if change.kind == "combined":
+        return " + ".join(change_name(part, lang) for part in change.parts)
     if change.kind == "shorter_seq":
         return t("chart.lever.shorter_seq", lang, seq_len=value_text("seq_len", change.seq_len, lang))
     if change.kind == "micro_batch":

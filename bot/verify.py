@@ -116,10 +116,10 @@ def compare(request: SpecRequest, catalog: Catalog, on_progress: Callable[[str],
 
 
 def _trace_step() -> Any:
-    try:
-        import torch  # noqa: F401  (the trace needs it; say so before importing the tracer)
-    except ModuleNotFoundError:
-        raise MissingExtra(FEATURE, "pilot", "torch") from None
+    from importlib.util import find_spec
+
+    if find_spec("torch") is None:  # the trace needs it: say so before importing the tracer
+        raise MissingExtra(FEATURE, "pilot", "torch")
     from advisor.trace import trace_step
 
     return trace_step

@@ -58,7 +58,7 @@ def test_health(bot):
 def test_slash_command_gets_a_threaded_answer_and_a_followup_changes_seq_len(bot, slack):
     first = ask(bot, slack, "CMAIN", "qlora llama-3-70b seq 8192")
     text = message_text(first.args["blocks"])
-    assert "Llama 3 70B" in text and "seq 8,192" in text and f"<@UALICE> asked" in text
+    assert "Llama 3 70B" in text and "seq 8,192" in text and "<@UALICE> asked" in text
     root = first.result["ts"]
     assert reply_in_thread(bot, "CMAIN", root, "what about 16k?", ts="1800000000.000001").status == 200
     [follow] = slack.wait_for("chat.postMessage", in_channel("CMAIN", thread=root))

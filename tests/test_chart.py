@@ -313,3 +313,22 @@ def test_any_answer_draws_clean_labels_and_the_offered_gpus_only(catalog, spec):
     assert {(p.gpu, p.num_gpus) for p in r.chart.plans} == {(o.gpu, o.num_gpus) for o in answer.options
                                                             if o.offered and o.fits}
     assert {b.gpu for b in r.chart.bars} == {o.gpu for o in answer.options if o.offered}
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_a_combined_lever_arrow_is_labelled_by_its_parts(lang):
+    """A combined lever's arrow names what it changes, part by part (issue #16 follow-up, item 4),
+    never a catch-all word."""
+    from advisor.answer_model import Change, Lever
+    from bot.chart import lever_name
+    from bot.chart_points import LeverPoint
+    from bot.render.labels import value_text
+
+    parts = (Change(kind="fused_ce"), Change(kind="optimizer_8bit"), Change(kind="shorter_seq", seq_len=2048))
+    lever = Lever(kind="combined", parts=parts, device_bytes=20 * 2**30, fits=True, num_gpus=1, cost_factor=1.1)
+    label = lever_name(LeverPoint("rtx-4090", "NVIDIA GeForce RTX 4090", lever, 1, (1.0, 1.0), (1.1, 1.1)), lang)
+    names = [t("chart.lever.fused_ce", lang), t("chart.lever.optimizer_8bit", lang),
+             t("chart.lever.shorter_seq", lang, seq_len=value_text("seq_len", 2048, lang))]
+    assert all(name in label for name in names), (label, names)
+    assert label.index(names[0]) < label.index(names[1]) < label.index(names[2])
+    assert "all levers" not in label and "todas las palancas" not in label

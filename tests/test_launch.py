@@ -109,7 +109,7 @@ def _trl_parse(tmp_path, monkeypatch, config):
 @pytest.mark.parametrize("key", ["lora-8b", "qlora-70b"])
 def test_trl_config_is_read_by_trl_sft(plans, key, tmp_path, monkeypatch, clean_env):
     from peft import LoraConfig
-    from trl import SFTConfig, get_peft_config, get_quantization_config
+    from trl import SFTConfig, get_peft_config
 
     plan = plans[key]
     script, train, model, launch = _trl_parse(tmp_path, monkeypatch, launch_config(plan, "trl", OPTS))

@@ -65,6 +65,30 @@ def test_hf_runtime_without_transformers_says_what_to_install(tmp_path):
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])
+def test_pilot_commands_speak_the_language_asked(pilot_run, lang):
+    """`advisor pilot status|history|cancel --lang en|es`: every human line in that language and its
+    number formats (tests/localecheck.py), as `advisor ask` does."""
+    from tests.localecheck import locale_problems
+
+    out, db, _ = pilot_run
+    pilot_id = json.loads(out.stdout)["pilot_id"]
+    status = run_advisor("pilot", "status", pilot_id, "--lang", lang, "--state-db", db)
+    history = run_advisor("pilot", "history", "--lang", lang, "--state-db", db)
+    cancel = run_advisor("pilot", "cancel", pilot_id, "--lang", lang, "--state-db", db)
+    from advisor.pilot.store import PilotStore
+
+    impl = ((PilotStore(db).get(pilot_id).result or {}).get("stack_ran") or {}).get("implementation", "")
+    for result in (status, history, cancel):
+        assert result.returncode == 0, result.stderr
+        text = result.stdout.replace(impl, "`impl`")  # a runner's name for its stack, as it ran (code)
+        assert not locale_problems(text, lang), (locale_problems(text, lang), text)
+    assert (pilot_id + " ") in history.stdout
+    assert cancel.stdout.strip() == (f"piloto {pilot_id}: terminado" if lang == "es" else f"pilot {pilot_id}: finished")
+    if lang == "es":
+        assert "secuencia 64" in history.stdout and "calibra: no" in history.stdout
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
 def test_a_finished_pilot_reads_in_one_locale_on_both_surfaces(pilot_run, lang):
     """The CLI and the Slack renderings of a real pilot's result use the language's separators and
     words throughout (tests/localecheck.py, the check every answer passes), and the Spanish ones

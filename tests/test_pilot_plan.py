@@ -112,3 +112,21 @@ def test_the_cli_words_the_plan_and_the_warning_as_plain_text(catalog):
     assert note.startswith("The plan is 2 × NVIDIA H100 SXM 80 GB with FSDP") and ":" not in note[:30]
     assert warning.startswith("The estimate says this does not fit on one NVIDIA H100 SXM 80 GB")
     assert "79.11 GiB usable" in warning and "*" not in note + warning
+
+
+def test_run_pilot_runs_the_plans_per_gpu_batch_and_levers(catalog):
+    """Run pilot on an answer whose plan is a lever plan (Mistral 7B at batch 4 on one RTX 4090:
+    micro-batch 2 x accumulation 2) or a split batch (micro-batch per GPU on more GPUs) runs what
+    one card of that plan runs, not the request's micro-batch (which does not fit there)."""
+    from advisor.answer import Advisor
+    from bot.pilot.flow import _planned
+
+    answer = Advisor(catalog).ask("can we LoRA Mistral 7B at 4k with batch 4 on a 4090?").answer
+    plan = answer.option("rtx-4090").plan
+    n, sharding, fields = _planned({}, answer.dump(), "rtx-4090")
+    assert n == 1 and fields["micro_batch"] == plan.micro_batch < answer.spec.micro_batch
+    assert fields["micro_batch"] * fields["gradient_accumulation_steps"] == answer.global_batch
+    assert "num_gpus" not in fields and "gpu" not in fields
+    # an answer stored before plans (schema 2): the button's count, the request as asked
+    assert _planned({"num_gpus": 2}, {"options": [{"gpu": "l4", "num_gpus": 2, "sharding": "fsdp"}]}, "l4") \
+        == (2, "fsdp", {})

@@ -51,6 +51,20 @@ def test_cost_cap_and_daily_budget(cost, spent, problem):
     assert (found[0] if found else None) == problem
 
 
+def test_cost_problems_speak_the_threads_language():
+    """The refusal's amounts in the thread's locale (advisor.i18n.numbers): '$6.00' / '6,00 US$'."""
+    from advisor.i18n import t
+
+    policy = PilotPolicy(users=frozenset({"U"}))
+    key, en = policy.cost_problem(6.0, 0.0, "en")
+    assert key == "pilot.over_cap" and en["cost"] == "$6.00"
+    _, es = policy.cost_problem(6.0, 0.0, "es")
+    assert es["cost"] == "6,00\xa0US$" and "US$" in es["cap"] and "$" not in es["cap"].replace("US$", "")
+    _, budget = policy.cost_problem(4.0, 47.5, "es")
+    assert budget["spent"] == "47,50\xa0US$"
+    assert "6,00" in t(key, "es", **es) and "6.00" not in t(key, "es", **es)
+
+
 def test_channels_restrict_where_pilots_run():
     policy = pilot_settings({"ADVISOR_PILOT_USERS": "U", "ADVISOR_PILOT_CHANNELS": "CML"}).policy
     assert policy.channel_allowed("CML") and not policy.channel_allowed("CRANDOM")

@@ -33,10 +33,11 @@ GRID = [
     (dict(method="full", precision="bf16", optimizer_impl="fused"), TINY, 0.01),
     (dict(method="qlora", stack="hf"), TINY, 0.01),
     (dict(method="qlora", stack="hf", quant="int8", lora_targets="attention"), TINY, 0.01),
-    # known gap: the closed form has no 4-bit LM head yet; litgpt's is 4-bit (StackProfile.quant_head,
-    # Lightning's BitsandbytesPrecision) and the traced step dequantizes it for every chunk
-    pytest.param(dict(method="qlora", stack="litgpt", double_quant=False), TINY, 0.01,
-                 marks=pytest.mark.xfail(strict=True, reason="steptime inventory: litgpt's 4-bit LM head not modelled")),
+    # litgpt's LM head is 4-bit too (StackProfile.quant_head, Lightning's BitsandbytesPrecision),
+    # quantized from fp16: dequantized for every loss chunk, and cast from fp16 in backward
+    (dict(method="qlora", stack="litgpt", double_quant=False), TINY, 0.01),
+    (dict(method="qlora", stack="litgpt"), TINY, 0.01),
+    (dict(method="qlora", stack="litgpt", precision="bf16-mixed"), TINY, 0.01),
     (dict(method="lora", stack="torchtune", precision="bf16", optimizer_impl="for-loop"), TINY, 0.01),
     (dict(method="lora", stack="reference", optimizer="sgd"), TINY, 0.01),
     (dict(method="full", optimizer="adamw-8bit"), BIAS, 0.01),  # small tensors: the fp32 path
@@ -83,6 +84,56 @@ def test_at_real_widths_the_closed_form_matches_the_trace(catalog):
     closed = _classes((g.phase, g.cls, g.flops, g.bytes, g.kernels) for g in inventory(spec, arch))
     for key in traced:
         assert closed[key][1] == pytest.approx(traced[key][1], rel=0.01), key
+
+
+@pytest.mark.parametrize("bnb, arch", [("0.50.2", TINY), ("0.42.0", TINY), ("0.50.2", BIAS)],
+                         ids=["bnb-0.50", "bnb-0.42", "tied-arch"])
+def test_litgpts_4bit_head_matches_the_trace_at_each_bitsandbytes_release(bnb, arch):
+    """bitsandbytes < 0.50 dequantizes the fp16-quantized head to fp16 and casts it in forward too
+    (StackProfile.quant_forward_direct) and keeps each 4-bit matmul's input (< 0.43.2); a tied
+    checkpoint still gets litgpt's own 4-bit head (StackProfile.separate_head)."""
+    from advisor.stacks import profile as stack_profile
+
+    stack = stack_profile("litgpt", {"bitsandbytes": bnb})
+    spec = FinetuneSpec(params_b=1.0, seq_len=32, micro_batch=1, method="qlora", stack="litgpt")
+    traced = _classes((o.phase, o.cls, o.flops, o.bytes, o.kernels) for o in record_step(spec, arch, stack=stack).ops)
+    closed = _classes((g.phase, g.cls, g.flops, g.bytes, g.kernels) for g in inventory(spec, arch, stack=stack))
+    assert set(traced) == set(closed)
+    for key in traced:
+        (tf, tb, tk), (cf, cb, ck) = traced[key], closed[key]
+        if key[0] != "optimizer":
+            assert (cf, cb, ck) == pytest.approx((tf, tb, tk), rel=0.01), key
+
+
+def test_a_4bit_head_adds_two_dequantizations_per_loss_chunk_and_the_fp16_casts():
+    """The time side of advisor.memory's _head_dequant: per loss chunk, the head's NF4 weight
+    dequantized in forward and again in backward (vocab x hidden each), the backward one cast
+    from fp16 to the compute dtype; bitsandbytes < 0.50 casts in forward too."""
+    import dataclasses
+
+    from advisor.stacks import profile as stack_profile
+
+    spec = FinetuneSpec(params_b=1.0, seq_len=32, micro_batch=1, method="qlora", stack="litgpt")
+    lit = stack_profile("litgpt")
+    chunks, vh = lit.loss_chunks, TINY.vocab * TINY.hidden
+
+    def totals(stack, cls, phase):
+        gs = [g for g in inventory(spec, TINY, stack=stack) if g.cls == cls and g.phase == phase]
+        return sum(g.kernels for g in gs), sum(g.bytes for g in gs)
+
+    plain = dataclasses.replace(lit, quant_head=False)
+    old = stack_profile("litgpt", {"bitsandbytes": "0.49.0"})
+    for phase in ("forward", "backward"):
+        k_q, b_q = totals(lit, "dequantize", phase)
+        k_p, b_p = totals(plain, "dequantize", phase)
+        assert k_q - k_p == chunks
+        # reads half a byte per value plus one fp32 absmax... per 64-value block (double quant:
+        # one code per block and one fp32 per 256 blocks), writes 2 bytes per value
+        assert b_q - b_p == pytest.approx(chunks * vh * (0.5 + 2 + 1 / 64 + 4 / (64 * 256)) + chunks * 4, rel=1e-9)
+    casts = {phase: totals(lit, "elementwise", phase)[0] - totals(plain, "elementwise", phase)[0]
+             for phase in ("forward", "backward")}
+    assert casts == {"forward": 0, "backward": chunks}
+    assert totals(old, "elementwise", "forward")[0] - totals(plain, "elementwise", "forward")[0] == chunks
 
 
 def test_the_compiled_evaluator_equals_the_polynomials(catalog):

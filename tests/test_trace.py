@@ -106,6 +106,33 @@ def test_fsdp_divides_parameters_gradients_and_states_but_not_activations():
     assert ddp.allocated_bytes == one.allocated_bytes
 
 
+def _recorded(result) -> tuple:
+    """Everything a trace reports or hands on: peak, breakdown, phases, baseline, and the
+    tracker's whole log (storages with size, phase, hint and label; events; phase marks)."""
+    tr = result.tracker
+    return (result.allocated_bytes, result.breakdown, result.by_phase, result.baseline_bytes,
+            result.event_log(), [(st.nbytes, st.phase, st.hint, st.label) for st in tr.storages],
+            list(tr.events), list(tr.phase_marks))
+
+
+FAST_GRID = [dict(method=m, gradient_checkpointing=ckpt, micro_batch=mb, seq_len=seq, precision=prec, **extra)
+             for m in ("full", "lora", "qlora") for ckpt in (True, False)
+             for mb, seq, prec, extra in ((1, 16, "fp32", {}), (2, 48, "bf16-mixed", dict(lora_dropout=0.1)),
+                                          (1, 80, "bf16", {}))]
+
+
+@pytest.mark.parametrize("kw", FAST_GRID, ids=lambda kw: "-".join(str(v) for v in kw.values()))
+def test_the_fast_tracker_records_byte_for_byte_what_the_original_path_records(kw):
+    """LiveBytes(fast=True) answers fake tensors' device queries itself and skips dynamo's
+    disable wrapper; fast=False is the original path (every query down the mode stack). The
+    result and the whole event log are identical."""
+    arch = TINY.model_copy(update={"layers": 3}) if kw["micro_batch"] == 2 else TINY
+    spec = _spec(stack="hf", **kw)
+    fast, slow = trace_step(spec, arch), trace_step(spec, arch, fast=False)
+    assert fast.tracker.fast and not slow.tracker.fast
+    assert _recorded(fast) == _recorded(slow)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("impl,gib", [("foreach", 74.8), ("fused", 60.1)])
 def test_8b_pure_bf16_full_step_matches_the_design_measurement(catalog, impl, gib):

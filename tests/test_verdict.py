@@ -15,8 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.answer import Advisor
-from advisor.catalog import Catalog
-from advisor.catalog.shapes import DEFAULT_MAX_GPUS, layouts
+from advisor.catalog.shapes import DEFAULT_MAX_GPUS, layouts, round_up
 from advisor.cost import PLANNING_WINDOW_HOURS
 from advisor.recommend import recommend
 from advisor.report import render_text, verdict_text
@@ -193,6 +192,24 @@ def test_the_ceiling_must_be_a_count():
 
 # --- property: counts are rentable, within the ceiling; "yes" keeps the job -------------------------
 
+
+def _keeps_or_says_the_global_batch(answer, option):
+    """An option's plan trains the job's global batch (GPUs x micro-batch x accumulation), or it
+    carries "global_batch" in ``alters``, its own global batch, and (offered) the note saying so."""
+    plan = option.plan
+    trained = plan.num_gpus * plan.micro_batch * plan.accumulation
+    assert plan.global_batch == trained
+    if trained == answer.global_batch:
+        assert "global_batch" not in plan.alters
+        return
+    # more GPUs than the batch has sequences: each takes one at least, the batch rounds up, said
+    assert "global_batch" in plan.alters and trained > answer.global_batch, (plan, answer.global_batch)
+    assert answer.global_batch % plan.num_gpus != 0 and trained == -(-answer.global_batch // plan.num_gpus) * plan.num_gpus
+    if option.offered and option.price_usd_per_hour is not None:
+        assert any(n.code == "global_batch" and n.gpu == option.gpu for n in answer.notes)
+        said = [line for line in render_text(answer, "en").splitlines() if "trains a global batch of" in line]
+        assert any(option.gpu_name.removeprefix("NVIDIA ") in line for line in said), said
+
 MODELS = ["llama-3.1-8b", "mistral-7b", "qwen2.5-14b", "llama-3-70b", "gemma-2-9b", "llama-3.2-1b"]
 
 
@@ -233,23 +250,156 @@ def test_every_plan_is_rentable_within_the_ceiling_and_yes_keeps_the_job(catalog
         assert plan.num_gpus == o.num_gpus and plan.nodes * plan.gpus_per_node >= plan.num_gpus
         if plan.nodes > 1:  # whole machines of a clustered shape
             assert plan.nodes * plan.gpus_per_node == plan.num_gpus and plan.network_gbps
-        assert plan.keeps_job  # a row's plan never changes the job
+        # a row's plan keeps the job; the one thing it may change is a global batch its GPUs cannot
+        # split (more GPUs than sequences per step), which it says (issue #16 follow-up, item 1)
+        assert set(plan.alters) <= {"global_batch"}, plan.alters
+        _keeps_or_says_the_global_batch(answer, o)
     v = answer.verdict
     assert v is not None and v.max_gpus == ceiling
     if v.answer == "yes":
         plan = v.plan
-        assert plan.keeps_job and (plan.method, plan.seq_len) == (asked.method, asked.seq_len)
-        if plan.changes and plan.num_gpus == 1:  # a lever plan on one card keeps the global batch
-            assert plan.micro_batch * plan.accumulation == global_batch
-        elif plan.changes:  # sharded with a lever: each GPU's batch as asked, as every data-parallel plan
-            assert plan.micro_batch * plan.accumulation == asked.micro_batch * asked.gradient_accumulation_steps
-        else:
-            assert (plan.micro_batch, plan.accumulation) == (asked.micro_batch, asked.gradient_accumulation_steps)
+        assert set(plan.alters) <= {"global_batch"} and (plan.method, plan.seq_len) == (asked.method, asked.seq_len)
+        if plan.num_gpus == 1:  # one card always keeps the global batch
+            assert plan.keeps_job and plan.micro_batch * plan.accumulation == global_batch
+        if "global_batch" in plan.alters:
+            assert "(global batch " in verdict_text(answer, "en")
         assert verdict_text(answer, "en").startswith("Yes: ")
-    for plan in v.job_changes:
-        assert plan.alters and plan.num_gpus == 1
+    for plan in v.job_changes:  # on one card, or on the count the user stated (issue #16 follow-up, item 2)
+        assert plan.alters and plan.num_gpus == (1 if "num_gpus" not in said else round_up(said["num_gpus"], [
+            lay for lay in layouts(catalog.node_shapes(catalog.gpu(plan.gpu), answer.spec.region), ceiling)]).num_gpus)
+    if "num_gpus" in said:  # a stated count: every plan on it (rounded up to a shape)
+        assert all(o.num_gpus >= said["num_gpus"] and o.num_gpus == round_up(said["num_gpus"], list(_rentable(
+            catalog, answer, o, ceiling).values())).num_gpus for o in answer.options if o.fits)
     if answer.planning is not None:
         assert answer.planning.num_gpus == answer.best.num_gpus
+
+
+@st.composite
+def batches(draw):
+    """A job's global batch said in every way (micro-batch, accumulation, a stated GPU count or
+    none), on a model and method that need from one card to many."""
+    said = dict(model=draw(st.sampled_from(MODELS)), method=draw(st.sampled_from(["lora", "qlora", "full"])),
+                seq_len=draw(st.sampled_from([1024, 4096, 8192])))
+    if draw(st.booleans()):
+        said["micro_batch"] = draw(st.integers(1, 12))
+    if draw(st.booleans()):
+        said["gradient_accumulation_steps"] = draw(st.integers(1, 16))
+    if draw(st.booleans()):
+        said.update(num_gpus=draw(st.sampled_from([1, 2, 3, 4, 8])), sharding=draw(st.sampled_from(["ddp", "fsdp"])))
+    if draw(st.booleans()):
+        said.update(dataset_tokens=50_000_000, epochs=1)
+    return said
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(said=batches())
+def test_every_option_keeps_the_global_batch_or_says_how_it_differs(catalog, said):
+    """Issue #16 follow-up, item 1: data parallelism over N GPUs trains N x micro-batch x
+    accumulation sequences per step; every option, the verdict's plans and the job changes keep the
+    job's global batch by their per-GPU split, or say how theirs differs."""
+    answer = _rec(catalog, **said)
+    g = answer.global_batch
+    assert g == answer.spec.micro_batch * answer.spec.gradient_accumulation_steps * answer.spec.num_gpus
+    for o in answer.options:
+        if o.fits:
+            _keeps_or_says_the_global_batch(answer, o)
+            assert o.plan.micro_batch <= answer.spec.micro_batch  # never more memory per GPU than asked
+    v = answer.verdict
+    for plan in (v.plan, v.cheapest, *v.job_changes):
+        if plan is not None:
+            trained = plan.num_gpus * plan.micro_batch * plan.accumulation
+            assert trained == g or ("global_batch" in plan.alters and plan.global_batch == trained)
+
+
+def test_a_plan_on_more_gpus_splits_the_batch_asked(catalog, cli):
+    """Batch 8 of Llama 3.1 8B at 4k on 4 GPUs is a global batch of 32: a plan on 4 GPUs trains
+    32 sequences per step (8 each), never 4 x 8 x (GPUs it grew to)."""
+    answer = _rec(catalog, model="llama-3.1-8b", method="lora", seq_len=4096, micro_batch=8, num_gpus=4,
+                  dataset_tokens=100_000_000, epochs=1)
+    assert answer.global_batch == 32
+    for o in answer.options:
+        if o.fits:
+            assert o.plan.num_gpus * o.plan.micro_batch * o.plan.accumulation == 32, o.plan
+    # unstated: the default global batch (1 sequence, assumed) on 2 GPUs cannot be kept; it is said
+    full = _rec(catalog, model="llama-3.1-8b", method="full", seq_len=2048)
+    assert full.global_batch == 1 and full.best.plan.num_gpus > 1
+    assert "global_batch" in full.best.plan.alters and full.best.plan.global_batch == full.best.plan.num_gpus
+    text = cli("ask", "full fine-tune llama 3.1 8b seq 2048").output
+    assert "(global batch 2, not 1)" in text.splitlines()[0], text
+    assert "trains a global batch of 2 sequences per step, not the 1 assumed" in text
+    es = cli("ask", "ajuste fino completo de llama 3.1 8b con secuencia de 2048").output
+    assert "(lote global 2, no 1)" in es.splitlines()[0] and "no las 1 supuestas" in es, es
+
+
+def test_time_to_the_checkpoint_counts_one_optimizer_step_per_global_batch(catalog):
+    """The optimizer runs once per global batch (HF Trainer steps it every
+    gradient_accumulation_steps micro-batches): the same tokens at accumulation 8 take fewer
+    optimizer steps than at accumulation 1, so the run is not slower per token."""
+    one = _rec(catalog, model="llama-3.1-8b", method="lora", seq_len=2048, micro_batch=1, gpu="h100-sxm",
+               dataset_tokens=50_000_000, epochs=1).option("h100-sxm")
+    eight = _rec(catalog, model="llama-3.1-8b", method="lora", seq_len=2048, micro_batch=1,
+                 gradient_accumulation_steps=8, gpu="h100-sxm", dataset_tokens=50_000_000, epochs=1).option("h100-sxm")
+    assert one.num_gpus == eight.num_gpus == 1
+    assert eight.tokens_per_s > one.tokens_per_s and eight.time.training_s < one.time.training_s
+
+
+# --- a stated GPU count (issue #16 follow-up, item 2) ---------------------------------------------
+
+FULL_8B_ONE = "full fine-tune llama 3.1 8b seq 2048 on 1 GPU, 100M tokens, 1 epoch"
+FULL_8B_ONE_ES = "ajuste fino completo de llama 3.1 8b con secuencia de 2048 en una sola GPU, 100M tokens, 1 época"
+FULL_8B_ANY = "full fine-tune llama 3.1 8b seq 2048, 100M tokens, 1 epoch"
+
+
+def _fitting_counts(answer):
+    return {o.gpu: o.num_gpus for o in answer.options if o.fits}
+
+
+def test_one_gpu_stated_keeps_every_plan_on_one_card(catalog, cli):
+    """'on 1 GPU' is not the default: a full fine-tune of 8B fits no single card, so the verdict
+    says so and names what would (more GPUs), which is never a plan of the table."""
+    stated = Advisor(catalog).ask(FULL_8B_ONE).answer
+    assert set(_fitting_counts(stated).values()) <= {1}
+    v = stated.verdict
+    assert (v.question, v.answer, v.stated_gpus) == ("one_card", "no", 1) and stated.best is None
+    assert v.cheapest is not None and v.cheapest.num_gpus > 1 and v.needs_gpus == v.cheapest.num_gpus
+    first = cli("ask", FULL_8B_ONE).output.splitlines()[0]
+    assert first.startswith(f"No single card fits (one GPU asked); it would take {v.cheapest.num_gpus} x "), first
+    assert "No GPU we rent fits this run on 1 GPUs, as asked." in cli("ask", FULL_8B_ONE).output
+    es = cli("ask", FULL_8B_ONE_ES).output.splitlines()[0]
+    assert es.startswith("No cabe en una sola tarjeta (se pidió una GPU); haría falta "), es
+    # nothing said: today's behaviour, the smallest count that fits (more than one card)
+    free = Advisor(catalog).ask(FULL_8B_ANY).answer
+    assert free.verdict.stated_gpus is None and free.best is not None and free.best.num_gpus > 1
+    assert free.best.plan == v.cheapest  # what "would" fit is the ranking without the count
+
+
+def test_one_gpu_stated_that_fits_answers_yes_on_one_card(catalog):
+    answer = Advisor(catalog).ask("lora llama 3 8b on 1 GPU").answer
+    assert answer.verdict.answer == "yes" and answer.verdict.plan.num_gpus == 1
+    assert set(_fitting_counts(answer).values()) == {1}
+    es = Advisor(catalog).ask("lora de llama 3 8b en una sola GPU").answer
+    assert es.verdict.answer == "yes" and set(_fitting_counts(es).values()) == {1}
+
+
+def test_four_h100_stated_keeps_four(catalog, cli):
+    """'on 4 H100': every plan on 4 GPUs (FSDP there when DDP's replicas do not fit and no sharding
+    was named); a job that needs more says how many, on the GPU asked."""
+    answer = Advisor(catalog).ask("full fine-tune llama 3.1 8b seq 2048 on 4 H100, 100M tokens").answer
+    assert set(_fitting_counts(answer).values()) <= {4}
+    v = answer.verdict
+    assert (v.question, v.gpu, v.stated_gpus) == ("gpu", "h100-sxm", 4)
+    h100 = answer.option("h100-sxm")
+    assert h100.fits and h100.num_gpus == 4 and h100.sharding == "fsdp" and v.answer == "yes"
+    big = Advisor(catalog).ask("full fine-tune qwen2.5 14b seq 4096 on 2 H100, 100M tokens").answer
+    assert set(_fitting_counts(big).values()) <= {2}
+    assert big.verdict.answer == "no" and not big.option("h100-sxm").fits
+    assert big.verdict.cheapest.num_gpus > 2 and big.verdict.cheapest.gpu == "h100-sxm"
+    out = cli("ask", "full fine-tune qwen2.5 14b seq 4096 on 2 H100, 100M tokens").output
+    first = out.splitlines()[0]
+    assert first.startswith("No, not on H100 SXM 80 GB as asked (it needs 4 GPUs, 2 asked); it would take 4 x "), first
+    # a job past the ceiling even without the count: the ceiling answer, as today
+    over = Advisor(catalog).ask("full fine-tune llama 3.1 70b seq 2048 on 4 H100, 100M tokens").answer
+    assert over.verdict.answer == "over_ceiling" and set(_fitting_counts(over).values()) <= {4}
 
 
 # --- the fake Slack: the real bot, the verdict as the first section ---------------------------------
@@ -291,3 +441,16 @@ def test_slack_qlora_70b_proposes_a_rentable_plan(bot, slack, catalog):
     assert pilot == {"gpu": answer.best.gpu, "num_gpus": answer.best.num_gpus}
     assert pilot["num_gpus"] in _rentable(catalog, answer, answer.best, DEFAULT_MAX_GPUS)
     assert message_text(blocks).count("Planning windows") == 1
+
+
+def test_slack_keeps_a_stated_single_gpu(bot, slack):
+    blocks = _ask(bot, slack, "CVERDICT1", FULL_8B_ONE)
+    verdict = blocks[1]
+    assert verdict["block_id"] == "verdict"
+    assert verdict["text"]["text"].startswith("*No single card fits (one GPU asked); it would take "), verdict
+    blocks = _ask(bot, slack, "CVERDICT1ES", FULL_8B_ONE_ES)
+    assert blocks[1]["text"]["text"].startswith("*No cabe en una sola tarjeta (se pidió una GPU); haría falta ")
+    blocks = _ask(bot, slack, "CVERDICT1Y", "lora llama 3 8b on 1 GPU")
+    assert blocks[1]["text"]["text"].startswith("*Yes: 1 x ")
+    pilot = json.loads(blocks[-1]["elements"][0]["value"])
+    assert pilot["num_gpus"] == 1

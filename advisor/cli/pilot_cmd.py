@@ -23,6 +23,7 @@ from advisor.cli.common import (catalog_path, db_option, emit_json, hub_reader, 
 from advisor.cli.spec_flags import spec_options
 from advisor.errors import PilotError
 from advisor.i18n import t
+from advisor.i18n.numbers import decimal, integer, percent
 from advisor.spec import SpecRequest
 
 DEFAULT_OUT_DIR = "pilot-runs"
@@ -60,6 +61,8 @@ def _factory(out_dir: str, ray_address: str | None):
 
 out_dir_option = click.option("--out-dir", default=DEFAULT_OUT_DIR, show_default=True,
                               help="Where pilot runs (events, log, checkpoint, manifest) are written.")
+lang_option = click.option("--lang", type=click.Choice(["en", "es"]), default="en", show_default=True,
+                           help="Language of the human output (every line through advisor.i18n; --json is language-free).")
 ray_option = click.option("--ray-address", default=None, metavar="ADDR",
                           help="Ray cluster for --launcher ray (default: $RAY_ADDRESS).")
 
@@ -69,20 +72,20 @@ def pilot() -> None:
     """Measured pilot runs: real training steps on a GPU node (or this CPU)."""
 
 
-def _shower(progress):
+def _shower(progress, lang: str = "en"):
     """The runner's events on the terminal's progress (advisor.cli.progress): every progress event
     the runner wrote moves the bar, also those written between two polls."""
     def show(rec, event) -> None:
         p = event.data or {}
         if event.type == "started":
-            progress.phase(t("pilot.cli.building", "en", id=rec.id))
+            progress.phase(t("pilot.cli.building", lang, id=rec.id))
         elif event.type == "progress":
             tps = p.get("tokens_per_s")
             phase = p.get("phase", "?")
-            progress.phase(t("pilot.cli.progress", "en", id=rec.id, step=p.get("steps_completed", 0),
-                             total=p.get("total_steps", "?"),
-                             phase=t(f"pilot.phase.{phase}", "en") if f"pilot.phase.{phase}" in _PHASES else phase,
-                             tps=f"{tps:,.0f}" if tps else "-"))
+            progress.phase(t("pilot.cli.progress", lang, id=rec.id, step=integer(p.get("steps_completed", 0), lang),
+                             total=integer(p["total_steps"], lang) if p.get("total_steps") else "?",
+                             phase=t(f"pilot.phase.{phase}", lang) if f"pilot.phase.{phase}" in _PHASES else phase,
+                             tps=integer(tps, lang) if tps else "-"))
             progress.steps(p.get("steps_completed", 0), p.get("total_steps"))
         elif event.type in ("finished", "failed"):
             progress.close()
@@ -109,9 +112,11 @@ def _shower(progress):
 @ray_option
 @db_option
 @json_option
+@lang_option
 def run(request: SpecRequest, steps: int, warmup: int, launcher: str, runtime: str, device: str,
         weights_dir: str | None, revision: str | None, seed: int, time_limit: float, no_checkpoint: bool,
-        state_db: str | None, out_dir: str, ray_address: str | None, db: str | None, as_json: bool) -> None:
+        state_db: str | None, out_dir: str, ray_address: str | None, db: str | None, as_json: bool,
+        lang: str) -> None:
     """Run a measured pilot and print its result (with the estimate beside it)."""
     from advisor.pilot import predict as prediction
     from advisor.pilot import tracking
@@ -148,7 +153,7 @@ def run(request: SpecRequest, steps: int, warmup: int, launcher: str, runtime: s
     # before it runs, on stderr (the JSON carries the same under "prediction"): what the pilot
     # measures of a bigger plan, and a warning when the estimate says it will not fit the GPU
     if not as_json:
-        for line in plan_lines(predicted, pspec.gpu_name or "CPU", pspec.gpu_usable_memory_bytes, "en"):
+        for line in plan_lines(predicted, pspec.gpu_name or "CPU", pspec.gpu_usable_memory_bytes, lang):
             click.echo(line, err=True)
     store.create(pspec, launcher=launcher, requested_by=f"cli:{getpass.getuser()}", prediction=predicted,
                  estimated_cost_usd=predicted["cost_usd"], estimated_duration_s=predicted["duration_s"])
@@ -157,14 +162,14 @@ def run(request: SpecRequest, steps: int, warmup: int, launcher: str, runtime: s
     from advisor.cli.progress import progress_for
 
     with progress_for(as_json) as progress:
-        progress.phase(t("pilot.cli.waiting", "en", id=pspec.pilot_id, launcher=launcher))
+        progress.phase(t("pilot.cli.waiting", lang, id=pspec.pilot_id, launcher=launcher))
         rec = tracking.launch(store, pspec.pilot_id, chosen, confirmed_by=f"cli:{getpass.getuser()}")
         try:
-            rec = tracking.follow(store, rec.id, chosen, on_event=_shower(progress))
+            rec = tracking.follow(store, rec.id, chosen, on_event=_shower(progress, lang))
         except KeyboardInterrupt:
-            progress.phase(t("pilot.cli.cancelling", "en", id=rec.id))
+            progress.phase(t("pilot.cli.cancelling", lang, id=rec.id))
             rec = tracking.cancel(store, rec.id, get_launcher)
-    _print_outcome(rec, as_json)
+    _print_outcome(rec, as_json, lang)
     if rec.state != "finished":
         sys.exit(1)
 
@@ -182,14 +187,14 @@ def _outcome(rec) -> dict:
     return out
 
 
-def _print_outcome(rec, as_json: bool) -> None:
+def _print_outcome(rec, as_json: bool, lang: str = "en") -> None:
     out = _outcome(rec)
     if as_json:
         emit_json(out)
         return
     from advisor.pilot.report import render_cli
 
-    click.echo(render_cli(rec, "en"))
+    click.echo(render_cli(rec, lang))
 
 
 @pilot.command("status")
@@ -198,7 +203,9 @@ def _print_outcome(rec, as_json: bool) -> None:
 @out_dir_option
 @ray_option
 @json_option
-def status(pilot_id: str, state_db: str | None, out_dir: str, ray_address: str | None, as_json: bool) -> None:
+@lang_option
+def status(pilot_id: str, state_db: str | None, out_dir: str, ray_address: str | None, as_json: bool,
+           lang: str) -> None:
     """The state of a pilot (re-attaches to it if it is still running)."""
     from advisor.pilot import tracking
 
@@ -212,7 +219,7 @@ def status(pilot_id: str, state_db: str | None, out_dir: str, ray_address: str |
         return
     from advisor.pilot.report import render_cli
 
-    click.echo(render_cli(rec, "en"))
+    click.echo(render_cli(rec, lang))
 
 
 @pilot.command("cancel")
@@ -220,13 +227,17 @@ def status(pilot_id: str, state_db: str | None, out_dir: str, ray_address: str |
 @state_db_option
 @out_dir_option
 @ray_option
-def cancel(pilot_id: str, state_db: str | None, out_dir: str, ray_address: str | None) -> None:
+@lang_option
+def cancel(pilot_id: str, state_db: str | None, out_dir: str, ray_address: str | None, lang: str) -> None:
     """Cancel a pilot (a running one is stopped; its partial figures are kept)."""
     from advisor.pilot import tracking
 
     rec = tracking.cancel(_store(state_db), pilot_id,
                           _factory(out_dir, ray_address or os.environ.get("RAY_ADDRESS")))
-    click.echo(t("pilot.cli.ended", "en", id=rec.id, state=rec.state, reason=rec.reason or ""))
+    from advisor.i18n import has
+
+    state = t(f"pilot.cli.state.{rec.state}", lang) if has(f"pilot.cli.state.{rec.state}") else rec.state
+    click.echo(t("pilot.cli.ended", lang, id=rec.id, state=state, reason=rec.reason or "").rstrip())
 
 
 @pilot.command("history")
@@ -234,7 +245,8 @@ def cancel(pilot_id: str, state_db: str | None, out_dir: str, ray_address: str |
 @click.option("--limit", type=int, default=100, show_default=True)
 @state_db_option
 @json_option
-def history(gpu: str | None, limit: int, state_db: str | None, as_json: bool) -> None:
+@lang_option
+def history(gpu: str | None, limit: int, state_db: str | None, as_json: bool, lang: str) -> None:
     """Measured pilots stored for calibration, and the calibration they give."""
     from advisor.pilot.calibration import PilotCalibration
 
@@ -260,19 +272,19 @@ def history(gpu: str | None, limit: int, state_db: str | None, as_json: bool) ->
         emit_json({"results": rows, "calibration": calibration, "step_factors": step_factors})
         return
     if not rows:
-        click.echo(t("pilot.cli.no_history", "en"))
+        click.echo(t("pilot.cli.no_history", lang))
         return
     for r in rows:
-        click.echo(t("pilot.cli.history_row", "en", id=r["pilot_id"], gpu=r["gpu"] or "-", device=r["device_name"] or r["device"],
-                     method=r["method"], seq=r["seq_len"], tps=f"{r['tokens_per_s'] or 0:,.0f}",
-                     mfu=f"{(r['mfu'] or 0) * 100:.1f}%", target=t("word.yes" if r["on_target"] else "word.no", "en")))
+        click.echo(t("pilot.cli.history_row", lang, id=r["pilot_id"], gpu=r["gpu"] or "-", device=r["device_name"] or r["device"],
+                     method=r["method"], seq=integer(r["seq_len"], lang), tps=integer(r["tokens_per_s"] or 0, lang),
+                     mfu=percent(r["mfu"] or 0, lang, 1), target=t("word.yes" if r["on_target"] else "word.no", lang)))
     for c in calibration:
-        click.echo(t("pilot.cli.calibration_row", "en", gpu=c["gpu"], method=c["method"], n=c["pilots"],
-                     eff=f"{(c['efficiency'] or 0) * 100:.1f}%",
-                     ratio=f"{c['reserved_ratio']:.3f}" if c["reserved_ratio"] else "-"))
+        click.echo(t("pilot.cli.calibration_row", lang, gpu=c["gpu"], method=c["method"], n=integer(c["pilots"], lang),
+                     eff=percent(c["efficiency"] or 0, lang, 1),
+                     ratio=decimal(c["reserved_ratio"], lang, 3) if c["reserved_ratio"] else "-"))
     for g, m in step_factors.items():
-        click.echo(t("pilot.cli.step_factors_row", "en", gpu=g, n=m["pilots"],
-                     factors=", ".join(f"{c} x{v:.2f}" for c, v in m["factors"].items())))
+        click.echo(t("pilot.cli.step_factors_row", lang, gpu=g, n=integer(m["pilots"], lang),
+                     factors=", ".join(f"{c} x{decimal(v, lang, 2)}" for c, v in m["factors"].items())))
 
 
 from advisor.cli.pilot_spend import spend as _spend  # noqa: E402  `advisor pilot spend` (advisor/cli/pilot_spend.py)

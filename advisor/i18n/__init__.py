@@ -57,7 +57,6 @@ _LOCK = threading.Lock()  # the bot's worker threads may ask for the first messa
 
 
 def _load() -> None:
-    global _LOADED
     if _LOADED:
         return
     with _LOCK:

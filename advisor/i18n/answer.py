@@ -150,6 +150,19 @@ MESSAGES = {
         "en": "it needs {n} GPUs, past the {ceiling}-GPU ceiling",
         "es": "necesita {n} GPUs, más que el tope de {ceiling}",
     },
+    "answer.verdict.why_stated": {"en": "it needs {n} GPUs, {asked} asked", "es": "necesita {n} GPUs, se pidieron {asked}"},
+    "answer.verdict.no_stated_one": {
+        "en": "No single card fits (one GPU asked); it would take {cheapest}, {cheapest_money}.",
+        "es": "No cabe en una sola tarjeta (se pidió una GPU); haría falta {cheapest}, {cheapest_money}.",
+    },
+    "answer.verdict.no_stated": {
+        "en": "No, it does not fit on {n} GPUs as asked; it would take {cheapest}, {cheapest_money}.",
+        "es": "No, no cabe en {n} GPUs tal como se pidió; haría falta {cheapest}, {cheapest_money}.",
+    },
+    "answer.verdict.no_gpu_stated": {
+        "en": "No, not on {gpu} as asked ({why}); it would take {cheapest}, {cheapest_money}.",
+        "es": "No, no en {gpu} tal como se pidió ({why}); haría falta {cheapest}, {cheapest_money}.",
+    },
     "answer.verdict.why_no_fit": {"en": "it does not fit", "es": "no cabe"},
     "answer.verdict.plan": {"en": "{n} x {gpu}", "es": "{n} x {gpu}"},
     "answer.verdict.plan_nodes": {
@@ -157,6 +170,10 @@ MESSAGES = {
         "es": "{n} x {gpu} ({nodes} nodos x {per_node})",
     },
     "answer.verdict.with": {"en": "{plan} with {changes}", "es": "{plan} con {changes}"},
+    "answer.verdict.global_batch": {
+        "en": "{plan} (global batch {batch}, not {asked})",
+        "es": "{plan} (lote global {batch}, no {asked})",
+    },
     "answer.verdict.money": {
         "en": "about {time} and {cost} to an accepted checkpoint",
         "es": "unas {time} y {cost} hasta un punto de control aceptado",

@@ -177,11 +177,6 @@ MESSAGES = {
               "la holgura del asignador (reservada, dispositivo).",
     },
     "bot.verify.unavailable": {"en": ":warning: {reason}", "es": ":warning: {reason}"},
-    "bot.chart.comment": {
-        "en": "Memory per GPU by part, against each GPU's usable memory ({model}).",
-        "es": "Memoria por GPU por partes, frente a la memoria utilizable de cada GPU ({model}).",
-    },
-    "bot.chart.title": {"en": "Memory per GPU: {model}", "es": "Memoria por GPU: {model}"},
     "bot.chart.axis": {"en": "GiB per GPU", "es": "GiB por GPU"},
     "bot.chart.overhead": {"en": "Allocator slack + CUDA context", "es": "Holgura del asignador + contexto CUDA"},
     "bot.chart.device": {"en": "Device memory", "es": "Memoria del dispositivo"},

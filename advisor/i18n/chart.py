@@ -76,6 +76,5 @@ MESSAGES = {
     "chart.lever.shorter_seq": {"en": "seq {seq_len}", "es": "secuencia {seq_len}"},
     "chart.lever.fused_ce": {"en": "Liger CE", "es": "CE de Liger"},  # the fused cross-entropy lever (advisor.recommend)
     "chart.lever.fsdp": {"en": "FSDP", "es": "FSDP"},
-    "chart.lever.combined": {"en": "all levers", "es": "todas las palancas"},
     "chart.lever.with_fsdp": {"en": "{lever} + FSDP", "es": "{lever} + FSDP"},
 }

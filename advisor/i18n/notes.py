@@ -21,6 +21,10 @@ MESSAGES = {
         "en": "needs {need} on one GPU, {usable} usable; largest part: {term} {term_size}",
         "es": "necesita {need} en una GPU y hay {usable} utilizables; la parte mayor: {term} {term_size}",
     },
+    "notes.reason.stated": {
+        "en": "needs {need} per GPU on the {asked} asked, {usable} usable ({term} {term_size}); it fits on {n}",
+        "es": "necesita {need} por GPU en las {asked} pedidas y hay {usable} utilizables ({term} {term_size}); cabe en {n}",
+    },
     "notes.reason.none": {
         "en": "needs {need} on one GPU, {usable} usable ({term} {term_size}); even {n} GPUs with FSDP need {need_n} each",
         "es": "necesita {need} en una GPU y hay {usable} utilizables ({term} {term_size}); incluso {n} GPUs con FSDP necesitan {need_n} cada una",
@@ -93,6 +97,10 @@ MESSAGES = {
         "en": "{gpu} fits with only {headroom} to spare: longer samples or a library update can tip it over; run the pilot first.",
         "es": "{gpu} cabe con solo {headroom} de margen: muestras más largas o una actualización de librerías pueden desbordarla; ejecuta el piloto primero.",
     },
+    "notes.nothing_fits_stated": {
+        "en": "No GPU we rent fits this run on {n} GPUs, as asked.",
+        "es": "Ninguna GPU que alquilamos admite esta ejecución en {n} GPUs, tal como se pidió.",
+    },
     "notes.nothing_fits": {
         "en": "No GPU we rent fits this run, even {n} of them with FSDP.",
         "es": "Ninguna GPU que alquilamos admite esta ejecución, ni siquiera {n} con FSDP.",
@@ -130,6 +138,16 @@ MESSAGES = {
         "en": "{gpu} x{n} runs as {nodes} nodes of {per_node} GPUs joined by {network} Gb/s per node; the step time counts the collectives over that network.",
         "es": "{gpu} x{n} se ejecuta en {nodes} nodos de {per_node} GPUs unidos por {network} Gb/s por nodo; el tiempo por paso cuenta las operaciones colectivas por esa red.",
     },
+    "notes.global_batch": {
+        "en": "{gpu} x{n} trains a global batch of {batch} sequences per step, not the {asked} {how}: each of "
+              "{n} GPUs takes at least one; a global batch (micro-batch x accumulation x GPUs) divisible by {n} "
+              "keeps the job on it.",
+        "es": "{gpu} x{n} entrena un lote global de {batch} secuencias por paso, no las {asked} {how}: cada una de "
+              "las {n} GPUs toma al menos una; un lote global (micro-lote x acumulación x GPUs) divisible por {n} "
+              "mantiene el trabajo en ellas.",
+    },
+    "notes.global_batch.asked": {"en": "asked", "es": "pedidas"},
+    "notes.global_batch.assumed": {"en": "assumed", "es": "supuestas"},
     "notes.rounded_count": {
         "en": "{asked} GPUs are not rented as one machine: {gpu} comes as {n}, so the plan uses {n}.",
         "es": "{asked} GPUs no se alquilan como una máquina: {gpu} se ofrece de {n} en {n}, así que el plan usa {n}.",

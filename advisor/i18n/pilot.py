@@ -3,6 +3,14 @@
 MESSAGES = {
     # --- CLI -----------------------------------------------------------------------------------
     "pilot.cli.ended": {"en": "pilot {id}: {state} {reason}", "es": "piloto {id}: {state} {reason}"},
+    # a pilot's state in words (advisor.pilot.store's states), for `advisor pilot cancel`
+    "pilot.cli.state.proposed": {"en": "proposed", "es": "propuesto"},
+    "pilot.cli.state.declined": {"en": "declined", "es": "rechazado"},
+    "pilot.cli.state.queued": {"en": "queued", "es": "en cola"},
+    "pilot.cli.state.running": {"en": "running", "es": "en marcha"},
+    "pilot.cli.state.finished": {"en": "finished", "es": "terminado"},
+    "pilot.cli.state.failed": {"en": "failed", "es": "fallido"},
+    "pilot.cli.state.cancelled": {"en": "cancelled", "es": "cancelado"},
     "pilot.cli.waiting": {"en": "pilot {id}: starting the runner ({launcher})", "es": "piloto {id}: arrancando el ejecutor ({launcher})"},
     "pilot.cli.building": {"en": "pilot {id}: building the model", "es": "piloto {id}: construyendo el modelo"},
     "pilot.cli.cancelling": {"en": "pilot {id}: cancelling", "es": "piloto {id}: cancelando"},

@@ -128,6 +128,11 @@ def choose_plan(request: SpecRequest, catalog: Catalog, *, calibration: Any = No
     from advisor.catalog.shapes import DEFAULT_MAX_GPUS
 
     ranking = recommend(resolved, catalog, calibration=calibration, max_gpus=max_gpus or DEFAULT_MAX_GPUS)
+    picked = ranking.option(resolved.spec.gpu) if resolved.spec.gpu else ranking.best
+    if named_count is not None and (picked is None or not picked.fits):
+        # the ranking keeps a stated count (advisor.recommend): rank without it to name the count that fits
+        ranking = recommend(resolved, catalog, calibration=calibration, max_gpus=max_gpus or DEFAULT_MAX_GPUS,
+                            keep_count=False)
     plan = plan_from_ranking(ranking, resolved, catalog, gpu_id=resolved.spec.gpu, region=region)
     if named_count is not None and plan.num_gpus != named_count:
         raise LaunchError(

@@ -77,7 +77,7 @@ class Dense(nn.Module):
                      if bias else None)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return F.linear(self.rt.activation(x), self.rt.cast(self.weight), self.rt.cast(self.bias))
+        return linear(self.rt.activation(x), self.rt.cast(self.weight), self.rt.cast(self.bias))
 
 
 class QuantizedWeight(nn.Module):
@@ -117,6 +117,28 @@ class QuantizedWeight(nn.Module):
         return [t for t in (self.absmax, self.absmax2, self.offset) if t is not None]
 
 
+def rows_matmul(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """``x @ w`` for activations ``x`` (..., k) and a matrix ``w`` (k, n), as ``torch.matmul``
+    computes it when it folds the leading dimensions into rows (aten/src/ATen/native/
+    LinearAlgebra.cpp ``_matmul_impl``/``should_fold``, torch 2.13: a contiguous input of 3 or
+    more dimensions becomes ``x.view(-1, k)``, one ``mm``, and the result's view back), with the
+    same operators, kernels and storages, but ending in ``view`` where matmul ends in
+    ``_unsafe_view``, which FakeTensorMode never caches (torch/_subclasses/fake_tensor.py
+    ``_validate_cache_key``: "unsafe view"), so every linear of the trace paid an uncached fake
+    dispatch. Any other input (2-D, or one matmul would not fold) goes to ``torch.matmul``."""
+    if x.dim() < 3 or not x.is_contiguous() or w.dim() != 2:
+        return x @ w
+    return torch.mm(x.view(-1, x.shape[-1]), w).view(*x.shape[:-1], w.shape[-1])
+
+
+def linear(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None) -> torch.Tensor:
+    """``F.linear(x, w, b)``: without a bias it is ``matmul(x, w.t())`` (aten/src/ATen/native/
+    Linear.cpp ``linear``, torch 2.13), computed by ``rows_matmul``; with one, F.linear itself."""
+    if b is not None:
+        return F.linear(x, w, b)
+    return rows_matmul(x, w.t())
+
+
 def _dequantized(qweight: QuantizedWeight, dtype: torch.dtype) -> torch.Tensor:
     """The weight in ``dtype``: dequantized straight to it, or to the dtype it was quantized from
     and then cast, both copies alive during the cast (bitsandbytes MatMul4Bit:
@@ -137,7 +159,7 @@ class _QuantMatmul(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, qweight, dtype, keep_input):
         w = qweight.dequantize(dtype) if qweight.forward_direct else _dequantized(qweight, dtype)
-        out = x @ w.t()
+        out = rows_matmul(x, w.t())
         del w
         ctx.qweight, ctx.dtype = qweight, dtype
         if keep_input:
@@ -147,7 +169,7 @@ class _QuantMatmul(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_out):
         w = _dequantized(ctx.qweight, ctx.dtype)
-        grad_x = grad_out @ w if ctx.needs_input_grad[0] else None
+        grad_x = rows_matmul(grad_out, w) if ctx.needs_input_grad[0] else None
         return grad_x, None, None, None
 
 
@@ -221,6 +243,6 @@ class LoraLinear(nn.Module):
             # F.dropout decomposes into a float noise tensor instead, so call it directly to keep
             # the CUDA footprint on every device
             dropped, _mask = torch.native_dropout(xa, self.dropout, True)
-        h = F.linear(rt.activation(dropped), rt.cast(self.lora_A))
-        h = F.linear(h, rt.cast(self.lora_B))
+        h = linear(rt.activation(dropped), rt.cast(self.lora_A))
+        h = linear(h, rt.cast(self.lora_B))
         return (result + h * self.scaling).to(result.dtype)

@@ -38,7 +38,7 @@ def causal_lm_loss(stack: StackProfile) -> Callable:
     """
 
     def loss_fn(x: torch.Tensor, head_weight: torch.Tensor, labels: torch.Tensor, rt) -> torch.Tensor:
-        from advisor.model.layers import QuantizedWeight, quant_project
+        from advisor.model.layers import QuantizedWeight, linear, quant_project
 
         if isinstance(head_weight, QuantizedWeight):  # a 4-bit LM head (StackProfile.quant_head)
             def project(xc):
@@ -47,7 +47,7 @@ def causal_lm_loss(stack: StackProfile) -> Callable:
             w = rt.cast(head_weight)
 
             def project(xc):
-                return F.linear(rt.activation(xc), w)
+                return linear(rt.activation(xc), w)
         chunks = max(1, min(stack.loss_chunks, x.shape[1]))
 
         def part(lg, lb):

@@ -23,13 +23,15 @@ import weakref
 from dataclasses import dataclass, field
 
 import torch
+from torch._subclasses.fake_tensor import FakeTensor
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
 CATEGORIES = ("weights", "quant_constants", "adapters", "master_weights", "gradients",
               "optimizer_states", "activations", "logits_loss", "transient")
 
-_SKIP = {torch.ops.prim.device.default}
+_DEVICE = torch.ops.prim.device.default
+_SKIP = {_DEVICE}
 _TO_COPY = torch.ops.aten._to_copy.default
 
 
@@ -78,9 +80,25 @@ class LiveBytes(TorchDispatchMode):
     _param_ids: set[int] = field(default_factory=set)
     phase: str = "build"
     _settled: int = 0  # events before this index are settled (see _settle)
+    fast: bool = True  # False: the original path (every query down the mode stack), kept to
+    # check that the fast one records byte for byte the same log (tests/test_trace.py)
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        """No ``torch._disable_dynamo`` wrapper around ``__torch_dispatch__``
+        (TorchDispatchMode.__init_subclass__, torch/utils/_python_dispatch.py, torch 2.13): the
+        tracker runs only in eager traces, never inside a compiled region, and the wrapper (set
+        and restore of the eval-frame callback, torch/_dynamo/eval_frame.py DisableContext._fn)
+        costs two more Python calls on every op. ``fast=False`` goes through the same wrapper
+        as before (``_slow_dispatch``)."""
+        return False
 
     def __post_init__(self):
         super().__init__()
+        if not self.fast:  # the original path: dynamo disabled around each dispatch
+            import functools  # noqa: PLC0415
+
+            self._slow_dispatch = torch._disable_dynamo(functools.partial(LiveBytes._dispatch, self), recursive=True)
         # one weak reference per live storage, all with the same callback (cheaper than a
         # weakref.finalize each): id(ref) -> (id(storage), index, ref)
         self._refs: dict[int, tuple[int, int, weakref.ref]] = {}
@@ -94,6 +112,19 @@ class LiveBytes(TorchDispatchMode):
 
     # --- recording -------------------------------------------------------------------------
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if not self.fast:
+            return self._slow_dispatch(func, types, args, kwargs)
+        return self._dispatch(func, types, args, kwargs)
+
+    def _dispatch(self, func, types, args=(), kwargs=None):
+        if func is _DEVICE and self.fast:
+            # ``tensor.device`` of a fake tensor dispatches prim.device (FakeTensor is made with
+            # dispatch_device=True): about half of all calls. Answer it as FakeTensorMode would
+            # (fake_tensor.py _device_handler, torch 2.13: the fake device, "meta" inside a
+            # kernel invocation) instead of a second trip down the mode stack; it makes no storage.
+            t = args[0] if len(args) == 1 else None
+            if isinstance(t, FakeTensor):
+                return torch.device("meta") if t.fake_mode.in_kernel_invocation else t.fake_device
         out = func(*args, **(kwargs or {}))
         if func in _SKIP:
             return out

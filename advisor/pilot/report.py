@@ -225,7 +225,10 @@ def summary_lines(rec: PilotRecord, lang: str, surface: Surface = PLAIN) -> list
     lines = [_say(surface, "pilot.final.header", lang, id=surface.code(rec.id), gpu=surface.text(_gpu(rec)),
                   device=surface.text(device), steps=(r.get("steps") or {}).get("measured", rec.pilot_spec.steps))]
     speed = {"tps": numbers.integer(r.get("tokens_per_s") or 0, lang),
-             "step": numbers.decimal((r.get("step_time_s") or {}).get("mean") or 0, lang, 3),
+             # milliseconds below a second; from a second on, two digits (3.128 would read as a
+             # grouped 3128 in English, and as 3,128 s beside it in Spanish)
+             "step": numbers.decimal(step_mean := (r.get("step_time_s") or {}).get("mean") or 0, lang,
+                                     3 if step_mean < 1 else 2),
              "cv": numbers.percent((r.get("step_time_s") or {}).get("cv") or 0, lang, 1)}
     if cpu:  # no MFU: a CPU's tokens/s against a GPU's peak FLOPS means nothing
         lines.append(_say(surface, "pilot.final.cpu_smoke", lang))

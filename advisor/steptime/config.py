@@ -55,12 +55,19 @@ class Config:
     lora_cast_input: bool
     adapters_fp32: bool
     kernels: Kernels
+    quant_head: bool = False  # the LM head is NF4 too (StackProfile.quant_head; advisor.model.build)
+    quant_dequant_fp16: bool = False  # ... quantized from fp16: dequantized to fp16, then cast
+    quant_forward_direct: bool = True  # ... forward dequantizes straight to the compute dtype
 
 
 def config_for(spec, arch, kernels: Kernels | None = None, stack=None) -> Config:
     from advisor.stacks import profile
 
     st = stack or profile(spec.stack)
+    # advisor.model.build.build_model: a separate head (untied, or StackProfile.separate_head)
+    # is 4-bit under QLoRA when the stack quantizes it and the blocks are NF4
+    quant_head = (spec.method == "qlora" and st.quant_head and (spec.quant or "nf4") == "nf4"
+                  and (not arch.tied_embeddings or st.separate_head))
     return Config(
         method=spec.method, precision=spec.precision, gradient_checkpointing=spec.gradient_checkpointing,
         attention=spec.attention, lora_targets=spec.lora_targets,
@@ -71,6 +78,8 @@ def config_for(spec, arch, kernels: Kernels | None = None, stack=None) -> Config
         kbit_prep_fp32=st.kbit_prep_fp32, keep_quant_input=st.keep_quant_input,
         quant_out_follows_input=st.quant_out_follows_input, lora_dropout_copy=st.lora_dropout_copy,
         lora_cast_input=st.lora_cast_input, adapters_fp32=st.adapters_fp32, kernels=kernels or for_spec(spec),
+        quant_head=quant_head, quant_dequant_fp16=quant_head and st.quant_dequant_fp16,
+        quant_forward_direct=not quant_head or st.quant_forward_direct,
     )
 
 

@@ -5,7 +5,7 @@ cross-entropy, a fused cross-entropy)."""
 from __future__ import annotations
 
 from advisor.steptime import classes as C
-from advisor.steptime.config import M, ONE
+from advisor.steptime.config import M, NF4_BLOCK, NF4_DQ_BLOCK, ONE
 from advisor.steptime.decoder import Decoder
 from advisor.steptime.symbolic import Tn
 
@@ -18,7 +18,9 @@ def causal_lm_loss(d: Decoder, x: Tn) -> Tn:
     o, ex, cfg, dt = d.o, d.ex, d.cfg, d.dt
     h, v = M(h=1), M(v=1)
     head = Tn(v * h, dt.other, d.full)
-    w = d.wcast(head)
+    w = None if cfg.quant_head else d.wcast(head)
+    if cfg.quant_head and cfg.kernels.loss in ("fused_linear_ce", "fused_ce"):
+        raise ValueError("a 4-bit LM head under a fused loss kernel is not modelled (no stack runs one)")
     if cfg.kernels.loss == "fused_linear_ce":
         return _fused_linear_ce(d, d.activation(x), w)
     if cfg.kernels.loss == "fused_ce":
@@ -42,7 +44,7 @@ def causal_lm_loss(d: Decoder, x: Tn) -> Tn:
             ex.mult = saved
         ex.record_backward(acc_back)
     ex.mult = chunks
-    lg = o.linear(d.activation(xc), w, rows, h, v)
+    lg = _quant_head(d, xc, rows) if cfg.quant_head else o.linear(d.activation(xc), w, rows, h, v)
     if cfg.loss_upcast_fp32:
         lg = o.cast(lg, "fp32", cls=C.LOSS)
     ls = Tn(rows * v, lg.dtype, lg.rg)
@@ -79,6 +81,56 @@ def causal_lm_loss(d: Decoder, x: Tn) -> Tn:
         ex.grads[part.id] = gp  # the sum's backward hands every chunk the same gradient
     ex.record_backward(lambda ex: ex.grad(loss) is not None and div_back(ex, ex.grad(loss)))
     return loss
+
+
+def _quant_head(d: Decoder, xc: Tn, rows) -> Tn:
+    """A 4-bit LM head's projection of one loss chunk (StackProfile.quant_head: litgpt under
+    Lightning's BitsandbytesPrecision quantizes ``lm_head`` too; advisor.model.step
+    causal_lm_loss -> advisor.model.layers.quant_project -> _QuantMatmul), the time-side twin
+    of advisor.memory ``_head_dequant``. Per chunk:
+
+    forward   x.to(compute dtype); the head's NF4 weight dequantized (vocab x hidden) straight to
+              the compute dtype (bitsandbytes >= 0.50 ``gemm_4bit`` fallback
+              ``dequantize_4bit(..., A.dtype)``: StackProfile.quant_forward_direct), or, before
+              0.50, to the dtype it was quantized from (fp16 under Lightning's ``_Linear4bit.quantize``:
+              StackProfile.quant_dequant_fp16) and then cast (``F.dequantize_4bit(B, quant_state)
+              .to(A.dtype)``, bitsandbytes autograd/_functions.py MatMul4Bit.forward); then
+              ``x @ W^T`` (rows x vocab x hidden)
+    backward  the weight dequantized again, through fp16 and the cast when it was quantized from
+              fp16 (MatMul4Bit.backward: ``F.dequantize_4bit(B, ctx.state).to(grad_output.dtype)``),
+              and the input-gradient matmul ``grad @ W``; no weight gradient (frozen)
+
+    Dequantization reads the packed codes (half a byte per value) and the absmax constants and
+    writes one value per element (its FLOPs: one per element, as advisor.steptime.record counts
+    a dequantize); the cast reads and writes one value per element (elementwise)."""
+    o, ex, cfg = d.o, d.ex, d.cfg
+    h, v = M(h=1), M(v=1)
+    cd = d.dt.compute
+    n = v * h
+    blocks = n * (1.0 / NF4_BLOCK)
+    data = Tn(n * 0.5, "uint8")
+    consts = ([Tn(blocks, "uint8"), Tn(blocks * (1.0 / NF4_DQ_BLOCK), "fp32"), Tn(ONE, "fp32")]
+              if cfg.double_quant else [Tn(blocks, "fp32")])
+
+    def dequant(direct: bool) -> Tn:
+        src = "fp16" if (cfg.quant_dequant_fp16 and not direct) else cd
+        w = Tn(n, src)
+        ex.emit("advisor.dequantize_nf4.default", C.DEQUANTIZE, [data] + consts, [w])
+        return o.cast(w, cd)  # the fp16 copy's .to(compute dtype); nothing when it is already
+
+    xq = o.cast(xc, cd)
+    w = dequant(cfg.quant_forward_direct)
+    y = Tn(rows * v, cd, xq.rg)
+    ex.emit("aten.mm.default", C.MATMUL, [xq, w], [y], flops=2 * rows * v * h, mnk=(rows, v, h), dtype=cd)
+
+    def back(ex, g):
+        w2 = dequant(False)
+        gx = Tn(rows * h, g.dtype)
+        ex.emit("aten.mm.default", C.MATMUL, [g, w2], [gx], flops=2 * rows * v * h, mnk=(rows, h, v), dtype=g.dtype)
+        ex.add_grad(xq, gx)
+    # an autograd.Function packs what ctx.save_for_backward got when its forward returns
+    o._back(y, back, saves=(xq,) if cfg.keep_quant_input else (), after=True)
+    return y
 
 
 def _fused_ce(d: Decoder, x: Tn, w: Tn) -> Tn:

@@ -83,14 +83,33 @@ class ChannelLimiter:
             time.sleep(0.05)
 
 
-def _planned(value: dict[str, Any], data: dict[str, Any], gpu: str | None) -> tuple[int | None, str | None]:
+def _planned(value: dict[str, Any], data: dict[str, Any], gpu: str | None
+             ) -> tuple[int | None, str | None, dict[str, Any]]:
     """The GPU count and sharding of the answer's plan on ``gpu``: the stored answer's option for
-    that GPU (advisor.answer_model.Option: ``num_gpus``, ``sharding``), else the button's count."""
+    that GPU (advisor.answer_model.Option: ``num_gpus``, ``sharding``), else the button's count;
+    and what of the plan one card runs (schema 3 ``Option.plan``: its per-GPU micro-batch and
+    accumulation, which keep the global batch on the plan's count, and the levers it applies)."""
     for option in data.get("options") or []:
         if option.get("gpu") == gpu and option.get("num_gpus"):
-            return int(option["num_gpus"]), option.get("sharding")
+            return int(option["num_gpus"]), option.get("sharding"), _plan_fields(option.get("plan"))
     n = value.get("num_gpus")
-    return (int(n) if isinstance(n, int) and 0 < n <= 4096 else None), None
+    return (int(n) if isinstance(n, int) and 0 < n <= 4096 else None), None, {}
+
+
+def _plan_fields(plan: dict[str, Any] | None) -> dict[str, Any]:
+    """A stored plan's per-GPU batch, sequence length and changes as request fields (its count and
+    sharding are pilot_plan's); {} for an answer stored before plans (schema 1-2) or a bad one."""
+    if not plan:
+        return {}
+    from advisor.answer_model import Plan
+    from advisor.recommend import plan_update
+
+    try:
+        update = plan_update(Plan.model_validate(plan))
+    except ValueError:
+        logger.warning("stored plan not readable, the pilot runs the request as asked", exc_info=True)
+        return {}
+    return {k: v for k, v in update.items() if k not in ("num_gpus", "sharding", "gpu")}
 
 
 def pilot_id_for(job_key: str) -> str:
@@ -180,7 +199,8 @@ class PilotFlow:
         lang = value["lang"] if value.get("lang") in ("en", "es") else lang
         thread_ts = (stored.thread_ts if stored else None) or at.thread_ts
         request = request.model_copy(update={"gpu": value.get("gpu") or request.gpu})
-        num_gpus, sharding = _planned(value, stored.data if stored else {}, request.gpu)
+        num_gpus, sharding, fields = _planned(value, stored.data if stored else {}, request.gpu)
+        request = request.model_copy(update=fields)  # what one card of the plan runs
         self.propose(job, request, user=user, channel=channel, thread_ts=thread_ts, lang=lang,
                      plan=pilot_plan(request, num_gpus, sharding))
 
@@ -229,7 +249,7 @@ class PilotFlow:
                 self._record("pilot.propose", user, "invalid", request.gpu, error=str(exc), channel=channel)
                 self._ephemeral(channel, user, *render.notice("pilot.bad_request", lang, message=str(exc)))
                 return None
-            problem = self.policy.cost_problem(prediction["cost_usd"], self.store.spent_since(start_of_day()))
+            problem = self.policy.cost_problem(prediction["cost_usd"], self.store.spent_since(start_of_day()), lang)
             if problem:
                 self._record("pilot.propose", user, "refused", gpu.id, reason=problem[0], channel=channel, **problem[1])
                 self._post(f"{job.key}#refused", channel, thread_ts, *render.notice(problem[0], lang, **problem[1]),
@@ -292,7 +312,7 @@ class PilotFlow:
                 self._record("pilot.start", user, "refused", rec.id, reason="already", state=rec.state)
                 self._ephemeral(channel, user, *render.notice("pilot.already", lang, id=rec.id, state=rec.state))
                 return
-            problem = self.policy.cost_problem(rec.estimated_cost_usd, self.store.spent_since(start_of_day()))
+            problem = self.policy.cost_problem(rec.estimated_cost_usd, self.store.spent_since(start_of_day()), lang)
             if problem:
                 self._record("pilot.start", user, "refused", rec.id, reason=problem[0], channel=channel, **problem[1])
                 self._ephemeral(channel, user, *render.notice(problem[0], lang, **problem[1]))

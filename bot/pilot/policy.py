@@ -74,17 +74,18 @@ class PilotPolicy:
         people += [f"<!subteam^{g}>" for g in sorted(self.groups)]
         return ", ".join(people[:10])
 
-    def cost_problem(self, cost: float | None, spent_today: float) -> tuple[str, dict] | None:
-        """(message key, fields) when a pilot of ``cost`` may not start; None when it may."""
+    def cost_problem(self, cost: float | None, spent_today: float, lang: str = "en") -> tuple[str, dict] | None:
+        """(message key, fields) when a pilot of ``cost`` may not start; None when it may. The
+        amounts are formatted in the thread's language ``lang`` (advisor.i18n.numbers.money)."""
         from advisor.format import usd
 
         if cost is None:
             return None
         if cost > self.cost_cap_usd:
-            return "pilot.over_cap", {"cost": usd(cost), "cap": usd(self.cost_cap_usd)}
+            return "pilot.over_cap", {"cost": usd(cost, lang), "cap": usd(self.cost_cap_usd, lang)}
         if spent_today + cost > self.daily_budget_usd:
-            return "pilot.over_budget", {"cost": usd(cost), "spent": usd(spent_today),
-                                         "budget": usd(self.daily_budget_usd)}
+            return "pilot.over_budget", {"cost": usd(cost, lang), "spent": usd(spent_today, lang),
+                                         "budget": usd(self.daily_budget_usd, lang)}
         return None
 
 
