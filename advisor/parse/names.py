@@ -571,4 +571,15 @@ def matcher_for(catalog: Catalog) -> Matcher:
         return cached[1]
     matcher = Matcher(catalog)
     _CACHE[catalog] = (catalog.version, matcher)
+    # The torchtune builder table (advisor/parse/pasted.py's ``_builders``) imports advisor.launch, and with
+    # it PyYAML: about 49 ms of CPU measured on the first message that pasted a torchtune config (the
+    # benchmark's slowest call, 332-474 ms wall on the loaded machine). Filled here, with the matcher, the
+    # one-time cost of the first parse; the table is the same whatever the message, so no parse changes.
+    # Likewise the message tables (advisor.i18n imports its 16 modules on the first ``t()``: 52 ms of the first
+    # message whose answer names options, "I want to qlora llama 70b" in the benchmark, profiled).
+    from advisor.i18n import messages
+    from advisor.parse.pasted import _builders
+
+    _builders()
+    messages()
     return matcher
