@@ -48,6 +48,7 @@ def cluster():
     head = subprocess.Popen(
         [sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--block", "--port=0",
          "--node-ip-address=127.0.0.1", "--dashboard-host=127.0.0.1", f"--dashboard-port={port}",
+         f"--dashboard-agent-listen-port={free_port()}",  # default 52365: a second cluster on the machine would collide
          "--include-dashboard=true", "--num-cpus=2", "--num-gpus=1",
          f"--resources={json.dumps({f'accelerator_type:{LABEL}': 1})}", f"--temp-dir={temp}",
          "--disable-usage-stats"], env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
