@@ -40,3 +40,26 @@ def split_of(text: str) -> str:
 def load(split: str | None = None) -> list[dict]:
     entries = json.loads(PATH.read_text(encoding="utf-8"))
     return [e for e in entries if split is None or e["split"] == split]
+
+
+def check_said_fields(said: dict, catalog) -> None:
+    """Assert that a label's stated fields are values the spec accepts and catalog ids (not aliases),
+    as every hand-written and generated set labels them (tests/test_phrasings_fresh.py,
+    tests/test_parse_heldout_counts.py)."""
+    from advisor.spec import CostAssumptions, SpecRequest
+
+    SpecRequest(**said)  # raises on a name or a value the spec does not accept
+    if "costs" in said:
+        CostAssumptions(**said["costs"])
+    assert not (said.get("model") and said.get("params_b")), "a catalog model and a size are never both set"
+    if "model" in said:
+        known = catalog.find_model(said["model"])
+        if known is not None:
+            assert known.id == said["model"], f"label the catalog id {known.id!r}, not an alias"
+        else:
+            owner, _, name = said["model"].partition("/")
+            assert owner and name, "a model the catalog does not know is labelled by its Hub id (org/name)"
+    if "gpu" in said:
+        assert catalog.find_gpu(said["gpu"]) is not None and catalog.find_gpu(said["gpu"]).id == said["gpu"]
+    if "region" in said:
+        assert catalog.find_region(said["region"]).id == said["region"]

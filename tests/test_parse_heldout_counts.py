@@ -23,7 +23,7 @@ import pytest
 
 from advisor.catalog import Catalog
 from advisor.parse.result import INTENTS
-from advisor.spec import CostAssumptions, SpecRequest
+from advisor.spec import SpecRequest
 from tests import phrasings, phrasings_fresh
 from tests.heldout import gen9, table2
 
@@ -51,21 +51,7 @@ def _fields(expected: dict) -> dict:
 
 
 def _check_fields(said: dict, catalog: Catalog) -> None:
-    SpecRequest(**said)  # raises on a name or a value the spec does not accept
-    if "costs" in said:
-        CostAssumptions(**said["costs"])
-    assert not (said.get("model") and said.get("params_b")), "a catalog model and a size are never both set"
-    if "model" in said:
-        known = catalog.find_model(said["model"])
-        if known is not None:
-            assert known.id == said["model"], f"label the catalog id {known.id!r}, not an alias"
-        else:
-            owner, _, name = said["model"].partition("/")
-            assert owner and name, "a model the catalog does not know is labelled by its Hub id (org/name)"
-    if "gpu" in said:
-        assert catalog.find_gpu(said["gpu"]) is not None and catalog.find_gpu(said["gpu"]).id == said["gpu"]
-    if "region" in said:
-        assert catalog.find_region(said["region"]).id == said["region"]
+    phrasings.check_said_fields(said, catalog)
 
 
 def _check_result_labels(expected: dict, catalog: Catalog) -> str:
