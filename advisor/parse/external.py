@@ -36,6 +36,9 @@ _TORCHTUNE_CONFIG = re.compile(r"_(?:q?lora|full|dora)(?:_single_device|_distrib
 # versioning": v1, v2beta1, v1alpha3), and a container's ``image:`` a registry path: neither names a model.
 _API_VERSION = re.compile(r"v\d+(?:(?:alpha|beta)\d+)?", re.I)
 _NOT_MODEL_KEY = re.compile(r"(?:apiversion|api_version|image)\s*[\"']?\s*[:=]\s*[\"']?\s*$", re.I)
+# A file in a path ("deepspeed_configs/zero2.json", "examples/train_lora/llama3_lora_sft.yaml", "scripts/train.py"): a
+# file name with its extension, which no Hub repository id needs (a repo named "x.json" is not how people cite models).
+_FILE_NAME = re.compile(r".*\.(?:json|ya?ml|py|sh|toml|txt|cfg|ini|md|jsonl|csv|parquet)", re.I)
 _NOT_IDS = {"and/or", "w/o", "q/v", "k/v", "i/o", "y/o", "tokens/s", "token/s", "gb/s", "tb/s", "it/s"}
 
 
@@ -57,7 +60,7 @@ def find(text: str, catalog: Catalog) -> list[External]:
             continue
         org, name = m.group(1), m.group(2)
         ident = f"{org}/{name}"
-        if ident.lower() in _NOT_IDS or org.isdigit() or catalog.find_model(ident) is not None:
+        if ident.lower() in _NOT_IDS or org.isdigit() or _FILE_NAME.fullmatch(name) or catalog.find_model(ident) is not None:
             continue
         if catalog.find_gpu(org) is not None or catalog.find_gpu(name) is not None:
             continue  # "A100/80GB", "H100/A100": a GPU with its memory, or two GPUs, not an org's repository

@@ -50,7 +50,9 @@ _FAQ_FIELDS = {"gpu", "num_gpus", "model", "params_b"}
 # 4096", "lote 4, perdón, 8"). Without one, two values are a question back ("which one?"), never a pick.
 _CORRECTION = re.compile(
     r"\b(?:actually|i\s+mean|i\s+meant|sorry|correction|make\s+(?:it|that)|scratch\s+that|wait|oops|rather|no\s+wait"
-    r"|en\s+realidad|mejor|perdon|perdona|digo|quiero\s+decir|corrijo|correccion|rectifico|mas\s+bien|o\s+sea)\b"
+    r"|my\s+bad|typo|should\s+(?:be|read|say|have\s+said)|let\s+me\s+correct|on\s+second\s+thought|change\s+(?:that|it)\s+to"
+    r"|en\s+realidad|mejor|perdon|perdona|digo|quiero\s+decir|quise\s+decir|queria\s+decir|quise\s+poner|corrijo|correccion"
+    r"|rectifico|mas\s+bien|o\s+sea|espera|esperad|me\s+equivoque|error\s+mio|fe\s+de\s+erratas|pensandolo\s+mejor)\b"
     r"|(?:^|[\s,;.(])(?:no|nope)\s*[,:.!]")
 # A pasted config's setting line ("bf16: true", "  lora_r = 16", "--lora_r 16" after flags_to_pairs).
 # A line with one value only: "Ask: plain LoRA of ..." is a prose label, not a setting.
@@ -71,6 +73,8 @@ _EXAMPLE_VALUES: dict[str, Any] = {
     "seq_len": 4096, "micro_batch": 4, "lora_rank": 16, "lora_alpha": 32, "lora_dropout": 0.05, "epochs": 3,
     "dataset_tokens": 50_000_000, "num_gpus": 2, "length_distribution": {"min": 200, "max": 2048, "mean": 600}}
 UNREADABLE_FIELDS = frozenset(_EXAMPLE_VALUES)
+# The size inside a catalog id ("qwen2.5-7b", "llama-3.1-8b", "gemma-2-9b"): the thread's series at another size
+_SIZE_IN_ID = re.compile(r"-\d+(?:\.\d+)?b(?=$|-)")
 # A field only a vague phrase leaves unsaid ("a big model", ``advisor.parse.vague``): its example in the question.
 _VAGUE_EXAMPLE_VALUES: dict[str, Any] = {"params_b": 7}
 
@@ -121,6 +125,11 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
     scan = Scan.of(normalized, names, short=len(normalized.split()) <= SHORT_MESSAGE_WORDS, lang=lang)
     for field_name, value, pos in components:  # pasted torchtune components, read before the rules
         scan.claim(field_name, value, pos)
+    tt_config = pasted.torchtune_config_model(normalized) if "tune" in normalized else None
+    if tt_config is not None:  # "--config mistral/7B_full": the model torchtune's config loads
+        ident, start, end = tt_config
+        scan.claim("model", ident, start)
+        scan.excluded_models.update(i for i, m in enumerate(scan.of_kind("model")) if start <= m.start < end)
     scan.run_all(_EARLY)
     read_slots(scan)
     scan.run_all(_LATE)
@@ -179,8 +188,11 @@ class _Assembler:
                 self._claimed_at.setdefault(claim.field, []).append([])
             self._claimed_at[claim.field][bucket.index(claim.value)].append(claim.pos)
         per_node, nodes = values.pop("gpus_per_node", []), values.pop("num_nodes", [])
+        visible = values.pop("visible_gpus", [])
         if per_node and "num_gpus" not in values:  # torchrun --nproc_per_node 8 --nnodes 2: 16 GPUs
             values["num_gpus"] = [per_node[0] * (nodes[0] if nodes else 1)]
+        if visible and "num_gpus" not in values:  # CUDA_VISIBLE_DEVICES=0,1 and no launcher's count: what it sees
+            values["num_gpus"] = [visible[0] * (nodes[0] if nodes else 1)]
         fsdp_gc = values.pop("gc_fsdp", [])
         if fsdp_gc:  # fsdp_config: activation_checkpointing decides; the trainer's own flag is off for it
             values["gradient_checkpointing"] = [fsdp_gc[0]]
@@ -332,8 +344,24 @@ class _Assembler:
             # "avg sample length 700 tokens" with no count of samples: how long they are (advisor.spec.LengthDistribution);
             # with a count ("50,000 samples, avg 700 tokens each") the pair is the dataset's size instead
             fields["length_distribution"] = {"mean": means[0]}
-        if lens and not self.scan.examples and "seq_len" not in fields and seq and float(seq[0][0]).is_integer():
-            fields["seq_len"] = int(seq[0][0])  # "4096 tokens per example" without a count: the length (k = 1024)
+        if lens and not self.scan.examples and seq and all(float(v).is_integer() for v, _ in seq):
+            # "4096 tokens per example" without a count: the length (k = 1024). Said beside another length ("seq
+            # 16384 ... no, perdón: 2048 tokens por muestra", "max 8192 tokens per sample, actually max 16384 tokens
+            # per sample"), it is a second value of the length, settled like any other two (a correction between
+            # them takes the later, else a question back), never silently dropped for the first
+            said = [(int(v), p) for v, p in seq]
+            if "seq_len" in fields and not any(name == "seq_len" for name, _ in self.conflicts):
+                first = min((p for p in self._claimed_at.get("seq_len", [[]])[0]), default=None)
+                if first is not None:
+                    said.append((fields["seq_len"], first))
+            said.sort(key=lambda x: x[1])
+            vals: list[int] = []
+            where: list[int] = []
+            for v, p in said:
+                if v not in vals:
+                    vals.append(v)
+                    where.append(p)
+            fields["seq_len"] = vals[0] if len(vals) == 1 else self._two_values("seq_len", vals, where)
         if not self.scan.examples or "dataset_tokens" in fields:
             return
         examples, at = self.scan.examples[0]
@@ -449,6 +477,7 @@ class _Assembler:
                 SpecRequest.model_validate(self.delta.model_dump())
             except ValidationError:
                 self.delta = self.delta.model_copy(update={k: None for k in scaled})
+        self._sibling_size()
         merged = merge(self.previous, self.delta)
         goal = intents.goal(self.normalized)
         if goal is not None and self.delta.gpu is None:  # "cheaper option?": rank every GPU again
@@ -465,6 +494,21 @@ class _Assembler:
                                  example=t("parse.example.followup", self.lang))
         return self._make("followup", merged, self.delta)
 
+    def _sibling_size(self) -> None:
+        """"what if it's the 14b?", "go with the 4b instead", "¿y si es el de 14b?" in a thread on Qwen2.5 7B: a bare
+        size there is the thread's model series at that size (Qwen2.5 14B) where the catalog has it, the way a person
+        reads it, not a generic model of that size with another architecture. Elsewhere it stays a size."""
+        previous = self.previous
+        if previous is None or previous.model is None or self.delta.params_b is None or self.delta.model is not None:
+            return
+        size = self.delta.params_b
+        sibling = _SIZE_IN_ID.sub(lambda m: f"-{size:g}b", previous.model, count=1)
+        if sibling == previous.model or _SIZE_IN_ID.search(previous.model) is None:
+            return
+        model = self.catalog.find_model(sibling)
+        if model is not None and model.id != previous.model:
+            self.delta = self.delta.model_copy(update={"model": model.id, "params_b": None})
+
     def _compare(self) -> ParseResult:
         base = self.delta.model_copy(update={"gpu": None})
         request = merge(self.previous, base).model_copy(update={"gpu": None}) if self.previous is not None else base
@@ -472,7 +516,9 @@ class _Assembler:
         # "8 A100s or 4 H100s" is the comparison itself, not a contradiction
         fields = {t("parse.field.num_gpus", self.lang), t("parse.field.gpu", self.lang)}
         self.warnings = [w for w in self.warnings if not (w[0] == "parse.warn.conflict" and w[1]["field"] in fields)]
-        if len(set(counts.values())) > 1:
+        if len(set(counts.values())) > 1 or counts and len(counts) < len(set(self.gpus)):
+            # counts that differ, or a count for only some of the GPUs ("two H100s or one H200", "¿dos H100 o basta con
+            # una H200?"): no one count for the request; each GPU keeps its own (``gpu_counts``)
             request = request.model_copy(update={"num_gpus": None})
             base = base.model_copy(update={"num_gpus": None})
         if request.model is None and request.params_b is None:

@@ -31,6 +31,11 @@ _EMOJI_CODE = re.compile(r":(?!\d+(?:\.\d+)?[bmk]:)[a-z0-9_+\-']{1,40}:(?::skin-
 # trying every position: a pasted config has one in every key. "_" is a word character: ``(?<!\w_)`` looks at the
 # character before it.)
 _MARKS = re.compile(r"(?<![\w*~])[*~]+|[*~]+(?![\w*~])")
+# Slack's strike-through ("~seq 2048~ seq 4096", "on ~a100~ h100"): what the writer struck out is withdrawn, so it
+# is dropped before anything reads it; the value after it is the one they mean. Slack's mrkdwn reads "~text~" as
+# strike-through only with no space just inside either mark and no word character just outside
+# (https://api.slack.com/reference/surfaces/formatting#basics), so a lone "~2k tokens" (about 2k) is no strike.
+_STRIKE = re.compile(r"(?<![\w~])~(?=[^\s~])([^~\n]{0,200}?[^\s~])~(?![\w~])")
 _UNDERSCORES = re.compile(r"_(?:(?<!\w_)(?=\w)|(?<=\w_)(?!\w))")
 _BACKTICK = re.compile(r"`")
 _SUPERSCRIPTS = str.maketrans({"⁰": "^0", "¹": "^1", "²": "^2", "³": "^3", "⁴": "^4", "⁵": "^5",
@@ -46,7 +51,7 @@ _SPACES = re.compile(r"[ \t\r\f\v]+")
 _SPACE_GROUPED = re.compile(r"(?<![\d.,])(\d{1,3})((?:[\u00a0\u202f\u2009]\d{3})+)(?![\d])")
 # Digits grouped by "_" (Python's literal syntax, PEP 515: "32_768", "16_384"): one number. Only a number that
 # starts a token and groups of exactly three, so config keys ("llama3_1_8b", "qwen2_5") are left as typed.
-_UNDERSCORE_GROUPED = re.compile(r"(?<![\w.])(\d{1,3})((?:_\d{3})+)(?![\w.])")
+_UNDERSCORE_GROUPED = re.compile(r"(?<![\w.])(\d{1,3})((?:_\d{3})+)(?![\w]|\.\w)")  # a sentence's "." may follow
 # A model's size said through a noun that links it to the family ("Gemma 3 in its 27B size", "Qwen3 en su versión
 # de 1.7B", "Llama 3.3 (versión 70B)", "Falcon (7B version)", "the 9B variant of Gemma 2", "la variante de 32B de
 # Qwen3"): the words between carry no setting, so they become the forms advisor/parse/names.py reads ("gemma 3 27b",
@@ -145,6 +150,8 @@ def clean(text: str) -> str:
         text = _BACKTICK.sub(" ", text)
     if ":" in text:
         text = _EMOJI_CODE.sub(_emoji, text)
+    if "~" in text:
+        text = _STRIKE.sub(" ", text)
     if "*" in text or "~" in text:
         text = _MARKS.sub(" ", text)
     if "_" in text:
