@@ -385,3 +385,90 @@ def test_what_we_keep_paying_in_the_plural(catalog):
 def test_identifiers_boards_and_cue_typos(text, want, catalog):
     intent, said = _said(text, catalog)
     assert intent == "estimate" and _pick(said, want) == want, said
+
+
+# --- terse keys, thread-named values, optimizer and quantization said by their kind --------------------------
+
+@pytest.mark.parametrize("text,want", [
+    ("full smollm2 360m seq 1024 b 16", {"seq_len": 1024, "micro_batch": 16}),
+    ("qlora qwen3 8b b 2 seq 4096", {"micro_batch": 2, "seq_len": 4096}),
+    ("lora llama 3 8b sec 2048", {"seq_len": 2048}),
+    ("qlora qwen3 14b sec. 8192 rango 32", {"seq_len": 8192, "lora_rank": 32}),
+    ("lora gemma 2 9b, sequence lenght 4096", {"seq_len": 4096}),
+    ("lora phi-4 con un optimizador paginado de 8 bits, contexto 2048", {"optimizer": "paged-adamw-8bit"}),
+    ("qlora llama 3 8b with an 8-bit paged optimizer", {"optimizer": "paged-adamw-8bit"}),
+    ("qlora cuantizando el modelo a 8 bits, qwen3 8b, 2k", {"quant": "int8"}),
+    ("qlora of qwen2.5 7b quantizing the weights to 8 bits, 4k", {"quant": "int8"}),
+])
+def test_terse_keys_and_settings_said_by_their_kind(text, want, catalog):
+    intent, said = _said(text, catalog)
+    assert intent == "estimate" and _pick(said, want) == want, said
+
+
+def test_a_one_letter_scale_still_scales_a_size(catalog):
+    assert _said("qlora 70 b seq 2048", catalog)[1].get("params_b") == 70
+
+
+@pytest.mark.parametrize("text,want", [
+    ("no wait, 8192 not 2048", {"seq_len": 8192}),
+    ("me equivoqué: 64, no 16", {"lora_rank": 64}),
+    ("I meant 4 instead of 2", {"micro_batch": 4}),
+])
+def test_a_withdrawn_thread_value_names_the_field(text, want, catalog):
+    previous = SpecRequest(method="lora", model="qwen3-8b", seq_len=2048, lora_rank=16, micro_batch=2)
+    result = _parse(text, catalog, previous)
+    assert result.intent == "followup" and _pick(result.delta.said(), want) == want, result.delta.said()
+
+
+def test_a_withdrawn_value_no_thread_field_has_is_asked(catalog):
+    previous = SpecRequest(method="lora", model="qwen3-8b", seq_len=2048)
+    assert _parse("8192 not 4096", catalog, previous).clarify_code == "number"
+
+
+@pytest.mark.parametrize("text", ["what about 3 of those?", "¿y con 4 de esas?"])
+def test_a_count_of_those_is_the_threads_gpu(text, catalog):
+    previous = SpecRequest(method="lora", model="qwen3-8b", seq_len=2048, gpu="l40s")
+    result = _parse(text, catalog, previous)
+    assert result.intent == "followup" and result.request.gpu == "l40s" and result.request.num_gpus in (3, 4)
+
+
+@pytest.mark.parametrize("text", [
+    "context: our legal-assistant pilot. lora on llama 3.1 8b at 4k, 2 epochs",
+    "contexto: proyecto de soporte interno. lora de qwen3 4b a 2k",
+])
+def test_context_heading_before_prose_is_no_length(text, catalog):
+    result = _parse(text, catalog)
+    assert result.intent == "estimate" and result.clarify_code is None, (result.delta.said(), result.clarify_code)
+
+
+def test_a_quantization_width_after_a_family_is_no_version(catalog):
+    said = _said("the 7B variant of Falcon / 4-bit adapters, 2k-tok windows", catalog)[1]
+    assert said.get("model") == "falcon-7b" and said.get("method") == "qlora", said
+
+
+@pytest.mark.parametrize("text", ["before we rent GPUs: full fine-tune of qwen3 4b, seq 2048",
+                                  "antes de alquilar GPUs: la variante de 8B de Qwen3 en lora, contexto 4096"])
+def test_a_heading_before_a_method_or_article_is_prose(text, catalog):
+    result = _parse(text, catalog)
+    assert result.intent == "estimate" and "num_gpus" not in result.delta.said(), result.delta.said()
+
+
+@pytest.mark.parametrize("text", ["switch to v0.1 of it", "mejor con la v0.1"])
+def test_a_release_in_a_thread_is_the_threads_model_at_it(text, catalog):
+    previous = SpecRequest(method="qlora", model="mistral-7b-v0.3", seq_len=2048)
+    result = _parse(text, catalog, previous)
+    assert result.intent == "followup" and result.request.model == "mistral-7b-v0.1"
+
+
+def test_a_release_the_catalog_lacks_is_no_pick(catalog):
+    previous = SpecRequest(method="qlora", model="mistral-7b-v0.3", seq_len=2048)
+    assert _parse("and with v0.2?", catalog, previous).request.model == "mistral-7b-v0.3"
+
+
+@pytest.mark.parametrize("text,want", [
+    ("qlora a la variante de 34B de Yi 2 vueltas, contexto 4096", {"model": "yi-34b", "epochs": 2.0}),
+    ("lora on the 7B variant of Mistral 3 epochs, seq 2048", {"epochs": 3.0}),
+])
+def test_a_count_after_a_family_is_no_version(text, want, catalog):
+    intent, said = _said(text, catalog)
+    assert intent == "estimate" and _pick(said, want) == want, said

@@ -143,7 +143,7 @@ complete completo completa ajuste afinamiento afinado entrenamiento reentrenamie
 adapters adaptadores adapter adaptador peft quantized cuantizado cuantizada
 context contexto sequence secuencia secuencias epochs epoch epocas epoca batch micro tokens examples ejemplos
 samples muestras gradient checkpointing rango rank fsdp deepspeed
-microbatch microlote minibatch vueltas
+microbatch microlote minibatch vueltas length longitud
 """.split())
 
 # Words that mean the same to the parser: a typo close to several of them is still sure.

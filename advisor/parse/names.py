@@ -55,6 +55,12 @@ _COUNTRY_ES = {"France": "francia", "Germany": "alemania", "Spain": "espana", "N
                "United Kingdom": "reino unido", "United States": "estados unidos", "Poland": "polonia"}
 
 
+# Nouns a count stands before ("6 vueltas", "3 epochs", "8 GPUs"): the number before one is that count.
+_COUNT_NOUNS = frozenset({"epochs", "epoch", "epocas", "epoca", "vueltas", "vuelta", "passes", "pasadas", "gpus", "gpu",
+                          "cards", "tarjetas", "nodes", "nodos", "steps", "pasos", "examples", "ejemplos", "samples",
+                          "muestras", "runs", "corridas"})
+
+
 @dataclass(slots=True)  # built for every word of every message: a frozen dataclass's __init__ costs about 4x as much
 class Token:
     text: str
@@ -485,6 +491,11 @@ class Matcher:
                 break
             # "llama 3.1" (one token), torchtune's "llama3_1" (two joined by "_"); "llama 2 8 sequences"
             # is version 2, then a number of something else
+            if _NUMERIC.fullmatch(t) and j + 1 < len(toks) and toks[j + 1].text in ("bit", "bits") \
+                    and toks[j + 1].gap in ("", "-", " "):
+                break  # "Falcon / 4-bit adapters", "Yi 4 bits": a quantization width, never the family's version
+            if _NUMERIC.fullmatch(t) and j + 1 < len(toks) and toks[j + 1].gap == " " and toks[j + 1].text in _COUNT_NOUNS:
+                break  # "de Yi 6 vueltas", "Mistral 3 epochs": a count of something else, never the family's version
             if _NUMERIC.fullmatch(t) and (not versions or len(versions) < 2 and toks[j].gap == "_"):
                 versions.append(t)
                 j += 1

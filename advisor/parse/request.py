@@ -73,8 +73,15 @@ _EXAMPLE_VALUES: dict[str, Any] = {
     "seq_len": 4096, "micro_batch": 4, "lora_rank": 16, "lora_alpha": 32, "lora_dropout": 0.05, "epochs": 3,
     "dataset_tokens": 50_000_000, "num_gpus": 2, "length_distribution": {"min": 200, "max": 2048, "mean": 600}}
 UNREADABLE_FIELDS = frozenset(_EXAMPLE_VALUES)
+# "2048 not 4096", "2048, no 4096", "8 instead of 4", "16 en vez de 8": the later number is withdrawn
+_NEGATED_BETWEEN = re.compile(r"\s*,?\s*(?:not|no|instead\s+of|rather\s+than|en\s+vez\s+de|en\s+lugar\s+de|y\s+no)\s+")
+_THREAD_FIELDS = (("seq_len", "seq"), ("micro_batch", "count"), ("lora_rank", "count"), ("num_gpus", "count"),
+                  ("epochs", "count"), ("lora_alpha", "count"), ("gradient_accumulation_steps", "count"))
 # The size inside a catalog id ("qwen2.5-7b", "llama-3.1-8b", "gemma-2-9b"): the thread's series at another size
 _SIZE_IN_ID = re.compile(r"-\d+(?:\.\d+)?b(?=$|-)")
+# A release said alone in a thread ("v0.1 of the model", "la v0.1"), and a catalog id's release ("mistral-7b-v0.3")
+_VERSION_SAID = re.compile(r"(?<![\w.])v(\d+(?:\.\d+)?)\b(?!\.\d)")
+_VERSION_IN_ID = re.compile(r"-v\d+(?:\.\d+)?$")
 # A field only a vague phrase leaves unsaid ("a big model", ``advisor.parse.vague``): its example in the question.
 _VAGUE_EXAMPLE_VALUES: dict[str, Any] = {"params_b": 7}
 
@@ -169,6 +176,7 @@ class _Assembler:
         self.gpus: list[str] = []
         self.conflicts: list[tuple[str, list[Any]]] = []  # (field, its values) said twice with no correction
         self.fields = self._settle()
+        self._named_by_thread()
         self.delta = self._delta()
         self.relative_unknown: list[str] = []  # increments with no count to add to: asked about
         self._increments()
@@ -230,6 +238,27 @@ class _Assembler:
             self._conflict("quant", values["quant"])
         self._examples(fields)
         return fields
+
+    def _named_by_thread(self) -> None:
+        """"sorry, I meant 2048 not 4096", "perdón, quería decir 2048, no 4096" in a thread whose sequence length is
+        4096: the withdrawn number is the thread's value of one field, which names the field of the meant one. Only
+        where exactly one of the thread's fields has that value; otherwise both numbers stay asked about."""
+        previous = self.previous
+        if previous is None or len(self.scan.stray) < 2:
+            return
+        toks = sorted(self.scan.stray, key=lambda t: t.start)
+        for a, b in zip(toks, toks[1:]):
+            if not _NEGATED_BETWEEN.fullmatch(self.scan.marked[a.end:b.start]):
+                continue
+            named = [(name, kind) for name, kind in _THREAD_FIELDS if getattr(previous, name, None) is not None
+                     and slots.value_of(b, kind, self.lang) == getattr(previous, name)]
+            if len(named) != 1 or named[0][0] in self.fields:
+                continue
+            name, kind = named[0]
+            value = slots.value_of(a, kind, self.lang)
+            self.fields[name] = int(value) if float(value).is_integer() and name != "epochs" else value
+            self.scan.stray = [t for t in self.scan.stray if t is not a and t is not b]
+            return
 
     def _source_at(self, pos: int) -> str:
         """What kind of line ``pos`` is on: a pasted config's ``key: value`` line, a comment line of a pasted
@@ -478,6 +507,7 @@ class _Assembler:
             except ValidationError:
                 self.delta = self.delta.model_copy(update={k: None for k in scaled})
         self._sibling_size()
+        self._sibling_version()
         merged = merge(self.previous, self.delta)
         goal = intents.goal(self.normalized)
         if goal is not None and self.delta.gpu is None:  # "cheaper option?": rank every GPU again
@@ -506,8 +536,22 @@ class _Assembler:
         if sibling == previous.model or _SIZE_IN_ID.search(previous.model) is None:
             return
         model = self.catalog.find_model(sibling)
-        if model is not None and model.id != previous.model:
+        if model is not None and model.id == sibling:  # that id exactly, never a near name the finder offers
             self.delta = self.delta.model_copy(update={"model": model.id, "params_b": None})
+
+    def _sibling_version(self) -> None:
+        """"use v0.1 of the model", "usa la v0.1 del modelo" in a thread on Mistral 7B v0.3: the thread's model at
+        that release, where the catalog has it."""
+        previous = self.previous
+        if previous is None or previous.model is None or self.delta.model is not None or self.delta.params_b is not None:
+            return
+        said = _VERSION_SAID.search(self.normalized)
+        if said is None or _VERSION_IN_ID.search(previous.model) is None:
+            return
+        release = _VERSION_IN_ID.sub(f"-v{said.group(1)}", previous.model, count=1)
+        model = self.catalog.find_model(release)
+        if model is not None and model.id == release and release != previous.model:
+            self.delta = self.delta.model_copy(update={"model": model.id})
 
     def _compare(self) -> ParseResult:
         base = self.delta.model_copy(update={"gpu": None})

@@ -238,6 +238,9 @@ def _ray_workers(scan: Scan, value: str, pos: int) -> bool | None:
     return None
 
 
+_VAGUE_COUNTS = {"tbd", "auto", "max", "maximum", "unknown", "whatever", "any", "maximo", "maxima", "todas", "all"}
+
+
 def _names_a_setting(scan: Scan, m: re.Match[str], key: str, value: str) -> bool:
     """A plain word as the key ("GPUs", "rank", "batch": no tool's underscore or dot) is prose, not a config line,
     when what follows the colon is no value for it: a word that is neither a number nor a vague value ("before I
@@ -249,6 +252,8 @@ def _names_a_setting(scan: Scan, m: re.Match[str], key: str, value: str) -> bool
     if "_" in key or "." in key:
         return False  # a tool's own key ("max_seq_length: auto"): its value, readable or not
     if not re.fullmatch(r"\d[\d.,]*k?", value):
+        if _KEY_FIELD.get(key) == "num_gpus":  # a count said vaguely: "GPUs: several", "gpus: tbd" (not "GPUs: full ...")
+            return value not in slots.QUANTITY_WORDS and value not in _VAGUE_COUNTS
         return value not in slots.VAGUE and value not in slots.QUANTITY_WORDS and value not in slots.VAGUE_HEADS
     after = re.match(r"[\"']?[ \t]*([a-z]+)", scan.text[m.end():])
     return after is not None and (after.group(1) in slots.SPACED_SCALES or after.group(1) in ("params", "parameters",
@@ -588,7 +593,8 @@ _FULL_WRAP = R(r"\b(?:entrenar|afinar|ajustar|reentrenar|tunear|entrenamos|afina
 _METHOD_WORD = r"(?:q[\s_-]?lora|lora|" + _FULL_WORDS.replace(r"\b", "") + r")"
 _INSTEAD = R(r"\b(?:instead\s+of|rather\s+than|en\s+(?:vez|lugar)\s+del?|not)\s+" + _ART
              + r"(?:\d+\s*(?:x\s*)?)?(§[GM](\d+)§|" + _METHOD_WORD + r")")
-_INT8 = R(r"\bload[\s_-]*in[\s_-]*8[\s_-]*bits?\b|\b(?:8[\s_-]*bits?|int8|llm\.int8)[\s_-]*(?:q?lora|base|weights|quanti[sz]\w*|cuantiz\w*)\b"
+_INT8 = R(r"\b(?:cuantiz\w*|quanti[sz]\w*)\s+(?:(?:la|el|los|the)\s+(?:base|modelo|pesos|model|weights|base\s+model)\s+)?"
+          r"(?:a|en|to|in|at)\s+8[\s_-]*bits?\b|\bload[\s_-]*in[\s_-]*8[\s_-]*bits?\b|\b(?:8[\s_-]*bits?|int8|llm\.int8)[\s_-]*(?:q?lora|base|weights|quanti[sz]\w*|cuantiz\w*)\b"
           r"|\bq?lora\s+(?:in\s+|en\s+|a\s+|with\s+|con\s+)?(?:8[\s_-]*bits?|int8)\b|\bint8\b")
 _QLORA = R(r"\bq[\s_-]?lora\b|\bnf4\b|\bload[\s_-]*in[\s_-]*4[\s_-]*bits?\b"
            r"|\b(?:4|four|cuatro)[\s_-]*bits?(?:[\s_-]*(?:nf4|quanti[sz]ed|quant|cuantizad[oa]|base))?(?:[\s_-]*(?:lora|adapters?))?\b"
@@ -731,7 +737,13 @@ def _full_short(scan: Scan, m: re.Match[str]) -> bool | None:
 _ADAM = r"adam(?:[\s_-]?w)?"
 # "paged AdamW 8-bit", Spanish "AdamW paginado de 8 bits" (the adjective after the noun)
 _PAGED = R(r"\b(?:paged|paginad[oa])[\s_-]*(?:(?:8|32)[\s_-]*bits?[\s_-]*)?" + _ADAM + r"(?:[\s_-]*\(?(?:8|32)[\s_-]*bits?\)?)?"
-           r"|\b" + _ADAM + r"\s+paginad[oa](?:\s+(?:de|en|a)?\s*(?:8|32)[\s_-]*bits?)?\b")
+           r"|\b" + _ADAM + r"\s+paginad[oa](?:\s+(?:de|en|a)?\s*(?:8|32)[\s_-]*bits?)?\b"
+           # the optimizer named by its kind, not its name ("optimizador paginado de 8 bits", "a paged 8-bit
+           # optimizer", "8-bit paged optimizer"): bitsandbytes' paged AdamW is the paged optimizer the stacks offer
+           # (transformers' OptimizerNames: paged_adamw_8bit / paged_adamw_32bit)
+           r"|\b(?:optimizador|optimizer)\s+paginad[oa]\s+(?:de|en|a)\s+(?:8|32)[\s_-]*bits?\b"
+           r"|\bpaged\s+(?:(?:8|32)[\s_-]*bits?\s+)?optimi[sz]er(?:\s+(?:in|at|with)\s+(?:8|32)[\s_-]*bits?)?\b"
+           r"|\b(?:8|32)[\s_-]*bits?\s+paged\s+optimi[sz]er\b")
 _ADAM8 = R(r"\b(?:8[\s_-]*bits?|bnb|bitsandbytes)[\s_-]*" + _ADAM + r"\b|\b" + _ADAM
            + r"[\s_-]*(?:bnb[\s_-]*)?(?:8[\s_-]*bits?|bnb)\b|\b" + _ADAM + r"\s+(?:en|in|de|a)\s+8[\s_-]*bits?\b"
            # the optimizer's states in 8 bits (bitsandbytes' 8-bit optimizers quantize the states): "AdamW, 8-bit states"

@@ -65,6 +65,7 @@ WORD_NUMBERS = {
     "single": 1, "sola": 1, "solo": 1, "unica": 1, "unico": 1,
 }
 SPACED_SCALES = frozenset(_SPACED_SCALES)  # (read by rules._names_a_setting)
+_NUMBER_NEXT = re.compile(r"[ \t]*[:=]?[ \t]*\d")
 # Articles are a count only before an epoch word ("una época", "an epoch"): "a GPU" says no count.
 ARTICLES = {"a": 1, "an": 1, "un": 1, "una": 1}
 
@@ -153,7 +154,9 @@ def _tokenize(text: str) -> list[Tok]:
                 out[-1].scale, out[-1].end = _SPACED_SCALES[word], m.end()
                 continue
             if (last is not None and last.kind == "num" and last.scale is None and last.unit is None
-                    and gap.strip() == "" and len(gap) <= 1 and word in _SPACED_SCALES):
+                    and gap.strip() == "" and len(gap) <= 1 and word in _SPACED_SCALES
+                    # a one-letter scale with a number of its own after it is a key ("seq 512 b 64": b is the batch)
+                    and not (len(word) == 1 and _NUMBER_NEXT.match(text, m.end()))):
                 if word == "mil" and text.startswith(" millones", m.end()):
                     continue  # "7 mil millones": the scale is the next word
                 if word in ("millones", "millon") and last.text and out[-1].end < m.start() and \
@@ -280,6 +283,11 @@ CUES: list[Cue] = [
            # the device before the batch word: "device batch 4", "per-device batch size 8", "gpu batch 2"
            *(f"{pre}{dev} {what}" for pre in ("", "per ") for dev in ("device", "gpu", "card")
              for what in ("batch", "batch size", "bs", "micro batch"))),
+    # a one-letter key before its number in a terse command ("seq 512 b 64"): the batch, weakly (no scale: the
+    # tokenizer leaves "b" alone when a number follows it)
+    *_cues("batch", 6, 0, "b"),
+    # Spanish shorthand for secuencia ("lora 7b sec 4096", "sec. 2048"), the key before its number
+    *_cues("seq", 8, 0, "sec"),
     *_cues("batch", 0, 9, "per gpu", "per device", "por gpu", "por dispositivo", "/ gpu", "/ device", "per card",
            "por tarjeta",
            # items at a rate per device, the rate's step said or not, in either order and with either joint:
@@ -314,7 +322,8 @@ CUES: list[Cue] = [
     # a count in an order form: "A10G GPU, qty 2", "pcie h100, quantity 4", "2 unidades de MI300X"
     *_cues("gpus", 8, 0, "qty", "quantity", "cantidad"),
     *_cues("gpus", 0, 7, "way"),
-    *_cues("gpus", 0, 8, "of them", "de ellas", "de ellos"),  # "L4 24GB — 4 of them"  # "4-way B200", "an 8-way node": that many devices
+    *_cues("gpus", 0, 8, "of them", "de ellas", "de ellos", "of those", "of these", "de esas", "de esos", "de estas",
+           "de estos"),  # "L4 24GB — 4 of them"  # "4-way B200", "an 8-way node": that many devices
     *_cues("gpus", 0, 6, "units", "unidades"),
     # an order form's pieces ("H100 (4 pcs)", "MI300X, 3 pieces"): as "units", that many of the card beside it
     *_cues("gpus", 0, 6, "pcs", "pieces", "piezas"),
@@ -394,7 +403,7 @@ _QUALIFIERS = {"lora", "adapter", "adapters", "adaptador", "adaptadores"}
 _LEFT_FILL_PUNCT = {":", "=", "(", "~", "-", "*", "."}
 # Cue words people abbreviate with a period ("seq. 4096", "ctx. 8k", "num. epochs 3"): only after these is a "." filler.
 _SINGULAR_EPOCH = {"epoch", "epoca", "pass", "pasada"}
-_ABBREVIATIONS = {"seq", "ctx", "len", "max", "approx", "aprox", "num", "bs", "mbs", "lr", "eps", "ep", "r", "seqs"}
+_ABBREVIATIONS = {"seq", "ctx", "len", "max", "approx", "aprox", "num", "bs", "mbs", "lr", "eps", "ep", "r", "seqs", "sec"}
 _RIGHT_FILL_WORDS = {"of", "de", "training", "entrenamiento", "total", "in", "en", "each", "cada", "lora", "long",
                      "the", "la", "el", "our", "nuestro", "nuestra", "sized", "big", "tuned", "sft", "base", "full",
                      "complete", "completas", "completos", "whole", "sola", "solo", "single", "unica", "unico"}
@@ -748,6 +757,11 @@ def _replaced(toks: list[Tok], out: Slots, lang: str) -> None:
                 if any(w in _CHANGE_VERBS for w in head[:k]):
                     drop.add(ai)  # "switch from seq 2048 to 8192": the first is the old value
                 take.append((b_i, a))  # without a verb of change ("rank de 8 a 16"): two values, a question back
+    for si in stray:  # "a 8 bits en vez de 4", "8-bit instead of 4": a number only withdrawn, next to a value a rule read
+        negation = next((n for n in _NEGATION_BEFORE if len(n) > 1 and words(si - 1, len(n), -1) == n), None)
+        before = si - len(negation) - 1 if negation else -1
+        if negation and si not in drop and not (before >= 0 and toks[before].kind == "num" and not toks[before].article):
+            drop.add(si)  # (after a number of its own, "4 instead of 2", the pair is the thread's to settle: request)
     if not drop and not take:
         return
     taken = {i for i, _ in take}
@@ -780,6 +794,9 @@ QUANTITY_WORDS = frozenset(_QUANTITY_WORDS)  # (read by rules._names_a_setting)
 # "for context: ...", "para dar contexto: ...", "some background/context": the word as a common noun
 # introducing prose, not the setting.
 _IDIOM_BEFORE = {"for", "some", "more", "as", "give", "dar", "para", "como", "poco", "algo", "mas"}
+# Cue words that are also common nouns opening a heading of prose ("Context: we are a support team ..."): after
+# their colon only a vague word ("context: max", "contexto: lo que quepa") is a value said and unreadable.
+_COMMON_NOUN_CUES = {"context", "contexto", "background"}
 # A value is a few words before a stop ("max", "as long as possible", "lo que quepa"); more is a sentence.
 MAX_VALUE_WORDS = 4
 # Words a vague value starts with ("as long as possible", "max that fits", "el máximo posible", "lo que quepa").
@@ -844,6 +861,10 @@ def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, 
             typed.append(tok.text)
             shown.append((tok.gap if len(shown) else "") + tok.text)
             k += 1
+        if typed and first_cue is not None and first_cue == last and toks[first_cue].text in _COMMON_NOUN_CUES \
+                and typed[0].isalpha() and typed[0] not in VAGUE and typed[0] not in _VAGUE_HEADS \
+                and typed[0] not in _QUANTITY_WORDS:  # ("context: ???" is a value nobody can read: asked)
+            return None  # "context: support-bot v3. we want ...", "contexto: bot de soporte": the common noun, prose
         return "".join(shown) if typed else None
     if first.kind == "punct" and first.text == "?" and j + 1 < len(toks) and toks[j + 1].text == "?":
         return "??"
