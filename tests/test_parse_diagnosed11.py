@@ -472,3 +472,52 @@ def test_a_release_the_catalog_lacks_is_no_pick(catalog):
 def test_a_count_after_a_family_is_no_version(text, want, catalog):
     intent, said = _said(text, catalog)
     assert intent == "estimate" and _pick(said, want) == want, said
+
+
+# --- hedges, fallbacks, ranges, arrows, slashes: a second value with no cue of its own ----------------------
+
+@pytest.mark.parametrize("text", [
+    "qlora qwen3 8b seq 4096/8192",
+    "lora llama 3.1 8b on 2 GPUs, perhaps 4",
+    "lora de qwen3 4b, rango 8, tal vez 16",
+    "full gemma 3 1b, 3 epochs (maybe 5)",
+    "lora qwen3 8b con contexto 8192, y si no cabe 4096",
+    "qlora phi-4, context 16384 (or 8192 if it does not fit)",
+    "lora qwen2.5 7b, 1-2 epochs",
+    "lora qwen2.5 7b, 3 to 4 epochs",
+    "lora de qwen2.5 7b, 2 a 3 épocas",
+])
+def test_a_hedged_or_ranged_second_value_is_a_question(text, catalog):
+    result = _parse(text, catalog)
+    assert result.intent == "clarify" and result.clarify_code == "conflict", (result.delta.said(), result.clarify_code)
+
+
+@pytest.mark.parametrize("text,want", [
+    ("lora qwen3 4b seq 1024 -> 4096", {"seq_len": 4096}),
+    ("qlora llama 3 8b batch 8 => 2", {"micro_batch": 2}),
+    ("lora qwen3 8b seq 2048, oh no wait, 8192", {"seq_len": 8192}),
+    ("lora de qwen3 8b, lote 4... bueno no, 8", {"micro_batch": 8}),
+    ("full gemma 2 2b at 2048 (typo: 1024)", {"seq_len": 1024}),
+])
+def test_an_arrow_or_a_correction_before_a_bare_number(text, want, catalog):
+    intent, said = _said(text, catalog)
+    assert intent == "estimate" and _pick(said, want) == want, said
+
+
+def test_an_implausible_bare_number_after_a_value_is_still_asked(catalog):
+    assert _parse("lora qwen3 8b seq 4096 and 2", catalog).clarify_code == "number"
+
+
+@pytest.mark.parametrize("text,n", [
+    ("sky launch --gpus L40S:4 task.yaml  # lora qwen3 8b", 4),
+    ("modal app: gpu=\"H100:2\", qlora llama 3.1 8b seq 2048", 2),
+    ("trainer = Trainer(accelerator='gpu', devices=2, num_nodes=3)  # full qwen3 1.7b", 6),
+    ("litgpt finetune_lora Qwen/Qwen3-4B --devices 4", 4),
+])
+def test_type_count_and_per_node_device_counts(text, n, catalog):
+    assert _said(text, catalog)[1].get("num_gpus") == n
+
+
+def test_lora_before_a_pair_of_settings_keeps_the_method(catalog):
+    said = _said("lora r/alpha 8/16 on llama 3.2 3b", catalog)[1]
+    assert said.get("method") == "lora" and said.get("lora_rank") == 8 and said.get("lora_alpha") == 16

@@ -43,8 +43,10 @@ _CONFIG_KEYS = {
     "gradient_checkpointing": "use_gradient_checkpointing|gradient_checkpointing|activation_checkpointing|"
                               "enable_activation_checkpointing",
     "optimizer": "optim|optimizer",
-    "num_gpus": "num_gpus|n_gpus|num_processes|gpus|devices|world_size",  # accelerate's num_processes counts every machine's
-    "gpus_per_node": "nproc_per_node|nproc|gpus_per_node",  # torchrun: per node, times --nnodes
+    "num_gpus": "num_gpus|n_gpus|num_processes|gpus|world_size",  # accelerate's num_processes counts every machine's
+    # torchrun: per node, times --nnodes; Lightning's Trainer(devices=4, num_nodes=2) and LitGPT's --devices are per
+    # node too (lightning/fabric/connector.py: the world size is num_nodes * devices)
+    "gpus_per_node": "nproc_per_node|nproc|gpus_per_node|devices",
     # SLURM's sbatch/srun --nodes (-N) counts machines like torchrun's --nnodes (sbatch(1), "-N, --nodes")
     "num_nodes": "nnodes|num_nodes|num_machines|nodes",
     # Ray Train's ScalingConfig(num_workers=N, use_gpu=True): N workers of one GPU each, or of
@@ -118,7 +120,9 @@ _VISIBLE = R(r"(?<![\w.])cuda_visible_devices[ \t]*=[ \t]*[\"']?(\d{1,2}(?:[ \t]
 # SkyPilot's task YAML, ``resources: accelerators: H100:8`` (a GPU name and the count per node; SkyPilot docs, "YAML
 # configuration", resources.accelerators "<name>:<count>", also as a one-entry mapping "{A100: 8}"), times its
 # ``num_nodes``.
-_SKY_ACC = R(r"(?<![\w.])accelerators[\"']?[ \t]*:[ \t]*[\"'{]?[ \t]*§G\d+§[\"']?[ \t]*:[ \t]*(\d{1,3})\b")
+# The same "<name>:<count>" is SkyPilot's ``sky launch --gpus A100:8`` and Modal's ``gpu="A100:2"`` (modal docs, "GPU
+# acceleration": a count after the type's colon).
+_SKY_ACC = R(r"(?<![\w.])(?:accelerators|gpus?)[\"']?[ \t]*[:=][ \t]*[\"'{]?[ \t]*§G\d+§[\"']?[ \t]*:[ \t]*(\d{1,3})\b")
 # A package install line ("setup: pip install trl peft", "uv pip install unsloth bitsandbytes", "conda install -c
 # conda-forge ..."): package names, not a method ("peft") or a stack said by the user; read and left alone up to the
 # line's end or the next command ("&&", ";", "|").

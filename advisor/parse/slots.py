@@ -658,11 +658,17 @@ def _alternatives(toks: list[Tok], out: Slots, lang: str) -> None:
             j, k = ti + step, ti + 2 * step
             if not (0 <= k < len(toks)) or toks[k].kind != "num":
                 continue
-            joined = toks[j].kind == "word" and toks[j].text in _OR
+            joined = toks[j].kind == "word" and toks[j].text in _OR or toks[j].kind == "punct" and toks[j].text == "/" \
+                and toks[j].gap == "" and toks[max(j, k) ].gap == "" and tok.scale == toks[k].scale  # "2048/4096"
             # "de 2 a 4 H100", "from 2 to 4 A100s", "entre 2 y 4": a span of two values, the user has not chosen one
             first = min(ti, k)
             spans = toks[first + 1].text in _TO | {"and", "y", "-"} and first > 0 and toks[first - 1].text in _FROM | {
                 "between", "entre"} and (toks[first + 1].kind in ("word", "punct") or toks[first + 1].article)
+            # "2-3 epochs", "2 to 3 epochs", "1 a 2 épocas": a range of one setting, said without "from"
+            spans = spans or (toks[first + 1].text == "-" and toks[first + 1].gap == "" and toks[first + 2].gap == ""
+                              or toks[first + 1].kind == "word" and toks[first + 1].text in ("to", "hasta")
+                              or toks[first + 1].article and toks[first + 1].text == "a") \
+                and tok.scale == toks[k].scale and not tok.spoken and not toks[k].spoken
             if not (joined or spans and first + 1 == j):
                 continue
             partner = bound.get(toks[k].start)
@@ -675,6 +681,57 @@ def _alternatives(toks: list[Tok], out: Slots, lang: str) -> None:
             out.stray.remove(tok)
             out.bindings.append(Binding(partner.slot, tok, value, tok.start, partner.cue, partner.cue_pos))
             break
+        else:
+            _hedged(toks, ti, tok, bound, out, lang)
+
+
+# A second value after a hedge or a correction, with no cue of its own: "4 GPUs, maybe 8", "rank 16, quizás 32", "seq
+# 2048, ah no, 4096", "lote 4... bueno no, 8", "seq 2048 -> 4096". It is the value before's field: a hedge leaves two
+# values (a question back), a correction takes the later one (request._Assembler._two_values reads the correction), an
+# arrow replaces the value before.
+_HEDGES = {"maybe", "perhaps", "possibly", "probably", "quizas", "quiza", "tal", "vez", "lo", "mejor", "even", "incluso",
+           "posiblemente", "probablemente", "or", "o", "u",
+           # a fallback said with it: "seq 4096, y si no cabe 2048", "8 GPUs, or 16 if needed", "(or 8192 if it fits)"
+           "if", "si", "not", "no", "else", "otherwise", "y", "and", "then", "entonces", "cabe", "fits", "fit", "doesn't",
+           "doesnt", "needed", "necesario", "hace", "falta", "de", "contrario"}
+_HEDGE_HEADS = {"maybe", "perhaps", "possibly", "probably", "quizas", "quiza", "vez", "mejor", "even", "incluso",
+                "posiblemente", "probablemente", "or", "o", "u", "if", "si", "else", "otherwise", "needed", "necesario"}
+_CORRECTION_WORDS = {"no", "nope", "sorry", "actually", "mean", "meant", "i", "wait", "perdon", "perdona", "digo", "sea",
+                     "ah", "bueno", "espera", "rather", "oops", "correction", "make", "it", "that", "quise", "decir",
+                     "queria", "mejor", "my", "bad", "scratch", "update", "edit", "typo", "errata", "oh", "uh", "hmm", "um"}
+
+
+def _hedged(toks: list[Tok], ti: int, tok: Tok, bound: dict, out: Slots, lang: str) -> None:
+    words: list[str] = []
+    arrow = False
+    j = ti - 1
+    while j >= 0 and ti - j <= 7:
+        t = toks[j]
+        if t.kind == "num" and not t.article:
+            break
+        if t.kind == "word" or t.kind == "num" and t.article:
+            words.append(t.text)
+        elif t.kind == "punct" and t.text == ">" and j and toks[j - 1].text in ("-", "=") and t.gap == "":
+            arrow = True
+            j -= 1
+        elif not (t.kind == "punct" and t.text in (",", ".", ":", ";", "-", "(", ")")):
+            return
+        j -= 1
+    partner = bound.get(toks[j].start) if j >= 0 else None
+    if partner is None:
+        return
+    said = [w for w in words if w not in _CUE_INDEX]  # "4 GPUs, maybe 8": the value's own cue may stand between
+    hedge = bool(said) and all(w in _HEDGES for w in said) and any(w in _HEDGE_HEADS for w in said)
+    correction = bool(said) and all(w in _CORRECTION_WORDS or w in _HEDGES for w in said) and not hedge
+    if not (hedge or correction or arrow and not words):
+        return
+    value = _value_ok(tok, partner.slot.removesuffix("_weak"), lang)
+    if value is None or _plausible(partner.slot.removesuffix("_weak"), value) < 0:
+        return  # "seq 4096 and 2": no length of 2; the number stays asked about
+    out.stray.remove(tok)
+    if arrow:
+        out.bindings.remove(partner)
+    out.bindings.append(Binding(partner.slot, tok, value, tok.start, partner.cue, partner.cue_pos))
 
 
 # A value the same sentence withdraws in favour of another:

@@ -91,7 +91,8 @@ def _lora_pair(m: re.Match[str]) -> str:
              for n in (m.group(1), m.group(2))]
     if names[0] == names[1]:
         return m.group(0)  # "r/rank 8/16": not a pair of two settings
-    return f"{names[0]} {m.group(3)}, {names[1]} {m.group(4)}"
+    lora = "lora " if m.group(1).startswith("lora ") else ""  # "lora r/alpha 16/32": the method word stays
+    return f"{lora}{names[0]} {m.group(3)}, {names[1]} {m.group(4)}"
 
 
 _GLUED_COUNT = re.compile(r"\b(\d{1,4})\s*x\s*(?=[a-z])")
