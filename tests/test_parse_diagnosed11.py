@@ -521,3 +521,15 @@ def test_type_count_and_per_node_device_counts(text, n, catalog):
 def test_lora_before_a_pair_of_settings_keeps_the_method(catalog):
     said = _said("lora r/alpha 8/16 on llama 3.2 3b", catalog)[1]
     assert said.get("method") == "lora" and said.get("lora_rank") == 8 and said.get("lora_alpha") == 16
+
+
+@pytest.mark.parametrize("text,want", [
+    ("please bump the lora rank from 4 to 32 on qwen3 8b seq 2048", {"lora_rank": 32}),
+    ("subir el rango desde 8 hasta 64 en la lora de llama 3 8b", {"lora_rank": 64}),
+    ("lora qwen3 8b seq 2048, not 2 GPUs but 4", {"num_gpus": 4}),
+    ("lora de qwen3 8b, no 2 GPUs sino 4", {"num_gpus": 4}),
+    ("lora llama 3 8b, only on A100s, bf16 autocast", {"precision": "bf16-mixed"}),
+])
+def test_changes_and_negations_with_the_values_cue_between(text, want, catalog):
+    intent, said = _said(text, catalog)
+    assert intent == "estimate" and _pick(said, want) == want, said

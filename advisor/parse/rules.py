@@ -767,11 +767,11 @@ _SGD = R(r"\bsgd\b")
 _OTHER_OPT = R(r"\b(adafactor|lion|muon|sophia|lamb|galore|shampoo|soap|lomo)\b")
 
 _BF16 = r"(?:bf16|bfloat16|bfloat[\s_-]16)"
-_PURE_BF16 = R(r"\b(?:pure|full|only|solo|puro|all)[\s_-]*" + _BF16 + r"\b|\b" + _BF16
+_PURE_BF16 = R(r"\b(?:pure|full|only|solo|puro|all)[\s_-]*" + _BF16 + r"\b(?![\s_-]*(?:autocast|amp|mixed|mixta|con\s+amp))|\b" + _BF16
                + r"[\s_-]*(?:pure|only|puro|weights|everywhere|puros)\b"
                # "bf16 (no AMP)", "bf16 sin AMP": bf16 without autocast (HF's bf16=True is autocast, i.e. mixed)
                r"|\b" + _BF16 + r"[\s_-]*[(,]?\s*(?:no|sin|without|w/o)\s+(?:amp|autocast|mixed(?:\s+precision)?|precision\s+mixta)\b")
-_BF16_MIXED = R(r"\b" + _BF16 + r"[\s_-]*(?:mixed|amp|mixta)\b|\bmixed[\s_-]*(?:precision[\s_-]*)?\(?\s*" + _BF16
+_BF16_MIXED = R(r"\b" + _BF16 + r"[\s_-]*(?:mixed|amp|mixta|autocast)\b|\bmixed[\s_-]*(?:precision[\s_-]*)?\(?\s*" + _BF16
                 + r"\b|\b" + _BF16 + r"\b")
 _MIXED = R(r"\bmixed[\s_-]*precision\b|\bprecision\s+mixta\b|\bamp\b")
 _FP16 = R(r"\b(?:fp16|float16|half[\s_-]*precision|media\s+precision)(?:[\s_-]*(?:mixed|amp|mixta))?\b"

@@ -392,7 +392,7 @@ for _list in _CUE_INDEX.values():
     _list.sort(key=lambda c: -len(c.words))
 
 # Words that may stand between a cue and its number ("context of 4096", "secuencia de la 2048").
-_LEFT_FILL_WORDS = {"of", "de", "del", "la", "el", "is", "es", "at", "to", "around", "about", "approx",
+_LEFT_FILL_WORDS = {"of", "de", "del", "la", "el", "is", "es", "at", "to", "around", "about", "approx", "from", "desde",
                     "approximately", "aprox", "unos", "unas", "roughly", "max", "maximum", "maximo", "maxima", "up",
                     "hasta", "set", "size", "len", "length", "a", "an", "be", "would", "será", "sera", "being",
                     "value", "valor", "tamano", "per", "por", "device", "gpu", "only", "solo", "just", "en", "in",
@@ -803,7 +803,8 @@ def _replaced(toks: list[Tok], out: Slots, lang: str) -> None:
             continue
         before = words(ai - 1, 3, -1)  # the words before A: "not 4096 but 8192", "from seq 2048 to 8192"
         cue_free = [w for w in before if w not in _CUE_INDEX]
-        if between in (("but",), ("sino",), ("pero",)) and cue_free[-1:] in (["not"], ["no"]):
+        plain = tuple(w for w in between if w not in _CUE_INDEX)  # "not 4 GPUs but 8": the value's cue between
+        if plain in (("but",), ("sino",), ("pero",)) and cue_free[-1:] in (["not"], ["no"]):
             drop.add(ai)  # "not seq 4096 but 8192"
             take.append((b_i, a))
             continue
