@@ -533,3 +533,27 @@ def test_lora_before_a_pair_of_settings_keeps_the_method(catalog):
 def test_changes_and_negations_with_the_values_cue_between(text, want, catalog):
     intent, said = _said(text, catalog)
     assert intent == "estimate" and _pick(said, want) == want, said
+
+
+def test_deepspeed_launchers_num_gpus_is_per_node(catalog):
+    text = "deepspeed --num_nodes 2 --num_gpus 4 train.py --model_name_or_path Qwen/Qwen3-8B --use_peft --max_length 2048"
+    assert _said(text, catalog)[1].get("num_gpus") == 8
+    assert _said("lora qwen3 8b\nnum_gpus: 4\nnum_nodes: 2", catalog)[1].get("num_gpus") == 4  # a total elsewhere
+
+
+@pytest.mark.parametrize("text,want", [("2048 → 8192", {"seq_len": 8192}), ("16 -> 32", {"lora_rank": 32}),
+                                       ("de 16 a 64", {"lora_rank": 64})])
+def test_a_change_from_the_threads_value_names_the_field(text, want, catalog):
+    previous = SpecRequest(method="lora", model="qwen3-8b", seq_len=2048, lora_rank=16)
+    result = _parse(text, catalog, previous)
+    assert result.intent == "followup" and _pick(result.delta.said(), want) == want, result.delta.said()
+
+
+def test_a_unicode_arrow_replaces_the_value_before(catalog):
+    assert _said("qlora qwen3 8b seq 1024 → 4096", catalog)[1]["seq_len"] == 4096
+
+
+def test_a_span_both_read_as_lengths_in_a_thread_is_asked(catalog):
+    previous = SpecRequest(method="lora", model="qwen3-8b", seq_len=2048)
+    result = _parse("de 2048 a 4096", catalog, previous)  # "a 4096" reads as a length of its own: two values, asked
+    assert result.clarify_code == "conflict" and result.request.seq_len == 2048

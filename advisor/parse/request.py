@@ -75,6 +75,7 @@ _EXAMPLE_VALUES: dict[str, Any] = {
 UNREADABLE_FIELDS = frozenset(_EXAMPLE_VALUES)
 # "2048 not 4096", "2048, no 4096", "8 instead of 4", "16 en vez de 8": the later number is withdrawn
 _NEGATED_BETWEEN = re.compile(r"\s*,?\s*(?:not|no|instead\s+of|rather\s+than|en\s+vez\s+de|en\s+lugar\s+de|y\s+no)\s+")
+_CHANGED_BETWEEN = re.compile(r"\s*(?:->|=>|to|a|hasta)\s*")
 _THREAD_FIELDS = (("seq_len", "seq"), ("micro_batch", "count"), ("lora_rank", "count"), ("num_gpus", "count"),
                   ("epochs", "count"), ("lora_alpha", "count"), ("gradient_accumulation_steps", "count"))
 # The size inside a catalog id ("qwen2.5-7b", "llama-3.1-8b", "gemma-2-9b"): the thread's series at another size
@@ -248,7 +249,10 @@ class _Assembler:
             return
         toks = sorted(self.scan.stray, key=lambda t: t.start)
         for a, b in zip(toks, toks[1:]):
-            if not _NEGATED_BETWEEN.fullmatch(self.scan.marked[a.end:b.start]):
+            between = self.scan.marked[a.end:b.start]
+            if _CHANGED_BETWEEN.fullmatch(between):  # "4096 -> 8192", "de 4096 a 8192": the thread's value, then the new
+                a, b = b, a
+            elif not _NEGATED_BETWEEN.fullmatch(between):
                 continue
             named = [(name, kind) for name, kind in _THREAD_FIELDS if getattr(previous, name, None) is not None
                      and slots.value_of(b, kind, self.lang) == getattr(previous, name)]

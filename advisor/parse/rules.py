@@ -226,6 +226,7 @@ def _bool(value: str) -> bool | None:
     return True if value in _TRUE else False if value in _FALSE else None
 
 
+_DS_LAUNCH = R(r"(?:^|[\s;&|`$(])deepspeed[ \t]+(?:num_|include=|exclude=|hostfile=|master_|[\w./-]+\.py\b)")
 _RAY_GPU = R(r"(?<![\w.])use_gpu[\"']?[ \t]*[:=][ \t]*(?:true|1|yes)\b")
 _RAY_PER_WORKER = R(r"resources_per_worker[\"']?[ \t]*[:=][ \t]*\{[^}]*?[\"']?gpu[\"']?[ \t]*:[ \t]*(\d+(?:\.\d+)?)")
 
@@ -284,6 +285,12 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
 
     if name in ("seq_len", "micro_batch", "lora_rank", "num_gpus", "dataset_tokens") and _names_a_setting(scan, m, key, value):
         return False  # "before I book GPUs: lora -> ...": a prose heading, then the request; no GPU count
+    if name == "num_gpus" and key in ("num_gpus", "num_accelerators") and re.fullmatch(r"\d{1,4}", value) \
+            and _DS_LAUNCH.search(scan.marked):
+        # DeepSpeed's launcher: --num_gpus is "Max number of GPUs to use on each node" (deepspeed/launcher/runner.py,
+        # parse_args), times its --num_nodes
+        scan.claim("gpus_per_node", int(value), m.start())
+        return None
     if name in ("seq_len", "micro_batch", "lora_rank", "num_gpus", "dataset_tokens"):
         if claim_int(scan, name, value, m.start(), seq=name == "seq_len") is False:
             if name != "lora_rank" or key != "r":
