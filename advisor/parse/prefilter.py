@@ -75,3 +75,102 @@ def _branch(alternatives: list) -> set[str] | None:
             return None
         out |= found
     return out
+
+
+# How many strings ``starts`` may return before it gives up (a pattern opening with a long alternation of
+# optional parts multiplies its branches); beyond it the rule is scanned position by position, as before.
+MAX_STARTS = 256
+
+
+@functools.lru_cache(maxsize=None)
+def starts(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
+    """Strings one of which every match of ``pattern`` begins with, or None when it cannot say.
+
+    Read from the pattern's syntax tree, as ``needs`` is: zero-width items before the first character
+    (``\\b``, ``^``, look-arounds) are skipped, a group or an alternation is looked into (every branch must
+    open with a literal), an optional item adds what follows it, a run of literal characters is taken
+    whole, a class of a few literal characters gives each of them; anything else (``\\d``, ``.``, a range)
+    gives None. A pattern that may match the empty string has no start (None).
+
+    What it is for: Python's ``re`` tries a pattern that opens with ``\\b`` or a group at every position of
+    the text (``_compile_info`` in ``re/_compiler.py`` takes a literal prefix or a first-character set only
+    when the pattern opens with a literal, a class or a plain alternation: an ``AT`` code stops both), which
+    costs a full match attempt per character. A pattern made of these strings alone has a first-character
+    set, so ``re`` skips to the next place a match could begin; the rule is then matched there only
+    (``scan.anchored_finditer``). Exact by construction: no match can begin anywhere else."""
+    if pattern.flags & re.IGNORECASE:
+        return None
+    try:
+        tree = _p.parse(pattern.pattern, pattern.flags)
+    except Exception:  # noqa: BLE001 - an unusual pattern: scanned position by position
+        return None
+    try:
+        found = _starts(list(tree), 0)
+    except _TooMany:
+        return None
+    return tuple(sorted(found)) if found else None
+
+
+class _TooMany(Exception):
+    pass
+
+
+_REPEATS = tuple(op for op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)) if op is not None)
+_ZERO_WIDTH = (_c.AT, _c.ASSERT, _c.ASSERT_NOT)
+
+
+def _starts(items: list, depth: int) -> set[str] | None:
+    """Strings one of which every match of the sequence ``items`` begins with (None: unknown, or the
+    sequence may match the empty string)."""
+    if depth > 40:
+        raise _TooMany
+    for k, (op, arg) in enumerate(items):
+        rest = items[k + 1:]
+        if op in _ZERO_WIDTH:
+            continue
+        if op is _c.LITERAL:
+            run = ""
+            for op2, arg2 in items[k:]:
+                if op2 is not _c.LITERAL:
+                    break
+                run += chr(arg2)
+            return {run}
+        if op is _c.SUBPATTERN:
+            _group, add_flags, _del_flags, sub = arg
+            if add_flags & re.IGNORECASE:
+                return None
+            return _starts(list(sub) + rest, depth + 1)
+        if op is _c.ATOMIC_GROUP if hasattr(_c, "ATOMIC_GROUP") else False:
+            return _starts(list(arg) + rest, depth + 1)
+        if op is _c.BRANCH:
+            out: set[str] = set()
+            for alt in arg[1]:
+                found = _starts(list(alt) + rest, depth + 1)
+                if not found:
+                    return None
+                out |= found
+                if len(out) > MAX_STARTS:
+                    raise _TooMany
+            return out
+        if op in _REPEATS:
+            low, _high, sub = arg
+            first = _starts(list(sub) + rest, depth + 1)
+            if not first:
+                return None
+            if low >= 1:
+                return first
+            after = _starts(rest, depth + 1)
+            if not after:
+                return None
+            if len(first | after) > MAX_STARTS:
+                raise _TooMany
+            return first | after
+        if op is _c.IN:
+            chars = set()
+            for op2, arg2 in arg:
+                if op2 is not _c.LITERAL:
+                    return None
+                chars.add(chr(arg2))
+            return chars if len(chars) <= 8 else None
+        return None
+    return None  # the sequence may end here without a character: it can match the empty string
