@@ -117,6 +117,7 @@ class _TooMany(Exception):
 
 _REPEATS = tuple(op for op in (_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", None)) if op is not None)
 _ZERO_WIDTH = (_c.AT, _c.ASSERT, _c.ASSERT_NOT)
+_ATOMIC = getattr(_c, "ATOMIC_GROUP", object())  # Python 3.11+
 
 
 def _starts(items: list, depth: int) -> set[str] | None:
@@ -140,7 +141,7 @@ def _starts(items: list, depth: int) -> set[str] | None:
             if add_flags & re.IGNORECASE:
                 return None
             return _starts(list(sub) + rest, depth + 1)
-        if op is _c.ATOMIC_GROUP if hasattr(_c, "ATOMIC_GROUP") else False:
+        if op is _ATOMIC:  # (?>...), matched once like a group
             return _starts(list(arg) + rest, depth + 1)
         if op is _c.BRANCH:
             out: set[str] = set()
@@ -153,8 +154,11 @@ def _starts(items: list, depth: int) -> set[str] | None:
                     raise _TooMany
             return out
         if op in _REPEATS:
-            low, _high, sub = arg
-            first = _starts(list(sub) + rest, depth + 1)
+            low, high, sub = arg
+            # at most once ("?", "{1}"): the item then what follows, one after the other; more: a match opens
+            # with the item's first repeat, whatever follows it (another repeat, not ``rest``: "(?:ab|c)+d"
+            # matches "abcd", which opens with "ab", not with "abd")
+            first = _starts(list(sub) + rest if high == 1 else list(sub), depth + 1)
             if not first:
                 return None
             if low >= 1:

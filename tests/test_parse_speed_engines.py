@@ -1,0 +1,125 @@
+"""The parser's speed engines give what the plain ones give (no timing here: benchmarks/parse_speed.py).
+
+- ``prefilter.starts`` / ``scan.anchored_finditer``: a rule is matched only where one of the strings all its
+  matches begin with stands; the matches must be exactly ``finditer``'s, for every rule of the parser on the
+  texts the rules really see and on generated texts made of the rules' own literals;
+- ``names.Matcher``: aliases narrowed by their second token are the aliases the full walk would try, in order;
+  the remembered first look per word does not change what a second message finds.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from advisor.catalog import Catalog
+from advisor.parse import parse_message
+from advisor.parse.names import matcher_for
+from advisor.parse.prefilter import starts
+from advisor.parse.request import _EARLY, _LATE
+from advisor.parse.scan import Scan, anchored_finditer, finder
+from tests import phrasings
+
+RULES = [rule[0] for rule in [*_EARLY, *_LATE]]
+
+
+def _same(pattern: re.Pattern[str], text: str) -> None:
+    want = [(m.span(), m.groups()) for m in pattern.finditer(text)]
+    got = [(m.span(), m.groups()) for m in anchored_finditer(pattern, text, finder(pattern))]
+    assert got == want, (pattern.pattern[:80], text[:120])
+
+
+@pytest.mark.parametrize("pattern, expected", [
+    (r"\bfoo\b|bar", {"foo", "bar"}),
+    (r"(?:x\s*)?y", {"x", "y"}),
+    (r"(?<![\w.])(?:lora|qlora)_r\b", {"lora_r", "qlora_r"}),
+    (r"[+-]\d", {"+", "-"}),
+    (r"(?:ab|c)+d", {"ab", "c"}),
+    (r"(?=a)abc", {"abc"}),
+])
+def test_starts_reads_the_literals_every_match_begins_with(pattern, expected):
+    assert set(starts(re.compile(pattern))) == expected
+
+
+@pytest.mark.parametrize("pattern", [r"\d+k", r"a*", r"(?:foo)?", r"(?i)foo", r"(?i:foo)bar", r"\bfoo|\w+", r"\A",
+                                     r"[a-z]+", r".foo"])
+def test_starts_says_nothing_where_a_match_may_begin_anywhere(pattern):
+    assert starts(re.compile(pattern)) is None
+
+
+def test_every_rule_matches_as_finditer_does_on_what_the_rules_see():
+    """Each rule on the text it is given during real parses of the hand-written table (names placeholdered,
+    earlier rules' spans blanked): anchored_finditer's matches are finditer's, span and groups."""
+    catalog = Catalog.in_memory()
+    seen: list[tuple[re.Pattern[str], str]] = []
+    original = Scan._apply
+
+    def record(self, pattern, handler, find=None):
+        seen.append((pattern, self.text))
+        return original(self, pattern, handler, find)
+
+    Scan._apply = record
+    try:
+        for entry in phrasings.load("tune")[:400]:
+            parse_message(entry["text"], catalog)
+    finally:
+        Scan._apply = original
+    assert len({p for p, _ in seen}) > 30
+    with_starts = [(p, t) for p, t in seen if finder(p) is not None]
+    assert len(with_starts) > len(seen) // 2  # most rules are anchored
+    for pattern, text in seen:
+        _same(pattern, text)
+
+
+# Texts built from the rules' own first strings, glued and repeated in every order (overlaps such as "nono",
+# a string right after a blank or a placeholder, none at all), with the characters the rules care about around.
+_PIECES = sorted({s for p in RULES for s in (starts(p) or ())} | {" ", "\n", ":", "=", "-", "_", "\x01", "§G0§", "8",
+                                                                  "4096", "2k", "b", "s", ",", ".", "x", "(", ")"})
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=40))
+def test_every_rule_matches_as_finditer_does_on_generated_text(pieces):
+    text = "".join(pieces)
+    for pattern in RULES:
+        _same(pattern, text)
+
+
+def test_many_misses_hand_over_to_finditer_with_the_same_matches():
+    """A text full of a rule's first string where the rule does not match: past the miss budget the rest is
+    scanned by finditer from where the look stopped."""
+    pattern = re.compile(r"\blora(?=\s+rank)\s+rank\s+(\d+)")
+    text = "lora_r " * 200 + "lora rank 16 " + "xlora rank 4 " * 3 + "lora rank 8"
+    _same(pattern, text)
+    assert [m.group(1) for m in anchored_finditer(pattern, text, finder(pattern))] == ["16", "8"]
+
+
+def test_overlapping_first_strings_are_each_tried():
+    pattern = re.compile(r"aba|bab")
+    assert finder(pattern)[1]  # "aba" and "bab" overlap: found with search, one position after another
+    _same(pattern, "ababab")
+    _same(re.compile(r"(?:no|not|nota)\s+x"), "nota x not x no x nonot x")
+
+
+def test_aliases_narrowed_by_second_token_are_the_walk_in_order():
+    matcher = matcher_for(Catalog.in_memory())
+    seconds = {a.toks[1] for aliases in matcher._by_first.values() for a in aliases if len(a.toks) > 1} | {"zzz"}
+    for first, aliases in matcher._by_first.items():
+        assert matcher._narrowed(first, [first]) == [a for a in aliases if len(a.toks) <= 2]
+        for second in seconds:
+            want = [a for a in aliases if len(a.toks) <= 2 or a.toks[1] == second]
+            assert matcher._narrowed(first, [first, second]) == want
+
+
+def test_the_remembered_first_look_changes_no_later_message():
+    catalog = Catalog.in_memory()
+    texts = ["qlora mistrl 7b seq 2048 on 2 h100s", "lora qwen 2.5 7b instruct", "fine tune llama 3.1 8b",
+             "full qwen3 0.6b 512", "lora mstrl 7b", "qlora Pythia 12b"]
+    first = [parse_message(t, catalog).to_json() for t in texts]
+    again = [parse_message(t, catalog).to_json() for t in reversed(texts)]
+    assert again[::-1] == first
+    fresh = Catalog.in_memory()  # a new matcher, nothing remembered
+    assert [parse_message(t, fresh).to_json() for t in texts] == first
