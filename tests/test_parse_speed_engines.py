@@ -20,15 +20,17 @@ from advisor.parse import parse_message
 from advisor.parse.names import matcher_for
 from advisor.parse.prefilter import starts
 from advisor.parse.request import _EARLY, _LATE
-from advisor.parse.scan import Scan, anchored_finditer, finder
+from advisor.parse.scan import Scan, anchored_finditer, ascii_safe, ascii_twin, finder
 from tests import phrasings
 
 RULES = [rule[0] for rule in [*_EARLY, *_LATE]]
 
 
 def _same(pattern: re.Pattern[str], text: str) -> None:
+    """What the parser runs (the ASCII twin on a safe text, anchored) finds what finditer finds."""
     want = [(m.span(), m.groups()) for m in pattern.finditer(text)]
-    got = [(m.span(), m.groups()) for m in anchored_finditer(pattern, text, finder(pattern))]
+    run = ascii_twin(pattern) if ascii_safe(text) else pattern
+    got = [(m.span(), m.groups()) for m in anchored_finditer(run, text, finder(pattern))]
     assert got == want, (pattern.pattern[:80], text[:120])
 
 
@@ -88,6 +90,17 @@ def test_every_rule_matches_as_finditer_does_on_generated_text(pieces):
         _same(pattern, text)
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab 1_\t\n\x01\x1c\x1f\x7f§é·²\u00a0"), max_size=30))
+def test_the_ascii_twin_matches_alike_on_every_safe_text(text):
+    """\\w, \\d, \\s and \\b read a safe text's characters alike in both modes; an unsafe one is never given to the twin."""
+    for source in (r"\w+", r"\d+", r"\s+", r"\b\w", r"\W+", r"\S+", r"\D+", r"(?<![\w.])\w+\b"):
+        pattern = re.compile(source)
+        if ascii_safe(text):
+            assert [m.span() for m in ascii_twin(pattern).finditer(text)] == [m.span() for m in pattern.finditer(text)]
+    assert ascii_safe(text) == all(ord(c) < 0x80 and c not in "\x1c\x1d\x1e\x1f" or c == "§" for c in text)
+
+
 def test_many_misses_hand_over_to_finditer_with_the_same_matches():
     """A text full of a rule's first string where the rule does not match: past the miss budget the rest is
     scanned by finditer from where the look stopped."""
@@ -123,3 +136,30 @@ def test_the_remembered_first_look_changes_no_later_message():
     assert again[::-1] == first
     fresh = Catalog.in_memory()  # a new matcher, nothing remembered
     assert [parse_message(t, fresh).to_json() for t in texts] == first
+
+
+_TEXT_PIECES = ["8", "4096", "x", "h100", " ", "\n", "  ", "\t", "\x1c", "\x1f", "é", "§M0§", "\x01", "-", "_", ":", "/",
+                "7b", "gb", "40", "version", "size", "de", "mil", "millones", "per", "gpu", "step", "rank", "alpha",
+                "r", "2025-03-01", "17:30", "5pm", "lora", "a100", "(", ")", "32_768", "equal to", "B", "K", "ﬁ"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_TEXT_PIECES), max_size=30))
+def test_normalize_and_the_tokenizers_read_alike_with_and_without_the_twins(pieces):
+    """``normalize``, ``names.tokenize`` and ``slots.tokenize`` give the same with the ASCII twins as with the
+    patterns as written (the check forced off), on texts with and without the characters that make a text unsafe."""
+    import advisor.parse.names as names
+    import advisor.parse.slots as slots
+    import advisor.parse.text as text_mod
+
+    text = "".join(pieces)
+    fast = (text_mod.normalize(text), [(t.text, t.start, t.end, t.gap) for t in names.tokenize(text)],
+            [(t.kind, t.text, t.start, t.end, t.scale, t.unit) for t in slots.tokenize(text)])
+    saved = (text_mod.ascii_safe, names.ascii_safe, slots.ascii_safe)
+    text_mod.ascii_safe = names.ascii_safe = slots.ascii_safe = lambda _text: False
+    try:
+        slow = (text_mod.normalize(text), [(t.text, t.start, t.end, t.gap) for t in names.tokenize(text)],
+                [(t.kind, t.text, t.start, t.end, t.scale, t.unit) for t in slots.tokenize(text)])
+    finally:
+        text_mod.ascii_safe, names.ascii_safe, slots.ascii_safe = saved
+    assert fast == slow

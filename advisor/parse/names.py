@@ -30,9 +30,11 @@ from dataclasses import dataclass, field
 from advisor.catalog import Catalog
 from advisor.catalog.names import normal
 from advisor.parse import fuzzy
+from advisor.parse.prefilter import ascii_safe, ascii_twin
 from advisor.parse.text import normalize
 
 TOKEN = re.compile(r"[a-z]+|\d+(?:\.\d+)*(?:x\d+(?:\.\d+)?)?[a-z]*")
+_TOKEN_ASCII = ascii_twin(TOKEN)  # the same tokens on a text of ASCII and placeholders (``prefilter.ascii_safe``)
 _NUMERIC = re.compile(r"\d+(?:\.\d+)*")
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)([bm])|\d+x\d+(?:\.\d+)?b")
 _UNIT_TOKENS = {"b", "m", "gb", "gbs", "gib", "bn"}
@@ -101,7 +103,7 @@ def tokenize(text: str) -> list[Token]:
     """Tokens of normalized text; a number and a unit typed apart ("70 b", "80 GB") become one."""
     out: list[Token] = []
     prev = 0
-    for m in TOKEN.finditer(text):
+    for m in (_TOKEN_ASCII if ascii_safe(text) else TOKEN).finditer(text):
         start, end = m.span()
         tok = Token(m.group(), start, end, text[prev:start])
         prev = end

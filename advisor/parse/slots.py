@@ -39,6 +39,7 @@ import re
 from dataclasses import dataclass, field
 
 from advisor.parse import numbers as num
+from advisor.parse.prefilter import ascii_safe, ascii_twin
 
 BLANK = "\x01"
 
@@ -51,6 +52,7 @@ _TOKEN = re.compile(
     r"|(?P<word>[a-z][a-z0-9]*(?:\.\d+)*(?:'[a-z]+)?)"
     r"|(?P<punct>[,;:=()?!/|+~@$*\[\]{}\"#<>&\n.-])"
     r"|(?P<blank>\x01+)")
+_TOKEN_ASCII = ascii_twin(_TOKEN)  # the same tokens on a text of ASCII and placeholders (``prefilter.ascii_safe``)
 # Scale words typed apart from the number ("70 billion", "7 mil millones", "50 M").
 _SPACED_SCALES = {"billion": "b", "billions": "b", "bn": "b", "b": "b", "million": "m", "millions": "m",
                   "millones": "m", "millon": "m", "mn": "m", "m": "m", "thousand": "k", "k": "k", "mil": "k",
@@ -106,7 +108,7 @@ def tokenize(text: str) -> list[Tok]:
 def _tokenize(text: str) -> list[Tok]:
     out: list[Tok] = []
     prev = 0
-    for m in _TOKEN.finditer(text):
+    for m in (_TOKEN_ASCII if ascii_safe(text) else _TOKEN).finditer(text):
         gap = text[prev:m.start()]
         prev = m.end()
         kind = m.lastgroup if m.lastgroup not in ("glued",) else "num"
