@@ -163,3 +163,54 @@ def test_normalize_and_the_tokenizers_read_alike_with_and_without_the_twins(piec
     finally:
         text_mod.ascii_safe, names.ascii_safe, slots.ascii_safe = saved
     assert fast == slow
+
+
+def _intent_patterns():
+    import advisor.parse.intents as intents
+    from advisor.parse.prefilter import Anchored
+
+    return [v for v in vars(intents).values() if isinstance(v, Anchored)]
+
+
+def test_the_intent_cues_search_as_re_does_on_the_table():
+    """Every intent cue's anchored ``search`` gives ``re``'s match (span and groups) on every hand-written message,
+    as the intent checks read it (names placeholdered) and as typed."""
+    from advisor.parse.names import matcher_for as matcher
+    from advisor.parse.text import clean, normalize
+
+    catalog = Catalog.in_memory()
+    cues = _intent_patterns()
+    assert len(cues) > 10
+    for entry in phrasings.load("tune")[:300]:
+        normalized = normalize(clean(entry["text"]))
+        marked = Scan.of(normalized, matcher(catalog).find(normalized), short=False).marked
+        for text in (marked, entry["text"]):
+            for cue in cues:
+                want, got = cue._pattern.search(text), cue.search(text)
+                assert (want and (want.span(), want.groups())) == (got and (got.span(), got.groups()))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(["what", "which", "gpus", "models", "?", " ", "\n", "reset", "ok, ", "after", "stop",
+                                 "keep", "§G0§", "§G1§", " or ", "can i", "é", "\x1c", "list", "lista de", "de",
+                                 "persistent storage", "cheaper", "."]), max_size=25))
+def test_the_intent_cues_search_as_re_does_on_generated_text(pieces):
+    text = "".join(pieces)
+    for cue in _intent_patterns():
+        want, got = cue._pattern.search(text), cue.search(text)
+        assert (want and (want.span(), want.groups())) == (got and (got.span(), got.groups()))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(["http", "https", "://", "www", ".", "com", "co", "io", "/", "a", "-", " ", "4090",
+                                 "wiki", "example", ":", "hf"]), max_size=20))
+def test_a_link_is_only_where_its_hint_is(pieces):
+    """The links' hints (names._LINK_HINT, slots._URL_HINT) are in every text a link is found in: the gate skips
+    no link."""
+    import advisor.parse.names as names
+    import advisor.parse.slots as slots
+
+    text = "".join(pieces)
+    for link, hint in ((names._LINK, names._LINK_HINT), (slots._URL, slots._URL_HINT)):
+        if link.search(text):
+            assert hint.search(text)

@@ -16,7 +16,11 @@ from __future__ import annotations
 
 import re
 
-R = re.compile
+from advisor.parse.prefilter import Anchored
+
+# Each cue's ``search`` tries only where a match can begin (``prefilter.anchored_search``: the same match as
+# ``re``'s, which would try every position of a pasted config for each cue)
+R = Anchored
 
 RESET = R(r"^(?:ok[, ]+|okay[, ]+|vale[, ]+|please[, ]+|por\s+favor[, ]+)?(?:let'?s\s+|vamos\s+a\s+)?(?:start\s+(?:over|again|afresh|from\s+scratch)"
           r"|reset|restart|new\s+(?:question|request|chat|estimate)|forget\s+(?:it|that|this|everything|all(?:\s+that)?)"

@@ -450,7 +450,7 @@ class Matcher:
         """"h10", "a1000", "l40": one edit from a GPU we know, outside every name found: ask."""
         out = []
         taken = [(m.start, m.end) for m in found]
-        for m in re.finditer(r"(?<![\w.-])([a-z]{1,3}\d{2,4}[a-z]{0,2}?)s?(?![\w-])", text):
+        for m in (_GPU_SHAPED_ASCII if ascii_safe(text) else _GPU_SHAPED).finditer(text):
             token = m.group(1)
             if (token in self._gpu_compact or token in known or token in _NOT_GPUS or _NOT_GPU_SHAPE.fullmatch(token)
                     or any(a <= m.start() < b for a, b in taken)):
@@ -583,6 +583,9 @@ _NOT_GPUS = {"fp16", "bf16", "fp32", "fp8", "fp4", "tf32", "int8", "int4", "nf4"
 _NOT_GPU_SHAPE = re.compile(r"r\d+|x\d+|v\d+|zero\d|z\d|gpt\d+|qwen\d+|llama\d+|phi\d+|gemma\d+|yi\d+|smollm\d+"
                             r"|olmo\d+|sm\d+|cuda\d+|py\d+|e\d+|ep\d+|bs\d+|mbs\d+|lr\d+|top\d+|rtx\d{4}|q\d+[a-z]*")
 
+# A token shaped like a GPU name ("h10", "a1000", "l40s"), for ``_gpu_typos``; its ASCII twin on an ASCII text.
+_GPU_SHAPED = re.compile(r"(?<![\w.-])([a-z]{1,3}\d{2,4}[a-z]{0,2}?)s?(?![\w-])")
+_GPU_SHAPED_ASCII = ascii_twin(_GPU_SHAPED)
 _CONTEXT_TOKEN = re.compile(r"\d+k")
 _MEMORY = re.compile(r"(\d{2,3})(?:gb|g|gib)s?")
 _SEQ_WORD_AFTER = re.compile(r"[\s-]*(?:context|ctx|seq|sequence|tokens?|contexto|secuencias?|longitud)\b")

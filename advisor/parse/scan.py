@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.parse.names import NameMatch
-from advisor.parse.prefilter import ascii_safe, ascii_twin, needs, starts
+from advisor.parse.prefilter import anchored_finditer, ascii_safe, ascii_twin, finder, needs
 
 BLANK = "\x01"
 # Upper case: rules read lower-case text, so no rule can take a placeholder for a word.
@@ -44,78 +44,6 @@ def _literals(patterns: tuple[re.Pattern[str], ...]) -> tuple[str, ...]:
 # the words one of which a match needs (``prefilter.needs``), so ``run_all`` skips a rule with one set test
 # instead of a call (profiled: the calls were the parser's largest self time, most rules being absent).
 _PREPARED: dict[int, tuple[list, tuple[str, ...], list]] = {}
-
-
-@functools.lru_cache(maxsize=None)
-def finder(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], bool] | None:
-    """A pattern of the strings every match of ``pattern`` begins with (``prefilter.starts``), and whether
-    one of them can begin inside another's occurrence ("ab" and "ba" in "aba"); None when there are none.
-    Made of literals only, the pattern has a first-character set or a literal prefix, so ``re`` skips to
-    where one of them stands instead of trying every position."""
-    found = starts(pattern)
-    if not found:
-        return None
-    overlap = any(a[i:].startswith(b) or b.startswith(a[i:]) for a in found for b in found for i in range(1, len(a)))
-    return re.compile("|".join(re.escape(s) for s in sorted(found, key=lambda s: (-len(s), s)))), overlap
-
-
-# A place where ``finder`` found a start but the rule did not match costs a call (measured on the benchmark's
-# slowest messages: about 0.3-0.5 us, against 20-30 ns per character for ``re``'s scan position by position).
-# Past this many misses per character of text, the rest is scanned by ``finditer`` itself.
-MISSES_PER_CHAR = 1 / 32
-
-
-def anchored_finditer(pattern: re.Pattern[str], text: str,
-                      find: tuple[re.Pattern[str], bool] | None) -> list[re.Match[str]]:
-    """``list(pattern.finditer(text))``, the same matches, tried only where a match can begin.
-
-    ``find`` (``finder``) finds the places where one of the strings every match begins with stands: no
-    match can begin anywhere else, so ``pattern.match`` at each place in turn (skipping those inside the
-    last match), on from a match's end (a match is never empty: it begins with a string), is what
-    ``finditer`` does position by position (``match`` at a position sees the text before it: look-behinds
-    and ``\b`` read it, as in ``finditer``). The places come from ``find.finditer`` when no two of the strings
-    can overlap (its matches never do), else from ``find.search`` at each next position. When the places that
-    fail are many, the rest of the text is left to ``finditer`` from the first position not yet tried."""
-    if find is None:
-        return list(pattern.finditer(text))
-    find_pattern, overlap = find
-    out: list[re.Match[str]] = []
-    match = pattern.match
-    pos = 0
-    misses = 0
-    budget = len(text) * MISSES_PER_CHAR
-    if not overlap:
-        for c in find_pattern.finditer(text):
-            at = c.start()
-            if at < pos:
-                continue
-            m = match(text, at)
-            if m is not None:
-                out.append(m)
-                pos = m.end()
-                continue
-            pos = at + 1
-            misses += 1
-            if misses > budget:
-                out += pattern.finditer(text, pos)
-                break
-        return out
-    search = find_pattern.search
-    while True:
-        c = search(text, pos)
-        if c is None:
-            return out
-        at = c.start()
-        m = match(text, at)
-        if m is not None:
-            out.append(m)
-            pos = m.end()
-            continue
-        pos = at + 1
-        misses += 1
-        if misses > budget:
-            out += pattern.finditer(text, pos)
-            return out
 
 
 def _prepared(rules: list) -> tuple["_LiteralFinder", list]:

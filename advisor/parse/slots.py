@@ -88,6 +88,8 @@ class Tok:
 _URL = re.compile(r"\b(?:https?://|www\.)\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)+\.(?:com|org|net|io|ai|dev|co)/\S*")
 
 
+# Every match of _URL contains one of these (as names._LINK_HINT): a text without any has no link to look for.
+_URL_HINT = re.compile(r"https?:|www\.|\.(?:com|org|net|io|ai|dev|co)/")
 _GLUED_X = re.compile(r"x(\d{1,4})")
 _GLUED_R = re.compile(r"r(\d{1,4})")
 _CUE_GAP = re.compile(r"[\s_\-.]{0,2}")
@@ -97,7 +99,7 @@ _DIGITS = re.compile(r"\d{3,7}")
 
 def tokenize(text: str) -> list[Tok]:
     out = _tokenize(text)
-    if "/" in text:
+    if "/" in text and _URL_HINT.search(text):
         urls = [m.span() for m in _URL.finditer(text)]
         for tok in out:
             if tok.kind == "num" and any(a <= tok.start < b for a, b in urls):
