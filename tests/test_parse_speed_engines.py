@@ -214,3 +214,18 @@ def test_a_link_is_only_where_its_hint_is(pieces):
     for link, hint in ((names._LINK, names._LINK_HINT), (slots._URL, slots._URL_HINT)):
         if link.search(text):
             assert hint.search(text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(["2025", "-", "03", "01", ":", "17", "30", "5", "pm", "am", " ", "a las ", "las", "h",
+                                 "\n", "x", "1", "2", ".", "\u00a0", "384", "16", "\u202f", "\u2009", "é"]), max_size=20))
+def test_the_date_and_grouped_number_gates_skip_no_match(pieces):
+    """normalize skips _DATE_TIME where its hint is absent and _SPACE_GROUPED where none of its spaces is: no match is
+    lost (each match holds what its gate looks for)."""
+    import advisor.parse.text as text_mod
+
+    text = "".join(pieces)
+    if text_mod._DATE_TIME.search(text.lower()):
+        assert text_mod._DATE_TIME_HINT.search(text.lower())
+    if text_mod._SPACE_GROUPED.search(text):
+        assert any(c in text for c in "\u00a0\u202f\u2009")

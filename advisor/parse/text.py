@@ -105,6 +105,10 @@ _NAME_TIMES_COUNT = re.compile(r"\b([a-z]{1,3}\d{1,4}[a-z]{0,3}?|\d{2,3}g(?:i?b)
 # ISO dates ("deadline 2025-03-01") and clock times ("by 5pm", "a las 17h", "17:30"): no setting in them.
 _DATE_TIME = re.compile(r"\b(?:19|20)\d{2}-\d{2}-\d{2}\b|(?<![\w.:])\d{1,2}:\d{2}(?![\w:])|\b\d{1,2}\s?(?:am|pm)\b"
                         r"|\ba\s+las\s+\d{1,2}(?:h|:\d{2})?\b")
+# What every match of _DATE_TIME contains, one per alternative: "\d-\d" in a date, "\d:\d" in a clock time, a digit
+# then "am"/"pm", "las": a text with none of them has no date or time, and _DATE_TIME (which tries every position)
+# is not run.
+_DATE_TIME_HINT = re.compile(r"\d[-:]\d|\d\s?[ap]m|las")
 # A rate per device with its step said too, in either order and with either joint ("per step per GPU", "por
 # paso y GPU", "per GPU per iteration", "por GPU y por paso") -> "per gpu": what one device takes in one step is
 # its batch (HF TrainingArguments.per_device_train_batch_size) whether or not the step is named.
@@ -218,7 +222,8 @@ def normalize(text: str) -> str:
     # typed: spaces and tabs only, before anything else becomes a space
     indents = [len(line) - len(line.lstrip(" \t")) for line in text.split("\n")]
     if not text.isascii():
-        text = _SPACE_GROUPED.sub(lambda m: m.group(1) + re.sub(r"\D", "", m.group(2)), text)
+        if "\u00a0" in text or "\u202f" in text or "\u2009" in text:  # every grouped number has one of its spaces
+            text = _SPACE_GROUPED.sub(lambda m: m.group(1) + re.sub(r"\D", "", m.group(2)), text)
         text = text.translate(_SUPERSCRIPTS).translate(_PUNCT)
         text = _COMBINING.sub("", unicodedata.normalize("NFKD", text))
         text = _NON_ASCII.sub(" ", text)
@@ -237,7 +242,7 @@ def normalize(text: str) -> str:
     if "mil " in text:
         text = fast(_IDIOMS).sub("muchas ", text)
         text = fast(_MIL_MILLONES).sub(_mil_millones, text)
-    if ":" in text or "-" in text or "am" in text or "pm" in text or "las " in text:
+    if (":" in text or "-" in text or "am" in text or "pm" in text or "las " in text) and fast(_DATE_TIME_HINT).search(text):
         text = fast(_DATE_TIME).sub(" ", text)
     if "per " in text or "por " in text or "/" in text or "each " in text or "cada " in text:
         if "step" in text or "update" in text or "paso" in text or "actualizacion" in text:
