@@ -21,6 +21,7 @@ from typing import Any
 from advisor.catalog import Catalog
 from advisor.hub import config_sha
 from advisor.parse.pasted import json_objects
+from advisor.parse.prefilter import ascii_safe, ascii_twin
 
 _HUB_ID = re.compile(r"(?<![\w/.@-])(?:https?://(?:www\.)?(?:huggingface\.co|hf\.co)/)?([A-Za-z0-9][\w.-]{1,95})/"
                      r"([A-Za-z0-9][\w.-]{0,95}[A-Za-z0-9])(?![\w/-])")
@@ -55,7 +56,10 @@ def find(text: str, catalog: Catalog) -> list[External]:
     out: list[External] = []
     for start, end, config in _configs(text):
         out.append(External(f"config:{config_sha(config)[:12]}", start, end, config))
-    for m in _HUB_ID.finditer(text):
+    # every hub id has its "/" (no "/", no id: the pattern, which tries every position, is not run); on a text of
+    # ASCII the pattern's ASCII twin reads it alike (``prefilter.ascii_safe``)
+    ids = (ascii_twin(_HUB_ID) if ascii_safe(text) else _HUB_ID).finditer(text) if "/" in text else ()
+    for m in ids:
         if any(e.start <= m.start() < e.end for e in out):
             continue
         org, name = m.group(1), m.group(2)

@@ -154,14 +154,18 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
 def _capitalized(text: str) -> frozenset[str]:
     """Words typed with a capital inside lower-case text ("qlora Pythia 12b"): names, by how people
     write them (nothing when the whole message is in capitals)."""
-    letters = len(_LETTER.findall(text))
-    if not letters or len(_UPPER.findall(text)) > 0.6 * letters:
+    # counted as the lengths of runs (each letter is in exactly one run): the same counts as one match per letter,
+    # without a list of every letter of a pasted config
+    letters = sum(map(len, _LETTERS.findall(text)))
+    if not letters or sum(map(len, _UPPERS.findall(text))) > 0.6 * letters:
         return frozenset()
     return frozenset(w.lower() for w in _CAPITALIZED.findall(text))
 
 
 _LETTER = re.compile(r"[^\W\d_]")
 _UPPER = re.compile(r"[A-ZÁÉÍÓÚÑÜ]")
+_LETTERS = re.compile(_LETTER.pattern + "+")
+_UPPERS = re.compile(_UPPER.pattern + "+")
 _CAPITALIZED = re.compile(r"(?<![\w.])[A-Z][A-Za-z]{2,}")
 
 

@@ -39,6 +39,7 @@ import re
 from dataclasses import dataclass, field
 
 from advisor.parse import numbers as num
+from advisor.parse.prefilter import ascii_safe, ascii_twin
 
 BLANK = "\x01"
 
@@ -51,6 +52,7 @@ _TOKEN = re.compile(
     r"|(?P<word>[a-z][a-z0-9]*(?:\.\d+)*(?:'[a-z]+)?)"
     r"|(?P<punct>[,;:=()?!/|+~@$*\[\]{}\"#<>&\n.-])"
     r"|(?P<blank>\x01+)")
+_TOKEN_ASCII = ascii_twin(_TOKEN)  # the same tokens on a text of ASCII and placeholders (``prefilter.ascii_safe``)
 # Scale words typed apart from the number ("70 billion", "7 mil millones", "50 M").
 _SPACED_SCALES = {"billion": "b", "billions": "b", "bn": "b", "b": "b", "million": "m", "millions": "m",
                   "millones": "m", "millon": "m", "mn": "m", "m": "m", "thousand": "k", "k": "k", "mil": "k",
@@ -88,6 +90,8 @@ class Tok:
 _URL = re.compile(r"\b(?:https?://|www\.)\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)+\.(?:com|org|net|io|ai|dev|co)/\S*")
 
 
+# Every match of _URL contains one of these (as names._LINK_HINT): a text without any has no link to look for.
+_URL_HINT = re.compile(r"https?:|www\.|\.(?:com|org|net|io|ai|dev|co)/")
 _GLUED_X = re.compile(r"x(\d{1,4})")
 _GLUED_R = re.compile(r"r(\d{1,4})")
 _CUE_GAP = re.compile(r"[\s_\-.]{0,2}")
@@ -97,7 +101,7 @@ _DIGITS = re.compile(r"\d{3,7}")
 
 def tokenize(text: str) -> list[Tok]:
     out = _tokenize(text)
-    if "/" in text:
+    if "/" in text and _URL_HINT.search(text):
         urls = [m.span() for m in _URL.finditer(text)]
         for tok in out:
             if tok.kind == "num" and any(a <= tok.start < b for a, b in urls):
@@ -108,7 +112,7 @@ def tokenize(text: str) -> list[Tok]:
 def _tokenize(text: str) -> list[Tok]:
     out: list[Tok] = []
     prev = 0
-    for m in _TOKEN.finditer(text):
+    for m in (_TOKEN_ASCII if ascii_safe(text) else _TOKEN).finditer(text):
         gap = text[prev:m.start()]
         prev = m.end()
         kind = m.lastgroup if m.lastgroup not in ("glued",) else "num"

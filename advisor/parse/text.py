@@ -16,6 +16,8 @@ import html
 import re
 import unicodedata
 
+from advisor.parse.prefilter import ascii_safe, ascii_twin
+
 # Slack's own limit for one message is 40,000 characters; a request with a pasted training config
 # is well under this. Longer text is a pasted log or file: we ask for the request instead.
 MAX_MESSAGE_CHARS = 8000
@@ -109,6 +111,10 @@ _NAME_TIMES_COUNT = re.compile(r"\b([a-z]{1,3}\d{1,4}[a-z]{0,3}?|\d{2,3}g(?:i?b)
 # ISO dates ("deadline 2025-03-01") and clock times ("by 5pm", "a las 17h", "17:30"): no setting in them.
 _DATE_TIME = re.compile(r"\b(?:19|20)\d{2}-\d{2}-\d{2}\b|(?<![\w.:])\d{1,2}:\d{2}(?![\w:])|\b\d{1,2}\s?(?:am|pm)\b"
                         r"|\ba\s+las\s+\d{1,2}(?:h|:\d{2})?\b")
+# What every match of _DATE_TIME contains, one per alternative: "\d-\d" in a date, "\d:\d" in a clock time, a digit
+# then "am"/"pm", "las": a text with none of them has no date or time, and _DATE_TIME (which tries every position)
+# is not run.
+_DATE_TIME_HINT = re.compile(r"\d[-:]\d|\d\s?[ap]m|las")
 # A rate per device with its step said too, in either order and with either joint ("per step per GPU", "por
 # paso y GPU", "per GPU per iteration", "por GPU y por paso") -> "per gpu": what one device takes in one step is
 # its batch (HF TrainingArguments.per_device_train_batch_size) whether or not the step is named.
@@ -212,6 +218,10 @@ def _link(m: re.Match[str]) -> str:
 _PART_COUNTER = re.compile(r"(?<![\w/])\(\s*\d{1,2}\s*/\s*\d{1,2}\s*\)")
 
 
+def _as_typed(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    return pattern
+
+
 def normalize(text: str) -> str:
     """Lower-case ASCII with unified punctuation; one space between words, lines and their
     indentation kept. (Each substitution runs only where the characters it needs are present: a
@@ -220,36 +230,40 @@ def normalize(text: str) -> str:
     # typed: spaces and tabs only, before anything else becomes a space
     indents = [len(line) - len(line.lstrip(" \t")) for line in text.split("\n")]
     if not text.isascii():
-        text = _SPACE_GROUPED.sub(lambda m: m.group(1) + re.sub(r"\D", "", m.group(2)), text)
+        if "\u00a0" in text or "\u202f" in text or "\u2009" in text:  # every grouped number has one of its spaces
+            text = _SPACE_GROUPED.sub(lambda m: m.group(1) + re.sub(r"\D", "", m.group(2)), text)
         text = text.translate(_SUPERSCRIPTS).translate(_PUNCT)
         text = _COMBINING.sub("", unicodedata.normalize("NFKD", text))
         text = _NON_ASCII.sub(" ", text)
     text = text.lower()
+    # the patterns' ASCII twins where they read the text alike (``prefilter.ascii_safe``: after the branch above
+    # the text is printable ASCII; typed as ASCII it is safe unless it holds one of \x1c-\x1f), a third faster
+    fast = ascii_twin if ascii_safe(text) else _as_typed
     if "_" in text:
-        text = _UNDERSCORE_GROUPED.sub(lambda m: m.group(1) + m.group(2).replace("_", ""), text)
+        text = fast(_UNDERSCORE_GROUPED).sub(lambda m: m.group(1) + m.group(2).replace("_", ""), text)
     if "version" in text or "variant" in text or "size" in text or "tamano" in text or "release" in text:
-        text = _SIZE_LINK.sub(_size_link, text)
+        text = fast(_SIZE_LINK).sub(_size_link, text)
     if "/" in text and ("r" in text or "alpha" in text or "alfa" in text):
-        text = _LORA_PAIR.sub(_lora_pair, text)
+        text = fast(_LORA_PAIR).sub(_lora_pair, text)
     if "equal" in text or "igual" in text or "set to" in text or "fijad" in text:
-        text = _EQUALS_WORDS.sub(" = ", text)
+        text = fast(_EQUALS_WORDS).sub(" = ", text)
     if "mil " in text:
-        text = _IDIOMS.sub("muchas ", text)
-        text = _MIL_MILLONES.sub(_mil_millones, text)
-    if ":" in text or "-" in text or "am" in text or "pm" in text or "las " in text:
-        text = _DATE_TIME.sub(" ", text)
+        text = fast(_IDIOMS).sub("muchas ", text)
+        text = fast(_MIL_MILLONES).sub(_mil_millones, text)
+    if (":" in text or "-" in text or "am" in text or "pm" in text or "las " in text) and fast(_DATE_TIME_HINT).search(text):
+        text = fast(_DATE_TIME).sub(" ", text)
     if "per " in text or "por " in text or "/" in text or "each " in text or "cada " in text:
         if "step" in text or "update" in text or "paso" in text or "actualizacion" in text:
-            text = _QUALIFIED_STEP.sub(lambda m: f"{m.group('per')} step" if m.group("per") else f"{m.group('por')} paso", text)
-        text = _STEP_AND_DEVICE.sub(lambda m: f"{m.group('per')} {m.group('dev') or m.group('dev2')}", text)
+            text = fast(_QUALIFIED_STEP).sub(lambda m: f"{m.group('per')} step" if m.group("per") else f"{m.group('por')} paso", text)
+        text = fast(_STEP_AND_DEVICE).sub(lambda m: f"{m.group('per')} {m.group('dev') or m.group('dev2')}", text)
     if "x" in text:
-        text = _NAME_TIMES_COUNT.sub(r"\1 x\2", text)
-        text = _COUNT_TIMES_NUMBER.sub(_split_count, text)
-        text = _GLUED_COUNT.sub(r"\1 x ", text)
+        text = fast(_NAME_TIMES_COUNT).sub(r"\1 x\2", text)
+        text = fast(_COUNT_TIMES_NUMBER).sub(_split_count, text)
+        text = fast(_GLUED_COUNT).sub(r"\1 x ", text)
     if "-g" in text:  # "A100 80-GB", "a 24-GiB card": a memory spelled as a compound adjective is the memory
-        text = _HYPHEN_MEMORY.sub(r"\1\2", text)
+        text = fast(_HYPHEN_MEMORY).sub(r"\1\2", text)
     if "g" in text:
-        text = _GPU_MEMORY.sub(r"\1 \2gb ", text)  # after "8xA100" is "8 x a100", so "8xA100 (40GB)" is the 40 GB card
+        text = fast(_GPU_MEMORY).sub(r"\1 \2gb ", text)  # after "8xA100" is "8 x a100", so "8xA100 (40GB)" is the 40 GB card
     split = text.split("\n")
     if len(split) != len(indents):  # never: every substitution above keeps line breaks
         indents = [0] * len(split)
