@@ -6,6 +6,9 @@ did not run it while writing, and copied no message or template of the earlier s
 phrasings*.json, tests/data/heldout/table2.json, tests/phrasegen.py, tests/heldout/gen9.py; table2.json
 was read only for its label format). It was committed ("freeze round-11 blind sets ... before any
 parser run") before ``benchmarks/parse_blind.py`` existed; nobody tunes the parser on it.
+Three texts were then made unambiguous (a DeepSpeed file name that also named a precision, twice, and
+a ``bnb_4bit_compute_dtype`` that could be read as the training precision), before the parser had
+read any of them and before any count on the set existed.
 
 508 messages, 253 English and 255 Spanish (Spain: "vale", "tío", "pasta", "tenéis"; Latin America:
 "oigan", "ahorita", "la neta", "plata", "laptop", "cotízalo"), as ML engineers and team leads write in a
@@ -48,7 +51,7 @@ axolotl config without ``adapter`` and ``trl sft`` without ``--use_peft`` are fu
 fine-tunes; ``quantization_bit: 4`` / ``load_in_4bit`` with a
 LoRA adapter is QLoRA; ``q_proj``/``k_proj``/``v_proj``/``o_proj`` targets are the attention targets and
 ``all-linear`` / ``lora_target_linear`` / ``lora_target: all`` every linear layer; a DeepSpeed config
-named for its stage (``ds_zero2.json``, ``zero3_bf16.json``) states that stage; tools that train through
+named for its stage (``ds_zero2.json``, ``zero3.json``) states that stage; tools that train through
 the Hugging Face Trainer (axolotl, LLaMA-Factory, TRL: ``trl sft``, ``SFTConfig``; ``TrainingArguments``)
 state the ``hf`` stack, torchtune and Unsloth their own, while a bare ``train.py`` states none; a
 global-batch note is not an accumulation value; "N X or M Y" GPUs is a comparison with counts, two
