@@ -13,7 +13,7 @@ plain method words every message needs ("QLoRA", "LoRA", "full fine-tune", "ajus
 catalog model's display name ("Qwen2.5 7B") are the only shared forms, as in real traffic.
 It was committed ("freeze round-11 blind sets ... before any parser run") before
 ``benchmarks/parse_blind.py`` existed; nobody tunes the parser on it. One frame was then fixed (the no-model
-question read "on on <GPU> hardware"), before any count on the split existed.
+question read "on on <GPU> hardware", ac338b2), before anyone had seen a count on the split.
 
 Entries are shaped like gen9's: ``text``, ``lang``, ``expected`` (the ``SpecRequest`` fields the
 message itself states, ``intent`` when it is not "estimate", ``clarify_code`` where the right answer is
