@@ -242,8 +242,13 @@ _SEQ_HEADS = ("seq", "sequence", "context", "ctx", "token", "input")
 # dispositivo"). A step said with a device ("per step per GPU", "por paso y GPU") is folded into the device's rate by
 # ``text.normalize`` (what one device takes in one step is its batch either way), so these stay short lists.
 _ITEMS = {"en": ("sequences", "seqs", "samples", "examples"), "es": ("secuencias", "muestras", "ejemplos")}
-_DEVICE_RATES = {"en": tuple(f"{per} {dev}" for per in ("per", "/", "each") for dev in ("gpu", "device", "card")),
-                 "es": tuple(f"{per} {dev}" for per in ("por", "/", "cada") for dev in ("gpu", "dispositivo", "tarjeta"))}
+# "each device" with its preposition or not: "samples on each device", "on every GPU", "muestras en cada dispositivo",
+# "por cada GPU" (the same per-device rate, HF TrainingArguments.per_device_train_batch_size)
+_DEVICE_RATES = {"en": tuple(f"{per} {dev}" for per in ("per", "/", "each", "on each", "on every", "in each", "for each",
+                                                         "every")
+                             for dev in ("gpu", "device", "card")),
+                 "es": tuple(f"{per} {dev}" for per in ("por", "/", "cada", "en cada", "por cada", "para cada")
+                             for dev in ("gpu", "dispositivo", "tarjeta"))}
 _STEP_RATES = {"en": tuple(f"{per} {step}" for per in ("per", "/", "each", "every") for step in ("step", "batch", "iteration")),
                "es": tuple(f"{per} {step}" for per in ("por", "/", "cada") for step in ("paso", "iteracion"))}
 _PER_DEVICE_RATES = tuple(dict.fromkeys(_DEVICE_RATES["en"] + _DEVICE_RATES["es"]))
