@@ -439,14 +439,15 @@ def _loss(s: _Setup) -> _Loss:
     else:
         backward = logsm_saved + (LOSS_BWD_COPIES - 1) * loss_bytes * sv / chunks
     # a chunked loss over a trainable LM head uses the head weight once per chunk, so backward
-    # sums a weight gradient per chunk (autograd's InputBuffer: the running sum, the new chunk's
-    # gradient and their sum alive at once) while the log-softmax of the chunks still to go stays
-    # saved; the chunk's input gradient and the logits' gradient feeding the matmul beside them
+    # sums a weight gradient per chunk (autograd's InputBuffer: the running sum and the new chunk's
+    # gradient alive at once, added in place, advisor.model.inbuffer) while the log-softmax of the
+    # chunks still to go stays saved; the chunk's input gradient and the logits' gradient feeding
+    # the matmul beside them
     chunked_head = 0.0
     if chunks > 1 and s.full:
         head_weight = arch.vocab * arch.hidden * s.train_bytes * s.param_share
         chunk_tokens = tokens / chunks
-        chunked_head = (logsm_saved * (chunks - 2) / chunks + 3 * head_weight
+        chunked_head = (logsm_saved * (chunks - 2) / chunks + 2 * head_weight
                         + 2 * act * chunk_tokens * arch.hidden)
     return _Loss(forward=logits16 + upcast_copy + logsm_saved, backward=backward,
                  head_backward=act * sv, head_grad=head_grad, input_grad=0.0, chunked_head=chunked_head)
@@ -511,6 +512,7 @@ class _Transients:
     gather_tail: float = 0.0  # ... an FSDP unit kept unsharded beside the layers in backward
     tied_backward: float = 0.0  # FSDP, trainable tied embedding: its backward's transients (see _fsdp_tied)
     tied_grad: float = 0.0  # ... and its sharded gradient, not yet made at that moment
+    tied_sum: float = 0.0  # one GPU or DDP, trainable tied embedding: its backward's gradient (see _tied_sum)
 
 
 def _optimizer_transient(s: _Setup) -> float:
@@ -557,22 +559,50 @@ def _transients(s: _Setup) -> _Transients:
     tied_backward, tied_grad = _fsdp_tied(s) if s.shard == "fsdp" else (0.0, 0.0)
     return _Transients(optimizer=_optimizer_transient(s), buckets=buckets, gather=gather, grads_late=grads_late,
                        largest_grad=largest, gather_loss=gather_loss, gather_tail=gather_tail,
-                       tied_backward=tied_backward, tied_grad=tied_grad)
+                       tied_backward=tied_backward, tied_grad=tied_grad, tied_sum=_tied_sum(s))
+
+
+def _tied_sum(s: _Setup) -> float:
+    """A full fine-tune of a tied model on one GPU (or DDP): the bytes beside every other
+    gradient when the embedding's backward runs, the last node of backward.
+
+    The tied weight is one leaf used twice, so both uses feed its one ``AccumulateGrad`` node,
+    and the engine holds the gradient that arrives first in that node's ``InputBuffer`` until the
+    other comes (torch 2.13 torch/csrc/autograd/engine.cpp ``evaluate_function``: a node is ready
+    once every dependency delivered). The LM head's arrives first, at the start of backward, in
+    the stored dtype (fp32 under bf16-mixed: ``ToCopyBackward0`` of autocast's cast of the fp32
+    weight; counted among the gradients from then on: ``_loss``'s head_grad). The embedding's
+    arrives last (``embedding_dense_backward``: vocab x hidden, in the stored dtype, the weight's;
+    the embedding is not an autocast op). ``InputBuffer::accumulate`` adds it into the first in
+    place (``old_var.add_(var)``: the buffer holds the first one's last reference; the trace
+    replays this, advisor.model.inbuffer), so beside every gradient there is one more
+    gradient-sized tensor, the embedding's, and the gradient flowing into the embedding
+    (tokens x hidden); ``AccumulateGrad`` then steals the sum as ``.grad``
+    (functions/accumulate_grad.h ``accumulateGrad``, Case 1.1). When the step accumulates
+    micro-batches, the earlier ones' ``.grad`` exists beside both and the sum is added into it
+    in place afterwards (Case 2.3: ``variable_grad += new_grad``): one more gradient-sized
+    tensor. Traced: tests/test_agreement.py ``HF_TIED_GRID`` (advisor.hftrace)."""
+    if not (s.full and s.arch.tied_embeddings) or s.shard or s.in_backward:
+        return 0.0
+    embed = s.arch.params_embedding * s.train_bytes
+    flowing = s.ctx.residual * s.arch.hidden * s.tokens
+    return embed * (2 if s.accumulate else 1) + flowing
 
 
 def _fsdp_tied(s: _Setup) -> tuple[float, float]:
     """A full fine-tune of a tied model under FSDP: the embedding's backward, after every layer's
     (traced: advisor.hftrace.fsdp). The tied weight is used twice (LM head and embedding), so
-    autograd sums its two unsharded gradients (InputBuffer: the LM head's, the embedding's and
-    their sum alive at once, in the gathered dtype); beside them the tail unit's unsharded weight
-    (``_fsdp_gathers``) and the first layer's unsharded parameters, not yet resharded. Returns
-    (those transients, the embedding's sharded gradient, not yet made)."""
+    autograd sums its two unsharded gradients (InputBuffer: the LM head's and the embedding's
+    alive at once, in the gathered dtype, the second added into the first in place: see
+    ``_tied_sum``); beside them the tail unit's unsharded weight (``_fsdp_gathers``) and the
+    first layer's unsharded parameters, not yet resharded. Returns (those transients, the
+    embedding's sharded gradient, not yet made)."""
     if not (s.full and s.arch.tied_embeddings):
         return 0.0, 0.0
     arch = s.arch
     stored = BF16 if (s.mixed or s.act == BF16) else FP32
     weight = arch.vocab * arch.hidden
-    transients = weight * stored * (1 + 3) + arch.params_per_layer * stored
+    transients = weight * stored * (1 + 2) + arch.params_per_layer * stored  # the tail's weight, two gradients
     return transients, arch.params_embedding * s.train_bytes * s.state_share
 
 
@@ -658,6 +688,8 @@ def _moments(s: _Setup, static: dict[str, float], a: _Acts, loss: _Loss, tr: _Tr
         # checkpointed input it was recomputed from)
         moment("backward", gradients=grads(grads_all - tr.grads_late), activations=a.one_layer,
                transient=tr.gather + tr.gather_tail + tr.buckets),
+        # one GPU or DDP, tied full fine-tune: the embedding's backward, every gradient made (_tied_sum)
+        moment("backward", gradients=grads_all, transient=tr.tied_sum + tr.buckets),
         # FSDP, tied full fine-tune: the embedding's backward, every layer's gradient made (_fsdp_tied)
         moment("backward", gradients=grads(grads_all - tr.tied_grad), activations=0.0, transient=tr.tied_backward),
         moment("optimizer", gradients=0.0 if s.in_backward else grads_all, transient=tr.optimizer + tr.buckets),
