@@ -429,6 +429,14 @@ def _loss(s: _Setup) -> _Loss:
         grads = act * tokens * arch.hidden + head_grad
         live = grads + act * sv / n_chunks + 2 * chunk
         return _Loss(forward=live, backward=grads, head_backward=0.0, head_grad=0.0, input_grad=0.0)
+    # Under mixed precision the Trainer's forward is accelerate's ConvertOutputsToFp32 wrapper
+    # (accelerate 1.15 accelerator.py prepare_model, native_amp; transformers 5.24 Trainer calls
+    # accelerator.prepare(model, optimizer); the hf step runs it: hf_stack.fp32_outputs): once
+    # forward returned, the 16-bit logits get an fp32 copy. It adds no moment: it is made after
+    # ForCausalLMLoss's own fp32 upcast (``logits = logits.float()``, upcast_copy below) was freed,
+    # is of the same size, and beside the same tensors (the 16-bit logits, the saved log-softmax);
+    # it dies when compute_loss returns only the loss (traced: one more fp32 seq x vocab storage,
+    # the same peak). Liger's and Unsloth's losses make no logits in training: nothing to copy.
     chunks = max(1, prof.loss_chunks)
     loss_bytes = FP32 if (prof.loss_upcast_fp32 or spec.precision == "fp32") else act
     logits16 = act * sv / (1 if prof.loss_keeps_logits else chunks)  # all chunks, or the one in flight
@@ -439,16 +447,22 @@ def _loss(s: _Setup) -> _Loss:
     else:
         backward = logsm_saved + (LOSS_BWD_COPIES - 1) * loss_bytes * sv / chunks
     # a chunked loss over a trainable LM head uses the head weight once per chunk, so backward
-    # sums a weight gradient per chunk (autograd's InputBuffer: the running sum and the new chunk's
-    # gradient alive at once, added in place, advisor.model.inbuffer) while the log-softmax of the
-    # chunks still to go stays saved; the chunk's input gradient and the logits' gradient feeding
-    # the matmul beside them
+    # sums a weight gradient per chunk: autograd's InputBuffer holds the running sum from the
+    # first chunk's matmul on, and each later chunk's gradient is added into it in place
+    # (InputBuffer::accumulate, advisor.model.inbuffer). Two moments of the second chunk (traced,
+    # advisor.trace at 1B; every later chunk has less log-softmax left): its cross-entropy
+    # backward (its own and the other not-yet-visited chunks' saved log-softmax, the two
+    # gradients of LOSS_BWD_COPIES, the running sum) and its matmul (the chunks still to go,
+    # the 16-bit logits gradient and the chunk's input gradient, the running sum and the new
+    # weight gradient)
     chunked_head = 0.0
     if chunks > 1 and s.full:
         head_weight = arch.vocab * arch.hidden * s.train_bytes * s.param_share
         chunk_tokens = tokens / chunks
-        chunked_head = (logsm_saved * (chunks - 2) / chunks + 2 * head_weight
-                        + 2 * act * chunk_tokens * arch.hidden)
+        loss_bwd = logsm_saved * (chunks - 1) / chunks + (LOSS_BWD_COPIES - 1) * loss_bytes * sv / chunks + head_weight
+        matmul = (logsm_saved * (chunks - 2) / chunks + act * sv / chunks + act * chunk_tokens * arch.hidden
+                  + 2 * head_weight)
+        chunked_head = max(loss_bwd, matmul)
     return _Loss(forward=logits16 + upcast_copy + logsm_saved, backward=backward,
                  head_backward=act * sv, head_grad=head_grad, input_grad=0.0, chunked_head=chunked_head)
 
