@@ -239,10 +239,13 @@ def _setup(spec: FinetuneSpec, arch: Architecture, prof: StackProfile, num_gpus:
         mixed=mixed,
         base_trainable=full,
         adapted=adapted_linears(arch, spec.lora_targets) if not full else frozenset(),
-        adapter_bytes=train_bytes,
+        # under FSDP with mixed precision the layers run on adapters all-gathered in
+        # MixedPrecisionPolicy.param_dtype (bf16): PEFT's _cast_input_dtype casts to that, a no-op
+        # (traced: advisor.hftrace.fsdp; the top layer's recompute under Liger, whose loss holds no logits)
+        adapter_bytes=act if (shard == "fsdp" and mixed) else train_bytes,
         lora_rank=spec.lora_rank,
         dropout_copy=(not full) and prof.lora_dropout_copy and spec.lora_dropout > 0,
-        cast_input=prof.lora_cast_input and not (quant and mixed),
+        cast_input=prof.lora_cast_input and not (quant and mixed) and not (shard == "fsdp" and mixed),
         quant=quant,
         quant_saves_input=quant and prof.keep_quant_input,
         quant_out_follows_input=quant and prof.quant_out_follows_input,
@@ -527,6 +530,7 @@ class _Transients:
     tied_backward: float = 0.0  # FSDP, trainable tied embedding: its backward's transients (see _fsdp_tied)
     tied_grad: float = 0.0  # ... and its sharded gradient, not yet made at that moment
     tied_sum: float = 0.0  # one GPU or DDP, trainable tied embedding: its backward's gradient (see _tied_sum)
+    gather_start: float = 0.0  # FSDP: the embedding's unit and the first layer unsharded as forward starts
 
 
 def _optimizer_transient(s: _Setup) -> float:
@@ -554,7 +558,7 @@ def _transients(s: _Setup) -> _Transients:
         # the 16-bit gradient of the whole model is produced in backward before being reduced
         # into the partitions, bucket by bucket (reduce_bucket_size: hidden^2 under HF's "auto")
         buckets = min(s.trainable, arch.hidden ** 2) * BF16
-    gather = gather_loss = gather_tail = 0.0
+    gather = gather_loss = gather_tail = gather_start = 0.0
     if s.shard == "zero3":  # unsharded parameters of the layers being computed, at every moment
         stored = BF16 if (s.mixed or s.act == BF16) else FP32
         if s.full:
@@ -564,6 +568,15 @@ def _transients(s: _Setup) -> _Transients:
         gather_loss = gather
     elif s.shard == "fsdp":
         gather, gather_loss, gather_tail = _fsdp_gathers(s)
+        # as forward starts, the unit holding the embedding is unsharded (its all-gather output
+        # and the unsharded parameters copied out of it) and the first layer's all-gather and
+        # copy-out follow before that output is freed: torch 2.13 FSDPParamGroup.wait_for_unshard
+        # frees the previous unit's all-gather result only once the next one's copy-out is done
+        # ("self.comm_ctx.all_gather_state = None  # free the all-gather result"), so the
+        # embedding's unit counts twice and the first layer twice (gather: FSDP_UNITS_IN_FLIGHT
+        # layers). Traced: advisor.hftrace.fsdp; the peak under a fused loss (Liger), whose
+        # forward end holds no logits.
+        gather_start = 2 * gather_loss + gather
     late_params = arch.params_per_layer + (0 if arch.tied_embeddings else arch.params_embedding)
     grads_late = late_params * s.train_bytes * s.state_share if s.full else 0.0
     largest = 0.0
@@ -573,7 +586,8 @@ def _transients(s: _Setup) -> _Transients:
     tied_backward, tied_grad = _fsdp_tied(s) if s.shard == "fsdp" else (0.0, 0.0)
     return _Transients(optimizer=_optimizer_transient(s), buckets=buckets, gather=gather, grads_late=grads_late,
                        largest_grad=largest, gather_loss=gather_loss, gather_tail=gather_tail,
-                       tied_backward=tied_backward, tied_grad=tied_grad, tied_sum=_tied_sum(s))
+                       tied_backward=tied_backward, tied_grad=tied_grad, tied_sum=_tied_sum(s),
+                       gather_start=gather_start)
 
 
 def _tied_sum(s: _Setup) -> float:
@@ -702,6 +716,8 @@ def _moments(s: _Setup, static: dict[str, float], a: _Acts, loss: _Loss, tr: _Tr
         # checkpointed input it was recomputed from)
         moment("backward", gradients=grads(grads_all - tr.grads_late), activations=a.one_layer,
                transient=tr.gather + tr.gather_tail + tr.buckets),
+        # FSDP: forward starts, the embedding's unit and the first layer unsharded (_transients)
+        moment("forward", gradients=grads_fwd, transient=tr.gather_start),
         # one GPU or DDP, tied full fine-tune: the embedding's backward, every gradient made (_tied_sum)
         moment("backward", gradients=grads_all, transient=tr.tied_sum + tr.buckets),
         # FSDP, tied full fine-tune: the embedding's backward, every layer's gradient made (_fsdp_tied)
