@@ -719,7 +719,7 @@ def _moments(s: _Setup, static: dict[str, float], a: _Acts, loss: _Loss, tr: _Tr
         # FSDP: forward starts, the embedding's unit and the first layer unsharded (_transients)
         moment("forward", gradients=grads_fwd, transient=tr.gather_start),
         # one GPU or DDP, tied full fine-tune: the embedding's backward, every gradient made (_tied_sum)
-        moment("backward", gradients=grads_all, transient=tr.tied_sum + tr.buckets),
+        moment("backward", gradients=grads(grads_all), transient=tr.tied_sum + tr.buckets),
         # FSDP, tied full fine-tune: the embedding's backward, every layer's gradient made (_fsdp_tied)
         moment("backward", gradients=grads(grads_all - tr.tied_grad), activations=0.0, transient=tr.tied_backward),
         moment("optimizer", gradients=0.0 if s.in_backward else grads_all, transient=tr.optimizer + tr.buckets),
