@@ -172,3 +172,27 @@ def test_trace_without_torch_says_which_extra_to_install():
             "main(['trace', '--params-b', '1'])\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "pilot" in proc.stderr and "Traceback" not in proc.stderr
+
+
+_COLD = """
+import json, sys
+from advisor.arch import Architecture
+from advisor.spec import FinetuneSpec
+from advisor.trace import trace_step
+arch = Architecture(**json.loads(sys.argv[1]))
+r = trace_step(FinetuneSpec(**json.loads(sys.argv[2])), arch)
+print(json.dumps([r.allocated_bytes, r.breakdown, r.by_phase]))
+"""
+
+
+def test_the_first_trace_of_a_process_files_dequantized_tiles_as_transients():
+    """The tracker used to look advisor's dequantize ops up only if already registered, so the
+    first reference QLoRA trace of a process (every ``advisor trace`` command) filed the
+    dequantized weight tiles under activations. A fresh process must agree with this warm one."""
+    kw = dict(params_b=1, seq_len=16, micro_batch=1, precision="fp32", method="qlora", stack="hf")
+    warm = trace_step(FinetuneSpec(**kw), TINY)
+    out = subprocess.run([sys.executable, "-c", _COLD, TINY.model_dump_json(), json.dumps(kw)],
+                         capture_output=True, text=True, check=True, cwd=ROOT)
+    peak, breakdown, by_phase = json.loads(out.stdout)
+    assert (peak, breakdown, by_phase) == (warm.allocated_bytes, warm.breakdown, warm.by_phase)
+    assert breakdown["transient"] > 0

@@ -36,6 +36,8 @@ _DEVICE = torch.ops.prim.device.default
 _SKIP = {_DEVICE}
 _TO_COPY = torch.ops.aten._to_copy.default
 _ADD = inbuffer.ADD
+_UNSAFE_VIEW = torch.ops.aten._unsafe_view.default
+_VIEW = torch.ops.aten.view.default
 
 
 @dataclass(slots=True)
@@ -107,12 +109,14 @@ class LiveBytes(TorchDispatchMode):
         self._refs: dict[int, tuple[int, int, weakref.ref]] = {}
         self._on_dead = self._dead
         self._inbuffer = None  # a gradient sum autograd makes in place on a GPU (advisor.model.inbuffer)
-        self.dequant_ops = set()
-        if hasattr(torch.ops, "advisor"):
-            for name in ("dequantize_nf4", "dequantize_int8"):
-                op = getattr(torch.ops.advisor, name, None)
-                if op is not None:
-                    self.dequant_ops.add(op.default)
+        # advisor's own dequantize ops (the reference decoder's QLoRA). Registered here, not
+        # looked up if present: a tracker made before the first advisor.model layer registered
+        # them (the first trace of every process) saw none, and filed the dequantized weight
+        # tiles of that trace under activations instead of transients
+        from advisor.model import quant  # noqa: PLC0415
+
+        quant.register_ops()
+        self.dequant_ops = {torch.ops.advisor.dequantize_nf4.default, torch.ops.advisor.dequantize_int8.default}
 
     # --- recording -------------------------------------------------------------------------
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
@@ -129,6 +133,15 @@ class LiveBytes(TorchDispatchMode):
             t = args[0] if len(args) == 1 else None
             if isinstance(t, FakeTensor):
                 return torch.device("meta") if t.fake_mode.in_kernel_invocation else t.fake_device
+        if func is _UNSAFE_VIEW and self.fast:
+            # matmul's reshape of its mm output (aten/src/ATen/native/LinearAlgebra.cpp
+            # _matmul_impl). Below autograd, where dispatch modes run, ``_unsafe_view`` is
+            # ``view``: both call ``view_impl`` and return an alias of the same storage
+            # (TensorShape.cpp, torch 2.13); they differ only in the autograd view tracking done
+            # above this level. FakeTensorMode never caches ``_unsafe_view``
+            # (fake_tensor.py ``_validate_cache_key``: "unsafe view"), so each of the ~1,400 in an
+            # 8B step took its uncached path, about 1 ms; ``view`` is cached.
+            func = _VIEW
         out = func(*args, **(kwargs or {}))
         if func in _SKIP:
             return out

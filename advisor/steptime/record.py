@@ -37,12 +37,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
+from torch._subclasses.fake_tensor import FakeTensor
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
 from advisor.steptime import classes as C
 
 aten = torch.ops.aten
+_DEVICE = torch.ops.prim.device.default
 
 # Multi-tensor apply (the foreach optimizer kernels): ATen/native/cuda/MultiTensorApply.cuh,
 # depth_to_max_tensors = {110, 64, 48, 36, 30} tensors per launch for 1..5 tensor lists, at most
@@ -190,7 +192,22 @@ class OpRecorder(TorchDispatchMode):
         self.ops.clear()
         self.marks.clear()
 
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        """No ``torch._disable_dynamo`` wrapper around ``__torch_dispatch__`` (as
+        ``advisor.model.tracker.LiveBytes`` says why: the recorder runs only in eager traces, and
+        the wrapper costs two more Python calls on every op)."""
+        return False
+
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func is _DEVICE:
+            # ``tensor.device`` of a fake tensor (about half of all calls): it moves nothing and
+            # is never recorded, so answer it as FakeTensorMode's ``_device_handler`` does
+            # (fake_tensor.py, torch 2.13) instead of walking down the mode stack
+            t = args[0] if len(args) == 1 else None
+            if isinstance(t, FakeTensor):
+                return torch.device("meta") if t.fake_mode.in_kernel_invocation else t.fake_device
+            return func(*args, **(kwargs or {}))
         kwargs = kwargs or {}
         out = func(*args, **kwargs)
         if self.phase in C.PHASES:
