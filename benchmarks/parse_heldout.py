@@ -15,6 +15,17 @@ Both were measured ONCE, blind, on main at 95194cb:
     heldout/table2   445/527 fully right = 84.4% (en 86.5% of 266, es 82.4% of 261); answered with a value the user did not say: 24 (invented 21, misread 1, default over a stated value 3)
     heldout/gen9     1354/3000 fully right = 45.1% (en 52.2% of 1566, es 37.4% of 1434); answered with a value the user did not say: 419 (invented 270, misread 192, default over a stated value 18)
 
+Round 11 read their remaining failures a second time (tests/test_parse_diagnosed11.py: launchers' GPU counts,
+Slack strike-through, prose headings ending in a colon, a second value joined by "or", corrections and withdrawn
+values, vague values after a key, intents after the slash command, ...). Before and after, on i13-parse7:
+
+    heldout/diagnosed-table2 462/527 fully right = 87.7% (en 88.7% of 266, es 86.6% of 261); answered with a value the user did not say: 7 (invented 4, misread 0, default over a stated value 3)
+    generated/diagnosed10    2152/3000 fully right = 71.7% (en 74.2% of 1566, es 69.0% of 1434); answered with a value the user did not say: 66 (invented 13, misread 31, default over a stated value 22)
+    heldout/diagnosed-table2 516/527 fully right = 97.9% (en 98.9% of 266, es 96.9% of 261); answered with a value the user did not say: 0 (invented 0, misread 0, default over a stated value 0)
+    generated/diagnosed10    3000/3000 fully right = 100.0% (en 100.0% of 1566, es 100.0% of 1434); answered with a value the user did not say: 0 (invented 0, misread 0, default over a stated value 0)
+
+These are diagnosed figures (tuned on), not held-out ones.
+
 Those figures are recorded, so both sets are now DIAGNOSED (their failures were read and their
 mechanisms fixed, tests/test_parse_diagnosed10.py): they are no longer held out, and are printed for
 regressions. New blind sets are written by whoever does not tune the parser.

@@ -15,7 +15,12 @@ and prints the matcher's building time and, per message:
 
 The load average is printed beside the figures: read the wall-clock line with it.
 
-    python benchmarks/parse_speed.py [--rounds 5] [--generated 1000]
+``--stages`` then parses the slowest 1% of messages (by their fastest round) again with a timer around each
+stage of ``parse_message`` and prints each stage's time per message and share (the rule lists, the typed
+slots, the name matcher, normalization, the assembler, ...); ``--profile N`` prints cProfile's N functions of
+most own time over the same messages. Both print sets and indexes only, never a text.
+
+    python benchmarks/parse_speed.py [--rounds 5] [--generated 1000] [--stages] [--profile 25]
 """
 
 from __future__ import annotations
@@ -47,6 +52,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--generated", type=int, default=1000, help="generated messages per split")
+    parser.add_argument("--stages", action="store_true", help="time each stage on the slowest 1%% of messages")
+    parser.add_argument("--profile", type=int, default=0, help="cProfile's N top functions on the slowest 1%%")
     args = parser.parse_args()
     catalog = Catalog.in_memory()
     start = time.perf_counter()
@@ -86,6 +93,7 @@ def main() -> None:
             cpu.append((c1 - c0) * 1e3)
             best_wall[i] = min(best_wall[i], (t1 - t0) * 1e3)
             best_cpu[i] = min(best_cpu[i], (c1 - c0) * 1e3)
+    best_cpu_of = list(best_cpu)  # per message, before the sort below
     load = max(load, os.getloadavg()[0])
     ms = sorted(t for t, _, _ in wall)
     cpu.sort()
@@ -108,6 +116,81 @@ def main() -> None:
           + (f"generation {during}" if during >= 0 else "none"))
     full = sum(g == 2 for g in gc_gen)
     print(f"calls during which a full (generation-2) garbage collection ran: {full} of {len(gc_gen)}")
+    if args.stages or args.profile:
+        slow = sorted(range(len(cases)), key=lambda i: -best_cpu_of[i])[: max(1, len(cases) // 100)]
+        print(f"slowest 1%: {len(slow)} messages, fastest round {best_cpu_of[slow[-1]]:.3f}-{best_cpu_of[slow[0]]:.3f} ms "
+              f"CPU, {statistics.fmean(len(cases[i][0]) for i in slow):.0f} characters on average")
+        if args.stages:
+            _stages([cases[i] for i in slow], catalog)
+        if args.profile:
+            _profile([cases[i] for i in slow], catalog, args.profile)
+
+
+def _parse_all(cases: list, catalog: Catalog) -> None:
+    for text, previous in cases:
+        try:
+            parse_message(text, catalog, previous=previous)
+        except ParseError:
+            pass
+
+
+# The stages of ``advisor.parse.request.parse_message``, by the name it calls them under (module, attribute).
+_STAGES = [("request", "clean", "clean Slack markup"), ("request", "detect_language", "language"),
+           ("external", "find", "hub ids, pasted config.json"), ("request", "normalize", "normalize"),
+           ("fuzzy", "correct", "method-word typos"), ("names.Matcher", "find", "catalog names"),
+           ("request", "_capitalized", "capitalized words"), ("scan.Scan", "run_all", "rule lists (word, number)"),
+           ("request", "read_slots", "typed slots"), ("request._Assembler", "__init__", "assembler: settle claims"),
+           ("request._Assembler", "result", "assembler: intent, result")]
+
+
+def _stages(cases: list, catalog: Catalog, rounds: int = 3) -> None:
+    import importlib
+
+    spent: dict[str, float] = {}
+    undo = []
+    for where, name, label in _STAGES:
+        module_name, _, cls = where.partition(".")
+        owner = importlib.import_module(f"advisor.parse.{module_name}")
+        owner = getattr(owner, cls) if cls else owner
+        original = getattr(owner, name)
+
+        def timed(*a, _f=original, _label=label, **k):
+            t0 = time.process_time()
+            try:
+                return _f(*a, **k)
+            finally:
+                spent[_label] = spent.get(_label, 0.0) + time.process_time() - t0
+        setattr(owner, name, timed)
+        undo.append((owner, name, original))
+    try:
+        start = time.process_time()
+        for _ in range(rounds):
+            _parse_all(cases, catalog)
+        total = time.process_time() - start
+    finally:
+        for owner, name, original in reversed(undo):
+            setattr(owner, name, original)
+    n = len(cases) * rounds
+    print(f"stages on the slowest 1% (CPU, {rounds} rounds, timers included): {total / n * 1e3:.3f} ms per message")
+    for label, t in sorted(spent.items(), key=lambda kv: -kv[1]):
+        print(f"    {label:<28} {t / n * 1e3:6.3f} ms  {t / total:4.0%}")
+    rest = total - sum(spent.values())
+    print(f"    {'the rest':<28} {rest / n * 1e3:6.3f} ms  {rest / total:4.0%}")
+
+
+def _profile(cases: list, catalog: Catalog, top: int) -> None:
+    import cProfile
+    import io
+    import pstats
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    _parse_all(cases, catalog)
+    profiler.disable()
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(top)
+    print("cProfile on the slowest 1%, by own time:")
+    print("\n".join(line for line in out.getvalue().splitlines() if line.strip()))
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Iterable
 
@@ -25,6 +26,7 @@ def tokens(text: str) -> list[str]:
     return [t for t in text.split("-") if t]
 
 
+@functools.lru_cache(maxsize=8192)  # a pure function of the text; the parser looks the same names up in every message
 def normal(text: str) -> str:
     """The canonical spelling: words joined by '-', variant and noise words dropped."""
     words = [t for t in tokens(text) if t not in _NOISE_WORDS]
@@ -59,11 +61,11 @@ class NameIndex:
                         self._labels.setdefault(key, ident)
 
     def get(self, text: str) -> str | None:
-        for key in (text.lower().strip(), normal(text), compact(text)):
+        n = normal(text)
+        for key in (text.lower().strip(), n, n.replace("-", "")):  # the last is ``compact(text)``
             if key in self._by_key:
                 return self._by_key[key]
         # plurals people type ("H100s", "4090s")
-        n = normal(text)
         if n.endswith("s") and n[:-1] in self._by_key:
             return self._by_key[n[:-1]]
         return None

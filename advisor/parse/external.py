@@ -21,6 +21,7 @@ from typing import Any
 from advisor.catalog import Catalog
 from advisor.hub import config_sha
 from advisor.parse.pasted import json_objects
+from advisor.parse.prefilter import ascii_safe, ascii_twin
 
 _HUB_ID = re.compile(r"(?<![\w/.@-])(?:https?://(?:www\.)?(?:huggingface\.co|hf\.co)/)?([A-Za-z0-9][\w.-]{1,95})/"
                      r"([A-Za-z0-9][\w.-]{0,95}[A-Za-z0-9])(?![\w/-])")
@@ -36,6 +37,9 @@ _TORCHTUNE_CONFIG = re.compile(r"_(?:q?lora|full|dora)(?:_single_device|_distrib
 # versioning": v1, v2beta1, v1alpha3), and a container's ``image:`` a registry path: neither names a model.
 _API_VERSION = re.compile(r"v\d+(?:(?:alpha|beta)\d+)?", re.I)
 _NOT_MODEL_KEY = re.compile(r"(?:apiversion|api_version|image)\s*[\"']?\s*[:=]\s*[\"']?\s*$", re.I)
+# A file in a path ("deepspeed_configs/zero2.json", "examples/train_lora/llama3_lora_sft.yaml", "scripts/train.py"): a
+# file name with its extension, which no Hub repository id needs (a repo named "x.json" is not how people cite models).
+_FILE_NAME = re.compile(r".*\.(?:json|ya?ml|py|sh|toml|txt|cfg|ini|md|jsonl|csv|parquet)", re.I)
 _NOT_IDS = {"and/or", "w/o", "q/v", "k/v", "i/o", "y/o", "tokens/s", "token/s", "gb/s", "tb/s", "it/s"}
 
 
@@ -52,12 +56,15 @@ def find(text: str, catalog: Catalog) -> list[External]:
     out: list[External] = []
     for start, end, config in _configs(text):
         out.append(External(f"config:{config_sha(config)[:12]}", start, end, config))
-    for m in _HUB_ID.finditer(text):
+    # every hub id has its "/" (no "/", no id: the pattern, which tries every position, is not run); on a text of
+    # ASCII the pattern's ASCII twin reads it alike (``prefilter.ascii_safe``)
+    ids = (ascii_twin(_HUB_ID) if ascii_safe(text) else _HUB_ID).finditer(text) if "/" in text else ()
+    for m in ids:
         if any(e.start <= m.start() < e.end for e in out):
             continue
         org, name = m.group(1), m.group(2)
         ident = f"{org}/{name}"
-        if ident.lower() in _NOT_IDS or org.isdigit() or catalog.find_model(ident) is not None:
+        if ident.lower() in _NOT_IDS or org.isdigit() or _FILE_NAME.fullmatch(name) or catalog.find_model(ident) is not None:
             continue
         if catalog.find_gpu(org) is not None or catalog.find_gpu(name) is not None:
             continue  # "A100/80GB", "H100/A100": a GPU with its memory, or two GPUs, not an org's repository

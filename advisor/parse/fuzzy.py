@@ -18,6 +18,8 @@ import functools
 import re
 from dataclasses import dataclass
 
+from advisor.parse.prefilter import ascii_safe, ascii_twin
+
 
 def damerau(a: str, b: str, limit: int = 3) -> int:
     """Optimal string alignment distance; anything above ``limit`` is returned as ``limit + 1``."""
@@ -143,6 +145,7 @@ complete completo completa ajuste afinamiento afinado entrenamiento reentrenamie
 adapters adaptadores adapter adaptador peft quantized cuantizado cuantizada
 context contexto sequence secuencia secuencias epochs epoch epocas epoca batch micro tokens examples ejemplos
 samples muestras gradient checkpointing rango rank fsdp deepspeed
+microbatch microlote minibatch vueltas length longitud
 """.split())
 
 # Words that mean the same to the parser: a typo close to several of them is still sure.
@@ -179,12 +182,13 @@ class Correction:
 def correct(text: str, vocabulary: frozenset[str] = METHOD_WORDS, known: frozenset[str] = KNOWN,
             extra_known: frozenset[str] | set[str] = frozenset()) -> tuple[str, list[Correction]]:
     """``text`` (normalized) with every sure typo of a vocabulary word replaced, and the corrections."""
-    protected = [m.span() for m in _PROTECTED_SPANS.finditer(text)]
+    safe = ascii_safe(text)  # the patterns' ASCII twins read such a text alike (``prefilter.ascii_safe``)
+    protected = [m.span() for m in (ascii_twin(_PROTECTED_SPANS) if safe else _PROTECTED_SPANS).finditer(text)]
     starts = [a for a, _ in protected]
     out: list[str] = []
     corrections: list[Correction] = []
     prev = 0
-    for m in _WORD.finditer(text):
+    for m in (ascii_twin(_WORD) if safe else _WORD).finditer(text):
         word = m.group()
         if word in vocabulary or word in known or word in extra_known or _inflected(word, vocabulary):
             continue

@@ -16,9 +16,16 @@ from __future__ import annotations
 
 import re
 
-R = re.compile
+from advisor.parse.prefilter import Anchored
 
-RESET = R(r"^(?:ok[, ]+|okay[, ]+|vale[, ]+|please[, ]+|por\s+favor[, ]+)?(?:let'?s\s+|vamos\s+a\s+)?(?:start\s+(?:over|again|afresh|from\s+scratch)"
+# Each cue's ``search`` tries only where a match can begin (``prefilter.anchored_search``: the same match as
+# ``re``'s, which would try every position of a pasted config for each cue)
+R = Anchored
+
+# (after the slash command itself, "/finetune reset", and after a phrase that drops what was said, "scrap that, let's
+# start from scratch")
+RESET = R(r"^(?:/[a-z][\w-]*\s+)?(?:(?:scrap|scratch|forget|drop)\s+(?:that|this|it)[,.;!\s]+|olvida\s+(?:eso|esto)[,.;!\s]+)?"
+          r"(?:ok[, ]+|okay[, ]+|vale[, ]+|please[, ]+|por\s+favor[, ]+)?(?:let'?s\s+|vamos\s+a\s+)?(?:start\s+(?:over|again|afresh|from\s+scratch)"
           r"|reset|restart|new\s+(?:question|request|chat|estimate)|forget\s+(?:it|that|this|everything|all(?:\s+that)?)"
           r"|clear(?:\s+(?:it|that|everything))?|scratch\s+that|never\s*mind|empe(?:zar|cemos|zamos|cemos)\s+de\s+nuevo"
           r"|empe(?:zar|cemos|zamos)\s+de\s+cero|empieza\s+de\s+(?:nuevo|cero)|volver\s+a\s+empezar|vuelve\s+a\s+empezar|desde\s+cero|reinici\w*|borr\w*(?:\s+todo)?"
@@ -27,11 +34,21 @@ RESET = R(r"^(?:ok[, ]+|okay[, ]+|vale[, ]+|please[, ]+|por\s+favor[, ]+)?(?:let
 HELP = R(r"^[?\s]+$|^(?:/[a-z][\w-]*\s+)?(?:help|ayuda|\?+|what\s+can\s+(?:you|this\s+bot|the\s+bot|it)\s+do"
          r"|que\s+sabes\s+hacer|para\s+que\s+sirves|what\s+are\s+you\s+for|how\s+(?:do\s+i|does\s+this|to)\s+(?:use|work)\w*|what\s+do\s+you\s+do"
          r"|que\s+puedes\s+hacer|que\s+haces|como\s+(?:funciona|funcionas|se\s+usa|te\s+uso|te\s+usa)|usage|uso|instructions"
-         r"|hi|hello|hey|hola|buenas|buenos\s+dias|good\s+morning)\b")
+         r"|hi|hello|hey|hola|buenas|buenos\s+dias|good\s+morning)\b"
+         # the bot's commands and how to talk to it: "what commands does the bot understand?", "¿qué comandos entiende
+         # el bot?", "how do I talk to you?", "need help with the bot", "necesito ayuda con el bot"
+         r"|\b(?:what|which)\s+commands\b|\b(?:que|cuales)\s+comandos\b|\bcommands?\s+(?:list|available)\b"
+         r"|\bhow\s+(?:do|can|should)\s+(?:i|we)\s+(?:talk|speak|write)\s+to\s+(?:you|the\s+bot|this\s+bot|it)\b"
+         r"|\bcomo\s+(?:te\s+hablo|hablo\s+contigo|le\s+hablo\s+al\s+bot|te\s+escribo)\b"
+         r"|\b(?:need|want|get)\s+(?:some\s+)?help\s+(?:with|using)\s+(?:the|this|your)\s+bot\b"
+         r"|\bnecesito\s+ayuda\s+con\s+(?:el|este)\s+bot\b")
 CATALOG = R(r"\b(?:which|what|list|show|que|cuales|cual|lista|muestra|muestrame|ensena\w*)\b[^?.!]{0,40}?\b(?:gpus?|cards?|tarjetas?"
             r"|graficas?|models|modelos|prices?|precios|catalog|catalogo)\b[^?.!]{0,40}?\b(?:have|offer|rent|available|do\s+you|are\s+there|"
             r"know|support|tienen|teneis|ofrecen|alquilan|hay|disponibles?|conoces|soportas?|cost|cuestan|cuesta)\b"
-            r"|^(?:list\s+)?(?:gpus?|prices?|precios|catalog|catalogo|models|modelos|lista\s+de\s+(?:gpus?|precios|modelos))\W*$"
+            r"|^(?:/[a-z][\w-]*\s+)?(?:list\s+)?(?:gpus?|prices?|precios|catalog|catalogo|models|modelos|lista\s+de\s+(?:gpus?|precios|modelos))\W*$"
+            # "what's in the catalog right now?", "¿qué hay en el catálogo?"
+            r"|\bwhat(?:'?s|\s+is)\s+(?:in|on)\s+(?:the|your)\s+(?:catalog(?:ue)?|price\s+list)\b"
+            r"|\bque\s+hay\s+en\s+(?:el|tu|vuestro)\s+catalogo\b"
             # "show me the catalog", "muéstrame el catálogo": the catalog named as what to see
             r"|^(?:please\s+|por\s+favor\s+)?(?:show|list|see|send|muestra\w*|ensena\w*|ver|manda\w*)\s+(?:me\s+)?(?:the\s+|your\s+|el\s+|tu\s+|la\s+)?"
             r"(?:catalog(?:ue)?|catalogo|price\s+list|lista\s+de\s+precios)\b"
@@ -40,7 +57,7 @@ CATALOG = R(r"\b(?:which|what|list|show|que|cuales|cual|lista|muestra|muestrame|
 CATALOG_MODELS = R(r"\b(?:models|modelos)\b")
 # (what stays, and what is still billed, once the job ends: "what stays on storage?", "¿qué seguimos pagando?")
 PERSIST = R(r"\b(?:persist\w*|keep|save|store|retain|stays?|remains?|left\s+over|still\s+(?:pay\w*|billed|charged)"
-            r"|keep\s+paying|seguimos\s+pagando|sigue\s+cobrando|seguir\s+pagando|back\s*up|backup|lose|lost|losing|wiped|survives?|guardar|guardo|guarde|guardamos"
+            r"|keep\s+paying|seguimos\s+pagando|siguen?\s+cobrando|seguir[aá]?n?\s+cobrando|seguir\s+pagando|back\s*up|backup|lose|lost|losing|wiped|survives?|guardar|guardo|guarde|guardamos"
             r"|conservar|conservo|conserve|persistir|persiste|mantener|queda\w*|sobrevive\w*|pierd\w*|perder|perdemos|respald\w*"
             r"|copia\s+de\s+seguridad|what\s+happens\s+to|que\s+(?:pasa|ocurre|sucede)\s+con)\b")
 PERSIST_WHEN = R(r"\b(?:after|when|once|before|if|despues|cuando|al|antes|si)\b[^?.!]{0,40}?\b(?:stop\w*|end\w*|shut\w*|terminat\w*"
@@ -54,13 +71,19 @@ QUESTION = R(r"\b(?:what|which|should|do\s+i|do\s+we|que|cual|cuales|debo|debemo
              r"|necesito|necesitamos|how|como|will|se)\b|\?")
 CAN_I = R(r"\b(?:can\s+(?:i|we|you|one)|could\s+(?:i|we)|is\s+it\s+possible|possible\s+to|is\s+(?:an?\s+|the\s+)?§G\d+§"
           r"\s+(?:enough|good|ok|fine|big\s+enough)|enough\s+for|puedo|podemos|podria|podriamos|se\s+puede|es\s+posible"
-          r"|sirve|vale\s+(?:una?\s+)?§G|da\s+para|alcanza|suficiente|es\s+suficiente)\b")
+          r"|sirve|vale\s+(?:una?\s+)?§G|da\s+para|alcanza|suficiente|es\s+suficiente)\b"
+          # "is the 4090 any good for fine-tuning?", "can the RTX 6000 Ada train anything?", "can a single L4 handle it?"
+          r"|\bis\s+(?:an?\s+|the\s+)?§G\d+§\s+(?:any|much)\s+good\b"
+          r"|\bcan\s+(?:an?\s+|the\s+|one\s+|a\s+single\s+)?§G\d+§\s+(?:train|fine[\s-]*tune|finetune|run|handle|fit|do)\b")
 GENERIC_LLM = R(r"\b(?:an?\s+|un\s+|una\s+)?(?:llms?|large\s+language\s+models?|language\s+models?|models?|modelos?(?:\s+de\s+lenguaje)?)\b")
 COMPARE_JOIN = R(r"§G(\d+)§\s*(?:,|or|vs\.?|versus|o|u|/|against|contra)\s*(?:an?\s+|the\s+|una?\s+|la\s+|el\s+|las\s+|los\s+)?"
-                 r"(?:\d+\s*(?:x\s*)?)?§G(\d+)§")
+                 r"(?:(?:\d+|one|two|three|four|six|eight|sixteen|single|una?|dos|tres|cuatro|seis|ocho|sola)\s*(?:x\s*)?)?§G(\d+)§")
 COMPARE_WORD = R(r"\b(?:compare|comparing|comparison|compara\w*|difference|diferencia|better|mejor|cheaper|mas\s+barat\w*"
                  r"|worth|compensa|merece\s+la\s+pena|vale\s+la\s+pena|frente\s+a|over"
-                 r"|faster|mas\s+rapid\w*|which|cual|cuales)\b")
+                 r"|faster|mas\s+rapid\w*|which|cual|cuales"
+                 # "would 4 L40S beat 1 H100", "¿4 L40S le ganan a 1 H100?", "two H100s or would one H200 do?",
+                 # "¿dos H100 o basta con una H200?", "¿A100 o con H100?"
+                 r"|beats?|outperforms?|le\s+gan\w*|ganan?|or\s+(?:would|will|could|does|do|is)|o\s+(?:basta\w*|bastaria|nos\s+basta|con|sirve))\b")
 FOLLOWUP = R(r"^(?:and|y|e|what\s+about|how\s+about|what\s+if|and\s+if|y\s+si|now|ahora|instead|try|same\s+but|same\s+with"
              r"|lo\s+mismo\s+pero|la\s+misma\s+pero|with|without|con|sin|on|en|but|pero|then|entonces|also|tambien|ok|okay"
              r"|vale|change|cambia\w*|make\s+it|hazlo|use|usa|switch|let'?s\s+try|probemos|prueba|otra\s+vez|again|y\s+que\s+tal"

@@ -30,9 +30,11 @@ from dataclasses import dataclass, field
 from advisor.catalog import Catalog
 from advisor.catalog.names import normal
 from advisor.parse import fuzzy
+from advisor.parse.prefilter import ascii_safe, ascii_twin
 from advisor.parse.text import normalize
 
 TOKEN = re.compile(r"[a-z]+|\d+(?:\.\d+)*(?:x\d+(?:\.\d+)?)?[a-z]*")
+_TOKEN_ASCII = ascii_twin(TOKEN)  # the same tokens on a text of ASCII and placeholders (``prefilter.ascii_safe``)
 _NUMERIC = re.compile(r"\d+(?:\.\d+)*")
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)([bm])|\d+x\d+(?:\.\d+)?b")
 _UNIT_TOKENS = {"b", "m", "gb", "gbs", "gib", "bn"}
@@ -41,6 +43,11 @@ _SEP_GAP = re.compile(r"[ \-_/.:(]{0,3}")  # ":" for Ollama tags ("llama3.1:8b",
 # Aliases that are ordinary words in a sentence ("a tiny model"): matched only as part of a longer alias.
 _COMMON_WORD_ALIASES = {"tiny", "test"}
 # Vendor and product-line words typed before a GPU name (``advisor.catalog.names`` treats them as noise).
+# Every match of _LINK contains one of these ("http:", "https:", "www.", or a top-level domain between "." and
+# "/"): a text without any has no link, and _LINK (which tries a word run at every position) is not run.
+_LINK_HINT = re.compile(r"https?:|www\.|\.(?:com|org|net|io|ai|dev|co)/")
+# Words remembered per vocabulary in ``Matcher.find`` before the memory starts over (a bot reads every message).
+_MAX_REMEMBERED = 50_000
 _LINK = re.compile(r"\b(?:https?://|www\.)\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)+\.(?:com|org|net|io|ai|dev|co)/\S*")
 _FORM_WORDS = {"pcie", "sxm", "sxm4", "sxm5", "nvl"}  # the datasheets' form factors, as typed before a name
 # The architectures' names are product-line words too, as the vendors write them before a part ("NVIDIA
@@ -53,6 +60,12 @@ _NO_FAMILY_MATCH = {"tiny", "test"}
 _COUNTRY_ES = {"France": "francia", "Germany": "alemania", "Spain": "espana", "Netherlands":
                "paises bajos", "Finland": "finlandia", "Sweden": "suecia", "Italy": "italia",
                "United Kingdom": "reino unido", "United States": "estados unidos", "Poland": "polonia"}
+
+
+# Nouns a count stands before ("6 vueltas", "3 epochs", "8 GPUs"): the number before one is that count.
+_COUNT_NOUNS = frozenset({"epochs", "epoch", "epocas", "epoca", "vueltas", "vuelta", "passes", "pasadas", "gpus", "gpu",
+                          "cards", "tarjetas", "nodes", "nodos", "steps", "pasos", "examples", "ejemplos", "samples",
+                          "muestras", "runs", "corridas"})
 
 
 @dataclass(slots=True)  # built for every word of every message: a frozen dataclass's __init__ costs about 4x as much
@@ -96,7 +109,7 @@ def tokenize(text: str) -> list[Token]:
     """Tokens of normalized text; a number and a unit typed apart ("70 b", "80 GB") become one."""
     out: list[Token] = []
     prev = 0
-    for m in TOKEN.finditer(text):
+    for m in (_TOKEN_ASCII if ascii_safe(text) else TOKEN).finditer(text):
         start, end = m.span()
         tok = Token(m.group(), start, end, text[prev:start])
         prev = end
@@ -148,8 +161,22 @@ class Matcher:
                     self._by_first.setdefault(alias.toks[0], []).append(alias)
         for aliases in self._by_first.values():
             aliases.sort(key=lambda a: -len(a.toks))
+        # The same lists narrowed by the second token: an alias of three tokens or more is only tried where the
+        # text's second token is its own (``_alias_at`` checks exactly that first), so "qwen" (114 aliases) is
+        # not walked alias by alias at every "qwen" of a pasted config. The lists are sorted longest first, so
+        # the aliases of one or two tokens come after all the others: ``by_second[t] + short`` keeps the order.
+        self._by_second: dict[str, tuple[dict[str, list[_Alias]], list[_Alias]]] = {}
+        for first, aliases in self._by_first.items():
+            by_second: dict[str, list[_Alias]] = {}
+            for a in aliases:
+                if len(a.toks) > 2:
+                    by_second.setdefault(a.toks[1], []).append(a)
+            self._by_second[first] = (by_second, [a for a in aliases if len(a.toks) <= 2])
         self._longest = max((len(a.toks) for aliases in self._by_first.values() for a in aliases), default=1)
         self._families = self._build_families(catalog)
+        # per ``known`` vocabulary, whether a word can start no name (``find``'s first look, the same for the
+        # same word: the matcher's tables do not change), remembered across messages (a chat repeats its words)
+        self._skips: dict[frozenset[str], dict[str, bool]] = {}
         self._known_tokens = frozenset(self._by_first) | frozenset(
             t for aliases in self._by_first.values() for a in aliases for t in a.toks)
         self._model_words = frozenset(
@@ -201,12 +228,20 @@ class Matcher:
         i = 0
         by_first, families = self._by_first, self._families
         # a link's path names a page, no card: "wiki.example.com/runs/4090" is no RTX 4090
-        links = [m.span() for m in _LINK.finditer(text)] if "/" in text else []
+        links = [m.span() for m in _LINK.finditer(text)] if "/" in text and _LINK_HINT.search(text) else []
+        skips = self._skips.get(known)
+        if skips is None or len(skips) > _MAX_REMEMBERED:
+            if len(self._skips) >= 8:  # a caller with vocabularies of its own: remember the latest only
+                self._skips.clear()
+            skips = self._skips[known] = {}
         while i < len(toks):
             t = toks[i].text
-            if (t not in by_first and t not in families and not (t[-1] == "s" and t[:-1] in by_first)
-                    and not _SIZE.fullmatch(t) and not self._may_be_typo(t, known)):
-                i += 1  # most words of a message start no name: one look, not four
+            skip = skips.get(t)
+            if skip is None:
+                skip = skips[t] = (t not in by_first and t not in families and not (t[-1] == "s" and t[:-1] in by_first)
+                                   and not _SIZE.fullmatch(t) and not self._may_be_typo(t, known))
+            if skip:
+                i += 1  # most words of a message start no name: one look, not four (remembered per word)
                 continue
             hit = self._alias_at(toks, i) or self._family_at(toks, i) or self._size_first(toks, i)
             if hit is None:
@@ -421,7 +456,7 @@ class Matcher:
         """"h10", "a1000", "l40": one edit from a GPU we know, outside every name found: ask."""
         out = []
         taken = [(m.start, m.end) for m in found]
-        for m in re.finditer(r"(?<![\w.-])([a-z]{1,3}\d{2,4}[a-z]{0,2}?)s?(?![\w-])", text):
+        for m in (_GPU_SHAPED_ASCII if ascii_safe(text) else _GPU_SHAPED).finditer(text):
             token = m.group(1)
             if (token in self._gpu_compact or token in known or token in _NOT_GPUS or _NOT_GPU_SHAPE.fullmatch(token)
                     or any(a <= m.start() < b for a, b in taken)):
@@ -432,14 +467,23 @@ class Matcher:
                 out.append(NameMatch("unsure", None, m.start(), m.end(), tuple(ids), typed=token, word="gpu"))
         return sorted(out, key=lambda n: n.start) if out else []
 
+    def _narrowed(self, first: str, texts: list[str]) -> list[_Alias]:
+        """The aliases of ``_by_first[first]``, in order, less those of three tokens or more whose second
+        token is not ``texts[1]`` (``_alias_at`` would skip each of them at its first look)."""
+        by_second, short = self._by_second.get(first, _NO_ALIASES)
+        if len(texts) < 2:
+            return short
+        longer = by_second.get(texts[1])
+        return longer + short if longer else short
+
     def _alias_at(self, toks: list[Token], i: int) -> tuple[NameMatch, int] | None:
         first = toks[i].text
-        candidates = self._by_first.get(first, ())
-        if not candidates and not (first.endswith("s") and first[:-1] in self._by_first):
+        if first not in self._by_first and not (first.endswith("s") and first[:-1] in self._by_first):
             return None
-        if len(first) > 1 and first.endswith("s"):
-            candidates = [*candidates, *(a for a in self._by_first.get(first[:-1], []) if first[-2].isdigit() or a.kind == "gpu")]
         texts = [t.text for t in toks[i:i + self._longest]]
+        candidates = self._narrowed(first, texts)
+        if len(first) > 1 and first.endswith("s"):
+            candidates = [*candidates, *(a for a in self._narrowed(first[:-1], texts) if first[-2].isdigit() or a.kind == "gpu")]
         for alias in candidates:
             n = len(alias.toks)
             if n > len(texts):
@@ -485,6 +529,11 @@ class Matcher:
                 break
             # "llama 3.1" (one token), torchtune's "llama3_1" (two joined by "_"); "llama 2 8 sequences"
             # is version 2, then a number of something else
+            if _NUMERIC.fullmatch(t) and j + 1 < len(toks) and toks[j + 1].text in ("bit", "bits") \
+                    and toks[j + 1].gap in ("", "-", " "):
+                break  # "Falcon / 4-bit adapters", "Yi 4 bits": a quantization width, never the family's version
+            if _NUMERIC.fullmatch(t) and j + 1 < len(toks) and toks[j + 1].gap == " " and toks[j + 1].text in _COUNT_NOUNS:
+                break  # "de Yi 6 vueltas", "Mistral 3 epochs": a count of something else, never the family's version
             if _NUMERIC.fullmatch(t) and (not versions or len(versions) < 2 and toks[j].gap == "_"):
                 versions.append(t)
                 j += 1
@@ -545,6 +594,9 @@ _NOT_GPUS = {"fp16", "bf16", "fp32", "fp8", "fp4", "tf32", "int8", "int4", "nf4"
 _NOT_GPU_SHAPE = re.compile(r"r\d+|x\d+|v\d+|zero\d|z\d|gpt\d+|qwen\d+|llama\d+|phi\d+|gemma\d+|yi\d+|smollm\d+"
                             r"|olmo\d+|sm\d+|cuda\d+|py\d+|e\d+|ep\d+|bs\d+|mbs\d+|lr\d+|top\d+|rtx\d{4}|q\d+[a-z]*")
 
+# A token shaped like a GPU name ("h10", "a1000", "l40s"), for ``_gpu_typos``; its ASCII twin on an ASCII text.
+_GPU_SHAPED = re.compile(r"(?<![\w.-])([a-z]{1,3}\d{2,4}[a-z]{0,2}?)s?(?![\w-])")
+_GPU_SHAPED_ASCII = ascii_twin(_GPU_SHAPED)
 _CONTEXT_TOKEN = re.compile(r"\d+k")
 _MEMORY = re.compile(r"(\d{2,3})(?:gb|g|gib)s?")
 _SEQ_WORD_AFTER = re.compile(r"[\s-]*(?:context|ctx|seq|sequence|tokens?|contexto|secuencias?|longitud)\b")
@@ -559,6 +611,8 @@ def _context_variant(tok: Token, text: str) -> bool:
         return False
     return " " in tok.gap or _SEQ_WORD_AFTER.match(text, tok.end) is not None
 
+
+_NO_ALIASES: tuple[dict[str, list[_Alias]], list[_Alias]] = ({}, [])
 
 _CACHE: "weakref.WeakKeyDictionary[Catalog, tuple[int, Matcher]]" = weakref.WeakKeyDictionary()
 

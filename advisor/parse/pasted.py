@@ -116,3 +116,27 @@ def torchtune_components(text: str) -> tuple[str, list[tuple[str, Any, int]]]:
     for start, end in spans:
         text = text[:start] + " " * (end - start) + text[end:]
     return text, claims
+
+
+# A torchtune config named on the command line ("tune run full_finetune_distributed --config mistral/7B_full",
+# "--config llama3_1/8B_lora_single_device"; ``flags_to_pairs`` has made it "config=mistral/7b_full"): the directory
+# is the torchtune model module and the size its builder's (recipes/configs/<module>/<size>_<method>*.yaml, torchtune
+# 0.6.1), so the model is the catalog model that builder loads ("mistral/7B_full" is Mistral 7B v0.1, the checkpoint
+# torchtune's mistral configs download), not whatever a person would read in "mistral 7b".
+_CONFIG_PATH = re.compile(r"(?<![\w.])config[ \t]*[=:][ \t]*([a-z0-9_]+)/(\d+(?:[._]\d+)?)b_(?:q?lora|full|dora)\w*")
+
+
+def torchtune_config_model(text: str) -> tuple[str, int, int] | None:
+    """The catalog model a torchtune config path names, with the path's span, or None."""
+    if "config" not in text or "/" not in text:
+        return None
+    m = _CONFIG_PATH.search(text)
+    if m is None:
+        return None
+    from advisor.launch.names import TORCHTUNE_MODELS
+
+    size = "_" + m.group(2).replace(".", "_") + "b"
+    for ident, tt in TORCHTUNE_MODELS.items():
+        if tt.module == m.group(1) and (tt.builder.endswith(size) or size + "_" in tt.builder):
+            return ident, m.start(1), m.end()
+    return None

@@ -10,6 +10,7 @@ a micro-batch, and only what is left, "13B" or "350M", a model size. A number be
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -28,6 +29,7 @@ _SEP = r"[\s_-]*"
 # --- checking a value against advisor.spec's own bounds -------------------------------------
 
 
+@functools.lru_cache(maxsize=None)  # the spec's bounds are its class's metadata: the same for every message
 def _bounds(field_name: str) -> tuple[float, float, bool, bool]:
     info = (SpecRequest.model_fields.get(field_name) or CostAssumptions.model_fields[field_name])
     lo, hi, lo_open, hi_open = float("-inf"), float("inf"), False, False

@@ -50,7 +50,9 @@ _FAQ_FIELDS = {"gpu", "num_gpus", "model", "params_b"}
 # 4096", "lote 4, perdón, 8"). Without one, two values are a question back ("which one?"), never a pick.
 _CORRECTION = re.compile(
     r"\b(?:actually|i\s+mean|i\s+meant|sorry|correction|make\s+(?:it|that)|scratch\s+that|wait|oops|rather|no\s+wait"
-    r"|en\s+realidad|mejor|perdon|perdona|digo|quiero\s+decir|corrijo|correccion|rectifico|mas\s+bien|o\s+sea)\b"
+    r"|my\s+bad|typo|should\s+(?:be|read|say|have\s+said)|let\s+me\s+correct|on\s+second\s+thought|change\s+(?:that|it)\s+to"
+    r"|en\s+realidad|mejor|perdon|perdona|digo|quiero\s+decir|quise\s+decir|queria\s+decir|quise\s+poner|corrijo|correccion"
+    r"|rectifico|mas\s+bien|o\s+sea|espera|esperad|me\s+equivoque|error\s+mio|fe\s+de\s+erratas|pensandolo\s+mejor)\b"
     r"|(?:^|[\s,;.(])(?:no|nope)\s*[,:.!]")
 # A pasted config's setting line ("bf16: true", "  lora_r = 16", "--lora_r 16" after flags_to_pairs).
 # A line with one value only: "Ask: plain LoRA of ..." is a prose label, not a setting.
@@ -71,6 +73,16 @@ _EXAMPLE_VALUES: dict[str, Any] = {
     "seq_len": 4096, "micro_batch": 4, "lora_rank": 16, "lora_alpha": 32, "lora_dropout": 0.05, "epochs": 3,
     "dataset_tokens": 50_000_000, "num_gpus": 2, "length_distribution": {"min": 200, "max": 2048, "mean": 600}}
 UNREADABLE_FIELDS = frozenset(_EXAMPLE_VALUES)
+# "2048 not 4096", "2048, no 4096", "8 instead of 4", "16 en vez de 8": the later number is withdrawn
+_NEGATED_BETWEEN = re.compile(r"\s*,?\s*(?:not|no|instead\s+of|rather\s+than|en\s+vez\s+de|en\s+lugar\s+de|y\s+no)\s+")
+_CHANGED_BETWEEN = re.compile(r"\s*(?:->|=>|to|a|hasta)\s*")
+_THREAD_FIELDS = (("seq_len", "seq"), ("micro_batch", "count"), ("lora_rank", "count"), ("num_gpus", "count"),
+                  ("epochs", "count"), ("lora_alpha", "count"), ("gradient_accumulation_steps", "count"))
+# The size inside a catalog id ("qwen2.5-7b", "llama-3.1-8b", "gemma-2-9b"): the thread's series at another size
+_SIZE_IN_ID = re.compile(r"-\d+(?:\.\d+)?b(?=$|-)")
+# A release said alone in a thread ("v0.1 of the model", "la v0.1"), and a catalog id's release ("mistral-7b-v0.3")
+_VERSION_SAID = re.compile(r"(?<![\w.])v(\d+(?:\.\d+)?)\b(?!\.\d)")
+_VERSION_IN_ID = re.compile(r"-v\d+(?:\.\d+)?$")
 # A field only a vague phrase leaves unsaid ("a big model", ``advisor.parse.vague``): its example in the question.
 _VAGUE_EXAMPLE_VALUES: dict[str, Any] = {"params_b": 7}
 
@@ -121,6 +133,11 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
     scan = Scan.of(normalized, names, short=len(normalized.split()) <= SHORT_MESSAGE_WORDS, lang=lang)
     for field_name, value, pos in components:  # pasted torchtune components, read before the rules
         scan.claim(field_name, value, pos)
+    tt_config = pasted.torchtune_config_model(normalized) if "tune" in normalized else None
+    if tt_config is not None:  # "--config mistral/7B_full": the model torchtune's config loads
+        ident, start, end = tt_config
+        scan.claim("model", ident, start)
+        scan.excluded_models.update(i for i, m in enumerate(scan.of_kind("model")) if start <= m.start < end)
     scan.run_all(_EARLY)
     read_slots(scan)
     scan.run_all(_LATE)
@@ -137,14 +154,18 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
 def _capitalized(text: str) -> frozenset[str]:
     """Words typed with a capital inside lower-case text ("qlora Pythia 12b"): names, by how people
     write them (nothing when the whole message is in capitals)."""
-    letters = len(_LETTER.findall(text))
-    if not letters or len(_UPPER.findall(text)) > 0.6 * letters:
+    # counted as the lengths of runs (each letter is in exactly one run): the same counts as one match per letter,
+    # without a list of every letter of a pasted config
+    letters = sum(map(len, _LETTERS.findall(text)))
+    if not letters or sum(map(len, _UPPERS.findall(text))) > 0.6 * letters:
         return frozenset()
     return frozenset(w.lower() for w in _CAPITALIZED.findall(text))
 
 
 _LETTER = re.compile(r"[^\W\d_]")
 _UPPER = re.compile(r"[A-ZÁÉÍÓÚÑÜ]")
+_LETTERS = re.compile(_LETTER.pattern + "+")
+_UPPERS = re.compile(_UPPER.pattern + "+")
 _CAPITALIZED = re.compile(r"(?<![\w.])[A-Z][A-Za-z]{2,}")
 
 
@@ -160,6 +181,7 @@ class _Assembler:
         self.gpus: list[str] = []
         self.conflicts: list[tuple[str, list[Any]]] = []  # (field, its values) said twice with no correction
         self.fields = self._settle()
+        self._named_by_thread()
         self.delta = self._delta()
         self.relative_unknown: list[str] = []  # increments with no count to add to: asked about
         self._increments()
@@ -179,8 +201,11 @@ class _Assembler:
                 self._claimed_at.setdefault(claim.field, []).append([])
             self._claimed_at[claim.field][bucket.index(claim.value)].append(claim.pos)
         per_node, nodes = values.pop("gpus_per_node", []), values.pop("num_nodes", [])
+        visible = values.pop("visible_gpus", [])
         if per_node and "num_gpus" not in values:  # torchrun --nproc_per_node 8 --nnodes 2: 16 GPUs
             values["num_gpus"] = [per_node[0] * (nodes[0] if nodes else 1)]
+        if visible and "num_gpus" not in values:  # CUDA_VISIBLE_DEVICES=0,1 and no launcher's count: what it sees
+            values["num_gpus"] = [visible[0] * (nodes[0] if nodes else 1)]
         fsdp_gc = values.pop("gc_fsdp", [])
         if fsdp_gc:  # fsdp_config: activation_checkpointing decides; the trainer's own flag is off for it
             values["gradient_checkpointing"] = [fsdp_gc[0]]
@@ -218,6 +243,30 @@ class _Assembler:
             self._conflict("quant", values["quant"])
         self._examples(fields)
         return fields
+
+    def _named_by_thread(self) -> None:
+        """"sorry, I meant 2048 not 4096", "perdón, quería decir 2048, no 4096" in a thread whose sequence length is
+        4096: the withdrawn number is the thread's value of one field, which names the field of the meant one. Only
+        where exactly one of the thread's fields has that value; otherwise both numbers stay asked about."""
+        previous = self.previous
+        if previous is None or len(self.scan.stray) < 2:
+            return
+        toks = sorted(self.scan.stray, key=lambda t: t.start)
+        for a, b in zip(toks, toks[1:]):
+            between = self.scan.marked[a.end:b.start]
+            if _CHANGED_BETWEEN.fullmatch(between):  # "4096 -> 8192", "de 4096 a 8192": the thread's value, then the new
+                a, b = b, a
+            elif not _NEGATED_BETWEEN.fullmatch(between):
+                continue
+            named = [(name, kind) for name, kind in _THREAD_FIELDS if getattr(previous, name, None) is not None
+                     and slots.value_of(b, kind, self.lang) == getattr(previous, name)]
+            if len(named) != 1 or named[0][0] in self.fields:
+                continue
+            name, kind = named[0]
+            value = slots.value_of(a, kind, self.lang)
+            self.fields[name] = int(value) if float(value).is_integer() and name != "epochs" else value
+            self.scan.stray = [t for t in self.scan.stray if t is not a and t is not b]
+            return
 
     def _source_at(self, pos: int) -> str:
         """What kind of line ``pos`` is on: a pasted config's ``key: value`` line, a comment line of a pasted
@@ -332,8 +381,24 @@ class _Assembler:
             # "avg sample length 700 tokens" with no count of samples: how long they are (advisor.spec.LengthDistribution);
             # with a count ("50,000 samples, avg 700 tokens each") the pair is the dataset's size instead
             fields["length_distribution"] = {"mean": means[0]}
-        if lens and not self.scan.examples and "seq_len" not in fields and seq and float(seq[0][0]).is_integer():
-            fields["seq_len"] = int(seq[0][0])  # "4096 tokens per example" without a count: the length (k = 1024)
+        if lens and not self.scan.examples and seq and all(float(v).is_integer() for v, _ in seq):
+            # "4096 tokens per example" without a count: the length (k = 1024). Said beside another length ("seq
+            # 16384 ... no, perdón: 2048 tokens por muestra", "max 8192 tokens per sample, actually max 16384 tokens
+            # per sample"), it is a second value of the length, settled like any other two (a correction between
+            # them takes the later, else a question back), never silently dropped for the first
+            said = [(int(v), p) for v, p in seq]
+            if "seq_len" in fields and not any(name == "seq_len" for name, _ in self.conflicts):
+                first = min((p for p in self._claimed_at.get("seq_len", [[]])[0]), default=None)
+                if first is not None:
+                    said.append((fields["seq_len"], first))
+            said.sort(key=lambda x: x[1])
+            vals: list[int] = []
+            where: list[int] = []
+            for v, p in said:
+                if v not in vals:
+                    vals.append(v)
+                    where.append(p)
+            fields["seq_len"] = vals[0] if len(vals) == 1 else self._two_values("seq_len", vals, where)
         if not self.scan.examples or "dataset_tokens" in fields:
             return
         examples, at = self.scan.examples[0]
@@ -449,6 +514,8 @@ class _Assembler:
                 SpecRequest.model_validate(self.delta.model_dump())
             except ValidationError:
                 self.delta = self.delta.model_copy(update={k: None for k in scaled})
+        self._sibling_size()
+        self._sibling_version()
         merged = merge(self.previous, self.delta)
         goal = intents.goal(self.normalized)
         if goal is not None and self.delta.gpu is None:  # "cheaper option?": rank every GPU again
@@ -465,6 +532,35 @@ class _Assembler:
                                  example=t("parse.example.followup", self.lang))
         return self._make("followup", merged, self.delta)
 
+    def _sibling_size(self) -> None:
+        """"what if it's the 14b?", "go with the 4b instead", "¿y si es el de 14b?" in a thread on Qwen2.5 7B: a bare
+        size there is the thread's model series at that size (Qwen2.5 14B) where the catalog has it, the way a person
+        reads it, not a generic model of that size with another architecture. Elsewhere it stays a size."""
+        previous = self.previous
+        if previous is None or previous.model is None or self.delta.params_b is None or self.delta.model is not None:
+            return
+        size = self.delta.params_b
+        sibling = _SIZE_IN_ID.sub(lambda m: f"-{size:g}b", previous.model, count=1)
+        if sibling == previous.model or _SIZE_IN_ID.search(previous.model) is None:
+            return
+        model = self.catalog.find_model(sibling)
+        if model is not None and model.id == sibling:  # that id exactly, never a near name the finder offers
+            self.delta = self.delta.model_copy(update={"model": model.id, "params_b": None})
+
+    def _sibling_version(self) -> None:
+        """"use v0.1 of the model", "usa la v0.1 del modelo" in a thread on Mistral 7B v0.3: the thread's model at
+        that release, where the catalog has it."""
+        previous = self.previous
+        if previous is None or previous.model is None or self.delta.model is not None or self.delta.params_b is not None:
+            return
+        said = _VERSION_SAID.search(self.normalized)
+        if said is None or _VERSION_IN_ID.search(previous.model) is None:
+            return
+        release = _VERSION_IN_ID.sub(f"-v{said.group(1)}", previous.model, count=1)
+        model = self.catalog.find_model(release)
+        if model is not None and model.id == release and release != previous.model:
+            self.delta = self.delta.model_copy(update={"model": model.id})
+
     def _compare(self) -> ParseResult:
         base = self.delta.model_copy(update={"gpu": None})
         request = merge(self.previous, base).model_copy(update={"gpu": None}) if self.previous is not None else base
@@ -472,7 +568,9 @@ class _Assembler:
         # "8 A100s or 4 H100s" is the comparison itself, not a contradiction
         fields = {t("parse.field.num_gpus", self.lang), t("parse.field.gpu", self.lang)}
         self.warnings = [w for w in self.warnings if not (w[0] == "parse.warn.conflict" and w[1]["field"] in fields)]
-        if len(set(counts.values())) > 1:
+        if len(set(counts.values())) > 1 or counts and len(counts) < len(set(self.gpus)):
+            # counts that differ, or a count for only some of the GPUs ("two H100s or one H200", "¿dos H100 o basta con
+            # una H200?"): no one count for the request; each GPU keeps its own (``gpu_counts``)
             request = request.model_copy(update={"num_gpus": None})
             base = base.model_copy(update={"num_gpus": None})
         if request.model is None and request.params_b is None:

@@ -43,17 +43,22 @@ _CONFIG_KEYS = {
     "gradient_checkpointing": "use_gradient_checkpointing|gradient_checkpointing|activation_checkpointing|"
                               "enable_activation_checkpointing",
     "optimizer": "optim|optimizer",
-    "num_gpus": "num_gpus|n_gpus|num_processes|gpus|devices|world_size",  # accelerate's num_processes counts every machine's
-    "gpus_per_node": "nproc_per_node|nproc|gpus_per_node",  # torchrun: per node, times --nnodes
+    "num_gpus": "num_gpus|n_gpus|num_processes|gpus|world_size",  # accelerate's num_processes counts every machine's
+    # torchrun: per node, times --nnodes; Lightning's Trainer(devices=4, num_nodes=2) and LitGPT's --devices are per
+    # node too (lightning/fabric/connector.py: the world size is num_nodes * devices)
+    "gpus_per_node": "nproc_per_node|nproc|gpus_per_node|devices",
     # SLURM's sbatch/srun --nodes (-N) counts machines like torchrun's --nnodes (sbatch(1), "-N, --nodes")
     "num_nodes": "nnodes|num_nodes|num_machines|nodes",
+    # Ray Train's ScalingConfig(num_workers=N, use_gpu=True): N workers of one GPU each, or of
+    # resources_per_worker={"GPU": k} (ray/air/config.py, ScalingConfig._resources_per_worker_not_none, ray 2.60)
+    "ray_workers": "num_workers",
     "bf16": "bf16",
     "fp16": "fp16",
     "load_in_4bit": "load_in_4bit",
     "load_in_8bit": "load_in_8bit",
     "quantization_bit": "quantization_bit",
     "use_peft": "use_peft",
-    "adapter": "adapter|finetuning_type|method|peft_type|training_type|train_type",  # ms-swift: --train_type full|lora
+    "adapter": "adapter|finetuning_type|method|metodo|peft_type|training_type|train_type",  # ms-swift: --train_type full|lora
     "flash": "flash_attention|use_flash_attention_2|use_flash_attention",
     "attn_implementation": "attn_implementation",
     "double_quant": "bnb_4bit_use_double_quant",
@@ -93,6 +98,58 @@ _CONFIG_KEYS = {
 _GRES_GPU = R(r"(?<![\w.])gres[ \t]*[:=][ \t]*gpu(?:[ \t]*:[ \t]*(?:§G\d+§|[a-z0-9_.-]+)[ \t]*)?:(\d{1,4})\b"
               # sbatch's short form of --nodes in a batch script's directive: "#SBATCH -N 2"
               r"|#sbatch[ \t]+-n[ \t]*=?[ \t]*(\d{1,4})\b")
+
+
+# Launchers and schedulers that give the GPU count in their own shape (all read as GPUs per machine, times the
+# machines where the same text says how many, as ``request._Assembler._settle`` does for torchrun):
+# - Kubernetes: the device plugins' extended resource in a container's ``resources.limits`` / ``requests``,
+#   "nvidia.com/gpu: 8" (NVIDIA k8s-device-plugin; AMD's "amd.com/gpu", Intel's "gpu.intel.com/i915"): the GPUs
+#   of one pod. A Kubeflow PyTorchJob runs ``replicas`` pods of each replica spec (Master, Worker; kubeflow
+#   training-operator, PyTorchJob's ReplicaSpec.replicas, default 1), each with that count.
+# - DeepSpeed's launcher "--include localhost:0,1,2,3" (deepspeed/launcher/runner.py, parse_resource_filter:
+#   NODE_SPEC[@NODE_SPEC ...], NODE_SPEC = NAME[:SLOT[,SLOT ...]]): the slots listed, summed over the hosts; a
+#   host named without slots means all its GPUs, a count the text does not give (nothing is read).
+# - CUDA_VISIBLE_DEVICES=0,1 (the CUDA runtime's device mask): the GPUs the job can see, used only when no
+#   launcher states a count (``visible_gpus``, settled in ``request._Assembler._settle``).
+_K8S_GPU = R(r"(?<![\w.])(?:nvidia\.com|amd\.com|gpu\.intel\.com)/(?:gpu|i915)[\"']?[ \t]*:[ \t]*[\"']?(\d{1,3})\b(?![.\w])")
+_K8S_REPLICAS = R(r"(?<![\w.])replicas[ \t]*:[ \t]*(\d{1,3})\b")
+_DS_INCLUDE = R(r"(?<![\w.])include[ \t]*=[ \t]*[\"']?((?:[a-z0-9_.\-]+(?::\d{1,3}(?:,\d{1,3})*)?)(?:@[a-z0-9_.\-]+(?::\d{1,3}(?:,\d{1,3})*)?)*)")
+_VISIBLE = R(r"(?<![\w.])cuda_visible_devices[ \t]*=[ \t]*[\"']?(\d{1,2}(?:[ \t]*,[ \t]*\d{1,2})*)\b")
+
+
+# SkyPilot's task YAML, ``resources: accelerators: H100:8`` (a GPU name and the count per node; SkyPilot docs, "YAML
+# configuration", resources.accelerators "<name>:<count>", also as a one-entry mapping "{A100: 8}"), times its
+# ``num_nodes``.
+# The same "<name>:<count>" is SkyPilot's ``sky launch --gpus A100:8`` and Modal's ``gpu="A100:2"`` (modal docs, "GPU
+# acceleration": a count after the type's colon).
+_SKY_ACC = R(r"(?<![\w.])(?:accelerators|gpus?)[\"']?[ \t]*[:=][ \t]*[\"'{]?[ \t]*§G\d+§[\"']?[ \t]*:[ \t]*(\d{1,3})\b")
+# A package install line ("setup: pip install trl peft", "uv pip install unsloth bitsandbytes", "conda install -c
+# conda-forge ..."): package names, not a method ("peft") or a stack said by the user; read and left alone up to the
+# line's end or the next command ("&&", ";", "|").
+_INSTALL = R(r"\b(?:pip3?|uv[ \t]+pip|uv|conda|mamba|poetry|apt(?:-get)?)[ \t]+(?:install|add)\b"
+             r"(?:[ \t]+(?!(?:and|then|y|luego|so|para|to|for)\b)(?:-[\w-]+|[a-z0-9_.\-\[\]=<>~!,]+))+")
+
+
+def _sky_acc(scan: Scan, m: re.Match[str]) -> None:
+    scan.claim("gpus_per_node", int(m.group(1)), m.start())
+
+
+def _k8s_gpu(scan: Scan, m: re.Match[str]) -> None:
+    scan.claim("gpus_per_node", int(m.group(1)), m.start())
+    if "pytorchreplicaspecs" in scan.marked:  # a PyTorchJob: every replica of every spec is a pod with these GPUs
+        pods = sum(int(r.group(1)) for r in _K8S_REPLICAS.finditer(scan.marked))
+        if pods:
+            scan.claim("num_nodes", pods, m.start())
+
+
+def _ds_include(scan: Scan, m: re.Match[str]) -> None:
+    hosts = m.group(1).split("@")
+    if all(":" in h for h in hosts):
+        scan.claim("gpus_per_node", sum(len(h.split(":", 1)[1].split(",")) for h in hosts), m.start())
+
+
+def _visible(scan: Scan, m: re.Match[str]) -> None:
+    scan.claim("visible_gpus", len(m.group(1).split(",")), m.start())
 
 
 def _gres(scan: Scan, m: re.Match[str]) -> None:
@@ -169,6 +226,45 @@ def _bool(value: str) -> bool | None:
     return True if value in _TRUE else False if value in _FALSE else None
 
 
+_DS_LAUNCH = R(r"(?:^|[\s;&|`$(])deepspeed[ \t]+(?:num_|include=|exclude=|hostfile=|master_|[\w./-]+\.py\b)")
+_RAY_GPU = R(r"(?<![\w.])use_gpu[\"']?[ \t]*[:=][ \t]*(?:true|1|yes)\b")
+_RAY_PER_WORKER = R(r"resources_per_worker[\"']?[ \t]*[:=][ \t]*\{[^}]*?[\"']?gpu[\"']?[ \t]*:[ \t]*(\d+(?:\.\d+)?)")
+
+
+def _ray_workers(scan: Scan, value: str, pos: int) -> bool | None:
+    """Ray's workers are GPUs only with use_gpu on (its default is off: CPU workers); a DataLoader's num_workers
+    (no use_gpu beside it) is left alone."""
+    if not re.fullmatch(r"\d{1,4}", value) or not _RAY_GPU.search(scan.marked):
+        return False
+    per = _RAY_PER_WORKER.search(scan.marked)
+    gpus = float(per.group(1)) if per else 1.0
+    if gpus >= 1 and gpus.is_integer():
+        scan.claim("gpus_per_node", int(value) * int(gpus), pos)
+    return None
+
+
+_VAGUE_COUNTS = {"tbd", "auto", "max", "maximum", "unknown", "whatever", "any", "maximo", "maxima", "todas", "all"}
+
+
+def _names_a_setting(scan: Scan, m: re.Match[str], key: str, value: str) -> bool:
+    """A plain word as the key ("GPUs", "rank", "batch": no tool's underscore or dot) is prose, not a config line,
+    when what follows the colon is no value for it: a word that is neither a number nor a vague value ("before I
+    book GPUs: lora -> ...", "antes de reservar GPUs: meterle adaptadores LoRA a ...", "GPUs: the 32B variant of
+    ..."), or a number that its own unit or cue word claims ("before I book GPUs: 24 bn params": a size). The typed
+    slots then read the text as prose ("GPUs: 4 A100", "batch: 8 per GPU" still are the count and the batch)."""
+    from advisor.parse import slots
+
+    if "_" in key or "." in key:
+        return False  # a tool's own key ("max_seq_length: auto"): its value, readable or not
+    if not re.fullmatch(r"\d[\d.,]*k?", value):
+        if _KEY_FIELD.get(key) == "num_gpus":  # a count said vaguely: "GPUs: several", "gpus: tbd" (not "GPUs: full ...")
+            return value not in slots.QUANTITY_WORDS and value not in _VAGUE_COUNTS
+        return value not in slots.VAGUE and value not in slots.QUANTITY_WORDS and value not in slots.VAGUE_HEADS
+    after = re.match(r"[\"']?[ \t]*([a-z]+)", scan.text[m.end():])
+    return after is not None and (after.group(1) in slots.SPACED_SCALES or after.group(1) in ("params", "parameters",
+                                                                                             "parametros", "tokens"))
+
+
 def _config(scan: Scan, m: re.Match[str]) -> bool | None:
     from advisor.parse.quantities import claim_int, claim_number
 
@@ -179,12 +275,22 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
     if name is None:
         return False
     flag = _bool(value)
+    if name == "ray_workers":
+        return _ray_workers(scan, value, m.start())
     if name in ("gpus_per_node", "num_nodes"):
         if re.fullmatch(r"\d{1,4}", value):
             scan.claim(name, int(value), m.start())
             return None
         return False
 
+    if name in ("seq_len", "micro_batch", "lora_rank", "num_gpus", "dataset_tokens") and _names_a_setting(scan, m, key, value):
+        return False  # "before I book GPUs: lora -> ...": a prose heading, then the request; no GPU count
+    if name == "num_gpus" and key in ("num_gpus", "num_accelerators") and re.fullmatch(r"\d{1,4}", value) \
+            and _DS_LAUNCH.search(scan.marked):
+        # DeepSpeed's launcher: --num_gpus is "Max number of GPUs to use on each node" (deepspeed/launcher/runner.py,
+        # parse_args), times its --num_nodes
+        scan.claim("gpus_per_node", int(value), m.start())
+        return None
     if name in ("seq_len", "micro_batch", "lora_rank", "num_gpus", "dataset_tokens"):
         if claim_int(scan, name, value, m.start(), seq=name == "seq_len") is False:
             if name != "lora_rank" or key != "r":
@@ -300,11 +406,19 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
         scan.claim("method", "lora", m.start())
     elif name == "adapter" and value.replace("-", "") in ("lora", "qlora", "full", "dora"):
         scan.claim("method", "lora" if value == "dora" else value.replace("-", ""), m.start())
+    elif name == "adapter" and value in ("completo", "completa", "complete", "entero"):  # "• método: completo"
+        scan.claim("method", "full", m.start())
     elif name == "deepspeed" and re.search(r"z(?:ero)?_?3|stage_?3", value):
         _zero3_claim(scan, m.start())
     elif name == "deepspeed" and re.search(r"z(?:ero)?_?([12])|stage_?([12])", value):
-        stage = re.search(r"([12])", value)
-        scan.warn("parse.warn.zero12", stage=stage.group(1) if stage else "?")
+        # a DeepSpeed config file named for its stage ("deepspeed_configs/zero2.json", LLaMA-Factory's
+        # "examples/deepspeed/ds_z2_config.json"): that stage, where the spec models it (as zero_optimization.stage)
+        found = re.search(r"z(?:ero)?_?([12])|stage_?([12])", value)
+        stage = found.group(1) or found.group(2)
+        if _spec_accepts("sharding", f"zero{stage}"):
+            scan.claim("sharding", f"zero{stage}", m.start())
+        else:
+            scan.warn("parse.warn.zero12", stage=stage)
     elif flag is False and name in ("load_in_4bit", "load_in_8bit", "bf16", "fp16", "lora_target_linear", "use_peft"):
         return None  # said off: nothing to claim, and no later rule may read "load_in_4bit" as on
     elif name == "flash" and flag is not None:
@@ -475,6 +589,12 @@ _FULL_WORDS = (
     r"|\b(?:" + _FT_ES + r"|entrenar|afinar|ajustar|reentrenar)\s+(?:de\s+)?tod[oa]\s+(?:el|la|un|una)\s+(?:modelo|red|llm)\b"
     r"|\b" + _FT_ES + r"\s+" + _ALL_ES + r"\b"
     r"|\btodos\s+los\s+(?:parametros|pesos)\b"
+    # "entrenamiento de pesos completos", "ajuste fino con los parámetros completos", "training of the full weights":
+    # the noun of the training, then the whole set of weights it updates
+    r"|\b(?:" + _FT_ES + r"|entrenar|afinar|ajustar|reentrenar)\s+(?:de|con|sobre|a|en)\s+(?:los\s+|sus\s+)?"
+    r"(?:parametros|pesos)\s+(?:complet[oa]s|enter[oa]s|totales)\b"
+    r"|\b(?:training|tuning|fine[\s_-]*tuning|updates?)\s+(?:of|on)\s+(?:the\s+|its\s+)?(?:full|complete|entire)\s+"
+    r"(?:set\s+of\s+)?(?:weights|parameters|params)\b"
     # "entrenar todo Qwen3 14B", "afinar todo el LLM": the verb and "all of" the model that follows
     r"|\b(?:entrenar|afinar|ajustar|reentrenar)\s+tod[oa]\s+(?=§M\d+§|https?://|(?:el|la|un|una|modelo|llm)\s|[a-z]*\d)"
 )
@@ -484,7 +604,8 @@ _FULL_WRAP = R(r"\b(?:entrenar|afinar|ajustar|reentrenar|tunear|entrenamos|afina
 _METHOD_WORD = r"(?:q[\s_-]?lora|lora|" + _FULL_WORDS.replace(r"\b", "") + r")"
 _INSTEAD = R(r"\b(?:instead\s+of|rather\s+than|en\s+(?:vez|lugar)\s+del?|not)\s+" + _ART
              + r"(?:\d+\s*(?:x\s*)?)?(§[GM](\d+)§|" + _METHOD_WORD + r")")
-_INT8 = R(r"\bload[\s_-]*in[\s_-]*8[\s_-]*bits?\b|\b(?:8[\s_-]*bits?|int8|llm\.int8)[\s_-]*(?:q?lora|base|weights|quanti[sz]\w*|cuantiz\w*)\b"
+_INT8 = R(r"\b(?:cuantiz\w*|quanti[sz]\w*)\s+(?:(?:la|el|los|the)\s+(?:base|modelo|pesos|model|weights|base\s+model)\s+)?"
+          r"(?:a|en|to|in|at)\s+8[\s_-]*bits?\b|\bload[\s_-]*in[\s_-]*8[\s_-]*bits?\b|\b(?:8[\s_-]*bits?|int8|llm\.int8)[\s_-]*(?:q?lora|base|weights|quanti[sz]\w*|cuantiz\w*)\b"
           r"|\bq?lora\s+(?:in\s+|en\s+|a\s+|with\s+|con\s+)?(?:8[\s_-]*bits?|int8)\b|\bint8\b")
 _QLORA = R(r"\bq[\s_-]?lora\b|\bnf4\b|\bload[\s_-]*in[\s_-]*4[\s_-]*bits?\b"
            r"|\b(?:4|four|cuatro)[\s_-]*bits?(?:[\s_-]*(?:nf4|quanti[sz]ed|quant|cuantizad[oa]|base))?(?:[\s_-]*(?:lora|adapters?))?\b"
@@ -499,8 +620,8 @@ _NO_LORA = R(r"\b(?:without|w/o|no|sin)\s+(?:lora|adapters?|adaptadores|peft)\b|
 # nothing else names a method (in a thread, "lora rank 64" changes the rank of a QLoRA, not its method).
 _SETTING_WORDS = r"(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango|dim\b|dimension)"
 # The joint between an adapter word and the setting it qualifies: a preposition or an opening parenthesis
-# ("adapters at rank 32", "LoRA with r=16", "adaptadores con rango 64", "LoRA(r=8)", PEFT's LoraConfig(r=8)).
-_SETTING_LINK = r"[\s_-]*(?:(?:de|del|of|with|con|at|en|in|a)\s+(?:the\s+|el\s+|la\s+)?|\(\s*)?"
+# ("adapters at rank 32", "LoRA @ rank 16", "LoRA with r=16", "adaptadores con rango 64", "LoRA(r=8)", PEFT's LoraConfig(r=8)).
+_SETTING_LINK = r"[\s_-]*(?:(?:de|del|of|with|con|at|en|in|a)\s+(?:the\s+|el\s+|la\s+)?|\(\s*|@\s*)?"  # "LoRA @ rank 16"
 _LORA_SETTING = R(r"\blora(?=" + _SETTING_LINK + _SETTING_WORDS + r")"
                   r"|\b(?:adapters?|adaptador(?:es)?)(?=" + _SETTING_LINK + r"(?:rank|r\b|r\s*[=:]|alpha|dropout|rango|dim\b|dimension))"
                   r"|\br\s*=?\s*\d+[\s_-]*(?=(?:adapters?|adaptador(?:es)?|lora)\b)"  # "r8 adapters", "r = 64 adapters"
@@ -627,7 +748,13 @@ def _full_short(scan: Scan, m: re.Match[str]) -> bool | None:
 _ADAM = r"adam(?:[\s_-]?w)?"
 # "paged AdamW 8-bit", Spanish "AdamW paginado de 8 bits" (the adjective after the noun)
 _PAGED = R(r"\b(?:paged|paginad[oa])[\s_-]*(?:(?:8|32)[\s_-]*bits?[\s_-]*)?" + _ADAM + r"(?:[\s_-]*\(?(?:8|32)[\s_-]*bits?\)?)?"
-           r"|\b" + _ADAM + r"\s+paginad[oa](?:\s+(?:de|en|a)?\s*(?:8|32)[\s_-]*bits?)?\b")
+           r"|\b" + _ADAM + r"\s+paginad[oa](?:\s+(?:de|en|a)?\s*(?:8|32)[\s_-]*bits?)?\b"
+           # the optimizer named by its kind, not its name ("optimizador paginado de 8 bits", "a paged 8-bit
+           # optimizer", "8-bit paged optimizer"): bitsandbytes' paged AdamW is the paged optimizer the stacks offer
+           # (transformers' OptimizerNames: paged_adamw_8bit / paged_adamw_32bit)
+           r"|\b(?:optimizador|optimizer)\s+paginad[oa]\s+(?:de|en|a)\s+(?:8|32)[\s_-]*bits?\b"
+           r"|\bpaged\s+(?:(?:8|32)[\s_-]*bits?\s+)?optimi[sz]er(?:\s+(?:in|at|with)\s+(?:8|32)[\s_-]*bits?)?\b"
+           r"|\b(?:8|32)[\s_-]*bits?\s+paged\s+optimi[sz]er\b")
 _ADAM8 = R(r"\b(?:8[\s_-]*bits?|bnb|bitsandbytes)[\s_-]*" + _ADAM + r"\b|\b" + _ADAM
            + r"[\s_-]*(?:bnb[\s_-]*)?(?:8[\s_-]*bits?|bnb)\b|\b" + _ADAM + r"\s+(?:en|in|de|a)\s+8[\s_-]*bits?\b"
            # the optimizer's states in 8 bits (bitsandbytes' 8-bit optimizers quantize the states): "AdamW, 8-bit states"
@@ -647,11 +774,11 @@ _SGD = R(r"\bsgd\b")
 _OTHER_OPT = R(r"\b(adafactor|lion|muon|sophia|lamb|galore|shampoo|soap|lomo)\b")
 
 _BF16 = r"(?:bf16|bfloat16|bfloat[\s_-]16)"
-_PURE_BF16 = R(r"\b(?:pure|full|only|solo|puro|all)[\s_-]*" + _BF16 + r"\b|\b" + _BF16
+_PURE_BF16 = R(r"\b(?:pure|full|only|solo|puro|all)[\s_-]*" + _BF16 + r"\b(?![\s_-]*(?:autocast|amp|mixed|mixta|con\s+amp))|\b" + _BF16
                + r"[\s_-]*(?:pure|only|puro|weights|everywhere|puros)\b"
                # "bf16 (no AMP)", "bf16 sin AMP": bf16 without autocast (HF's bf16=True is autocast, i.e. mixed)
                r"|\b" + _BF16 + r"[\s_-]*[(,]?\s*(?:no|sin|without|w/o)\s+(?:amp|autocast|mixed(?:\s+precision)?|precision\s+mixta)\b")
-_BF16_MIXED = R(r"\b" + _BF16 + r"[\s_-]*(?:mixed|amp|mixta)\b|\bmixed[\s_-]*(?:precision[\s_-]*)?\(?\s*" + _BF16
+_BF16_MIXED = R(r"\b" + _BF16 + r"[\s_-]*(?:mixed|amp|mixta|autocast)\b|\bmixed[\s_-]*(?:precision[\s_-]*)?\(?\s*" + _BF16
                 + r"\b|\b" + _BF16 + r"\b")
 _MIXED = R(r"\bmixed[\s_-]*precision\b|\bprecision\s+mixta\b|\bamp\b")
 _FP16 = R(r"\b(?:fp16|float16|half[\s_-]*precision|media\s+precision)(?:[\s_-]*(?:mixed|amp|mixta))?\b"
@@ -736,8 +863,13 @@ _ATTN_ONLY = R(r"\b(?:attention|attn)[\s_-]*(?:only|layers|projections|modules)\
 _EAGER = R(r"\beager(?:[\s_-]*(?:attention|attn))?\b|\b(?:without|no|sin)\s+flash(?:[\s_-]*(?:attention|attn))?\b"
            r"|\b(?:attention|atencion)\s+eager\b|\bmath\s+attention\b")
 _FLASH = R(r"\bflash[\s_-]*(?:attention|attn)(?:[\s_-]*\d)?\b|\bfa[23]\b|\bsdpa\b|\bflash\b")
-_ZERO3 = R(r"\b(?:deepspeed|ds)?[\s_-]*zero[\s_-]*(?:stage[\s_-]*)?3\b|\bfsdp\d?\b|\bfully[\s_-]+sharded\b")
-_ZERO12 = R(r"\b(?:deepspeed[\s_-]*)?zero[\s_-]*(?:stage[\s_-]*)?([12])\b|\bdeepspeed\b")
+# ZeRO's stage said with its word in either language ("ZeRO stage 3", "ZeRO etapa 3", "DeepSpeed stage 2", "deepspeed
+# fase 2", "ZeRO nivel 3"): DeepSpeed names them stages (zero_optimization.stage, deepspeed/runtime/zero/config.py)
+_STAGE = r"(?:stage|etapa|fase|nivel|level)"
+_ZERO3 = R(r"\b(?:deepspeed|ds)?[\s_-]*zero[\s_-]*(?:" + _STAGE + r"[\s_-]*)?3\b|\bdeepspeed[\s_-]*(?:\(\s*)?" + _STAGE
+           + r"[\s_-]*3\b|\bfsdp\d?\b|\bfully[\s_-]+sharded\b")
+_ZERO12 = R(r"\b(?:deepspeed[\s_-]*)?zero[\s_-]*(?:" + _STAGE + r"[\s_-]*)?([12])\b|\bdeepspeed[\s_-]*(?:\(\s*)?" + _STAGE
+            + r"[\s_-]*([12])\b|\bdeepspeed\b")
 _DOUBLE_OFF = R(r"\b(?:no|without|sin)\s+(?:double|doble)[\s_-]*(?:quant\w*|cuantiz\w*)|\b(?:double|doble)[\s_-]*(?:quant\w*|cuantiz\w*)"
                  r"\s*(?:[:=]\s*)?(?:off|false|desactivad[oa])\b")
 _DOUBLE_ON = R(r"\b(?:double|doble)[\s_-]*(?:quant\w*|cuantiz\w*)(?:\s*(?:[:=]\s*)?(?:on|true|activad[oa]))?")
@@ -746,7 +878,9 @@ _DDP = R(r"\bddp\b|\bdata[\s_-]*parallel\b")
 _STACKS = [(R(r"\btorchtune\b|\btune\s+run\s+[a-z0-9]+_[a-z0-9_]+"), "torchtune"), (R(r"\blit[\s_-]?gpt\b"), "litgpt"),
            (R(r"\breference\s+stack\b|\bpila\s+de\s+referencia\b"), "reference"),
            (R(r"(?<![/.])\b(?:hugging\s*face(?:\s+trainer)?(?![.\w]*\.co\b)|hf\s+trainer|transformers|trl|sft\s*trainer"
-              r"|axolotl)\b(?![./])"), "hf")]
+              r"|axolotl)\b(?![./])"), "hf"),
+           # TRL's CLI as a module ("torchrun ... -m trl.scripts.sft", trl/scripts/sft.py, trl 1.16)
+           (R(r"(?<![\w.])-m[ \t]+trl\.scripts\.[a-z_]+"), "hf")]
 
 
 def _rank(scan: Scan, m: re.Match[str]) -> bool | None:
@@ -815,7 +949,7 @@ def _recipe(scan: Scan, m: re.Match[str]) -> None:
 
 
 def _zero3(scan: Scan, m: re.Match[str]) -> None:
-    if "zero" in m.group(0):
+    if "zero" in m.group(0) or "deepspeed" in m.group(0):  # "ZeRO-3", "DeepSpeed stage 3"; else FSDP
         _zero3_claim(scan, m.start())
     else:
         scan.claim("sharding", "fsdp", m.start())
@@ -832,7 +966,7 @@ def _zero3_claim(scan: Scan, pos: int) -> None:
 
 
 def _zero12(scan: Scan, m: re.Match[str]) -> None:
-    stage = m.group(1)
+    stage = m.group(1) or m.group(2)
     if stage is None and any(c.field == "sharding" for c in scan.claims) or any(
             k == "parse.warn.zero12" for k, _ in scan.warnings):
         return  # "deepspeed" beside a stage already read (a pasted DeepSpeed config)
@@ -873,8 +1007,10 @@ def _increment(scan: Scan, m: re.Match[str]) -> bool | None:
 
 
 WORD_RULES = [
+    (_INSTALL, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
-    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_RECIPE, _recipe), (_GRES_GPU, _gres), (_CONFIG, _config), (_TARGETS, _targets),
+    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_RECIPE, _recipe), (_GRES_GPU, _gres),
+    (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key),
     (_INSTEAD, _instead),
     (_ADAM_MODS, _adam_mods), (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),

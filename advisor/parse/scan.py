@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.parse.names import NameMatch
-from advisor.parse.prefilter import needs
+from advisor.parse.prefilter import anchored_finditer, ascii_safe, ascii_twin, finder, needs
 
 BLANK = "\x01"
 # Upper case: rules read lower-case text, so no rule can take a placeholder for a word.
@@ -52,7 +52,8 @@ def _prepared(rules: list) -> tuple["_LiteralFinder", list]:
         # a rule may state its literals itself (a third item) where ``needs`` cannot read them from the
         # pattern: a sign glued to a digit ("+2 GPUs"), one character long, is below its MIN_LEN
         prepared = [(rule[0], rule[1], frozenset(rule[2]) if len(rule) > 2 else
-                     frozenset(needs(rule[0])) if needs(rule[0]) is not None else None) for rule in rules]
+                     frozenset(needs(rule[0])) if needs(rule[0]) is not None else None, finder(rule[0]),
+                     ascii_twin(rule[0])) for rule in rules]
         stated = {w for rule in rules if len(rule) > 2 for w in rule[2]}
         hit = (rules, _LiteralFinder(tuple(sorted(set(_literals(tuple(rule[0] for rule in rules))) | stated))), prepared)
         _PREPARED[id(rules)] = hit
@@ -173,10 +174,12 @@ class Scan:
                     return
             elif not any(word in self.text for word in need):
                 return
-        self._apply(pattern, handler)
+        self._apply(ascii_twin(pattern) if ascii_safe(self.text) else pattern, handler, finder(pattern))
 
-    def _apply(self, pattern: re.Pattern[str], handler: Callable[["Scan", re.Match[str]], bool | None]) -> None:
-        accepted = [m.span() for m in list(pattern.finditer(self.text)) if handler(self, m) is not False]
+    def _apply(self, pattern: re.Pattern[str], handler: Callable[["Scan", re.Match[str]], bool | None],
+               find: tuple[re.Pattern[str], bool] | None = None) -> None:
+        # every match first, then the handlers (a handler never sees a text its own rule blanked)
+        accepted = [m.span() for m in anchored_finditer(pattern, self.text, find) if handler(self, m) is not False]
         if accepted:
             text = self.text
             parts = []
@@ -197,9 +200,11 @@ class Scan:
         literals, prepared = _prepared(rules)
         present = literals.present(self.text)
         apply = self._apply
-        for pattern, handler, need in prepared:
+        # blanking writes BLANK (ASCII) only, and nothing else writes the text: safe now is safe to the end
+        safe = ascii_safe(self.text)
+        for pattern, handler, need, find, twin in prepared:
             if need is None or not present.isdisjoint(need):  # most rules need a word the message lacks
-                apply(pattern, handler)
+                apply(twin if safe else pattern, handler, find)
 
     def search(self, pattern: str) -> bool:
         return re.search(pattern, self.text) is not None

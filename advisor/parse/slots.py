@@ -39,6 +39,7 @@ import re
 from dataclasses import dataclass, field
 
 from advisor.parse import numbers as num
+from advisor.parse.prefilter import ascii_safe, ascii_twin
 
 BLANK = "\x01"
 
@@ -51,6 +52,7 @@ _TOKEN = re.compile(
     r"|(?P<word>[a-z][a-z0-9]*(?:\.\d+)*(?:'[a-z]+)?)"
     r"|(?P<punct>[,;:=()?!/|+~@$*\[\]{}\"#<>&\n.-])"
     r"|(?P<blank>\x01+)")
+_TOKEN_ASCII = ascii_twin(_TOKEN)  # the same tokens on a text of ASCII and placeholders (``prefilter.ascii_safe``)
 # Scale words typed apart from the number ("70 billion", "7 mil millones", "50 M").
 _SPACED_SCALES = {"billion": "b", "billions": "b", "bn": "b", "b": "b", "million": "m", "millions": "m",
                   "millones": "m", "millon": "m", "mn": "m", "m": "m", "thousand": "k", "k": "k", "mil": "k",
@@ -64,6 +66,8 @@ WORD_NUMBERS = {
     "ocho": 8, "nueve": 9, "diez": 10, "doce": 12, "dieciseis": 16, "couple": 2, "pair": 2,
     "single": 1, "sola": 1, "solo": 1, "unica": 1, "unico": 1,
 }
+SPACED_SCALES = frozenset(_SPACED_SCALES)  # (read by rules._names_a_setting)
+_NUMBER_NEXT = re.compile(r"[ \t]*[:=]?[ \t]*\d")
 # Articles are a count only before an epoch word ("una época", "an epoch"): "a GPU" says no count.
 ARTICLES = {"a": 1, "an": 1, "un": 1, "una": 1}
 
@@ -86,6 +90,8 @@ class Tok:
 _URL = re.compile(r"\b(?:https?://|www\.)\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)+\.(?:com|org|net|io|ai|dev|co)/\S*")
 
 
+# Every match of _URL contains one of these (as names._LINK_HINT): a text without any has no link to look for.
+_URL_HINT = re.compile(r"https?:|www\.|\.(?:com|org|net|io|ai|dev|co)/")
 _GLUED_X = re.compile(r"x(\d{1,4})")
 _GLUED_R = re.compile(r"r(\d{1,4})")
 _CUE_GAP = re.compile(r"[\s_\-.]{0,2}")
@@ -95,7 +101,7 @@ _DIGITS = re.compile(r"\d{3,7}")
 
 def tokenize(text: str) -> list[Tok]:
     out = _tokenize(text)
-    if "/" in text:
+    if "/" in text and _URL_HINT.search(text):
         urls = [m.span() for m in _URL.finditer(text)]
         for tok in out:
             if tok.kind == "num" and any(a <= tok.start < b for a, b in urls):
@@ -106,7 +112,7 @@ def tokenize(text: str) -> list[Tok]:
 def _tokenize(text: str) -> list[Tok]:
     out: list[Tok] = []
     prev = 0
-    for m in _TOKEN.finditer(text):
+    for m in (_TOKEN_ASCII if ascii_safe(text) else _TOKEN).finditer(text):
         gap = text[prev:m.start()]
         prev = m.end()
         kind = m.lastgroup if m.lastgroup not in ("glued",) else "num"
@@ -152,7 +158,9 @@ def _tokenize(text: str) -> list[Tok]:
                 out[-1].scale, out[-1].end = _SPACED_SCALES[word], m.end()
                 continue
             if (last is not None and last.kind == "num" and last.scale is None and last.unit is None
-                    and gap.strip() == "" and len(gap) <= 1 and word in _SPACED_SCALES):
+                    and gap.strip() == "" and len(gap) <= 1 and word in _SPACED_SCALES
+                    # a one-letter scale with a number of its own after it is a key ("seq 512 b 64": b is the batch)
+                    and not (len(word) == 1 and _NUMBER_NEXT.match(text, m.end()))):
                 if word == "mil" and text.startswith(" millones", m.end()):
                     continue  # "7 mil millones": the scale is the next word
                 if word in ("millones", "millon") and last.text and out[-1].end < m.start() and \
@@ -279,6 +287,11 @@ CUES: list[Cue] = [
            # the device before the batch word: "device batch 4", "per-device batch size 8", "gpu batch 2"
            *(f"{pre}{dev} {what}" for pre in ("", "per ") for dev in ("device", "gpu", "card")
              for what in ("batch", "batch size", "bs", "micro batch"))),
+    # a one-letter key before its number in a terse command ("seq 512 b 64"): the batch, weakly (no scale: the
+    # tokenizer leaves "b" alone when a number follows it)
+    *_cues("batch", 6, 0, "b"),
+    # Spanish shorthand for secuencia ("lora 7b sec 4096", "sec. 2048"), the key before its number
+    *_cues("seq", 8, 0, "sec"),
     *_cues("batch", 0, 9, "per gpu", "per device", "por gpu", "por dispositivo", "/ gpu", "/ device", "per card",
            "por tarjeta",
            # items at a rate per device, the rate's step said or not, in either order and with either joint:
@@ -307,11 +320,14 @@ CUES: list[Cue] = [
            "vuelta a los datos", "vueltas al conjunto de datos", "vueltas completas"),
     *_cues("gpus", 10, 0, "world size", "world_size", "num gpus", "gpu count", "number of gpus", "numero de gpus"),
     *_cues("gpus", 5, 10, "gpus", "gpu", "cards", "card", "tarjetas", "tarjeta", "graficas", "grafica",
-           "devices", "dispositivos", "accelerators", "aceleradores", "gpus de", "tarjetas de"),
+           "devices", "dispositivos", "accelerators", "aceleradores", "gpus de", "tarjetas de",
+           # "en 3 placas A100" (a board: the card, in Spain and Latin America), "8 boards"
+           "placas", "placa", "placas de", "boards"),
     # a count in an order form: "A10G GPU, qty 2", "pcie h100, quantity 4", "2 unidades de MI300X"
     *_cues("gpus", 8, 0, "qty", "quantity", "cantidad"),
     *_cues("gpus", 0, 7, "way"),
-    *_cues("gpus", 0, 8, "of them", "de ellas", "de ellos"),  # "L4 24GB — 4 of them"  # "4-way B200", "an 8-way node": that many devices
+    *_cues("gpus", 0, 8, "of them", "de ellas", "de ellos", "of those", "of these", "de esas", "de esos", "de estas",
+           "de estos"),  # "L4 24GB — 4 of them"  # "4-way B200", "an 8-way node": that many devices
     *_cues("gpus", 0, 6, "units", "unidades"),
     # an order form's pieces ("H100 (4 pcs)", "MI300X, 3 pieces"): as "units", that many of the card beside it
     *_cues("gpus", 0, 6, "pcs", "pieces", "piezas"),
@@ -358,7 +374,10 @@ CUES: list[Cue] = [
            "logging steps", "eval steps", "max steps", "version", "v", "weight decay", "gastar", "pay", "pagar",
            "python", "torch", "pytorch", "cuda", "transformers", "trl", "peft", "accelerate", "deepspeed", "vllm",
            "driver", "ubuntu", "nccl", "cudnn", "rocm", "gbp", "eur", "torchtune", "axolotl", "skypilot", "ray",
-           "litgpt", "unsloth", "llamafactory", "bitsandbytes", "flash attn", "sky", "checkpoints kept"),
+           "litgpt", "unsloth", "llamafactory", "bitsandbytes", "flash attn", "sky", "checkpoints kept",
+           # a random seed and a model revision ("semilla 42", "(rev 905e356)", "revision=84788ea", "commit 3f2a9b1"):
+           # identifiers, no setting we size
+           "semilla", "random seed", "rev", "revision", "commit", "sha"),
 ]
 # Every cue as its words joined by "_": a config key we do not list whose words are a cue
 # ("per_device_batch_size=8", "micro_bs=4") is read as that cue (``rules._other_key``).
@@ -377,7 +396,7 @@ for _list in _CUE_INDEX.values():
     _list.sort(key=lambda c: -len(c.words))
 
 # Words that may stand between a cue and its number ("context of 4096", "secuencia de la 2048").
-_LEFT_FILL_WORDS = {"of", "de", "del", "la", "el", "is", "es", "at", "to", "around", "about", "approx",
+_LEFT_FILL_WORDS = {"of", "de", "del", "la", "el", "is", "es", "at", "to", "around", "about", "approx", "from", "desde",
                     "approximately", "aprox", "unos", "unas", "roughly", "max", "maximum", "maximo", "maxima", "up",
                     "hasta", "set", "size", "len", "length", "a", "an", "be", "would", "será", "sera", "being",
                     "value", "valor", "tamano", "per", "por", "device", "gpu", "only", "solo", "just", "en", "in",
@@ -388,7 +407,7 @@ _QUALIFIERS = {"lora", "adapter", "adapters", "adaptador", "adaptadores"}
 _LEFT_FILL_PUNCT = {":", "=", "(", "~", "-", "*", "."}
 # Cue words people abbreviate with a period ("seq. 4096", "ctx. 8k", "num. epochs 3"): only after these is a "." filler.
 _SINGULAR_EPOCH = {"epoch", "epoca", "pass", "pasada"}
-_ABBREVIATIONS = {"seq", "ctx", "len", "max", "approx", "aprox", "num", "bs", "mbs", "lr", "eps", "ep", "r", "seqs"}
+_ABBREVIATIONS = {"seq", "ctx", "len", "max", "approx", "aprox", "num", "bs", "mbs", "lr", "eps", "ep", "r", "seqs", "sec"}
 _RIGHT_FILL_WORDS = {"of", "de", "training", "entrenamiento", "total", "in", "en", "each", "cada", "lora", "long",
                      "the", "la", "el", "our", "nuestro", "nuestra", "sized", "big", "tuned", "sft", "base", "full",
                      "complete", "completas", "completos", "whole", "sola", "solo", "single", "unica", "unico"}
@@ -615,6 +634,8 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
         if edge.gpu is not None:
             out.gpu_counts.append((tok, edge.gpu))
         out.bindings.append(Binding(slot, tok, value, tok.start, cue_words, cue_pos))
+    _alternatives(toks, out, lang)
+    _replaced(toks, out, lang)
     bound_cues = {e.cue for e in chosen.values() if e.cue is not None and e.cue < GPU_CUE}
     for ci, (first, last, cue) in enumerate(cues):
         if ci not in bound_cues and cue.slot in UNREADABLE_FIELDS and cue.left >= 6:
@@ -622,6 +643,197 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
             if typed is not None:
                 out.unreadable.append((UNREADABLE_FIELDS[cue.slot], typed, toks[first].start))
     return out
+
+
+# "seq 8192 or 4096", "on 2 or 4 A100s", "a 2048 o 4096", "rank 16 u 32": a number joined by "or" to a number bound
+# to a slot is another value for that slot (the user has not chosen), never a stray nor a pick of the bound one: both
+# are claimed, and two values for one field are a question back ("which one?", request._Assembler._two_values).
+_OR = {"or", "o", "u"}
+
+
+def _alternatives(toks: list[Tok], out: Slots, lang: str) -> None:
+    if not out.stray:
+        return
+    bound = {b.tok.start: b for b in out.bindings}
+    index = {t.start: i for i, t in enumerate(toks)}
+    for tok in list(out.stray):
+        ti = index[tok.start]
+        for step in (1, -1):  # "2 or 4 A100s" (the bound one after), "seq 8192 or 4096" (before)
+            j, k = ti + step, ti + 2 * step
+            if not (0 <= k < len(toks)) or toks[k].kind != "num":
+                continue
+            joined = toks[j].kind == "word" and toks[j].text in _OR or toks[j].kind == "punct" and toks[j].text == "/" \
+                and toks[j].gap == "" and toks[max(j, k) ].gap == "" and tok.scale == toks[k].scale  # "2048/4096"
+            # "de 2 a 4 H100", "from 2 to 4 A100s", "entre 2 y 4": a span of two values, the user has not chosen one
+            first = min(ti, k)
+            spans = toks[first + 1].text in _TO | {"and", "y", "-"} and first > 0 and toks[first - 1].text in _FROM | {
+                "between", "entre"} and (toks[first + 1].kind in ("word", "punct") or toks[first + 1].article)
+            # "2-3 epochs", "2 to 3 epochs", "1 a 2 épocas": a range of one setting, said without "from"
+            spans = spans or (toks[first + 1].text == "-" and toks[first + 1].gap == "" and toks[first + 2].gap == ""
+                              or toks[first + 1].kind == "word" and toks[first + 1].text in ("to", "hasta")
+                              or toks[first + 1].article and toks[first + 1].text == "a") \
+                and tok.scale == toks[k].scale and not tok.spoken and not toks[k].spoken
+            if not (joined or spans and first + 1 == j):
+                continue
+            partner = bound.get(toks[k].start)
+            if partner is None:
+                continue
+            kind = partner.slot.removesuffix("_weak")
+            value = _value_ok(tok, kind, lang)
+            if value is None:
+                continue
+            out.stray.remove(tok)
+            out.bindings.append(Binding(partner.slot, tok, value, tok.start, partner.cue, partner.cue_pos))
+            break
+        else:
+            _hedged(toks, ti, tok, bound, out, lang)
+
+
+# A second value after a hedge or a correction, with no cue of its own: "4 GPUs, maybe 8", "rank 16, quizás 32", "seq
+# 2048, ah no, 4096", "lote 4... bueno no, 8", "seq 2048 -> 4096". It is the value before's field: a hedge leaves two
+# values (a question back), a correction takes the later one (request._Assembler._two_values reads the correction), an
+# arrow replaces the value before.
+_HEDGES = {"maybe", "perhaps", "possibly", "probably", "quizas", "quiza", "tal", "vez", "lo", "mejor", "even", "incluso",
+           "posiblemente", "probablemente", "or", "o", "u",
+           # a fallback said with it: "seq 4096, y si no cabe 2048", "8 GPUs, or 16 if needed", "(or 8192 if it fits)"
+           "if", "si", "not", "no", "else", "otherwise", "y", "and", "then", "entonces", "cabe", "fits", "fit", "doesn't",
+           "doesnt", "needed", "necesario", "hace", "falta", "de", "contrario"}
+_HEDGE_HEADS = {"maybe", "perhaps", "possibly", "probably", "quizas", "quiza", "vez", "mejor", "even", "incluso",
+                "posiblemente", "probablemente", "or", "o", "u", "if", "si", "else", "otherwise", "needed", "necesario"}
+_CORRECTION_WORDS = {"no", "nope", "sorry", "actually", "mean", "meant", "i", "wait", "perdon", "perdona", "digo", "sea",
+                     "ah", "bueno", "espera", "rather", "oops", "correction", "make", "it", "that", "quise", "decir",
+                     "queria", "mejor", "my", "bad", "scratch", "update", "edit", "typo", "errata", "oh", "uh", "hmm", "um"}
+
+
+def _hedged(toks: list[Tok], ti: int, tok: Tok, bound: dict, out: Slots, lang: str) -> None:
+    words: list[str] = []
+    arrow = False
+    j = ti - 1
+    while j >= 0 and ti - j <= 7:
+        t = toks[j]
+        if t.kind == "num" and not t.article:
+            break
+        if t.kind == "word" or t.kind == "num" and t.article:
+            words.append(t.text)
+        elif t.kind == "punct" and t.text == ">" and j and toks[j - 1].text in ("-", "=") and t.gap == "":
+            arrow = True
+            j -= 1
+        elif not (t.kind == "punct" and t.text in (",", ".", ":", ";", "-", "(", ")")):
+            return
+        j -= 1
+    partner = bound.get(toks[j].start) if j >= 0 else None
+    if partner is None:
+        return
+    said = [w for w in words if w not in _CUE_INDEX]  # "4 GPUs, maybe 8": the value's own cue may stand between
+    hedge = bool(said) and all(w in _HEDGES for w in said) and any(w in _HEDGE_HEADS for w in said)
+    correction = bool(said) and all(w in _CORRECTION_WORDS or w in _HEDGES for w in said) and not hedge
+    if not (hedge or correction or arrow and not words):
+        return
+    value = _value_ok(tok, partner.slot.removesuffix("_weak"), lang)
+    if value is None or _plausible(partner.slot.removesuffix("_weak"), value) < 0:
+        return  # "seq 4096 and 2": no length of 2; the number stays asked about
+    out.stray.remove(tok)
+    if arrow:
+        out.bindings.remove(partner)
+    out.bindings.append(Binding(partner.slot, tok, value, tok.start, partner.cue, partner.cue_pos))
+
+
+# A value the same sentence withdraws in favour of another:
+# - "2048 not 4096", "8192 instead of 4096", "2048, no 4096", "4096 en vez de 2048", "8k rather than 4k": the one
+#   after the negation is the value the user does not mean (read and left alone);
+# - "not 4096 but 8192", "no 2048 sino 4096": the one after "not" is withdrawn;
+# - a change of one value, "switch from seq 2048 to 8192", "si pasamos de secuencia 2048 a 8192", "bump the rank from
+#   8 to 16", "subir el lote de 4 a 8": the value after "to"/"a" replaces the one after "from"/"de" (a verb of change
+#   must stand before it: without one, "de 4 a 8" may be a range, and stays two values, a question back).
+_NEGATION_BEFORE = (("not",), ("instead", "of"), ("rather", "than"), ("en", "vez", "de"), ("en", "lugar", "de"),
+                    ("y", "no"), ("and", "not"), ("no",))
+_CHANGE_VERBS = {"switch", "switching", "go", "going", "move", "moving", "change", "changing", "increase", "increasing",
+                 "bump", "bumping", "raise", "raising", "drop", "dropping", "reduce", "reducing", "cut", "cutting",
+                 "grow", "extend", "shrink", "lower", "upgrade", "jump", "pasar", "pasamos", "pasa", "paso", "pasando",
+                 "cambiar", "cambiamos", "cambia", "cambio", "subir", "subimos", "sube", "bajar", "bajamos", "baja",
+                 "aumentar", "aumentamos", "aumenta", "reducir", "reducimos", "reduce", "ampliar", "ampliamos", "ir",
+                 "vamos", "extender", "alargar", "recortar"}
+_FROM = {"from", "de", "desde", "del"}
+_TO = {"to", "a", "hasta", "al"}
+
+
+def _kind(b: Binding) -> str:
+    return b.slot.removesuffix("_weak")
+
+
+def _replaced(toks: list[Tok], out: Slots, lang: str) -> None:
+    if len([t for t in toks if t.kind == "num"]) < 2:
+        return
+    index = {t.start: i for i, t in enumerate(toks)}
+    bound = {index[b.tok.start]: b for b in out.bindings}
+    stray = {index[t.start]: t for t in out.stray}
+    drop: set[int] = set()  # token indices of withdrawn numbers
+    take: list[tuple[int, Binding]] = []  # (token index, the binding whose slot it takes)
+
+    def wordlike(t: Tok) -> bool:
+        return t.kind == "word" or t.kind == "num" and t.article  # "de 2048 a 8192": the preposition "a", no count
+
+    def words(i: int, n: int, step: int) -> tuple[str, ...]:
+        got = []
+        j = i
+        while len(got) < n and 0 <= j < len(toks):
+            if wordlike(toks[j]):
+                got.append(toks[j].text)
+            elif not (toks[j].kind == "punct" and toks[j].text == ","):
+                break
+            j += step
+        return tuple(got) if step > 0 else tuple(reversed(got))
+
+    def next_num(i: int, limit: int = 6) -> int | None:
+        for j in range(i + 1, min(len(toks), i + 1 + limit)):
+            if toks[j].kind == "num" and not toks[j].article:
+                return j
+            if not (wordlike(toks[j]) or toks[j].kind == "punct" and toks[j].text in (",", ":", "=")):
+                return None
+        return None
+
+    for ai, a in bound.items():
+        b_i = next_num(ai)
+        if b_i is None:
+            continue
+        between = tuple(t.text for t in toks[ai + 1:b_i] if wordlike(t))
+        b_bound = bound.get(b_i)
+        same = b_i in stray or b_bound is not None and _kind(b_bound) == _kind(a)
+        if not same:
+            continue
+        negation = next((n for n in _NEGATION_BEFORE if between[-len(n):] == n), None)
+        if negation is not None and all(w in _CUE_INDEX or w in ("of", "de", "del") for w in between[:-len(negation)]):
+            drop.add(b_i)  # "2048 not 4096", "16384 tokens of context rather than 4096": the later is withdrawn
+            continue
+        before = words(ai - 1, 3, -1)  # the words before A: "not 4096 but 8192", "from seq 2048 to 8192"
+        cue_free = [w for w in before if w not in _CUE_INDEX]
+        plain = tuple(w for w in between if w not in _CUE_INDEX)  # "not 4 GPUs but 8": the value's cue between
+        if plain in (("but",), ("sino",), ("pero",)) and cue_free[-1:] in (["not"], ["no"]):
+            drop.add(ai)  # "not seq 4096 but 8192"
+            take.append((b_i, a))
+            continue
+        if between and between[-1] in _TO and len(between) <= 2:
+            head = [t.text for t in toks[max(0, ai - 8):ai] if wordlike(t)]
+            k = max((i for i, w in enumerate(head) if w in _FROM), default=None)
+            if k is not None and all(w in _CUE_INDEX or w in _DETERMINERS or w in _FROM for w in head[k:]):
+                if any(w in _CHANGE_VERBS for w in head[:k]):
+                    drop.add(ai)  # "switch from seq 2048 to 8192": the first is the old value
+                take.append((b_i, a))  # without a verb of change ("rank de 8 a 16"): two values, a question back
+    for si in stray:  # "a 8 bits en vez de 4", "8-bit instead of 4": a number only withdrawn, next to a value a rule read
+        negation = next((n for n in _NEGATION_BEFORE if len(n) > 1 and words(si - 1, len(n), -1) == n), None)
+        before = si - len(negation) - 1 if negation else -1
+        if negation and si not in drop and not (before >= 0 and toks[before].kind == "num" and not toks[before].article):
+            drop.add(si)  # (after a number of its own, "4 instead of 2", the pair is the thread's to settle: request)
+    if not drop and not take:
+        return
+    taken = {i for i, _ in take}
+    out.bindings = [b for b in out.bindings if index[b.tok.start] not in drop and index[b.tok.start] not in taken]
+    out.gpu_counts = [(t, g) for t, g in out.gpu_counts if index[t.start] not in drop]
+    out.stray = [t for t in out.stray if index[t.start] not in drop and index[t.start] not in taken]
+    for i, a in take:
+        value = _value_ok(toks[i], _kind(a), lang)
+        if value is not None:
+            out.bindings.append(Binding(a.slot, toks[i], value, toks[i].start, a.cue, a.cue_pos))
 
 
 # A slot word followed by a value nobody can read ("seq len: max", "batch: tbd", "rank ??"): the
@@ -638,16 +850,25 @@ _QUANTITY_WORDS = {"huge", "big", "massive", "large", "small", "tiny", "enormous
                    "varios", "varias", "pocos", "pocas", "bastantes", "grande", "grandes", "pequeno", "pequenos",
                    "tbd", "unknown", "whatever", "varies"}
 _STOP = {",", ";", "\n", "|", ")", "(", ".", "#"}
+QUANTITY_WORDS = frozenset(_QUANTITY_WORDS)  # (read by rules._names_a_setting)
 
 
 # "for context: ...", "para dar contexto: ...", "some background/context": the word as a common noun
 # introducing prose, not the setting.
 _IDIOM_BEFORE = {"for", "some", "more", "as", "give", "dar", "para", "como", "poco", "algo", "mas"}
+# Cue words that are also common nouns opening a heading of prose ("Context: we are a support team ..."): after
+# their colon only a vague word ("context: max", "contexto: lo que quepa") is a value said and unreadable.
+_COMMON_NOUN_CUES = {"context", "contexto", "background"}
 # A value is a few words before a stop ("max", "as long as possible", "lo que quepa"); more is a sentence.
 MAX_VALUE_WORDS = 4
 # Words a vague value starts with ("as long as possible", "max that fits", "el máximo posible", "lo que quepa").
 _VAGUE_HEADS = {"as", "max", "maximum", "maximo", "maxima", "whatever", "lo", "el", "la", "largest", "biggest", "tbd",
-                "auto", "not", "aun", "todavia", "dunno", "unknown", "ni", "no", "por"}
+                "auto", "not", "aun", "todavia", "dunno", "unknown", "ni", "no", "por",
+                # "batch: it depends on the GPU", "lote: depende de la GPU", "seq: depending on the data"
+                "it", "depends", "depending", "depende", "dependiendo", "segun", "tan", "whichever", "cualquiera"}
+# "batch as big as fits", "seq as long as possible", "lote tan grande como quepa": a comparison standing for the value
+_AS_AS = {("as", "as"), ("tan", "como")}
+VAGUE_HEADS = frozenset(_VAGUE_HEADS)  # (read by rules._names_a_setting)
 # "full-rank", "low-rank", "high-rank": the word as an adjective's head (the update's rank), no LoRA rank.
 _RANK_ADJECTIVES = {"full", "low", "high", "lower", "higher", "reduced"}
 _POLITE = {"thanks", "thank", "thx", "ty", "pls", "please", "gracias", "muchas", "porfa", "cheers"}
@@ -689,8 +910,8 @@ def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, 
             tok = toks[k]
             if tok.kind in ("num", "name") and not tok.spoken or tok.kind == "blank":
                 return None  # a number, a name, or words another rule read (a method, a GPU): not a vague value
-            if tok.kind == "word" and slot is not None and any(len(c.words) == 1 and c.slot not in (slot, "ignore")
-                                                            for c in _CUE_INDEX.get(tok.text, ())):
+            if tok.kind == "word" and slot is not None and not (typed and typed[0] in _VAGUE_HEADS) \
+                    and any(len(c.words) == 1 and c.slot not in (slot, "ignore") for c in _CUE_INDEX.get(tok.text, ())):
                 return None  # "Contexto: dos tarjetas, ...", "context: just one epoch": another setting, said after a heading
             if typed and (tok.kind == "word" and tok.text in _POLITE or tok.kind == "punct" and tok.text in "?!"
                           and typed[-1] not in "?!"):
@@ -702,9 +923,16 @@ def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, 
             typed.append(tok.text)
             shown.append((tok.gap if len(shown) else "") + tok.text)
             k += 1
+        if typed and first_cue is not None and first_cue == last and toks[first_cue].text in _COMMON_NOUN_CUES \
+                and typed[0].isalpha() and typed[0] not in VAGUE and typed[0] not in _VAGUE_HEADS \
+                and typed[0] not in _QUANTITY_WORDS:  # ("context: ???" is a value nobody can read: asked)
+            return None  # "context: support-bot v3. we want ...", "contexto: bot de soporte": the common noun, prose
         return "".join(shown) if typed else None
     if first.kind == "punct" and first.text == "?" and j + 1 < len(toks) and toks[j + 1].text == "?":
         return "??"
+    if first.kind == "word" and j + 2 < len(toks) and toks[j + 1].kind == "word" and toks[j + 2].kind == "word" \
+            and (first.text, toks[j + 2].text) in _AS_AS:
+        return " ".join(t.text for t in toks[j:j + 4] if t.kind == "word")
     if first.kind == "word" and first.text in VAGUE:
         for k in range(j + 1, min(j + 3, len(toks))):
             if toks[k].kind == "num" and not toks[k].spoken:
@@ -758,7 +986,7 @@ def _alone(tok: Tok, lang: str) -> tuple[str, float] | None:
 
 # Words between a count and the GPU it counts: "8 x H100", "8 of our H100s", "ocho de nuestras A100".
 _COUNT_TO_GPU = {"x", "nvidia", "of", "de", "our", "the", "my", "these", "those", "nuestras", "nuestros", "las", "los",
-                 "mis", "sus", "units", "unidades"}
+                 "mis", "sus", "units", "unidades", "placas", "boards"}
 # A GPU name is a cue of its own: one count binds to it ("r of 8 l40s x8": x8 is the count, 8 the rank).
 GPU_CUE = 1_000_000
 

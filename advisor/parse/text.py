@@ -16,6 +16,8 @@ import html
 import re
 import unicodedata
 
+from advisor.parse.prefilter import ascii_safe, ascii_twin
+
 # Slack's own limit for one message is 40,000 characters; a request with a pasted training config
 # is well under this. Longer text is a pasted log or file: we ask for the request instead.
 MAX_MESSAGE_CHARS = 8000
@@ -31,11 +33,16 @@ _EMOJI_CODE = re.compile(r":(?!\d+(?:\.\d+)?[bmk]:)[a-z0-9_+\-']{1,40}:(?::skin-
 # trying every position: a pasted config has one in every key. "_" is a word character: ``(?<!\w_)`` looks at the
 # character before it.)
 _MARKS = re.compile(r"(?<![\w*~])[*~]+|[*~]+(?![\w*~])")
+# Slack's strike-through ("~seq 2048~ seq 4096", "on ~a100~ h100"): what the writer struck out is withdrawn, so it
+# is dropped before anything reads it; the value after it is the one they mean. Slack's mrkdwn reads "~text~" as
+# strike-through only with no space just inside either mark and no word character just outside
+# (https://api.slack.com/reference/surfaces/formatting#basics), so a lone "~2k tokens" (about 2k) is no strike.
+_STRIKE = re.compile(r"(?<![\w~])~(?=[^\s~])([^~\n]{0,200}?[^\s~])~(?![\w~])")
 _UNDERSCORES = re.compile(r"_(?:(?<!\w_)(?=\w)|(?<=\w_)(?!\w))")
 _BACKTICK = re.compile(r"`")
 _SUPERSCRIPTS = str.maketrans({"⁰": "^0", "¹": "^1", "²": "^2", "³": "^3", "⁴": "^4", "⁵": "^5",
                                "⁶": "^6", "⁷": "^7", "⁸": "^8", "⁹": "^9"})
-_PUNCT = str.maketrans({"×": "x", "–": "-", "—": "-", "‐": "-", "‑": "-", "−": "-", "“": '"',
+_PUNCT = str.maketrans({"×": "x", "→": "->", "⇒": "=>", "➝": "->", "⟶": "->", "–": "-", "—": "-", "‐": "-", "‑": "-", "−": "-", "“": '"',
                         "”": '"', "‘": "'", "’": "'", "´": "'", "§": " ", "\u00a0": " ",
                         "\u202f": " ", "…": "...", "€": " eur ", "£": " gbp "})
 _COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
@@ -46,7 +53,7 @@ _SPACES = re.compile(r"[ \t\r\f\v]+")
 _SPACE_GROUPED = re.compile(r"(?<![\d.,])(\d{1,3})((?:[\u00a0\u202f\u2009]\d{3})+)(?![\d])")
 # Digits grouped by "_" (Python's literal syntax, PEP 515: "32_768", "16_384"): one number. Only a number that
 # starts a token and groups of exactly three, so config keys ("llama3_1_8b", "qwen2_5") are left as typed.
-_UNDERSCORE_GROUPED = re.compile(r"(?<![\w.])(\d{1,3})((?:_\d{3})+)(?![\w.])")
+_UNDERSCORE_GROUPED = re.compile(r"(?<![\w.])(\d{1,3})((?:_\d{3})+)(?![\w]|\.\w)")  # a sentence's "." may follow
 # A model's size said through a noun that links it to the family ("Gemma 3 in its 27B size", "Qwen3 en su versión
 # de 1.7B", "Llama 3.3 (versión 70B)", "Falcon (7B version)", "the 9B variant of Gemma 2", "la variante de 32B de
 # Qwen3"): the words between carry no setting, so they become the forms advisor/parse/names.py reads ("gemma 3 27b",
@@ -86,7 +93,8 @@ def _lora_pair(m: re.Match[str]) -> str:
              for n in (m.group(1), m.group(2))]
     if names[0] == names[1]:
         return m.group(0)  # "r/rank 8/16": not a pair of two settings
-    return f"{names[0]} {m.group(3)}, {names[1]} {m.group(4)}"
+    lora = "lora " if m.group(1).startswith("lora ") else ""  # "lora r/alpha 16/32": the method word stays
+    return f"{lora}{names[0]} {m.group(3)}, {names[1]} {m.group(4)}"
 
 
 _GLUED_COUNT = re.compile(r"\b(\d{1,4})\s*x\s*(?=[a-z])")
@@ -103,6 +111,10 @@ _NAME_TIMES_COUNT = re.compile(r"\b([a-z]{1,3}\d{1,4}[a-z]{0,3}?|\d{2,3}g(?:i?b)
 # ISO dates ("deadline 2025-03-01") and clock times ("by 5pm", "a las 17h", "17:30"): no setting in them.
 _DATE_TIME = re.compile(r"\b(?:19|20)\d{2}-\d{2}-\d{2}\b|(?<![\w.:])\d{1,2}:\d{2}(?![\w:])|\b\d{1,2}\s?(?:am|pm)\b"
                         r"|\ba\s+las\s+\d{1,2}(?:h|:\d{2})?\b")
+# What every match of _DATE_TIME contains, one per alternative: "\d-\d" in a date, "\d:\d" in a clock time, a digit
+# then "am"/"pm", "las": a text with none of them has no date or time, and _DATE_TIME (which tries every position)
+# is not run.
+_DATE_TIME_HINT = re.compile(r"\d[-:]\d|\d\s?[ap]m|las")
 # A rate per device with its step said too, in either order and with either joint ("per step per GPU", "por
 # paso y GPU", "per GPU per iteration", "por GPU y por paso") -> "per gpu": what one device takes in one step is
 # its batch (HF TrainingArguments.per_device_train_batch_size) whether or not the step is named.
@@ -145,6 +157,8 @@ def clean(text: str) -> str:
         text = _BACKTICK.sub(" ", text)
     if ":" in text:
         text = _EMOJI_CODE.sub(_emoji, text)
+    if "~" in text:
+        text = _STRIKE.sub(" ", text)
     if "*" in text or "~" in text:
         text = _MARKS.sub(" ", text)
     if "_" in text:
@@ -204,6 +218,10 @@ def _link(m: re.Match[str]) -> str:
 _PART_COUNTER = re.compile(r"(?<![\w/])\(\s*\d{1,2}\s*/\s*\d{1,2}\s*\)")
 
 
+def _as_typed(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    return pattern
+
+
 def normalize(text: str) -> str:
     """Lower-case ASCII with unified punctuation; one space between words, lines and their
     indentation kept. (Each substitution runs only where the characters it needs are present: a
@@ -212,36 +230,40 @@ def normalize(text: str) -> str:
     # typed: spaces and tabs only, before anything else becomes a space
     indents = [len(line) - len(line.lstrip(" \t")) for line in text.split("\n")]
     if not text.isascii():
-        text = _SPACE_GROUPED.sub(lambda m: m.group(1) + re.sub(r"\D", "", m.group(2)), text)
+        if "\u00a0" in text or "\u202f" in text or "\u2009" in text:  # every grouped number has one of its spaces
+            text = _SPACE_GROUPED.sub(lambda m: m.group(1) + re.sub(r"\D", "", m.group(2)), text)
         text = text.translate(_SUPERSCRIPTS).translate(_PUNCT)
         text = _COMBINING.sub("", unicodedata.normalize("NFKD", text))
         text = _NON_ASCII.sub(" ", text)
     text = text.lower()
+    # the patterns' ASCII twins where they read the text alike (``prefilter.ascii_safe``: after the branch above
+    # the text is printable ASCII; typed as ASCII it is safe unless it holds one of \x1c-\x1f), a third faster
+    fast = ascii_twin if ascii_safe(text) else _as_typed
     if "_" in text:
-        text = _UNDERSCORE_GROUPED.sub(lambda m: m.group(1) + m.group(2).replace("_", ""), text)
+        text = fast(_UNDERSCORE_GROUPED).sub(lambda m: m.group(1) + m.group(2).replace("_", ""), text)
     if "version" in text or "variant" in text or "size" in text or "tamano" in text or "release" in text:
-        text = _SIZE_LINK.sub(_size_link, text)
+        text = fast(_SIZE_LINK).sub(_size_link, text)
     if "/" in text and ("r" in text or "alpha" in text or "alfa" in text):
-        text = _LORA_PAIR.sub(_lora_pair, text)
+        text = fast(_LORA_PAIR).sub(_lora_pair, text)
     if "equal" in text or "igual" in text or "set to" in text or "fijad" in text:
-        text = _EQUALS_WORDS.sub(" = ", text)
+        text = fast(_EQUALS_WORDS).sub(" = ", text)
     if "mil " in text:
-        text = _IDIOMS.sub("muchas ", text)
-        text = _MIL_MILLONES.sub(_mil_millones, text)
-    if ":" in text or "-" in text or "am" in text or "pm" in text or "las " in text:
-        text = _DATE_TIME.sub(" ", text)
+        text = fast(_IDIOMS).sub("muchas ", text)
+        text = fast(_MIL_MILLONES).sub(_mil_millones, text)
+    if (":" in text or "-" in text or "am" in text or "pm" in text or "las " in text) and fast(_DATE_TIME_HINT).search(text):
+        text = fast(_DATE_TIME).sub(" ", text)
     if "per " in text or "por " in text or "/" in text or "each " in text or "cada " in text:
         if "step" in text or "update" in text or "paso" in text or "actualizacion" in text:
-            text = _QUALIFIED_STEP.sub(lambda m: f"{m.group('per')} step" if m.group("per") else f"{m.group('por')} paso", text)
-        text = _STEP_AND_DEVICE.sub(lambda m: f"{m.group('per')} {m.group('dev') or m.group('dev2')}", text)
+            text = fast(_QUALIFIED_STEP).sub(lambda m: f"{m.group('per')} step" if m.group("per") else f"{m.group('por')} paso", text)
+        text = fast(_STEP_AND_DEVICE).sub(lambda m: f"{m.group('per')} {m.group('dev') or m.group('dev2')}", text)
     if "x" in text:
-        text = _NAME_TIMES_COUNT.sub(r"\1 x\2", text)
-        text = _COUNT_TIMES_NUMBER.sub(_split_count, text)
-        text = _GLUED_COUNT.sub(r"\1 x ", text)
+        text = fast(_NAME_TIMES_COUNT).sub(r"\1 x\2", text)
+        text = fast(_COUNT_TIMES_NUMBER).sub(_split_count, text)
+        text = fast(_GLUED_COUNT).sub(r"\1 x ", text)
     if "-g" in text:  # "A100 80-GB", "a 24-GiB card": a memory spelled as a compound adjective is the memory
-        text = _HYPHEN_MEMORY.sub(r"\1\2", text)
+        text = fast(_HYPHEN_MEMORY).sub(r"\1\2", text)
     if "g" in text:
-        text = _GPU_MEMORY.sub(r"\1 \2gb ", text)  # after "8xA100" is "8 x a100", so "8xA100 (40GB)" is the 40 GB card
+        text = fast(_GPU_MEMORY).sub(r"\1 \2gb ", text)  # after "8xA100" is "8 x a100", so "8xA100 (40GB)" is the 40 GB card
     split = text.split("\n")
     if len(split) != len(indents):  # never: every substitution above keeps line breaks
         indents = [0] * len(split)
