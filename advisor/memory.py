@@ -239,10 +239,13 @@ def _setup(spec: FinetuneSpec, arch: Architecture, prof: StackProfile, num_gpus:
         mixed=mixed,
         base_trainable=full,
         adapted=adapted_linears(arch, spec.lora_targets) if not full else frozenset(),
-        adapter_bytes=train_bytes,
+        # under FSDP with mixed precision the layers run on adapters all-gathered in
+        # MixedPrecisionPolicy.param_dtype (bf16): PEFT's _cast_input_dtype casts to that, a no-op
+        # (traced: advisor.hftrace.fsdp; the top layer's recompute under Liger, whose loss holds no logits)
+        adapter_bytes=act if (shard == "fsdp" and mixed) else train_bytes,
         lora_rank=spec.lora_rank,
         dropout_copy=(not full) and prof.lora_dropout_copy and spec.lora_dropout > 0,
-        cast_input=prof.lora_cast_input and not (quant and mixed),
+        cast_input=prof.lora_cast_input and not (quant and mixed) and not (shard == "fsdp" and mixed),
         quant=quant,
         quant_saves_input=quant and prof.keep_quant_input,
         quant_out_follows_input=quant and prof.quant_out_follows_input,
@@ -429,6 +432,14 @@ def _loss(s: _Setup) -> _Loss:
         grads = act * tokens * arch.hidden + head_grad
         live = grads + act * sv / n_chunks + 2 * chunk
         return _Loss(forward=live, backward=grads, head_backward=0.0, head_grad=0.0, input_grad=0.0)
+    # Under mixed precision the Trainer's forward is accelerate's ConvertOutputsToFp32 wrapper
+    # (accelerate 1.15 accelerator.py prepare_model, native_amp; transformers 5.24 Trainer calls
+    # accelerator.prepare(model, optimizer); the hf step runs it: hf_stack.fp32_outputs): once
+    # forward returned, the 16-bit logits get an fp32 copy. It adds no moment: it is made after
+    # ForCausalLMLoss's own fp32 upcast (``logits = logits.float()``, upcast_copy below) was freed,
+    # is of the same size, and beside the same tensors (the 16-bit logits, the saved log-softmax);
+    # it dies when compute_loss returns only the loss (traced: one more fp32 seq x vocab storage,
+    # the same peak). Liger's and Unsloth's losses make no logits in training: nothing to copy.
     chunks = max(1, prof.loss_chunks)
     loss_bytes = FP32 if (prof.loss_upcast_fp32 or spec.precision == "fp32") else act
     logits16 = act * sv / (1 if prof.loss_keeps_logits else chunks)  # all chunks, or the one in flight
@@ -439,15 +450,22 @@ def _loss(s: _Setup) -> _Loss:
     else:
         backward = logsm_saved + (LOSS_BWD_COPIES - 1) * loss_bytes * sv / chunks
     # a chunked loss over a trainable LM head uses the head weight once per chunk, so backward
-    # sums a weight gradient per chunk (autograd's InputBuffer: the running sum, the new chunk's
-    # gradient and their sum alive at once) while the log-softmax of the chunks still to go stays
-    # saved; the chunk's input gradient and the logits' gradient feeding the matmul beside them
+    # sums a weight gradient per chunk: autograd's InputBuffer holds the running sum from the
+    # first chunk's matmul on, and each later chunk's gradient is added into it in place
+    # (InputBuffer::accumulate, advisor.model.inbuffer). Two moments of the second chunk (traced,
+    # advisor.trace at 1B; every later chunk has less log-softmax left): its cross-entropy
+    # backward (its own and the other not-yet-visited chunks' saved log-softmax, the two
+    # gradients of LOSS_BWD_COPIES, the running sum) and its matmul (the chunks still to go,
+    # the 16-bit logits gradient and the chunk's input gradient, the running sum and the new
+    # weight gradient)
     chunked_head = 0.0
     if chunks > 1 and s.full:
         head_weight = arch.vocab * arch.hidden * s.train_bytes * s.param_share
         chunk_tokens = tokens / chunks
-        chunked_head = (logsm_saved * (chunks - 2) / chunks + 3 * head_weight
-                        + 2 * act * chunk_tokens * arch.hidden)
+        loss_bwd = logsm_saved * (chunks - 1) / chunks + (LOSS_BWD_COPIES - 1) * loss_bytes * sv / chunks + head_weight
+        matmul = (logsm_saved * (chunks - 2) / chunks + act * sv / chunks + act * chunk_tokens * arch.hidden
+                  + 2 * head_weight)
+        chunked_head = max(loss_bwd, matmul)
     return _Loss(forward=logits16 + upcast_copy + logsm_saved, backward=backward,
                  head_backward=act * sv, head_grad=head_grad, input_grad=0.0, chunked_head=chunked_head)
 
@@ -511,6 +529,8 @@ class _Transients:
     gather_tail: float = 0.0  # ... an FSDP unit kept unsharded beside the layers in backward
     tied_backward: float = 0.0  # FSDP, trainable tied embedding: its backward's transients (see _fsdp_tied)
     tied_grad: float = 0.0  # ... and its sharded gradient, not yet made at that moment
+    tied_sum: float = 0.0  # one GPU or DDP, trainable tied embedding: its backward's gradient (see _tied_sum)
+    gather_start: float = 0.0  # FSDP: the embedding's unit and the first layer unsharded as forward starts
 
 
 def _optimizer_transient(s: _Setup) -> float:
@@ -538,7 +558,7 @@ def _transients(s: _Setup) -> _Transients:
         # the 16-bit gradient of the whole model is produced in backward before being reduced
         # into the partitions, bucket by bucket (reduce_bucket_size: hidden^2 under HF's "auto")
         buckets = min(s.trainable, arch.hidden ** 2) * BF16
-    gather = gather_loss = gather_tail = 0.0
+    gather = gather_loss = gather_tail = gather_start = 0.0
     if s.shard == "zero3":  # unsharded parameters of the layers being computed, at every moment
         stored = BF16 if (s.mixed or s.act == BF16) else FP32
         if s.full:
@@ -548,6 +568,15 @@ def _transients(s: _Setup) -> _Transients:
         gather_loss = gather
     elif s.shard == "fsdp":
         gather, gather_loss, gather_tail = _fsdp_gathers(s)
+        # as forward starts, the unit holding the embedding is unsharded (its all-gather output
+        # and the unsharded parameters copied out of it) and the first layer's all-gather and
+        # copy-out follow before that output is freed: torch 2.13 FSDPParamGroup.wait_for_unshard
+        # frees the previous unit's all-gather result only once the next one's copy-out is done
+        # ("self.comm_ctx.all_gather_state = None  # free the all-gather result"), so the
+        # embedding's unit counts twice and the first layer twice (gather: FSDP_UNITS_IN_FLIGHT
+        # layers). Traced: advisor.hftrace.fsdp; the peak under a fused loss (Liger), whose
+        # forward end holds no logits.
+        gather_start = 2 * gather_loss + gather
     late_params = arch.params_per_layer + (0 if arch.tied_embeddings else arch.params_embedding)
     grads_late = late_params * s.train_bytes * s.state_share if s.full else 0.0
     largest = 0.0
@@ -557,22 +586,51 @@ def _transients(s: _Setup) -> _Transients:
     tied_backward, tied_grad = _fsdp_tied(s) if s.shard == "fsdp" else (0.0, 0.0)
     return _Transients(optimizer=_optimizer_transient(s), buckets=buckets, gather=gather, grads_late=grads_late,
                        largest_grad=largest, gather_loss=gather_loss, gather_tail=gather_tail,
-                       tied_backward=tied_backward, tied_grad=tied_grad)
+                       tied_backward=tied_backward, tied_grad=tied_grad, tied_sum=_tied_sum(s),
+                       gather_start=gather_start)
+
+
+def _tied_sum(s: _Setup) -> float:
+    """A full fine-tune of a tied model on one GPU (or DDP): the bytes beside every other
+    gradient when the embedding's backward runs, the last node of backward.
+
+    The tied weight is one leaf used twice, so both uses feed its one ``AccumulateGrad`` node,
+    and the engine holds the gradient that arrives first in that node's ``InputBuffer`` until the
+    other comes (torch 2.13 torch/csrc/autograd/engine.cpp ``evaluate_function``: a node is ready
+    once every dependency delivered). The LM head's arrives first, at the start of backward, in
+    the stored dtype (fp32 under bf16-mixed: ``ToCopyBackward0`` of autocast's cast of the fp32
+    weight; counted among the gradients from then on: ``_loss``'s head_grad). The embedding's
+    arrives last (``embedding_dense_backward``: vocab x hidden, in the stored dtype, the weight's;
+    the embedding is not an autocast op). ``InputBuffer::accumulate`` adds it into the first in
+    place (``old_var.add_(var)``: the buffer holds the first one's last reference; the trace
+    replays this, advisor.model.inbuffer), so beside every gradient there is one more
+    gradient-sized tensor, the embedding's, and the gradient flowing into the embedding
+    (tokens x hidden); ``AccumulateGrad`` then steals the sum as ``.grad``
+    (functions/accumulate_grad.h ``accumulateGrad``, Case 1.1). When the step accumulates
+    micro-batches, the earlier ones' ``.grad`` exists beside both and the sum is added into it
+    in place afterwards (Case 2.3: ``variable_grad += new_grad``): one more gradient-sized
+    tensor. Traced: tests/test_agreement.py ``HF_TIED_GRID`` (advisor.hftrace)."""
+    if not (s.full and s.arch.tied_embeddings) or s.shard or s.in_backward:
+        return 0.0
+    embed = s.arch.params_embedding * s.train_bytes
+    flowing = s.ctx.residual * s.arch.hidden * s.tokens
+    return embed * (2 if s.accumulate else 1) + flowing
 
 
 def _fsdp_tied(s: _Setup) -> tuple[float, float]:
     """A full fine-tune of a tied model under FSDP: the embedding's backward, after every layer's
     (traced: advisor.hftrace.fsdp). The tied weight is used twice (LM head and embedding), so
-    autograd sums its two unsharded gradients (InputBuffer: the LM head's, the embedding's and
-    their sum alive at once, in the gathered dtype); beside them the tail unit's unsharded weight
-    (``_fsdp_gathers``) and the first layer's unsharded parameters, not yet resharded. Returns
-    (those transients, the embedding's sharded gradient, not yet made)."""
+    autograd sums its two unsharded gradients (InputBuffer: the LM head's and the embedding's
+    alive at once, in the gathered dtype, the second added into the first in place: see
+    ``_tied_sum``); beside them the tail unit's unsharded weight (``_fsdp_gathers``) and the
+    first layer's unsharded parameters, not yet resharded. Returns (those transients, the
+    embedding's sharded gradient, not yet made)."""
     if not (s.full and s.arch.tied_embeddings):
         return 0.0, 0.0
     arch = s.arch
     stored = BF16 if (s.mixed or s.act == BF16) else FP32
     weight = arch.vocab * arch.hidden
-    transients = weight * stored * (1 + 3) + arch.params_per_layer * stored
+    transients = weight * stored * (1 + 2) + arch.params_per_layer * stored  # the tail's weight, two gradients
     return transients, arch.params_embedding * s.train_bytes * s.state_share
 
 
@@ -658,6 +716,10 @@ def _moments(s: _Setup, static: dict[str, float], a: _Acts, loss: _Loss, tr: _Tr
         # checkpointed input it was recomputed from)
         moment("backward", gradients=grads(grads_all - tr.grads_late), activations=a.one_layer,
                transient=tr.gather + tr.gather_tail + tr.buckets),
+        # FSDP: forward starts, the embedding's unit and the first layer unsharded (_transients)
+        moment("forward", gradients=grads_fwd, transient=tr.gather_start),
+        # one GPU or DDP, tied full fine-tune: the embedding's backward, every gradient made (_tied_sum)
+        moment("backward", gradients=grads(grads_all), transient=tr.tied_sum + tr.buckets),
         # FSDP, tied full fine-tune: the embedding's backward, every layer's gradient made (_fsdp_tied)
         moment("backward", gradients=grads(grads_all - tr.tied_grad), activations=0.0, transient=tr.tied_backward),
         moment("optimizer", gradients=0.0 if s.in_backward else grads_all, transient=tr.optimizer + tr.buckets),

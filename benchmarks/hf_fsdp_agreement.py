@@ -3,7 +3,10 @@ torch FSDP2 traced over N fake ranks in the real stack (``advisor trace --runtim
 advisor.hftrace.fsdp), on real model shapes.
 
     python benchmarks/hf_fsdp_agreement.py [--models llama-3.2-1b,llama-3.2-3b] [--gpus 2,4,8]
-        [--methods lora,full] [--seq-len 1024] [--micro-batch 1]
+        [--methods lora,full] [--seq-len 1024] [--micro-batch 1] [--liger-kernel]
+
+``--liger-kernel``: Liger's kernels (advisor.hftrace.liger's stand-ins) under FSDP2, as
+``advisor trace --runtime hf --liger-kernel --num-gpus N --sharding fsdp`` traces them.
 
 One line per case: the traced peak of rank 0, the estimate, their difference, the trace's seconds
 (noisy on a shared machine: not a speed target), and the largest categories of each. The bar the
@@ -34,18 +37,21 @@ def main(argv=None) -> int:
     parser.add_argument("--methods", default="lora,full")
     parser.add_argument("--seq-len", type=int, default=1024)
     parser.add_argument("--micro-batch", type=int, default=1)
+    parser.add_argument("--liger-kernel", action="store_true")
     args = parser.parse_args(argv)
     from advisor.hftrace import trace_hf
     from advisor.memory import estimate_memory
 
     catalog = Catalog.open(catalog_path(None))
     worst, rows = 0.0, 0
+    if args.liger_kernel:
+        print("with Liger kernel (fused linear cross-entropy, RMSNorm, SwiGLU, RoPE)")
     print(f"{'model':<14} {'method':<6} {'N':>2} {'ckpt':>4} {'trace MiB':>10} {'est MiB':>10} {'diff':>7} {'s':>5}")
     for model, method, n, gc in itertools.product(args.models.split(","), args.methods.split(","),
                                                  [int(g) for g in args.gpus.split(",")], (True, False)):
         arch = catalog.model(model).arch
         spec = FinetuneSpec(model=model, method=method, seq_len=args.seq_len, micro_batch=args.micro_batch,
-                            num_gpus=n, sharding="fsdp", gradient_checkpointing=gc)
+                            num_gpus=n, sharding="fsdp", gradient_checkpointing=gc, liger_kernel=args.liger_kernel)
         started = time.perf_counter()
         traced = trace_hf(spec, arch)
         seconds = time.perf_counter() - started

@@ -161,6 +161,39 @@ def test_hf_liger_estimate_agrees_with_the_real_stack(catalog, model, method, gc
     assert ours.allocated_bytes == pytest.approx(traced.allocated_bytes, rel=TOLERANCE)
 
 
+# a full fine-tune of a tied model on one GPU (advisor.memory._tied_sum): the LM head's fp32
+# gradient waits in the tied weight's InputBuffer through backward and the embedding's is added
+# into it in place at the end (the tracker replays InputBuffer::accumulate's add_, which no trace
+# takes: advisor.model.inbuffer). Llama 3.2 1B and 3B and Qwen2.5 1.5B, checkpointing on/off,
+# seq 512-4096, bf16-mixed (fp32 weights) and pure bf16, one row accumulating micro-batches
+# (9 traces, about 3 minutes on 2 cores)
+HF_TIED_GRID = [
+    ("llama-3.2-1b", True, 512, 1, "bf16-mixed", 1),
+    ("llama-3.2-1b", False, 4096, 1, "bf16-mixed", 1),
+    ("llama-3.2-1b", True, 2048, 2, "bf16", 1),
+    ("llama-3.2-1b", False, 1024, 2, "bf16-mixed", 2),
+    ("llama-3.2-3b", True, 2048, 1, "bf16-mixed", 1),
+    ("llama-3.2-3b", False, 512, 2, "bf16-mixed", 1),
+    ("llama-3.2-3b", True, 4096, 1, "bf16-mixed", 2),
+    ("llama-3.2-3b", False, 1024, 1, "bf16", 1),
+    ("qwen2.5-1.5b", True, 2048, 1, "bf16-mixed", 1),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _hf_available(), reason="needs the hf extra (transformers, peft, bitsandbytes)")
+@pytest.mark.parametrize("model,gc,seq,mb,precision,accumulation", HF_TIED_GRID,
+                         ids=["-".join(map(str, c)) for c in HF_TIED_GRID])
+def test_hf_tied_full_estimate_agrees_with_the_real_stack(catalog, model, gc, seq, mb, precision, accumulation):
+    spec = FinetuneSpec(model=model, method="full", stack="hf", gradient_checkpointing=gc, seq_len=seq,
+                        micro_batch=mb, precision=precision, gradient_accumulation_steps=accumulation)
+    arch = catalog.model(model).arch
+    assert arch.tied_embeddings
+    traced = trace.trace_step(spec, arch, runtime="hf")
+    ours = estimate_memory(spec, arch)
+    assert ours.allocated_bytes == pytest.approx(traced.allocated_bytes, rel=TOLERANCE)
+
+
 # the reference decoder at real shapes too (the tiny grid above cannot see real-shape terms)
 REAL_REFERENCE = [
     ("llama-3.1-8b", _c("qlora", "hf", True, "bf16-mixed", seq=4096, mb=1)),

@@ -275,3 +275,82 @@ def test_trace_cli_runtime_hf_with_liger_kernel():
     data = json.loads(out.stdout)
     assert data["runtime"] == "hf" and "liger_kernel" in data["versions"]
     assert data["spec"]["liger_kernel"] is True
+
+
+# --- autograd's in-place gradient sum (advisor.model.inbuffer) ----------------------------------
+def _tied_step(V=512, H=32, T=16):
+    """A tied weight used twice under bf16 autocast (the LM head and the embedding), as a tied
+    causal LM uses it: returns (weight, loss, ids)."""
+    weight = torch.nn.Parameter(torch.randn(V, H))
+    ids = torch.randint(0, V, (T,))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        x = torch.nn.functional.embedding(ids, weight)
+        loss = torch.nn.functional.linear(x * 2, weight).float().logsumexp(-1).mean()
+    return weight, loss
+
+
+def _head_grad_storage(loss) -> dict:
+    """Register a hook on the LM head's ToCopyBackward0 (autocast's cast of the fp32 weight)
+    that records the data pointer of the fp32 gradient it makes."""
+    seen, stack, out = set(), [loss.grad_fn], {}
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        if type(node).__name__ == "ToCopyBackward0":
+            node.register_hook(lambda grad_inputs, _outputs: out.__setitem__("head", grad_inputs[0].data_ptr()))
+        stack.extend(fn for fn, _ in node.next_functions)
+    return out
+
+
+def test_autograd_sums_a_tied_gradient_in_place_unless_a_dispatch_mode_is_active():
+    """The mechanism the tracker replays: without any mode the tied weight's .grad is the LM
+    head's gradient's storage (InputBuffer::accumulate, old_var.add_(var)); under a
+    TorchDispatchMode isTensorSubclassLike is true and the sum is a new tensor."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Passthrough(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    torch.manual_seed(0)
+    weight, loss = _tied_step()
+    head = _head_grad_storage(loss)
+    loss.backward()
+    assert weight.grad.data_ptr() == head["head"]
+    weight, loss = _tied_step()
+    head = _head_grad_storage(loss)
+    with Passthrough():
+        loss.backward()
+    assert weight.grad.data_ptr() != head["head"]
+
+
+@pytest.mark.parametrize("fake", [False, True])
+def test_the_tracker_logs_the_tied_sum_in_the_first_gradients_storage(fake):
+    """Under the tracker (a dispatch mode) autograd makes the sum out of place; the log shows it
+    as a GPU makes it: two fp32 vocab x hidden gradients in backward (the head's, which becomes
+    .grad, and the embedding's, freed after the add), not three, and .grad labelled gradients."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    from advisor.model.tracker import LiveBytes
+
+    V, H = 512, 32
+    tracker = LiveBytes(vocab=V)
+    with (FakeTensorMode() if fake else torch.autocast("cpu", enabled=False)), tracker:
+        weight, loss = _tied_step(V, H)
+        tracker.label_model(torch.nn.ParameterList([weight]))
+        tracker.set_phase("backward")
+        loss.backward()
+        tracker.set_phase("optimizer")
+        tracker.label_grads(torch.nn.ParameterList([weight]))
+        events = tracker.event_log()
+        grad_bytes = V * H * 4
+        made = [e for e in events if e.kind == "alloc" and e.phase == "backward" and e.nbytes == grad_bytes]
+        assert len(made) == 2
+        assert sum(1 for e in made if e.category == "gradients") == 1
+        live = {}
+        for e in events:
+            live[e.storage] = e.kind == "alloc"
+        assert [e.storage for e in made if live[e.storage]] == [e.storage for e in made if e.category == "gradients"]
+        del weight, loss

@@ -162,6 +162,40 @@ def test_fsdp_estimate_agrees_with_the_trace_at_real_shapes(catalog, model, meth
     assert abs(est - traced) / traced <= TOLERANCE, (est, traced)
 
 
+# Liger kernel under FSDP2 (advisor.hftrace.liger's stand-ins inside accelerate's
+# fsdp2_prepare_model): the fused loss holds no logits, so the start of forward (the embedding's
+# unit and the first layer unsharded) and the top layer's recompute on bf16-gathered adapters
+# decide the peak. 1B and 3B, LoRA and full, N = 2, 4, 8, seq 1024-4096, checkpointing on (and off
+# for two rows; a full fine-tune without it is a known gap, LIGER_GAPS) (10 traces, ~2 minutes)
+LIGER_GRID = [("llama-3.2-1b", "lora", 2, 1024, True), ("llama-3.2-1b", "lora", 8, 4096, True),
+              ("llama-3.2-1b", "full", 4, 2048, True), ("llama-3.2-1b", "full", 8, 1024, True),
+              ("llama-3.2-3b", "lora", 4, 2048, True), ("llama-3.2-3b", "lora", 8, 4096, True),
+              ("llama-3.2-3b", "full", 2, 2048, True), ("llama-3.2-3b", "full", 8, 1024, True),
+              ("llama-3.2-1b", "lora", 8, 2048, False), ("llama-3.2-1b", "full", 8, 2048, False)]
+LIGER_GAPS = {
+    ("llama-3.2-1b", "full", 8, 2048, False): (
+        "-10.2%: a full fine-tune without checkpointing under FSDP2 + Liger saves about one more "
+        "intermediate-sized bf16 tensor per token and layer than itemised (activations 2.81 GiB traced, "
+        "2.33 estimated, at the top layer's backward); on one GPU the same step agrees (0.0%), and with "
+        "checkpointing it agrees within 1.3%: not yet attributed"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not have("liger_kernel"), reason="needs the liger extra (liger_kernel)")
+@pytest.mark.parametrize("model,method,n,seq,gc", [
+    pytest.param(*c, marks=pytest.mark.xfail(reason=LIGER_GAPS[c], strict=True)) if c in LIGER_GAPS else c
+    for c in LIGER_GRID], ids=["-".join(map(str, c)) for c in LIGER_GRID])
+def test_fsdp_liger_estimate_agrees_with_the_trace(catalog, model, method, n, seq, gc):
+    arch = catalog.model(model).arch
+    spec = FinetuneSpec(model=model, seq_len=seq, micro_batch=1, method=method, num_gpus=n, sharding="fsdp",
+                        gradient_checkpointing=gc, liger_kernel=True)
+    traced = trace_hf(spec, arch)
+    assert "liger_kernel" in traced.versions and "accelerate" in traced.versions
+    est = estimate_memory(spec, arch, accumulates_gradients=False).allocated_bytes
+    assert abs(est - traced.allocated_bytes) / traced.allocated_bytes <= TOLERANCE, (est, traced.allocated_bytes)
+
+
 def test_trace_cli_says_it_traced_fake_ranks():
     out = subprocess.run([sys.executable, "-m", "advisor", "trace", "--runtime", "hf", "--model", "tiny-test",
                           "--method", "lora", "--seq-len", "64", "--num-gpus", "4", "--sharding", "fsdp", "--json"],

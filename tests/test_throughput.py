@@ -144,3 +144,41 @@ def test_compile_and_fused_kernels_cut_memory_bound_time(catalog):
 def test_measured_mfu_rejects_nonsense():
     with pytest.raises(ValueError):
         measured_mfu(math.nan, _spec(), None, None)
+
+
+def test_gradient_accumulation_reduces_gradients_once_per_optimizer_step(catalog):
+    """FSDP2 under the Trainer's no-sync (set_requires_gradient_sync(False)) skips the
+    reduce-scatter on every micro-step but the last and still all-gathers the parameters in each
+    forward and backward (reshard_after_forward / reshard_after_backward stay True); DDP
+    all-reduces once per optimizer step; DeepSpeed ZeRO-2 reduces on every micro-step
+    (advisor.steptime.comm)."""
+    from advisor.steptime import comm as comm_mod
+    from advisor.steptime.model import prepare
+
+    arch, gpu = catalog.model("llama-3.1-8b").arch, catalog.gpu("l40s")  # PCIe: communication shows
+    spec = _spec(method="full", seq_len=2048, sharding="fsdp")
+
+    def step(sharding, micro_steps):
+        s = spec.model_copy(update={"sharding": sharding})
+        return estimate_throughput(s.model_copy(update={"gradient_accumulation_steps": micro_steps}), arch, gpu,
+                                   num_gpus=8).step
+
+    for sharding in ("fsdp", "ddp", "zero2"):
+        one, four = step(sharding, 1), step(sharding, 4)
+        assert four.micro_steps == 4 and one.micro_steps == 1
+        comm1, comm4 = one.by_class["communication"], four.by_class["communication"]
+        assert comm1 > 0
+        prep = prepare(spec.model_copy(update={"sharding": sharding}), arch, gpu, num_gpus=8)
+        vol = prep.volumes
+        if sharding == "ddp":  # one all-reduce per optimizer step, whatever the micro-steps
+            assert vol.reduce == 0 and comm4 == pytest.approx(comm1, rel=1e-9)
+        elif sharding == "zero2":  # every micro-step sends the same
+            assert vol.reduce == 0 and comm4 == pytest.approx(4 * comm1, rel=1e-9)
+        else:  # gathers every micro-step, the gradients' reduce-scatter once
+            assert vol.reduce == pytest.approx(vol.backward - vol.forward)
+            ex = comm_mod.exposed(vol, prep.link, 0.0, 0.0, "fsdp")  # nothing hidden
+            assert ex["backward"] + ex["backward_sync"] == pytest.approx(vol.backward / prep.link.busbw * (1 + 1 / arch.layers))
+            assert ex["backward"] == pytest.approx((vol.backward - vol.reduce) / prep.link.busbw * (1 + 1 / arch.layers))
+            # four micro-steps: four forwards and backwards, one reduce-scatter's exposed time
+            once = (4 * comm1 - comm4) / 3
+            assert 0 < once <= vol.reduce / prep.link.busbw * (1 + 1 / arch.layers)

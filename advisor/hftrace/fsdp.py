@@ -67,6 +67,14 @@ facts added, as ``FSDPMemTracker`` handles them in torch/distributed/_tools/fsdp
   the sharded gradient made in ``post_backward`` becomes ``gradients`` when the optimizer phase
   labels gradients.
 
+With Liger kernel (``--liger-kernel``) the order is the Trainer's: Liger's monkey patch is applied
+to the prepared model (``hf_stack.prepare``, as ``Trainer.train`` does before
+``accelerator.prepare``), then ``fsdp2_prepare_model`` shards it; the stand-ins of
+advisor.hftrace.liger run on the plain local tensors FSDP2 hands each module's forward (the
+unsharded parameters are plain ``nn.Parameter``s, ``FSDPParam.init_unsharded_param``), so they
+need nothing FSDP-specific. Checked against the estimate: tests/test_hftrace_fsdp.py
+``LIGER_GRID``, ``benchmarks/hf_fsdp_agreement.py --liger-kernel``.
+
 Rank 0 is traced. With fully_shard's even chunking (``torch.chunk`` along dim 0, padded to equal
 size: _fsdp_param.py ``_init_sharded_param``) rank 0 holds the largest shard, so its peak is the
 largest of the ranks'.

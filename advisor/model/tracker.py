@@ -27,12 +27,15 @@ from torch._subclasses.fake_tensor import FakeTensor
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
+from advisor.model import inbuffer
+
 CATEGORIES = ("weights", "quant_constants", "adapters", "master_weights", "gradients",
               "optimizer_states", "activations", "logits_loss", "transient")
 
 _DEVICE = torch.ops.prim.device.default
 _SKIP = {_DEVICE}
 _TO_COPY = torch.ops.aten._to_copy.default
+_ADD = inbuffer.ADD
 _UNSAFE_VIEW = torch.ops.aten._unsafe_view.default
 _VIEW = torch.ops.aten.view.default
 
@@ -105,6 +108,7 @@ class LiveBytes(TorchDispatchMode):
         # weakref.finalize each): id(ref) -> (id(storage), index, ref)
         self._refs: dict[int, tuple[int, int, weakref.ref]] = {}
         self._on_dead = self._dead
+        self._inbuffer = None  # a gradient sum autograd makes in place on a GPU (advisor.model.inbuffer)
         # advisor's own dequantize ops (the reference decoder's QLoRA). Registered here, not
         # looked up if present: a tracker made before the first advisor.model layer registered
         # them (the first trace of every process) saw none, and filed the dequantized weight
@@ -149,6 +153,8 @@ class LiveBytes(TorchDispatchMode):
             hint = "weight_copy"
         if isinstance(out, torch.Tensor):  # the common case, without walking a pytree
             self.track(out, hint)
+            if func is _ADD and self.phase == "backward":  # autograd's in-place sum (advisor.model.inbuffer)
+                inbuffer.noted(self, args, kwargs, out)
         else:
             for t in tree_leaves(out):
                 if isinstance(t, torch.Tensor):
@@ -187,6 +193,8 @@ class LiveBytes(TorchDispatchMode):
         self._free(key, idx)
 
     def _free(self, key: int, idx: int) -> None:
+        if self._inbuffer is not None and inbuffer.freed(self, key, idx):
+            return
         if self._live.get(key) == idx:
             del self._live[key]
             self.events.append(~idx)

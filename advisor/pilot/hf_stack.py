@@ -238,6 +238,26 @@ def prepare(model, spec):
         model = model.float()  # HF Trainer with bf16=True trains fp32 weights under autocast
     if getattr(spec, "liger_kernel", False):  # Trainer.train applies it to the prepared model
         model = apply_liger(model)
+    if spec.precision in ("bf16-mixed", "fp16-mixed"):  # then accelerator.prepare (advisor.memory._loss)
+        model = fp32_outputs(model)
+    return model
+
+
+def fp32_outputs(model):
+    """The model's forward as ``Accelerator.prepare_model`` leaves it under mixed precision, which
+    transformers 5.24's Trainer calls on one GPU (trainer.py: ``model, self.optimizer =
+    self.accelerator.prepare(self.model, self.optimizer)``): accelerate 1.15 accelerator.py, under
+    ``self.native_amp``, ``model.forward = MethodType(convert_outputs_to_fp32(...), model)``
+    (utils/operations.py ``ConvertOutputsToFp32``: every fp16/bf16 tensor of the output ``.float()``,
+    so the 16-bit logits get an fp32 copy once forward returned). Without accelerate the model is
+    left as it is."""
+    from types import MethodType
+
+    try:
+        from accelerate.utils import convert_outputs_to_fp32
+    except ImportError:
+        return model
+    model.forward = MethodType(convert_outputs_to_fp32(model.forward.__func__), model)
     return model
 
 

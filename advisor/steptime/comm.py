@@ -6,10 +6,32 @@ Volumes per GPU and step (ring collectives; ZeRO paper, Rajbhandari et al. 2020,
     DDP        all-reduce of the gradients:   2 (n - 1) / n x gradient bytes, once per
                optimizer step (no_sync during gradient accumulation)
     FSDP       per micro-step, all-gather of the weights for the forward and again for the
-               backward, reduce-scatter of the gradients: (n - 1) / n x bytes each
-               (FULL_SHARD, reshard after forward; PyTorch FSDP paper, Zhao et al. 2023)
-    ZeRO-2     all-gather once (forward), reduce-scatter in the backward
+               backward: (n - 1) / n x bytes each (FULL_SHARD, reshard after forward; PyTorch
+               FSDP paper, Zhao et al. 2023); the reduce-scatter of the gradients, (n - 1) / n
+               x gradient bytes, only on the last micro-step of an optimizer step (see below)
+    ZeRO-2     all-gather once (forward), reduce-scatter in the backward of every micro-step
                (FSDP SHARD_GRAD_OP, DeepSpeed ZeRO stage 2)
+
+Gradient accumulation (the HF Trainer's loop, transformers 5.24 trainer.py: every micro-batch
+but the last runs under ``accelerator.no_sync(model)``, except under DeepSpeed):
+
+* DDP: ``no_sync`` (torch/nn/parallel/distributed.py ``DistributedDataParallel.no_sync``:
+  ``require_backward_grad_sync = False``, the reducer's hooks only accumulate) defers the
+  all-reduce to the last micro-step: charged once per optimizer step, in ``optimizer``.
+* FSDP2: accelerate 1.15 ``Accelerator.no_sync`` calls ``model.set_requires_gradient_sync(False)``
+  (torch 2.13 torch/distributed/fsdp/_fully_shard/_fully_shard.py: ``reduce_grads =
+  all_reduce_grads = False`` on every param group), so ``FSDPParamGroup.post_backward`` skips
+  the reduce-scatter and keeps the unsharded gradient; ``reshard_after_backward`` stays True
+  (only ``set_reshard_after_backward`` changes it, which neither the Trainer nor accelerate
+  calls) and ``reshard_after_forward=True`` too, so the parameters are all-gathered in the
+  forward and again in the backward of every micro-step. ``Volumes.reduce`` is the part of
+  the backward volume sent on the last micro-step only; ``exposed`` returns its exposed time
+  as ``backward_sync``, which ``roofline.combine`` charges once.
+* DeepSpeed ZeRO-2: the Trainer syncs every micro-batch (no ``no_sync`` under DeepSpeed), and
+  ZeRO-2 reduces each gradient as its bucket fills in every backward (deepspeed/runtime/zero/
+  stage_1_and_2.py at edaa722 ``reduce_ready_partitions_and_remove_grads``: ``if
+  self.partition_gradients or self.is_gradient_accumulation_boundary()``; stage 2 partitions
+  gradients): charged every micro-step.
 
 Bandwidth: inside a node, NCCL's ring bus bandwidth over NVLink reaches about 80% of the
 unidirectional link rate (stas00/ml-engineering network/README.md: 235 GB/s all-reduce busbw on
@@ -67,12 +89,15 @@ def link(gpu, num_gpus: int) -> Link:
 
 @dataclass(frozen=True)
 class Volumes:
-    """Bytes each GPU sends per micro-step (forward, backward) and per optimizer step."""
+    """Bytes each GPU sends per micro-step (forward, backward) and per optimizer step;
+    ``reduce``: the part of ``backward`` sent on the last micro-step only (FSDP's
+    reduce-scatter, skipped under gradient accumulation's no-sync)."""
 
     forward: float
     backward: float
     step: float
     layers: int
+    reduce: float = 0.0
 
 
 def volumes(sharding: str, num_gpus: int, weight_bytes: float, grad_bytes: float, layers: int) -> Volumes:
@@ -83,12 +108,14 @@ def volumes(sharding: str, num_gpus: int, weight_bytes: float, grad_bytes: float
         return Volumes(0.0, 0.0, 2 * share * grad_bytes, layers)
     if sharding == "zero2":
         return Volumes(share * weight_bytes, share * grad_bytes, 0.0, layers)
-    return Volumes(share * weight_bytes, share * (weight_bytes + grad_bytes), 0.0, layers)
+    return Volumes(share * weight_bytes, share * (weight_bytes + grad_bytes), 0.0, layers, reduce=share * grad_bytes)
 
 
 def exposed(vol: Volumes, lk: Link, forward_s: float, backward_s: float, sharding: str) -> dict[str, float]:
     """Communication seconds compute does not hide, per phase (forward and backward per
-    micro-step, optimizer per step)."""
+    micro-step, optimizer per step) and ``backward_sync``: what the last micro-step's backward
+    adds (the volume of ``Volumes.reduce``; with one micro-step per optimizer step
+    ``backward + backward_sync`` is that backward's exposed time)."""
     if lk.busbw <= 0:
         return {}
     fwd, bwd, step = vol.forward / lk.busbw, vol.backward / lk.busbw, vol.step / lk.busbw
@@ -97,8 +124,13 @@ def exposed(vol: Volumes, lk: Link, forward_s: float, backward_s: float, shardin
         last_bucket = min(step, DDP_BUCKET_BYTES * 2 / lk.busbw)
         out["optimizer"] = max(0.0, step - backward_s) + last_bucket
         return out
-    per_layer_f = fwd / max(vol.layers, 1)
-    per_layer_b = bwd / max(vol.layers, 1)
-    out["forward"] = max(0.0, fwd - forward_s) + per_layer_f
-    out["backward"] = max(0.0, bwd - backward_s) + per_layer_b
+    layers = max(vol.layers, 1)
+    out["forward"] = max(0.0, fwd - forward_s) + fwd / layers
+
+    def backward(seconds: float) -> float:  # the first layer's transfer is never hidden
+        return max(0.0, seconds - backward_s) + seconds / layers
+
+    gather = bwd - vol.reduce / lk.busbw  # sent on every micro-step
+    out["backward"] = backward(gather)
+    out["backward_sync"] = backward(bwd) - out["backward"]
     return out

@@ -84,12 +84,13 @@ class Case:
             h = sum(t / (dq if c == C.DEQUANTIZE else 1.0) for c, t in self.host[i].items()) / ov
             phase.append((g, h))
         busy = [max(g, h) for g, h in phase]
-        extra = [0.0, 0.0, 0.0]
+        extra, once = [0.0, 0.0, 0.0], 0.0
         if self.comm is not None:
             vol, link, shard = self.comm
             ex = comm_mod.exposed(vol, link, busy[0], busy[1], shard)
             extra = [ex.get("forward", 0.0), ex.get("backward", 0.0), ex.get("optimizer", 0.0)]
-        return (self.micro_steps * (busy[0] + extra[0] + busy[1] + extra[1]) + busy[2] + extra[2]
+            once = ex.get("backward_sync", 0.0)  # the last micro-step only (roofline.combine)
+        return (self.micro_steps * (busy[0] + extra[0] + busy[1] + extra[1]) + once + busy[2] + extra[2]
                 + self.fixed / ov)
 
     def predict(self, f: dict[str, float]) -> float:

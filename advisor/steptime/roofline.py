@@ -231,7 +231,9 @@ def combine(comp: Components, factors: dict[str, float] | None = None, *, micro_
 
     ``factors``: efficiency per class (a class's GPU time is divided by it; ``overhead``
     divides the host's). ``comm``: exposed communication seconds per phase (forward and
-    backward per micro-step, optimizer per step; ``advisor.steptime.comm``)."""
+    backward per micro-step, optimizer per step) and ``backward_sync``, the last micro-step's
+    backward only (FSDP's reduce-scatter: gradient accumulation runs the others without
+    gradient sync; ``advisor.steptime.comm``)."""
     f = factors or {}
     gpu, host = phase_seconds(comp, f)
     comm = comm or {}
@@ -239,9 +241,10 @@ def combine(comp: Components, factors: dict[str, float] | None = None, *, micro_
     by_phase: dict[str, float] = {}
     for phase in C.PHASES:
         reps = micro_steps if phase != "optimizer" else 1
-        by_phase[phase] = reps * (max(gpu[phase], host[phase]) + comm.get(phase, 0.0))
+        once = comm.get("backward_sync", 0.0) if phase == "backward" else 0.0
+        by_phase[phase] = reps * (max(gpu[phase], host[phase]) + comm.get(phase, 0.0)) + once
         by_class[C.OVERHEAD] += reps * max(0.0, host[phase] - gpu[phase])
-        by_class[C.COMMUNICATION] += reps * comm.get(phase, 0.0)
+        by_class[C.COMMUNICATION] += reps * comm.get(phase, 0.0) + once
     for (p, cls), t in comp.gpu.items():
         by_class[cls] += (micro_steps if p != "optimizer" else 1) * t / f.get(cls, 1.0)
     fixed = (micro_steps * comp.host_micro_step + comp.host_step) / f.get(C.OVERHEAD, 1.0)
