@@ -5,6 +5,7 @@ Each test uses phrasings written here, in both languages, not the sets' own text
 - A per-device rate said with a preposition before "each"/"every" ("4 samples on every GPU", "8 ejemplos por cada
   GPU", "muestras en cada tarjeta") is the micro batch (HF TrainingArguments.per_device_train_batch_size: the
   samples one device takes in one step), never a count of dataset samples multiplied into dataset tokens.
+- A check or ballot mark after a setting ("grad ckpt ✗", "checkpointing ✓") is its state, off or on.
 """
 
 from __future__ import annotations
@@ -35,3 +36,14 @@ def test_a_follow_up_with_items_on_each_device_changes_the_batch_only(text, cata
     previous = SpecRequest(method="lora", model="llama-3.1-8b", seq_len=2048)
     result = parse_message(text, catalog, previous=previous)
     assert result.delta.said() == {"micro_batch": 16}
+
+
+@pytest.mark.parametrize("text, on", [
+    ("lora mistral 7b seq 2048, gradient checkpointing ✗", False),
+    ("qlora llama 3.1 8b seq 1024, activation checkpointing ✔", True),
+    ("lora qwen2.5 7b secuencia 2048, checkpointing de gradientes ✘", False),
+    ("ajuste completo de qwen2.5 1.5b, secuencia 4096, checkpointing ✓", True),
+])
+def test_a_check_or_ballot_mark_after_a_setting_is_its_state(text, on, catalog):
+    """A ballot mark (✗ ✘ ☒ ❌) turns the setting before it off, a check mark (✓ ✔ ☑) on (advisor/parse/text.py)."""
+    assert parse_message(text, catalog).delta.said().get("gradient_checkpointing") is on

@@ -44,7 +44,10 @@ _SUPERSCRIPTS = str.maketrans({"⁰": "^0", "¹": "^1", "²": "^2", "³": "^3", 
                                "⁶": "^6", "⁷": "^7", "⁸": "^8", "⁹": "^9"})
 _PUNCT = str.maketrans({"×": "x", "→": "->", "⇒": "=>", "➝": "->", "⟶": "->", "–": "-", "—": "-", "‐": "-", "‑": "-", "−": "-", "“": '"',
                         "”": '"', "‘": "'", "’": "'", "´": "'", "§": " ", "\u00a0": " ",
-                        "\u202f": " ", "…": "...", "€": " eur ", "£": " gbp "})
+                        "\u202f": " ", "…": "...", "€": " eur ", "£": " gbp ",
+                        # a check or ballot mark after a setting is its state ("grad ckpt ✗", "checkpointing ✓")
+                        "✓": " on ", "✔": " on ", "☑": " on ", "✗": " off ", "✘": " off ", "☒": " off ",
+                        "❌": " off "})
 _COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _NON_ASCII = re.compile(r"[^\x20-\x7e\n]")  # emoji, other scripts, control characters -> a space
 _SPACES = re.compile(r"[ \t\r\f\v]+")
