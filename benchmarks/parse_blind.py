@@ -44,106 +44,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-import traceback
-from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # the judging and report of parse_heldout.py, shared
 
 from advisor.catalog import Catalog  # noqa: E402
-from advisor.errors import ParseError  # noqa: E402
-from advisor.parse import parse_message  # noqa: E402
-from advisor.spec import SpecRequest  # noqa: E402
-from tests import phrasegen  # noqa: E402
+from parse_heldout import judge_all, report, show_failures, summary  # noqa: E402
 from tests.heldout import gen11, table3  # noqa: E402
 
+__all__ = ["SETS", "judge_all", "load_sets", "main", "report", "show_failures", "summary"]  # summary: for tests
+
 SETS = ("heldout/diagnosed-table3", "generated/diagnosed11")
-
-
-def _failed(error: str) -> dict:
-    return {"ok": False, "unsaid": False, "error": error, "invented": [], "misread": [], "missing": [],
-            "intent_ok": False, "assumed_over_stated": False}
-
-
-def judge_all(entries: list[dict], catalog: Catalog, results: list | None = None) -> list[dict]:
-    """One ``phrasegen.judge`` verdict per entry (a ParseError or a crash is a failure, not an answer).
-
-    ``results``, when given, receives each entry's ``ParseResult`` (None where the parser raised)."""
-    out = []
-    keep = results.append if results is not None else (lambda _: None)
-    for entry in entries:
-        previous = SpecRequest(**entry["previous"]) if "previous" in entry else None
-        try:
-            result = parse_message(entry["text"], catalog, previous=previous)
-        except ParseError as exc:
-            out.append(_failed(exc.code))
-            keep(None)
-            continue
-        except Exception as exc:  # a bug in the parser: a failure, reported by where it was raised
-            frames = traceback.extract_tb(exc.__traceback__)[-2:]
-            where = f"{type(exc).__name__} at " + " -> ".join(
-                f"{Path(f.filename).name}:{f.lineno} ({f.name})" for f in frames)
-            out.append({**_failed(f"crash {type(exc).__name__}"), "crash": where})
-            keep(None)
-            continue
-        out.append(phrasegen.judge(entry, result))
-        keep(result)
-    return out
-
-
-def summary(entries: list[dict], verdicts: list[dict]) -> dict:
-    """The counts the report prints (also what tests read)."""
-    unsaid = [v for v in verdicts if v["unsaid"]]
-    return {"n": len(entries), "ok": sum(v["ok"] for v in verdicts),
-            "langs": dict(Counter(e["lang"] for e in entries)),
-            "ok_lang": dict(Counter(e["lang"] for e, v in zip(entries, verdicts) if v["ok"])),
-            "unsaid": len(unsaid), "invented": sum(bool(v["invented"]) for v in unsaid),
-            "misread": sum(bool(v["misread"]) for v in unsaid),
-            "over": sum(bool(v["assumed_over_stated"]) for v in unsaid),
-            "crashes": dict(Counter(v["crash"] for v in verdicts if "crash" in v))}
-
-
-def kinds_of(entry: dict) -> list[str]:
-    """table3 lists several kinds per message, gen11 one."""
-    kind = entry.get("kind", "estimate")
-    return list(kind) if isinstance(kind, list) else [kind]
-
-
-def composition(entries: list[dict]) -> str:
-    langs = Counter(e["lang"] for e in entries)
-    kinds = Counter(k for e in entries for k in kinds_of(e))
-    intents = Counter(e["expected"].get("intent", "estimate") for e in entries)
-    return (f"composition: {', '.join(f'{lang} {c}' for lang, c in sorted(langs.items()))}; by kind: "
-            + ", ".join(f"{k} {c}" for k, c in kinds.most_common())
-            + "; by expected intent: " + ", ".join(f"{k} {c}" for k, c in intents.most_common()))
-
-
-def show_failures(entries: list[dict], verdicts: list[dict], results: list, show: int) -> None:
-    """Up to ``show`` failing messages, with the label and what the parser read (diagnosed sets only)."""
-    shown = 0
-    for entry, verdict, result in zip(entries, verdicts, results):
-        if verdict["ok"] or shown >= show:
-            continue
-        shown += 1
-        got = result.delta.said() if result is not None else verdict.get("error")
-        flags = [k for k in ("invented", "misread", "missing") if verdict.get(k)]
-        print(f"    {entry['text'][:200]!r} [{entry['lang']} {entry.get('kind')} {entry.get('noise', '')}]\n"
-              f"      want {entry['expected']}\n      got  {getattr(result, 'intent', '-')} {got} "
-              f"{getattr(result, 'clarify_code', '') or ''} {' '.join(f'{k}={verdict[k]}' for k in flags)}")
-
-
-def report(name: str, entries: list[dict], verdicts: list[dict]) -> dict:
-    s = summary(entries, verdicts)
-    by_lang = ", ".join(f"{lang} {s['ok_lang'].get(lang, 0) / count:.1%} of {count}"
-                        for lang, count in sorted(s["langs"].items()))
-    print(f"{name:<24} {s['ok']}/{s['n']} fully right = {s['ok'] / max(s['n'], 1):.1%} ({by_lang}); "
-          f"answered with a value the user did not say: {s['unsaid']} (invented {s['invented']}, "
-          f"misread {s['misread']}, default over a stated value {s['over']})")
-    for where, count in sorted(s["crashes"].items()):
-        print(f"    raised an unexpected error on {count} message(s): {where}")
-    print(f"    {composition(entries)}")
-    return s
 
 
 def load_sets(catalog: Catalog, *, n: int = gen11.N_DEFAULT, seed: int = 11) -> list[tuple[str, list[dict]]]:

@@ -107,9 +107,19 @@ def summary(entries: list[dict], verdicts: list[dict]) -> dict:
             "crashes": dict(Counter(v["crash"] for v in verdicts if "crash" in v))}
 
 
-def _kinds(entry: dict) -> list[str]:
+def kinds_of(entry: dict) -> list[str]:
+    """The hand-written sets list several kinds per message, the generators one."""
     kind = entry.get("kind", "estimate")
     return list(kind) if isinstance(kind, list) else [kind]
+
+
+def composition(entries: list[dict]) -> str:
+    langs = Counter(e["lang"] for e in entries)
+    kinds = Counter(k for e in entries for k in kinds_of(e))
+    intents = Counter(e["expected"].get("intent", "estimate") for e in entries)
+    return (f"composition: {', '.join(f'{lang} {c}' for lang, c in sorted(langs.items()))}; by kind: "
+            + ", ".join(f"{k} {c}" for k, c in kinds.most_common())
+            + "; by expected intent: " + ", ".join(f"{k} {c}" for k, c in intents.most_common()))
 
 
 def show_failures(entries: list[dict], verdicts: list[dict], results: list, show: int) -> None:
@@ -135,11 +145,7 @@ def report(name: str, entries: list[dict], verdicts: list[dict]) -> dict:
           f"misread {s['misread']}, default over a stated value {s['over']})")
     for where, count in sorted(s["crashes"].items()):
         print(f"    raised an unexpected error on {count} message(s): {where}")
-    kinds = Counter(k for e in entries for k in _kinds(e))
-    intents = Counter(e["expected"].get("intent", "estimate") for e in entries)
-    print(f"    composition: {', '.join(f'{lang} {c}' for lang, c in sorted(s['langs'].items()))}; by kind: "
-          + ", ".join(f"{k} {c}" for k, c in kinds.most_common())
-          + "; by expected intent: " + ", ".join(f"{k} {c}" for k, c in intents.most_common()))
+    print(f"    {composition(entries)}")
     return s
 
 
