@@ -64,8 +64,21 @@ _SETTING_BEFORE = R(r"(?P<number>(?:\d[\d.,]*\s*(?:k|m|b)?|\b(?:" + "|".join(sl.
                     r"\b(?:(?P<strict>" + _cue_words(True) + r")|" + _cue_words(False) + r")\s*[:=]?\s*$")
 
 
+# The last word of every cue above: a match of _SETTING_BEFORE ends with one, then ``\s*[:=]?\s*`` up to ``pos``. A
+# text that does not is not searched (the search tries the whole alternation at each of 60 positions: profiled,
+# 0.3-0.4 ms of a message with "N examples of M tokens").
+_SETTING_ENDS = tuple(sorted({w.rsplit(" ", 1)[-1] for w in (" ".join(c.words) for c in sl.CUES if c.left >= 6
+                                                           and c.slot not in ("examples", "dataset", "tokens", "seq", "params"))}))
+
+
 def _setting_before(scan: Scan, pos: int) -> bool:
-    m = _SETTING_BEFORE.search(scan.text, max(0, pos - 60), pos)
+    start = max(0, pos - 60)
+    tail = scan.text[start:pos].rstrip()  # str.rstrip and re's \s strip the same characters (Py_UNICODE_ISSPACE)
+    if tail[-1:] in (":", "="):
+        tail = tail[:-1].rstrip()
+    if not tail.endswith(_SETTING_ENDS):
+        return False
+    m = _SETTING_BEFORE.search(scan.text, start, pos)
     return m is not None and (m.group("strict") is not None or m.group("number") is None)
 
 
