@@ -134,9 +134,11 @@ def is_help(text: str) -> bool:
 
 
 def is_persist_question(text: str) -> bool:
-    if not QUESTION.search(text):
+    # (the persist cues first: QUESTION's words, "se", "do", "?", stand everywhere in a pasted config, so its search is
+    # the slowest of the three; the result is the same conjunction)
+    if not (PERSIST_STORAGE.search(text) or (PERSIST.search(text) and PERSIST_WHEN.search(text))):
         return False
-    return bool(PERSIST_STORAGE.search(text) or (PERSIST.search(text) and PERSIST_WHEN.search(text)))
+    return QUESTION.search(text) is not None
 
 
 def catalog_question(text: str) -> dict | None:

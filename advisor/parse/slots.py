@@ -469,22 +469,29 @@ class _Edge:
 def _find_cues(toks: list[Tok]) -> list[tuple[int, int, Cue]]:
     """Cue occurrences (first token, last token, cue), longest first at each position, no overlaps."""
     out = []
+    # each token's text where a cue may read it (a word, a punctuation mark, a number said in words), else None: a
+    # cue's word is never None, so one comparison says both that the token may be read and that it is that word
+    keys = [t.text if t.kind in ("word", "punct") or t.spoken else None for t in toks]
+    size = len(toks)
+    get = _CUE_INDEX.get
     i = 0
-    while i < len(toks):
-        tok = toks[i]
-        key = tok.text if tok.kind in ("word", "punct") or tok.spoken else None
+    while i < size:
+        cues = get(keys[i]) if keys[i] is not None else None
         hit = None
-        for cue in _CUE_INDEX.get(key or "", ()):
-            n = len(cue.words)
-            if i + n > len(toks):
+        for cue in cues or ():  # (longest first; the first word is the index's key)
+            words = cue.words
+            n = len(words)
+            if i + n > size:
                 continue
-            if all((toks[i + k].kind in ("word", "punct") or toks[i + k].spoken) and toks[i + k].text == cue.words[k]
-                   and (k == 0 or _CUE_GAP.fullmatch(toks[i + k].gap)) for k in range(n)):
+            k = 1
+            while k < n and keys[i + k] == words[k] and _gap_ok(toks[i + k].gap):
+                k += 1
+            if k == n:
                 hit = (i, i + n - 1, cue)
                 break
         if hit is not None:
             # several cues can share words ("context" seq, "sequences" seq or examples): keep each
-            for cue in _CUE_INDEX.get(key or "", ()):
+            for cue in cues:
                 n = len(cue.words)
                 if n == hit[1] - hit[0] + 1 and cue.words == hit[2].words:
                     out.append((hit[0], hit[1], cue))
@@ -492,6 +499,12 @@ def _find_cues(toks: list[Tok]) -> list[tuple[int, int, Cue]]:
         else:
             i += 1
     return out
+
+
+def _gap_ok(gap: str) -> bool:
+    """``_CUE_GAP.fullmatch(gap)``: what may stand between two words of one cue (a space or nothing, the most
+    common, answered without the regex)."""
+    return gap == " " or not gap or _CUE_GAP.fullmatch(gap) is not None
 
 
 # "a sequence of N tokens", "secuencia de N tokens", "context of N tokens": the noun, "of", the length in tokens.
