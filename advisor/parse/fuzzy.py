@@ -183,8 +183,10 @@ def correct(text: str, vocabulary: frozenset[str] = METHOD_WORDS, known: frozens
             extra_known: frozenset[str] | set[str] = frozenset()) -> tuple[str, list[Correction]]:
     """``text`` (normalized) with every sure typo of a vocabulary word replaced, and the corrections."""
     safe = ascii_safe(text)  # the patterns' ASCII twins read such a text alike (``prefilter.ascii_safe``)
-    protected = [m.span() for m in (ascii_twin(_PROTECTED_SPANS) if safe else _PROTECTED_SPANS).finditer(text)]
-    starts = [a for a, _ in protected]
+    # the protected spans are looked for only when a word would be corrected (rarely: the look tries every position of
+    # a pasted config); ``closest`` is a pure function, so asking it first changes nothing but the time
+    protected: list[tuple[int, int]] | None = None
+    starts: list[int] = []
     out: list[str] = []
     corrections: list[Correction] = []
     prev = 0
@@ -192,11 +194,14 @@ def correct(text: str, vocabulary: frozenset[str] = METHOD_WORDS, known: frozens
         word = m.group()
         if word in vocabulary or word in known or word in extra_known or _inflected(word, vocabulary):
             continue
-        k = bisect.bisect_right(starts, m.start()) - 1  # spans do not overlap: the one starting last before
-        if k >= 0 and m.start() < protected[k][1]:
-            continue
         found = closest(word, vocabulary, max_distance=1)
         if found is None or found.distance != 1 or not _one_meaning(found.words):
+            continue
+        if protected is None:
+            protected = [p.span() for p in (ascii_twin(_PROTECTED_SPANS) if safe else _PROTECTED_SPANS).finditer(text)]
+            starts = [a for a, _ in protected]
+        k = bisect.bisect_right(starts, m.start()) - 1  # spans do not overlap: the one starting last before
+        if k >= 0 and m.start() < protected[k][1]:
             continue
         out += [text[prev:m.start()], found.words[0]]
         prev = m.end()
