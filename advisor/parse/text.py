@@ -105,6 +105,12 @@ _GLUED_COUNT = re.compile(r"\b(\d{1,4})\s*x\s*(?=[a-z])")
 # "A100 de 40 GB", "A100 with 40GB", "A100 (40GB)" -> "a100 40gb", the way catalog aliases write it
 _GPU_MEMORY = re.compile(r"\b([a-z]{1,4}\d{2,4}[a-z]{0,2})\s*(?:\(\s*|,\s*|\s(?:de|with|con|w/)\s+)(\d{2,3})\s*gb?\b\s*\)?")
 _HYPHEN_MEMORY = re.compile(r"\b(\d{1,4})-(gb|gib|g)\b")
+# What every match of _NAME_TIMES_COUNT ("x" then a digit), _COUNT_TIMES_NUMBER (the same) and _GLUED_COUNT (a digit, spaces,
+# "x") holds, and of _GPU_MEMORY (a digit, spaces, "g"): a text without it is left as it is by those substitutions,
+# which try every position (most pasted configs have an "x" and a "g", few have either of these). Without the first
+# hint none of the three matches, so none changes the text for the next.
+_TIMES_HINT = re.compile(r"x\s*\d|\d\s*x")
+_MEMORY_HINT = re.compile(r"\d\s*g")
 _COUNT_TIMES_NUMBER = re.compile(r"\b(\d{1,4})\s*x\s*(\d+(?:\.\d+)?)(\s*b\b)?")
 # "H100x8", "l4x4", "4090x2", "A100 40GBx4": a GPU name, then its count ("h100 x8")
 # (a memory variant ends the name as "40gb", "40g" or "40gib": "A100-40Gx8")
@@ -117,7 +123,7 @@ _DATE_TIME = re.compile(r"\b(?:19|20)\d{2}-\d{2}-\d{2}\b|(?<![\w.:])\d{1,2}:\d{2
 # What every match of _DATE_TIME contains, one per alternative: "\d-\d" in a date, "\d:\d" in a clock time, a digit
 # then "am"/"pm", "las": a text with none of them has no date or time, and _DATE_TIME (which tries every position)
 # is not run.
-_DATE_TIME_HINT = re.compile(r"\d[-:]\d|\d\s?[ap]m|las")
+_DATE_TIME_HINT = re.compile(r"\d[-:]\d|\d\s?[ap]m|\slas\s+\d")  # ("a las 17h": a space, "las", spaces, a digit)
 # A rate per device with its step said too, in either order and with either joint ("per step per GPU", "por
 # paso y GPU", "per GPU per iteration", "por GPU y por paso") -> "per gpu": what one device takes in one step is
 # its batch (HF TrainingArguments.per_device_train_batch_size) whether or not the step is named.
@@ -259,18 +265,20 @@ def normalize(text: str) -> str:
         if "step" in text or "update" in text or "paso" in text or "actualizacion" in text:
             text = fast(_QUALIFIED_STEP).sub(lambda m: f"{m.group('per')} step" if m.group("per") else f"{m.group('por')} paso", text)
         text = fast(_STEP_AND_DEVICE).sub(lambda m: f"{m.group('per')} {m.group('dev') or m.group('dev2')}", text)
-    if "x" in text:
+    if "x" in text and fast(_TIMES_HINT).search(text):
         text = fast(_NAME_TIMES_COUNT).sub(r"\1 x\2", text)
         text = fast(_COUNT_TIMES_NUMBER).sub(_split_count, text)
         text = fast(_GLUED_COUNT).sub(r"\1 x ", text)
     if "-g" in text:  # "A100 80-GB", "a 24-GiB card": a memory spelled as a compound adjective is the memory
         text = fast(_HYPHEN_MEMORY).sub(r"\1\2", text)
-    if "g" in text:
+    if "g" in text and fast(_MEMORY_HINT).search(text):
         text = fast(_GPU_MEMORY).sub(r"\1 \2gb ", text)  # after "8xA100" is "8 x a100", so "8xA100 (40GB)" is the 40 GB card
-    split = text.split("\n")
+    # runs of spaces collapsed in one pass over the text, not one per line: collapsing and stripping a line commute
+    # (what strip removes is whitespace before and after it either way; _SPACES never matches "\n")
+    split = _SPACES.sub(" ", text).split("\n")
     if len(split) != len(indents):  # never: every substitution above keeps line breaks
         indents = [0] * len(split)
-    lines = (" " * indent + _SPACES.sub(" ", line.strip()) for indent, line in zip(indents, split))
+    lines = (" " * indent + line.strip() for indent, line in zip(indents, split))
     return "\n".join(line for line in lines if line.strip())
 
 
