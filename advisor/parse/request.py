@@ -154,10 +154,18 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
 def _capitalized(text: str) -> frozenset[str]:
     """Words typed with a capital inside lower-case text ("qlora Pythia 12b"): names, by how people
     write them (nothing when the whole message is in capitals)."""
-    # counted as the lengths of runs (each letter is in exactly one run): the same counts as one match per letter,
-    # without a list of every letter of a pasted config
-    letters = sum(map(len, _LETTERS.findall(text)))
-    if not letters or sum(map(len, _UPPERS.findall(text))) > 0.6 * letters:
+    if text.islower():  # no upper-case letter at all, so no capitalized word (``_CAPITALIZED`` opens with [A-Z])
+        return frozenset()
+    if text.isascii():  # a letter is [A-Za-z] there, an upper-case one [A-Z]: counted by deleting them (bytes.translate)
+        raw = text.encode("ascii")
+        letters = len(raw) - len(raw.translate(None, _ASCII_LETTERS))
+        uppers = len(raw) - len(raw.translate(None, _ASCII_UPPERS)) if letters else 0
+    else:
+        # counted as the lengths of runs (each letter is in exactly one run): the same counts as one match per letter,
+        # without a list of every letter of a pasted config
+        letters = sum(map(len, _LETTERS.findall(text)))
+        uppers = sum(map(len, _UPPERS.findall(text))) if letters else 0
+    if not letters or uppers > 0.6 * letters:
         return frozenset()
     return frozenset(w.lower() for w in _CAPITALIZED.findall(text))
 
@@ -167,6 +175,8 @@ _UPPER = re.compile(r"[A-ZÁÉÍÓÚÑÜ]")
 _LETTERS = re.compile(_LETTER.pattern + "+")
 _UPPERS = re.compile(_UPPER.pattern + "+")
 _CAPITALIZED = re.compile(r"(?<![\w.])[A-Z][A-Za-z]{2,}")
+_ASCII_UPPERS = bytes(range(ord("A"), ord("Z") + 1))
+_ASCII_LETTERS = _ASCII_UPPERS + _ASCII_UPPERS.lower()
 
 
 class _Assembler:
@@ -470,17 +480,20 @@ class _Assembler:
         unsure = self._unsure(delta)
         if unsure is not None:
             return self._clarify_unsure(unsure)
-        if intents.is_persist_question(self.normalized) and set(said) <= _FAQ_FIELDS:
+        # (each intent's cheap test first: the cues' regexes over a pasted config cost more than the rest of this
+        # method; every test is a pure function of the text, so the order changes no answer)
+        faq_fields = set(said) <= _FAQ_FIELDS
+        if faq_fields and intents.is_persist_question(self.normalized):
             return self._make("faq", delta, delta, faq="what_persists", params=self._faq_params(delta))
         if not said and not self.gpus and intents.is_gpu_choice(self.normalized):
             return self._make("faq", delta, delta, faq="gpu_choice", params={"gpus": []})
-        catalog_q = intents.catalog_question(text)
-        if catalog_q is not None and not named_model and not delta.method:
+        catalog_q = intents.catalog_question(text) if not named_model and not delta.method else None
+        if catalog_q is not None:
             params = {**catalog_q, **({"gpu": self.gpus[0]} if self.gpus else {})}
             return self._make("catalog", delta, delta, params=params)
         if len(self.gpus) >= 2 and intents.compared_gpus(text):
             return self._compare()
-        if self.gpus and intents.is_can_i(text) and set(said) <= _FAQ_FIELDS and (
+        if self.gpus and faq_fields and intents.is_can_i(text) and (
                 self.previous is None or named_model or intents.names_generic_model(self.normalized)):
             return self._make("faq", delta, delta, faq="can_i_gpu", params=self._faq_params(delta))
         if self.conflicts:
