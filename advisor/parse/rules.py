@@ -13,7 +13,14 @@ from __future__ import annotations
 import functools
 import re
 
+from advisor.parse import slots
+from advisor.parse.numbers import parse_number
+from advisor.parse.quantities import claim_int, claim_number
 from advisor.parse.scan import Scan
+from advisor.parse.slots import CUE_KEYS
+
+# (imported here, not in the handlers that use them: an import statement in a function costs microseconds
+# each call, and the config handlers run once per line of a pasted config)
 
 R = re.compile
 
@@ -252,8 +259,6 @@ def _names_a_setting(scan: Scan, m: re.Match[str], key: str, value: str) -> bool
     book GPUs: lora -> ...", "antes de reservar GPUs: meterle adaptadores LoRA a ...", "GPUs: the 32B variant of
     ..."), or a number that its own unit or cue word claims ("before I book GPUs: 24 bn params": a size). The typed
     slots then read the text as prose ("GPUs: 4 A100", "batch: 8 per GPU" still are the count and the batch)."""
-    from advisor.parse import slots
-
     if "_" in key or "." in key:
         return False  # a tool's own key ("max_seq_length: auto"): its value, readable or not
     if not re.fullmatch(r"\d[\d.,]*k?", value):
@@ -266,8 +271,6 @@ def _names_a_setting(scan: Scan, m: re.Match[str], key: str, value: str) -> bool
 
 
 def _config(scan: Scan, m: re.Match[str]) -> bool | None:
-    from advisor.parse.quantities import claim_int, claim_number
-
     key, value = m.group(1), m.group(2).strip(".,")
     name = _KEY_FIELD.get(key)
     if name is None and "." in key:  # Hydra / OmegaConf overrides ("train.method=full"): the setting is the last part
@@ -551,8 +554,6 @@ def _other_key(scan: Scan, m: re.Match[str]) -> bool | None:
     """A config key we do not model: its value is read and left alone. A key whose words are a
     setting's cue words ("per_device_batch_size=8", "micro_bs=4") is that setting: left for the
     typed slots to read."""
-    from advisor.parse.slots import CUE_KEYS
-
     if m.group(1) in CUE_KEYS:
         return False
     return None
@@ -884,21 +885,15 @@ _STACKS = [(R(r"\btorchtune\b|\btune\s+run\s+[a-z0-9]+_[a-z0-9_]+"), "torchtune"
 
 
 def _rank(scan: Scan, m: re.Match[str]) -> bool | None:
-    from advisor.parse.quantities import claim_int
-
     raw = next(g for g in m.groups() if g)
     return claim_int(scan, "lora_rank", raw, m.start())
 
 
 def _alpha(scan: Scan, m: re.Match[str]) -> bool | None:
-    from advisor.parse.quantities import claim_number
-
     return claim_number(scan, "lora_alpha", m.group(1), m.start())
 
 
 def _dropout(scan: Scan, m: re.Match[str]) -> bool | None:
-    from advisor.parse.numbers import parse_number
-
     if m.group(1) is None:
         scan.claim("lora_dropout", 0.0, m.start())
         return None
