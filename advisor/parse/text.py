@@ -120,10 +120,11 @@ _NAME_TIMES_COUNT = re.compile(r"\b([a-z]{1,3}\d{1,4}[a-z]{0,3}?|\d{2,3}g(?:i?b)
 # ISO dates ("deadline 2025-03-01") and clock times ("by 5pm", "a las 17h", "17:30"): no setting in them.
 _DATE_TIME = re.compile(r"\b(?:19|20)\d{2}-\d{2}-\d{2}\b|(?<![\w.:])\d{1,2}:\d{2}(?![\w:])|\b\d{1,2}\s?(?:am|pm)\b"
                         r"|\ba\s+las\s+\d{1,2}(?:h|:\d{2})?\b")
-# What every match of _DATE_TIME contains, one per alternative: "\d-\d" in a date, "\d:\d" in a clock time, a digit
-# then "am"/"pm", "las": a text with none of them has no date or time, and _DATE_TIME (which tries every position)
-# is not run.
-_DATE_TIME_HINT = re.compile(r"\d[-:]\d|\d\s?[ap]m|\slas\s+\d")  # ("a las 17h": a space, "las", spaces, a digit)
+# What every match of _DATE_TIME contains, one per alternative: "\d-\d\d-\d" in a date (YYYY-MM-DD; a model's
+# "llama-3.1-8b" has no such run), "\d:\d\d" in a clock time, a digit then "am"/"pm", "las" between spaces then a
+# digit ("a las 17h"; "class" is no hint): a text with none of them has no date or time, and _DATE_TIME (which tries
+# every position) is not run.
+_DATE_TIME_HINT = re.compile(r"\d-\d\d-\d|\d:\d\d|\d\s?[ap]m|\slas\s+\d")
 # A rate per device with its step said too, in either order and with either joint ("per step per GPU", "por
 # paso y GPU", "per GPU per iteration", "por GPU y por paso") -> "per gpu": what one device takes in one step is
 # its batch (HF TrainingArguments.per_device_train_batch_size) whether or not the step is named.
