@@ -448,7 +448,8 @@ class _Assembler:
             self.delta = self.delta.model_copy(update={name: int(value) if float(value).is_integer() else value})
 
     def _delta(self) -> SpecRequest:
-        fields = {k: v for k, v in self.fields.items() if k in SpecRequest.model_fields}
+        known = SpecRequest.model_fields  # (read once: pydantic's accessor is a descriptor call each time)
+        fields = {k: v for k, v in self.fields.items() if k in known}
         costs = dict(self.scan.costs) or None
         while True:
             try:
