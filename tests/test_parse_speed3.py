@@ -265,3 +265,36 @@ def test_collapsing_spaces_once_is_collapsing_them_per_line(text):
     per_line = [_SPACES.sub(" ", line.strip()) for line in text.split("\n")]
     once = [line.strip() for line in _SPACES.sub(" ", text).split("\n")]
     assert once == per_line
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_NORMALIZE_PIECES + ["version", "size", "of", "the", "(", "in its", "m", "1.5", "batch_size",
+                                                     "variant", "la", "el", "tamano", "en su"]), max_size=25))
+def test_the_split_hints_are_the_hints_and_the_size_hint_skips_no_match(pieces):
+    """normalize searches _TIMES_HINT and _DATE_TIME_HINT as one search per alternative (the same answer), and skips
+    _SIZE_LINK without _SIZE_HINT (each match holds it)."""
+    import advisor.parse.text as text_mod
+    from advisor.parse.prefilter import ascii_twin
+
+    text = " ".join(pieces).lower()
+    for form in ((lambda p: p), ascii_twin):
+        assert bool(form(text_mod._TIMES_HINT).search(text)) == bool(
+            form(text_mod._TIMES_X).search(text) or form(text_mod._TIMES_DIGIT).search(text))
+        assert bool(form(text_mod._DATE_TIME_HINT).search(text)) == bool(
+            form(text_mod._DATE_DIGIT_HINT).search(text) or form(text_mod._CLOCK_LAS_HINT).search(text))
+        if form(text_mod._SIZE_LINK).search(text):
+            assert form(text_mod._SIZE_HINT).search(text), text
+
+
+def test_the_size_hint_skips_no_match_on_the_table():
+    import advisor.parse.text as text_mod
+
+    matched = 0
+    for entry in phrasings.load("tune") + phrasings.load("diagnosed"):
+        text = entry["text"].lower()
+        if text_mod._SIZE_LINK.search(text):
+            matched += 1
+            assert text_mod._SIZE_HINT.search(text), text
+    for text in ("gemma 3 in its 27b size", "qwen3 en su version de 1.7b", "llama 3.3 (version 70b)", "falcon (7b version)",
+                 "the 9b variant of gemma 2", "la variante de 32b de qwen3"):
+        assert text_mod._SIZE_LINK.search(text) and text_mod._SIZE_HINT.search(text)

@@ -70,6 +70,10 @@ _SIZE_LINK = re.compile(
     r"|\b(?:la|el)\s+" + _SIZE_WORD + r"\s+de\s+" + _PSIZE + r"\s+de\b")
 
 
+# What every match of _SIZE_LINK holds: its size in parameters, a digit then "b" or "m", and no word character after it.
+_SIZE_HINT = re.compile(r"\d\s?[bm](?!\w)")
+
+
 def _size_link(m: re.Match[str]) -> str:
     size = next(g for g in m.groups() if g)
     if m.group(0).startswith("("):
@@ -110,6 +114,11 @@ _HYPHEN_MEMORY = re.compile(r"\b(\d{1,4})-(gb|gib|g)\b")
 # which try every position (most pasted configs have an "x" and a "g", few have either of these). Without the first
 # hint none of the three matches, so none changes the text for the next.
 _TIMES_HINT = re.compile(r"x\s*\d|\d\s*x")
+# (written with one search per alternative where the alternatives open with a class: ``re`` skips ahead to a
+# pattern's first literal or first character class, never to an alternation's that are not all literals,
+# re/_compiler.py ``_get_charset_prefix``, so each search here looks only where a digit or an "x" stands)
+_TIMES_X = re.compile(r"x\s*\d")
+_TIMES_DIGIT = re.compile(r"\d\s*x")
 _MEMORY_HINT = re.compile(r"\d\s*g")
 _COUNT_TIMES_NUMBER = re.compile(r"\b(\d{1,4})\s*x\s*(\d+(?:\.\d+)?)(\s*b\b)?")
 # "H100x8", "l4x4", "4090x2", "A100 40GBx4": a GPU name, then its count ("h100 x8")
@@ -124,7 +133,9 @@ _DATE_TIME = re.compile(r"\b(?:19|20)\d{2}-\d{2}-\d{2}\b|(?<![\w.:])\d{1,2}:\d{2
 # "llama-3.1-8b" has no such run), "\d:\d\d" in a clock time, a digit then "am"/"pm", "las" between spaces then a
 # digit ("a las 17h"; "class" is no hint): a text with none of them has no date or time, and _DATE_TIME (which tries
 # every position) is not run.
-_DATE_TIME_HINT = re.compile(r"\d-\d\d-\d|\d:\d\d|\d\s?[ap]m|\slas\s+\d")
+_DATE_TIME_HINT = re.compile(r"\d(?:-\d\d-\d|:\d\d|\s?[ap]m)|\slas\s+\d")
+_DATE_DIGIT_HINT = re.compile(r"\d(?:-\d\d-\d|:\d\d|\s?[ap]m)")  # _DATE_TIME_HINT, one search per alternative
+_CLOCK_LAS_HINT = re.compile(r"\slas\s+\d")  # (see _TIMES_X)
 # A rate per device with its step said too, in either order and with either joint ("per step per GPU", "por
 # paso y GPU", "per GPU per iteration", "por GPU y por paso") -> "per gpu": what one device takes in one step is
 # its batch (HF TrainingArguments.per_device_train_batch_size) whether or not the step is named.
@@ -251,7 +262,8 @@ def normalize(text: str) -> str:
     fast = ascii_twin if ascii_safe(text) else _as_typed
     if "_" in text:
         text = fast(_UNDERSCORE_GROUPED).sub(lambda m: m.group(1) + m.group(2).replace("_", ""), text)
-    if "version" in text or "variant" in text or "size" in text or "tamano" in text or "release" in text:
+    if ("version" in text or "variant" in text or "size" in text or "tamano" in text or "release" in text) \
+            and fast(_SIZE_HINT).search(text):  # (a config's "batch_size" has the word, rarely a size in parameters)
         text = fast(_SIZE_LINK).sub(_size_link, text)
     if "/" in text and ("r" in text or "alpha" in text or "alfa" in text):
         text = fast(_LORA_PAIR).sub(_lora_pair, text)
@@ -260,13 +272,14 @@ def normalize(text: str) -> str:
     if "mil " in text:
         text = fast(_IDIOMS).sub("muchas ", text)
         text = fast(_MIL_MILLONES).sub(_mil_millones, text)
-    if (":" in text or "-" in text or "am" in text or "pm" in text or "las " in text) and fast(_DATE_TIME_HINT).search(text):
+    if (":" in text or "-" in text or "am" in text or "pm" in text or "las " in text) and (
+            fast(_DATE_DIGIT_HINT).search(text) or fast(_CLOCK_LAS_HINT).search(text)):  # _DATE_TIME_HINT
         text = fast(_DATE_TIME).sub(" ", text)
     if "per " in text or "por " in text or "/" in text or "each " in text or "cada " in text:
         if "step" in text or "update" in text or "paso" in text or "actualizacion" in text:
             text = fast(_QUALIFIED_STEP).sub(lambda m: f"{m.group('per')} step" if m.group("per") else f"{m.group('por')} paso", text)
         text = fast(_STEP_AND_DEVICE).sub(lambda m: f"{m.group('per')} {m.group('dev') or m.group('dev2')}", text)
-    if "x" in text and fast(_TIMES_HINT).search(text):
+    if "x" in text and (fast(_TIMES_X).search(text) or fast(_TIMES_DIGIT).search(text)):  # _TIMES_HINT
         text = fast(_NAME_TIMES_COUNT).sub(r"\1 x\2", text)
         text = fast(_COUNT_TIMES_NUMBER).sub(_split_count, text)
         text = fast(_GLUED_COUNT).sub(r"\1 x ", text)
