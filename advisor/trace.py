@@ -77,7 +77,7 @@ def trace_step(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1, fake: 
     if runtime == "hf":
         from advisor.hftrace import trace_hf
 
-        return trace_hf(spec, arch, steps=steps, progress=progress, modes=modes, on_phase=on_phase)
+        return trace_hf(spec, arch, steps=steps, progress=progress, modes=modes, on_phase=on_phase, fast=fast)
     started = time.perf_counter()
     from advisor.model.tracker import LiveBytes
 

@@ -35,6 +35,7 @@ first real step makes it), so one traced step shows what every later step keeps 
 from __future__ import annotations
 
 import contextlib
+import gc
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -192,16 +193,17 @@ def quant_constants(model) -> list:
 
 def trace_hf(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1,
              progress: Callable[[str], None] | None = None, fake: bool = True, modes: Sequence = (),
-             on_phase: Callable[[str], None] | None = None):
+             on_phase: Callable[[str], None] | None = None, fast: bool = True):
     """Exact memory of the hf stack's training step (``advisor.trace.TraceResult``); ``modes``
-    and ``on_phase`` let another measurement ride along (see ``advisor.trace.trace_step``)."""
+    and ``on_phase`` let another measurement ride along, ``fast=False`` runs the tracker's
+    original path (see ``advisor.trace.trace_step``)."""
     from advisor.hftrace import fsdp
     from advisor.model.tracker import LiveBytes
     from advisor.trace_result import TraceResult, outside_allocator, sharding_scale
 
     started = time.perf_counter()
     traced_fsdp = fsdp.applies(spec)  # FSDP2 over fake ranks: the trace is one rank's, nothing to divide
-    tracker = (fsdp.FsdpLiveBytes if traced_fsdp else LiveBytes)(vocab=arch.vocab)
+    tracker = (fsdp.FsdpLiveBytes if traced_fsdp else LiveBytes)(vocab=arch.vocab, fast=fast)
     built: dict = {}
 
     def on_built(run: HfStep) -> None:
@@ -226,8 +228,11 @@ def trace_hf(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1,
                       progress=progress, fake=fake)
     run_notes, versions = run.notes, run.versions
     del built["run"], run  # the model, optimizer and batch die here: their frees end the log
-    if traced_fsdp:
-        fsdp.collect()  # FSDP's state and the modules refer to each other: a cycle only gc frees
+    # FSDP's state and the modules refer to each other (advisor.hftrace.fsdp.collect), and a
+    # PEFT model can be in a reference cycle too: without a collection here, whether its frees
+    # end the event log or never reach it depended on when Python's cyclic collector last ran
+    # (seen: a LoRA step traced after a QLoRA step in one process, 51 frees present or not)
+    gc.collect()
     tracker.settle()
     scale, notes = (None, [fsdp.note(spec)]) if traced_fsdp else sharding_scale(spec)
     versions = {**versions, **fsdp.versions()} if traced_fsdp else versions

@@ -22,6 +22,7 @@ bitsandbytes for QLoRA and 8-bit optimizers).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -60,18 +61,67 @@ def hf_config(arch) -> dict[str, Any]:
     return config
 
 
-def _imports(qlora: bool, optimizer: str):
+class _DeferredCompile:
+    """What ``torch.compile(fn, **options)`` returns, made on the first call instead of now.
+
+    ``torch.compile`` is lazy by design: it compiles at the first call of what it returns
+    (torch/__init__.py ``compile``, torch 2.13). Only building that wrapper is eager, and it
+    imports the Inductor backend (``_TorchCompileInductorWrapper.__init__`` and
+    ``torch._inductor.compile_fx``): about 1.5 s of CPU on this machine. bitsandbytes 0.50
+    wraps its CPU kernels in it when imported (``bitsandbytes/backends/default/ops.py``
+    ``_try_torch_compile``), and PEFT imports bitsandbytes whenever it is installed, so every
+    hf step paid that at import, LoRA included, though neither a fake trace nor a GPU run ever
+    calls those CPU kernels. Calls are unchanged: the first one builds the real wrapper (inside
+    bitsandbytes' own try/except fallback) and every call goes to it."""
+
+    def __init__(self, compile_fn, fn, options):
+        import functools  # noqa: PLC0415
+
+        self._compile, self._fn, self._options, self._compiled = compile_fn, fn, options, None
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args, **kwargs):
+        if self._compiled is None:
+            self._compiled = self._compile(self._fn, **self._options)
+        return self._compiled(*args, **kwargs)
+
+
+@contextlib.contextmanager
+def deferred_torch_compile():
+    """While importing the stack: ``torch.compile`` builds its wrapper at the first call
+    (``_DeferredCompile``); restored after."""
     try:
-        import peft
-        import transformers
-    except ImportError as exc:
-        raise MissingExtra("The hf runtime (transformers + PEFT)", "hf", exc.name or "transformers") from None
-    bnb = None
-    if qlora or optimizer in ("adamw-8bit", "paged-adamw-8bit"):
+        import torch  # noqa: PLC0415
+    except ImportError:  # _imports says which extra is missing
+        yield
+        return
+    real = torch.compile
+
+    def deferred(model=None, **options):
+        if model is None:  # used as @torch.compile(...)
+            return lambda fn: _DeferredCompile(real, fn, options)
+        return _DeferredCompile(real, model, options)
+
+    torch.compile = deferred
+    try:
+        yield
+    finally:
+        torch.compile = real
+
+
+def _imports(qlora: bool, optimizer: str):
+    with deferred_torch_compile():
         try:
-            import bitsandbytes as bnb
-        except ImportError:
-            raise MissingExtra("QLoRA and 8-bit optimizers in the hf runtime", "hf", "bitsandbytes") from None
+            import peft
+            import transformers
+        except ImportError as exc:
+            raise MissingExtra("The hf runtime (transformers + PEFT)", "hf", exc.name or "transformers") from None
+        bnb = None
+        if qlora or optimizer in ("adamw-8bit", "paged-adamw-8bit"):
+            try:
+                import bitsandbytes as bnb
+            except ImportError:
+                raise MissingExtra("QLoRA and 8-bit optimizers in the hf runtime", "hf", "bitsandbytes") from None
     return transformers, peft, bnb
 
 
