@@ -661,10 +661,42 @@ def _fsdp_gathers(s: _Setup) -> tuple[float, float, float]:
     return layers, head, head if arch.tied_embeddings else 0.0
 
 
+def _fsdp_unsharded_grads(s: _Setup) -> float:
+    """FSDP2 with gradient accumulation on a stack that skips gradient sync on every micro-batch
+    but the last (StackProfile.fsdp_no_sync: the HF Trainer through accelerate's ``no_sync``):
+    the unsharded gradients of every trainable parameter, kept on each rank from the first
+    micro-batch's backward until the last one reduce-scatters them (0 when the stack syncs
+    every micro-batch, or without FSDP).
+
+    torch 2.13 torch/distributed/fsdp/_fully_shard: ``set_requires_gradient_sync(False)`` sets
+    every group's ``reduce_grads = False`` (_fully_shard.py); ``FSDPParamGroup.post_backward``
+    then reshards the parameters and returns before ``foreach_reduce``, calling
+    ``FSDPParam.to_accumulated_grad_if_needed``, which keeps ``unsharded_param.grad`` as it is
+    when ``reduce_dtype`` is None or equal to the gradient's dtype (``init_dtype_attrs`` clamps a
+    reduce dtype equal to ``param_dtype`` to None), else moves it to an
+    ``unsharded_accumulated_grad`` upcast to ``reduce_dtype``. accelerate 1.15's bf16 policy has
+    ``param_dtype = reduce_dtype = bf16`` (dataclasses.py ``set_mixed_precision``), so the kept
+    gradient is bf16, the dtype the layers computed in: 2 bytes per trainable parameter (a full
+    fine-tune's fp32 weights included), not divided by the ranks; without mixed precision the
+    stored dtype. The next micro-batches' gradients are summed into it in place (autograd's
+    ``AccumulateGrad``: ``variable_grad += new_grad``). The last micro-batch's
+    ``post_backward`` hands each group's unsharded gradients to ``foreach_reduce`` and sets
+    ``unsharded_param.grad = None``: the reduce-scatter runs on its own stream while backward
+    goes on, so the last micro-batch frees them layer by layer as the sharded gradients appear
+    (the LM head's first), and a middle micro-batch holds them all through its backward: its
+    moments are the peak, with these bytes in place of the sharded gradients. A LoRA run keeps
+    only the adapters' (bf16 under mixed precision) and nothing else changes. Traced over fake
+    ranks: advisor.hftrace.fsdp, tests/test_hftrace_fsdp.py (accumulation rows)."""
+    if not (s.shard == "fsdp" and s.prof.fsdp_no_sync and not s.in_backward):
+        return 0.0
+    kept = s.act if s.mixed else s.train_bytes  # MixedPrecisionPolicy.param_dtype, else as stored
+    return s.trainable * kept
+
+
 def _moments(s: _Setup, static: dict[str, float], a: _Acts, loss: _Loss, tr: _Transients) -> list:
     static_keys = ("weights", "quant_constants", "adapters", "master_weights", "optimizer_states")
     grads_all = static["gradients"]
-    grads_fwd = grads_all if s.accumulate else 0.0
+    grads_fwd = (_fsdp_unsharded_grads(s) or grads_all) if s.accumulate else 0.0
 
     def moment(phase: Phase, **extra: float) -> tuple[float, Phase, dict[str, float]]:
         terms = {k: (static[k] if k in static_keys else 0.0) for k in TERMS}
