@@ -79,7 +79,8 @@ def test_a_failing_trace_destroys_the_group_and_puts_torch_back(tiny):
 
 
 @pytest.mark.parametrize("kw", [dict(method="lora"), dict(method="lora", gradient_checkpointing=False),
-                                dict(method="full", precision="fp32", optimizer_impl="foreach")])
+                                dict(method="full", precision="fp32", optimizer_impl="foreach"),
+                                dict(method="full", gradient_accumulation_steps=3)])
 def test_fake_fsdp_trace_equals_the_real_tensor_run(tiny, kw):
     """Real CPU tensors under the same fake process group (its collectives move no data, the
     sizes are FSDP's own): the tracker sees the same bytes on fake and real tensors."""
@@ -109,6 +110,29 @@ def test_qlora_is_refused_with_the_reason_from_source(tiny):
                           "--method", "qlora", "--num-gpus", "2", "--sharding", "fsdp"],
                          capture_output=True, text=True, cwd=ROOT)
     assert out.returncode != 0 and "Cannot trace --runtime hf" in out.stderr and "Params4bit" in out.stderr
+
+
+def test_accumulation_skips_gradient_sync_on_every_micro_batch_but_the_last(tiny):
+    """The Trainer's no_sync (advisor.pilot.hf_stack.no_sync): micro-batches 1 and 2 of 3 keep the
+    unsharded gradients (no reduce-scatter), the last reduce-scatters them; sync is on again after."""
+    from torch.distributed.fsdp._fully_shard._fsdp_param_group import FSDPParamGroup
+
+    seen, original = [], FSDPParamGroup.post_backward
+
+    def post_backward(group, *args, **kwargs):
+        seen.append(group.reduce_grads)
+        return original(group, *args, **kwargs)
+
+    FSDPParamGroup.post_backward = post_backward
+    try:
+        run_hf_step(_spec(method="full", gradient_accumulation_steps=4), tiny)
+    finally:
+        FSDPParamGroup.post_backward = original
+    units = len(seen) // 3  # three micro-batches traced (advisor.hftrace.fsdp.micro_batches)
+    assert seen == [False] * (2 * units) + [True] * units
+    assert fsdp.micro_batches(_spec(gradient_accumulation_steps=4)) == 3
+    assert fsdp.micro_batches(_spec(1, gradient_accumulation_steps=4)) == 2  # one GPU: two suffice
+    assert fsdp.micro_batches(_spec(gradient_accumulation_steps=1)) == 1
 
 
 def test_the_event_log_follows_fsdps_storage_resizes(tiny):
