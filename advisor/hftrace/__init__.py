@@ -81,7 +81,8 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
     "backward", "optimizer" as each starts and "done" after ``zero_grad``; ``on_built(step)``
     once the model, optimizer (with its state) and batch exist, before the first "forward"; ``progress(text)`` with a short status (layer counts) for terminals.
     ``micro_batches`` caps the micro-batches per step under gradient accumulation (default: two
-    when the spec accumulates, since every one after the first keeps the same tensors alive).
+    when the spec accumulates, since every one after the first keeps the same tensors alive;
+    three under FSDP2, where a middle one keeps more than the last: ``fsdp.micro_batches``).
     ``cuda_kernels=False`` leaves bitsandbytes' fake kernels as they are (allocating only their
     outputs): the bare step, for timing the trace's own overhead. ``fake=False`` runs the same
     step on real CPU tensors (small shapes only, LoRA and full: the tests check that fake and
@@ -104,7 +105,7 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
     mark = on_phase or (lambda _phase: None)
     say = progress or (lambda _text: None)
     if micro_batches is None:
-        micro_batches = min(spec.gradient_accumulation_steps, 2)
+        micro_batches = fsdp.micro_batches(spec)  # two, three under FSDP2's no_sync accumulation
     kernels = bnb4bit.CudaKernelFootprint() if (qlora and cuda_kernels) else None
     with contextlib.ExitStack() as stack:
         stack.enter_context(torch.random.fork_rng(devices=[]))

@@ -361,13 +361,14 @@ def make_step(model, optimizer, ids, spec, device_type: str, micro_batches: int 
 
     def step(mark):
         loss = None
-        for _ in range(runs):
+        for i in range(runs):
             mark("forward")
-            with torch.autocast(device_type, dtype=dtype, enabled=mixed):
-                loss = model(input_ids=ids, labels=ids).loss  # transformers shifts the labels itself
-            mark("backward")
-            scaled = loss / accumulation if accumulation > 1 else loss
-            (scaler.scale(scaled) if scaler else scaled).backward()
+            with no_sync(model, i < runs - 1):
+                with torch.autocast(device_type, dtype=dtype, enabled=mixed):
+                    loss = model(input_ids=ids, labels=ids).loss  # transformers shifts the labels itself
+                mark("backward")
+                scaled = loss / accumulation if accumulation > 1 else loss
+                (scaler.scale(scaled) if scaler else scaled).backward()
         mark("optimizer")
         if scaler:
             scaler.step(optimizer)
@@ -379,6 +380,26 @@ def make_step(model, optimizer, ids, spec, device_type: str, micro_batches: int 
         return loss.detach()
 
     return step
+
+
+@contextlib.contextmanager
+def no_sync(model, skip: bool):
+    """Every micro-batch but the last of a step without gradient synchronisation, as the
+    Trainer runs them (transformers 5.24 trainer.py ``_inner_training_loop``: ``sync_context =
+    functools.partial(self.accelerator.no_sync, model=model)`` unless ``i == len(batch_samples) -
+    1``, sync_each_batch off by default); accelerate 1.15 ``Accelerator.no_sync`` calls
+    ``model.set_requires_gradient_sync(False)`` on an FSDP2 model, then True again (torch 2.13
+    FSDPModule: each group's ``reduce_grads``). A model that is not FSDP2 has no such method and
+    is left alone (one GPU: nothing to sync)."""
+    toggle = getattr(model, "set_requires_gradient_sync", None) if skip else None
+    if toggle is None:
+        yield
+        return
+    toggle(False)
+    try:
+        yield
+    finally:
+        toggle(True)
 
 
 def build(pspec, device):
