@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -298,3 +300,48 @@ def test_the_size_hint_skips_no_match_on_the_table():
     for text in ("gemma 3 in its 27b size", "qwen3 en su version de 1.7b", "llama 3.3 (version 70b)", "falcon (7b version)",
                  "the 9b variant of gemma 2", "la variante de 32b de qwen3"):
         assert text_mod._SIZE_LINK.search(text) and text_mod._SIZE_HINT.search(text)
+
+
+def test_every_word_the_tokenizer_reads_specially_is_special():
+    """slots._tokenize appends a word outside _SPECIAL_WORDS (not opening with "x" or "r") without its checks: each
+    check names its words, and every one of them is in the set."""
+    import inspect
+
+    from advisor.parse import slots
+
+    source = inspect.getsource(slots._tokenize)
+    named = set(re.findall(r'word (?:==|in) \(?"([a-z]+)"', source))
+    named |= {w for group in re.findall(r'word in \(([^)]*)\)', source) for w in re.findall(r'"([a-z]+)"', group)}
+    assert {"millones", "bit", "bits", "x", "gigabytes"} <= named
+    assert named <= slots._SPECIAL_WORDS
+    for table in ("_SPACED_SCALES", "_BYTES", "WORD_NUMBERS", "ARTICLES"):
+        assert f"word in {table}" in source
+        assert set(getattr(slots, table)) <= slots._SPECIAL_WORDS
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["8", "13", "-", "billion", "b", "mil", " millones", "millones", "x", "x8", "r16", "r",
+                                 "gb", "GiB", "bit", "bits", "una", "sola", "1", "epoca", "two", "a", "an", " ", "",
+                                 "rank", "xl", "run", "§G0§", "\x01", ",", "gigabytes", "4k", "2048tokens"]), max_size=20))
+def test_the_tokenizer_reads_alike_with_the_plain_word_shortcut(pieces):
+    from advisor.parse import slots
+
+    text = " ".join(pieces)
+    fast = [(t.kind, t.text, t.start, t.end, t.gap, t.scale, t.unit, t.spoken, t.article) for t in slots.tokenize(text)]
+    saved = slots._SPECIAL_WORDS
+    slots._SPECIAL_WORDS = _EVERY_WORD
+    try:
+        plain = [(t.kind, t.text, t.start, t.end, t.gap, t.scale, t.unit, t.spoken, t.article) for t in slots.tokenize(text)]
+    finally:
+        slots._SPECIAL_WORDS = saved
+    assert fast == plain
+
+
+class _EveryWord:
+    """A set holding every word: the shortcut never taken (every word goes through the checks)."""
+
+    def __contains__(self, word):
+        return True
+
+
+_EVERY_WORD = _EveryWord()

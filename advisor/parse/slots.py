@@ -99,6 +99,13 @@ _YEAR = re.compile(r"(?:19[89]\d|20[0-4]\d)")
 _DIGITS = re.compile(r"\d{3,7}")
 
 
+# Every word the word branch of ``_tokenize`` reads as more than a word (a scale, a unit, a number said in words, an
+# article, "x"); a word outside it that opens with neither "x" (a glued count, "x8") nor "r" (a glued rank, "r16")
+# is a plain word, appended without the checks (most words of a pasted config).
+_SPECIAL_WORDS = frozenset({*_SPACED_SCALES, *_BYTES, "gigabytes", "megabytes", "terabytes", "bit", "bits", "millones",
+                            "millon", "mil", *WORD_NUMBERS, *ARTICLES, "x"})
+
+
 def tokenize(text: str) -> list[Tok]:
     out = _tokenize(text)
     if "/" in text and _URL_HINT.search(text):
@@ -141,6 +148,9 @@ def _tokenize(text: str) -> list[Tok]:
             continue
         if kind == "word":
             word = m.group("word")
+            if word not in _SPECIAL_WORDS and word[0] != "x" and word[0] != "r":
+                out.append(Tok("word", word, m.start(), m.end(), gap))  # what every check below would leave as it is
+                continue
             last = out[-1] if out else None
             glued_count = _GLUED_X.fullmatch(word) if word[0] == "x" else None
             if glued_count:  # "H100 x8"
