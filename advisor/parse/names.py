@@ -38,8 +38,14 @@ _TOKEN_ASCII = ascii_twin(TOKEN)  # the same tokens on a text of ASCII and place
 _NUMERIC = re.compile(r"\d+(?:\.\d+)*")
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)([bm])|\d+x\d+(?:\.\d+)?b")
 _UNIT_TOKENS = {"b", "m", "gb", "gbs", "gib", "bn"}
+_DECIMAL_SIZE = re.compile(r"\d{1,2}[bm]")  # the decimals of a size after a decimal comma ("1,5b": "5b")
+# Words that mark a version between a family and its number ("Llama v3.2 1B", "llama-v3.1-8b", "Qwen version 2.5",
+# "Gemma versión 2"): the version itself follows (Meta's model cards write "Llama v2"; Hub ids "vicuna-13b-v1.5").
+_VERSION_MARKS = {"v", "ver", "version"}
 _JOIN_GAPS = {"", "-", "_"}
-_SEP_GAP = re.compile(r"[ \-_/.:(]{0,3}")  # ":" for Ollama tags ("llama3.1:8b", "phi3:mini"), "(" for "Llama 3.2 (3B)"
+# ":" for Ollama tags ("llama3.1:8b", "phi3:mini"), "(" for "Llama 3.2 (3B)"; a line break alone, where Slack or a mail
+# client wrapped a long message inside a name ("Llama\n3.1 405B", "model Qwen3\n0.6B")
+_SEP_GAP = re.compile(r"[ \-_/.:(]{0,3}|[ \t]?\n[ \t]?")
 # Aliases that are ordinary words in a sentence ("a tiny model"): matched only as part of a longer alias.
 _COMMON_WORD_ALIASES = {"tiny", "test"}
 # Vendor and product-line words typed before a GPU name (``advisor.catalog.names`` treats them as noise).
@@ -117,6 +123,13 @@ def tokenize(text: str) -> list[Token]:
                 and _NUMERIC.fullmatch(out[-1].text) and not text[m.end():m.end() + 1].isdigit()):
             last = out.pop()
             tok = Token(last.text + tok.text, last.start, tok.end, last.gap)
+        elif tok.gap == "," and out and _DECIMAL_SIZE.fullmatch(tok.text) and out[-1].text.isdigit() \
+                and len(out[-1].text) <= 3 and not text[m.end():m.end() + 1].isdigit():
+            # a size with a decimal comma ("1,5B", "smollm2 de 1,7B": Spanish and most of Europe write the decimal
+            # point as a comma, CLDR's es/de/fr decimal symbol) is one size, the catalog's "1.5b"; never a
+            # thousands group, which has three digits after the comma ("3,000 tokens")
+            last = out.pop()
+            tok = Token(f"{last.text}.{tok.text}", last.start, tok.end, last.gap)
         out.append(tok)
     return out
 
@@ -513,6 +526,7 @@ class Matcher:
         j = i + 1
         versions: list[str] = []
         preset = size
+        marked = 0  # a version's mark skipped ("v" in "Llama v3.2")
         while j < len(toks) and _SEP_GAP.fullmatch(toks[j].gap):
             t = toks[j].text
             if "(" in toks[j].gap and not _SIZE.fullmatch(t):
@@ -520,6 +534,12 @@ class Matcher:
             if t == "de" and preset is None and toks[j].gap == " " and j + 1 < len(toks) and toks[j + 1].gap == " " \
                     and _SIZE.fullmatch(toks[j + 1].text) and not (j + 2 < len(toks) and toks[j + 2].text.startswith("token")):
                 j += 1  # "un qwen de 72b", "el llama 3.1 de 405b": Spanish links the family to its size with "de"
+                continue
+            if t in _VERSION_MARKS and not versions and j + 1 < len(toks) and _NUMERIC.fullmatch(toks[j + 1].text) \
+                    and toks[j + 1].gap in ("", " ", ".") and not (j + 2 < len(toks) and toks[j + 2].gap == " "
+                                                                  and toks[j + 2].text in _COUNT_NOUNS):
+                j += 1  # "Llama v3.2 1B", "llama-v3.1-8b": the version's mark, then the version
+                marked = 1
                 continue
             if _SIZE.fullmatch(t):
                 if preset is not None:
@@ -540,7 +560,7 @@ class Matcher:
                 continue
             break
         if size is None and versions:  # "llama 3 70" is not a size; keep only what reads as one
-            j = i + 1 + len(versions)
+            j = i + 1 + marked + len(versions)
         if preset is not None and j < len(toks) and _SIZE.fullmatch(toks[j].text) and _SEP_GAP.fullmatch(toks[j].gap) \
                 and "(" not in toks[j].gap:
             return None  # "70b llama 3 8b": two sizes; "8B Llama 3 (200M tokens": a parenthesis of its own

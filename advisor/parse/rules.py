@@ -35,7 +35,8 @@ _CONFIG_KEYS = {
     "seq_len": "max_seq_length|max_seq_len|seq_len|seq_length|sequence_len|sequence_length|seqlen|"
                "max_length|cutoff_len|block_size|context_length|model_max_length|max_tokens_per_sample",
     "micro_batch": "per_device_train_batch_size|micro_batch_size|train_micro_batch_size_per_gpu|"
-                   "micro_batch|batch_size|mbs|bs|per_gpu_train_batch_size|train_batch_size_per_device",
+                   "micro_batch|batch_size|mbs|bs|per_gpu_train_batch_size|train_batch_size_per_device|"
+                   "micro_train_batch_size",  # OpenRLHF's per-GPU batch (openrlhf/cli/train_sft.py)
     "lora_rank": "lora_r|lora_rank|rank|r",
     "lora_alpha": "lora_alpha|alpha",
     "lora_dropout": "lora_dropout",
@@ -58,7 +59,12 @@ _CONFIG_KEYS = {
     "load_in_8bit": "load_in_8bit",
     "quantization_bit": "quantization_bit",
     "use_peft": "use_peft",
-    "adapter": "adapter|finetuning_type|method|metodo|peft_type|training_type|train_type",  # ms-swift: --train_type full|lora
+    # ms-swift: --train_type full|lora; NeMo's model.peft.peft_scheme: lora | ... | none, "none" the full fine-tune
+    # (NeMo examples/nlp/language_modeling/tuning/conf/megatron_gpt_finetuning_config.yaml; nemo.collections.llm
+    # recipes' finetune_recipe(peft_scheme="none"|None) trains every weight)
+    "adapter": "adapter|finetuning_type|method|metodo|peft_type|training_type|train_type|peft_scheme",
+    # Oumi's PeftParams.q_lora ("use quantization for the LoRA", oumi/core/configs/params/peft_params.py)
+    "q_lora": "q_lora|use_qlora",
     "flash": "flash_attention|use_flash_attention_2|use_flash_attention",
     "attn_implementation": "attn_implementation",
     "double_quant": "bnb_4bit_use_double_quant",
@@ -404,10 +410,19 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
             scan.claim("quant", "int8", m.start())
     elif name == "use_peft" and flag:
         scan.claim("method", "lora", m.start())
+    elif name == "use_peft" and flag is False:
+        # TRL's ModelConfig.use_peft and Oumi's training.use_peft said off: no adapters, every weight trains
+        # (trl/trainer/model_config.py; oumi TrainingParams.use_peft)
+        scan.claim("method", "full", m.start())
+    elif name == "q_lora" and flag is not None:
+        if flag:
+            scan.claim("method", "qlora", m.start())
     elif name == "adapter" and value.replace("-", "") in ("lora", "qlora", "full", "dora"):
         scan.claim("method", "lora" if value == "dora" else value.replace("-", ""), m.start())
     elif name == "adapter" and value in ("completo", "completa", "complete", "entero"):  # "• método: completo"
         scan.claim("method", "full", m.start())
+    elif name == "adapter" and value in ("none", "null") and "_" in key:
+        scan.claim("method", "full", m.start())  # a tool's adapter key set to none ("peft_scheme=none"): no adapters
     elif name == "deepspeed" and re.search(r"z(?:ero)?_?3|stage_?3", value):
         _zero3_claim(scan, m.start())
     elif name == "deepspeed" and re.search(r"z(?:ero)?_?([12])|stage_?([12])", value):
@@ -419,7 +434,7 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
             scan.claim("sharding", f"zero{stage}", m.start())
         else:
             scan.warn("parse.warn.zero12", stage=stage)
-    elif flag is False and name in ("load_in_4bit", "load_in_8bit", "bf16", "fp16", "lora_target_linear", "use_peft"):
+    elif flag is False and name in ("load_in_4bit", "load_in_8bit", "bf16", "fp16", "lora_target_linear", "q_lora"):
         return None  # said off: nothing to claim, and no later rule may read "load_in_4bit" as on
     elif name == "flash" and flag is not None:
         scan.claim("attention", "flash" if flag else "eager", m.start())
@@ -615,7 +630,11 @@ _QLORA = R(r"\bq[\s_-]?lora\b|\bnf4\b|\bload[\s_-]*in[\s_-]*4[\s_-]*bits?\b"
            r"|\b(?:quanti[sz]ed|cuantizad[oa]s?)\s+(?:lora|adapters?)\b|\b(?:lora|adaptadores?)\s+(?:cuantizad[oa]s?|quanti[sz]ed)\b")
 _NO_QUANT = R(r"\b(?:without|w/o|no|sin|drop(?:\s+the)?|quita\w*(?:\s+la)?)\s+(?:the\s+|la\s+)?"
               r"(?:quanti[sz]ation|quant|cuantizacion|cuantizar|4[\s_-]*bits?|qlora)\b")
-_NO_LORA = R(r"\b(?:without|w/o|no|sin)\s+(?:lora|adapters?|adaptadores|peft)\b|\bnon[\s_-]*(?:lora|adapters?|peft)\b")
+# No adapters, so every weight trains: "without LoRA", "a no-adapter full fine-tune", "no PEFT", "sin ningún adaptador",
+# "adapter-free", "LoRA-less", "non-PEFT" (the word joined by a hyphen or a space, singular or plural)
+_NO_LORA = R(r"\b(?:without|w/o|no|sin|zero|cero)[\s_-]+(?:(?:any|an|the|ningun[oa]?s?|los|las|un|una|el)\s+)?"
+             r"(?:lora|adapters?|adaptador(?:es)?|peft)\b"
+             r"|\bnon[\s_-]*(?:lora|adapters?|peft)\b|\b(?:lora|adapters?|peft)[\s_-]*(?:free|less)\b")
 # "lora rank 16", "lora_alpha", "LoRA dropout": a setting of the adapters, which says LoRA only when
 # nothing else names a method (in a thread, "lora rank 64" changes the rank of a QLoRA, not its method).
 _SETTING_WORDS = r"(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango|dim\b|dimension)"
@@ -1095,5 +1114,18 @@ def _trl_full(scan: Scan, m: re.Match[str]) -> bool | None:
     return None
 
 
+# OpenRLHF's SFT trainer (``deepspeed --module openrlhf.cli.train_sft``): --lora_rank defaults to 0, and the actor
+# builds LoRA adapters only for a rank above 0 (openrlhf/cli/train_sft.py, ``--lora_rank`` default 0;
+# openrlhf/models/actor.py, ``if lora_rank > 0``), so a command without one trains every weight.
+_OPENRLHF = R(r"\bopenrlhf\.cli\.train_\w+")
+
+
+def _openrlhf_full(scan: Scan, m: re.Match[str]) -> bool | None:
+    if any(c.field in ("method", "method_weak") for c in scan.claims) or _ADAPTER_CODE.search(scan.marked):
+        return False
+    scan.claim("method", "full", m.start())
+    return None
+
+
 LATE_RULES = [(_FULL_SHORT, _full_short), (_AXOLOTL, _axolotl_full), (_HF_SCRIPT, _hf_full), (_ALL_LAYERS, _all_layers),
-              (_START, _trl_full)]
+              (_START, _trl_full), (_OPENRLHF, _openrlhf_full)]
