@@ -41,7 +41,15 @@ HELP = R(r"^[?\s]+$|^(?:/[a-z][\w-]*\s+)?(?:help|ayuda|\?+|what\s+can\s+(?:you|t
          r"|\bhow\s+(?:do|can|should)\s+(?:i|we)\s+(?:talk|speak|write)\s+to\s+(?:you|the\s+bot|this\s+bot|it)\b"
          r"|\bcomo\s+(?:te\s+hablo|hablo\s+contigo|le\s+hablo\s+al\s+bot|te\s+escribo)\b"
          r"|\b(?:need|want|get)\s+(?:some\s+)?help\s+(?:with|using)\s+(?:the|this|your)\s+bot\b"
-         r"|\bnecesito\s+ayuda\s+con\s+(?:el|este)\s+bot\b")
+         r"|\bnecesito\s+ayuda\s+con\s+(?:el|este)\s+bot\b"
+         # what the bot can be asked: "what can I ask you?", "what kind of questions can we ask?", "what questions do you
+         # answer?", "¿qué te puedo preguntar?", "¿qué tipo de cosas le puedo pedir?", "¿qué preguntas contestas?"
+         r"|\bwhat\s+(?:(?:kind|sort|type)s?\s+of\s+(?:things|questions|stuff|requests)\s+)?(?:can|could|should|may|do)\s+(?:i|we)"
+         r"\s+(?:ask|say|type|tell|request)\b"
+         r"|\bwhat\s+(?:questions|things|requests)\s+(?:can|do|will)\s+(?:you|it|the\s+bot)\s+(?:answer|handle|take|understand)\b"
+         r"|\bque\s+(?:(?:tipo|clase)s?\s+de\s+(?:cosas|preguntas|consultas)\s+)?(?:te|le|les|se\s+le)?\s*(?:puedo|podemos|puede\s+uno)"
+         r"\s+(?:preguntar|pedir|consultar|decir)\b"
+         r"|\bque\s+(?:preguntas|cosas|consultas)\s+(?:respondes|contestas|entiendes|atiendes|sabes\s+responder)\b")
 CATALOG = R(r"\b(?:which|what|list|show|que|cuales|cual|lista|muestra|muestrame|ensena\w*)\b[^?.!]{0,40}?\b(?:gpus?|cards?|tarjetas?"
             r"|graficas?|models|modelos|prices?|precios|catalog|catalogo)\b[^?.!]{0,40}?\b(?:have|offer|rent|available|do\s+you|are\s+there|"
             r"know|support|tienen|teneis|ofrecen|alquilan|hay|disponibles?|conoces|soportas?|cost|cuestan|cuesta)\b"
@@ -50,8 +58,12 @@ CATALOG = R(r"\b(?:which|what|list|show|que|cuales|cual|lista|muestra|muestrame|
             r"|\bwhat(?:'?s|\s+is)\s+(?:in|on)\s+(?:the|your)\s+(?:catalog(?:ue)?|price\s+list)\b"
             r"|\bque\s+hay\s+en\s+(?:el|tu|vuestro)\s+catalogo\b"
             # "show me the catalog", "muéstrame el catálogo": the catalog named as what to see
-            r"|^(?:please\s+|por\s+favor\s+)?(?:show|list|see|send|muestra\w*|ensena\w*|ver|manda\w*)\s+(?:me\s+)?(?:the\s+|your\s+|el\s+|tu\s+|la\s+)?"
-            r"(?:catalog(?:ue)?|catalogo|price\s+list|lista\s+de\s+precios)\b"
+            # "show me the catalog", "pásame la lista de precios", "can you share the price list?", "¿me pasas el catálogo?",
+            # "dame los precios": the catalog or the price list named as what to see (a verb of handing it over)
+            r"|^(?:please\s+|por\s+favor\s+|(?:can|could|would)\s+(?:you|u)\s+|(?:me\s+|nos\s+)?(?:puedes|podrias|podeis)\s+|me\s+|nos\s+)?"
+            r"(?:show|list|see|send|give|share|post|paste|drop|muestra\w*|ensena\w*|ver|manda\w*|pasa\w*|dame|danos|da\w*"
+            r"|comparte\w*|envia\w*|compart\w*)\s+(?:me\s+|us\s+)?(?:the\s+|your\s+|el\s+|tu\s+|la\s+|los\s+|vuestr[oa]\s+|current\s+)?"
+            r"(?:catalog(?:ue)?|catalogo|price\s+list|pricing|prices|precios|lista\s+de\s+precios|tarifas)\b"
             r"|\bhow\s+much\s+(?:is|does|do)\s+(?:an?\s+|the\s+)?§G\d+§\s*(?:cost|per\s+hour|an\s+hour)?"
             r"|\b(?:cuanto|que\s+precio)\s+(?:cuesta|vale|tiene)\s+(?:una?\s+|la\s+)?§G\d+§")
 CATALOG_MODELS = R(r"\b(?:models|modelos)\b")
@@ -74,9 +86,18 @@ CAN_I = R(r"\b(?:can\s+(?:i|we|you|one)|could\s+(?:i|we)|is\s+it\s+possible|poss
           r"|sirve|vale\s+(?:una?\s+)?§G|da\s+para|alcanza|suficiente|es\s+suficiente)\b"
           # "is the 4090 any good for fine-tuning?", "can the RTX 6000 Ada train anything?", "can a single L4 handle it?"
           r"|\bis\s+(?:an?\s+|the\s+)?§G\d+§\s+(?:any|much)\s+good\b"
+          # "is an L40S any use for fine-tuning?", "is the L4 of any use", "is a 4090 useful / viable / suitable for ...",
+          # "would an L40S work for fine-tuning?", "does a single 4090 cut it?", "¿es útil una L40S para afinar?", "¿una L4
+          # sirve de algo?", "¿aguanta una 4090 un fine-tuning?"
+          r"|\bis\s+(?:an?\s+|the\s+|one\s+|a\s+single\s+)?§G\d+§\s+(?:(?:of\s+)?(?:any|some)\s+use|useful|usable|viable|suitable"
+          r"|any\s+help|worth\s+(?:it|renting|using)|capable|up\s+to\s+(?:it|the\s+job))\b"
+          r"|\b(?:would|will|does|do)\s+(?:an?\s+|the\s+|one\s+|a\s+single\s+)?§G\d+§\s+(?:work|do|cut\s+it|suffice|be\s+(?:enough|ok|fine))\b"
+          r"|\b(?:es|son|seria|serian)\s+(?:una?\s+|la\s+|el\s+)?(?:§G\d+§\s+)?(?:util(?:es)?|viables?|adecuad[oa]s?|suficientes?)\b"
+          r"|\baguanta\w*\b"
           r"|\bcan\s+(?:an?\s+|the\s+|one\s+|a\s+single\s+)?§G\d+§\s+(?:train|fine[\s-]*tune|finetune|run|handle|fit|do)\b")
 GENERIC_LLM = R(r"\b(?:an?\s+|un\s+|una\s+)?(?:llms?|large\s+language\s+models?|language\s+models?|models?|modelos?(?:\s+de\s+lenguaje)?)\b")
-COMPARE_JOIN = R(r"§G(\d+)§\s*(?:,|or|vs\.?|versus|o|u|/|against|contra)\s*(?:an?\s+|the\s+|una?\s+|la\s+|el\s+|las\s+|los\s+)?"
+COMPARE_JOIN = R(r"§G(\d+)§s?\s*(?:,|or|vs\.?|versus|o|u|/|against|contra)\s*(?:(?:on|in|with|en|con|sobre)\s+)?"
+                 r"(?:an?\s+|the\s+|una?\s+|la\s+|el\s+|las\s+|los\s+)?"
                  r"(?:(?:\d+|one|two|three|four|six|eight|sixteen|single|una?|dos|tres|cuatro|seis|ocho|sola)\s*(?:x\s*)?)?§G(\d+)§")
 COMPARE_WORD = R(r"\b(?:compare|comparing|comparison|compara\w*|difference|diferencia|better|mejor|cheaper|mas\s+barat\w*"
                  r"|worth|compensa|merece\s+la\s+pena|vale\s+la\s+pena|frente\s+a|over"
@@ -98,9 +119,9 @@ GOAL_SPEED = R(r"\b(?:faster|fastest|quicker|sooner|mas\s+rapid\w*|menos\s+tiemp
 
 # "which GPU should we rent for fine-tuning?", "¿qué GPU me conviene alquilar para afinar?": the provider's FAQ of
 # which GPU to choose, asked with no job named (answered on a reference job, ``answer._faq_choice``).
-GPU_CHOICE = R(r"\b(?:which|what)\s+(?:gpus?|cards?|hardware|accelerators?)\b[^?.!]{0,40}?"
+GPU_CHOICE = R(r"\b(?:which|what)\s+(?:(?:kind|sort|type)s?\s+of\s+)?(?:gpus?|cards?|hardware|accelerators?)\b[^?.!]{0,40}?"
                r"\b(?:should|recommend\w*|suggest\w*|best|pick|choose|rent|use)\b[^.!]{0,40}?\b(?:fine[\s-]*tun\w*|finetun\w*|train\w*|sft)"
-               r"|\bque\s+(?:gpus?|tarjetas?|graficas?)\b[^?.!]{0,40}?\b(?:recomienda\w*|conviene|deberia\w*|debo|debemos|eleg\w*|elij\w*"
+               r"|\bque\s+(?:(?:tipo|clase)s?\s+de\s+)?(?:gpus?|tarjetas?|graficas?|hardware)\b[^?.!]{0,40}?\b(?:recomienda\w*|conviene|deberia\w*|debo|debemos|eleg\w*|elij\w*"
                r"|usar|alquilar|uso)\b[^.!]{0,40}?\b(?:fine[\s-]*tun\w*|finetun\w*|afinar|entrenar|ajust\w*|sft)")
 # Words of fine-tuning talk: a number in a message with none of them ("¿dónde está la sala 3?") is no setting asked about.
 ABOUT_TRAINING = R(r"\b(?:fine[\s-]*tun\w*|finetun\w*|train\w*|entren\w*|afin\w*|ajust\w*|q?lora|sft|peft|gpus?|seq\w*|secuencia\w*"
@@ -125,8 +146,19 @@ def goal(text: str) -> str | None:
     return None
 
 
+# "scratch that, 8k", "forget that, make it Paris", "olvida lo anterior, 8k": the last value withdrawn and a new one
+# given, in a thread: a correction of the thread's request, not a fresh one (as "start over: qlora llama 70b" is)
+SCRATCH = R(r"^(?:(?:ok|okay|vale|ah|oh|hmm)[,\s]+)?(?:scratch|scrap|forget|ignore|drop|olvida|ignora|descarta)\s+"
+            r"(?:that|this|it|what\s+i\s+(?:just\s+)?said|my\s+last(?:\s+message)?|eso|esto|lo\s+(?:anterior|de\s+antes|ultimo|que\s+dije)"
+            r"|(?:(?:the|las|los|la|el)\s+)?(?:\d+\s*(?:x\s*)?)?§[GMR]\d+§)(?:\b|(?<=§))")
+
+
 def is_reset(text: str) -> bool:
     return RESET.search(text) is not None
+
+
+def is_scratch(text: str) -> bool:
+    return SCRATCH.search(text) is not None
 
 
 def is_help(text: str) -> bool:

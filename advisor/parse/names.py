@@ -271,6 +271,8 @@ class Matcher:
                 first = next(k for k in range(i, -1, -1) if toks[k].start == match.start)
                 match = self._with_vendor(toks, first, match, out)
                 used += self._own_memory(toks, i + used, match)
+                if i + used < len(toks) and toks[i + used].text in _FORM_WORDS:
+                    match, used = self._form_after_memory(toks, i, used, match)
                 if used and toks[i + used - 1].end > match.end:
                     match = NameMatch(match.kind, match.ident, match.start, toks[i + used - 1].end)
             if match.kind == "gpu" and links and any(a <= match.start < b for a, b in links):
@@ -322,6 +324,21 @@ class Matcher:
             return match
         return NameMatch(match.kind, match.ident, toks[j].start, match.end, match.candidates, match.family,
                          match.size_b, match.sized, match.typed, match.word)
+
+    def _form_after_memory(self, toks: list[Token], i: int, used: int, match: NameMatch) -> tuple[NameMatch, int]:
+        """"H100 80GB PCIe", "H100 80 GB NVL": a form factor after the card's memory names the variant, as it does
+        right after the name ("H100 PCIe"): the name is looked up with the memory left out. (Both H100 parts have
+        80 GB, so the memory alone says neither.)"""
+        j = i + used
+        name = [t for t in toks[i:j] if not _MEMORY.fullmatch(t.text)]
+        if toks[j].gap.strip(" ()-,\n\t") != "" or len(name) == used:
+            return match, used
+        moved = [*name, Token(toks[j].text, toks[j].start, toks[j].end, " ")]
+        hit = self._alias_at(moved, 0)
+        if hit is None or hit[0].kind != "gpu" or hit[1] != len(moved):
+            return match, used
+        return NameMatch("gpu", hit[0].ident, match.start, toks[j].end, match.candidates, match.family,
+                         match.size_b, match.sized, match.typed, match.word), used + 1
 
     def _own_memory(self, toks: list[Token], j: int, match: NameMatch) -> int:
         """"RTX 4090 24GB", "L40S (48 GB)", "H100 80GB SXM": the card's own memory (and form factor)

@@ -460,7 +460,8 @@ class _Assembler:
         if intents.is_reset(self.normalized):
             if not said:
                 return self._make("reset", delta, delta)
-            self.previous = None  # "start over: QLoRA llama 70b" is a fresh request
+            if not (self.previous is not None and not named_model and intents.is_scratch(text)):
+                self.previous = None  # "start over: QLoRA llama 70b" is a fresh request ("scratch that, 8k" corrects)
         elif not said and intents.is_help(self.normalized):
             return self._make("help", delta, delta)
         if self.scan.limits:

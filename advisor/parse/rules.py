@@ -562,6 +562,22 @@ def _targets(scan: Scan, m: re.Match[str]) -> bool | None:
     return None
 
 
+# A keyword argument of a call in pasted code that we do not model ("@app.function(gpu=\"A10G:4\", timeout=86400)",
+# "Trainer(..., seed=42)"): Python's own key=value (no space around "="), read and left alone like _OTHER_KEY's pairs,
+# so its number is not asked about. Ray's resources_per_worker={"GPU": 1} is read by ``_ray_workers`` from the whole
+# call; its dict is consumed here.
+_KWARG = R(r"(?<=[(,])[ ]?([a-z][a-z0-9]{1,30})=(-?\d+(?:\.\d+)?(?:e-?\d+)?)(?=[ ]*[,)])")
+_RAY_RESOURCES = R(r"(?<![\w.])resources_per_worker[\"']?[ \t]*[:=][ \t]*\{[^}]{0,200}\}")
+
+
+def _kwarg(scan: Scan, m: re.Match[str]) -> bool | None:
+    from advisor.parse.slots import CUE_KEYS
+
+    if m.group(1) in CUE_KEYS or m.group(1) in _KEY_FIELD:
+        return False
+    return None
+
+
 def _other_key(scan: Scan, m: re.Match[str]) -> bool | None:
     """A config key we do not model: its value is read and left alone. A key whose words are a
     setting's cue words ("per_device_batch_size=8", "micro_bs=4") is that setting: left for the
@@ -617,8 +633,12 @@ _FULL_WORDS = (
 _FULL_WRAP = R(r"\b(?:entrenar|afinar|ajustar|reentrenar|tunear|entrenamos|afinamos|ajustamos)\b"
                r"(?=(?:https?://\S*|[^,.;:?!\n]|(?<=\d)\.(?=\d)){1,40}?\b(?:complet[oa]|enter[oa])\b)")
 _METHOD_WORD = r"(?:q[\s_-]?lora|lora|" + _FULL_WORDS.replace(r"\b", "") + r")"
-_INSTEAD = R(r"\b(?:instead\s+of|rather\s+than|en\s+(?:vez|lugar)\s+del?|not)\s+" + _ART
-             + r"(?:\d+\s*(?:x\s*)?)?(§[GM](\d+)§|" + _METHOD_WORD + r")")
+# (a region too: "Paris, not Frankfurt", "en París, no en Fráncfort", "not in Frankfurt"; and what a verb of dropping
+# names: "scratch the H100s, price it on 4090s", "forget Frankfurt", "olvida las H100", "quita la A100", "descarta Fráncfort")
+_INSTEAD = R(r"(?:\b(?:instead\s+of|rather\s+than|en\s+(?:vez|lugar)\s+del?|not)\s+(?:(?:in|on|en)\s+)?"
+             r"|(?<=[,;(]\s)no\s+(?:(?:en|in)\s+)?(?=§R)"
+             r"|\b(?:scratch|forget|drop|ditch|skip|olvida\w*|quita\w*|descarta\w*)\s+(?=" + _ART + r"(?:\d+\s*(?:x\s*)?)?§[GMR]))"
+             + _ART + r"(?:\d+\s*(?:x\s*)?)?(§[GMR](\d+)§|" + _METHOD_WORD + r")")
 _INT8 = R(r"\b(?:cuantiz\w*|quanti[sz]\w*)\s+(?:(?:la|el|los|the)\s+(?:base|modelo|pesos|model|weights|base\s+model)\s+)?"
           r"(?:a|en|to|in|at)\s+8[\s_-]*bits?\b|\bload[\s_-]*in[\s_-]*8[\s_-]*bits?\b|\b(?:8[\s_-]*bits?|int8|llm\.int8)[\s_-]*(?:q?lora|base|weights|quanti[sz]\w*|cuantiz\w*)\b"
           r"|\bq?lora\s+(?:in\s+|en\s+|a\s+|with\s+|con\s+)?(?:8[\s_-]*bits?|int8)\b|\bint8\b")
@@ -711,6 +731,8 @@ def _instead(scan: Scan, m: re.Match[str]) -> None:
         scan.excluded_gpus.add(int(m.group(2)))
     elif m.group(1).startswith("§M"):
         scan.excluded_models.add(int(m.group(2)))
+    elif m.group(1).startswith("§R"):
+        scan.excluded_regions.add(int(m.group(2)))
 
 
 def _method(value: str, quant: str | None = None):
@@ -892,7 +914,10 @@ _ZERO12 = R(r"\b(?:deepspeed[\s_-]*)?zero[\s_-]*(?:" + _STAGE + r"[\s_-]*)?([12]
 _DOUBLE_OFF = R(r"\b(?:no|without|sin)\s+(?:double|doble)[\s_-]*(?:quant\w*|cuantiz\w*)|\b(?:double|doble)[\s_-]*(?:quant\w*|cuantiz\w*)"
                  r"\s*(?:[:=]\s*)?(?:off|false|desactivad[oa])\b")
 _DOUBLE_ON = R(r"\b(?:double|doble)[\s_-]*(?:quant\w*|cuantiz\w*)(?:\s*(?:[:=]\s*)?(?:on|true|activad[oa]))?")
-_DDP = R(r"\bddp\b|\bdata[\s_-]*parallel\b")
+# DDP by its name (torch.nn.parallel.DistributedDataParallel: every rank holds the whole model). "Data-parallel" alone
+# names no sharding: ZeRO is "ZeRO-powered data parallelism" (DeepSpeed docs) and FSDP "fully sharded data parallel",
+# both data parallelism; it says only that the GPUs split the batch (the count beside it is read by the slots).
+_DDP = R(r"\bddp\b|\bdistributed[\s_-]*data[\s_-]*parallel\b|\bplain[\s_-]+data[\s_-]*parallel(?:ism)?\b")
 # "tune run lora_finetune_single_device": torchtune's CLI with a recipe (never "fine-tune run on ...")
 _STACKS = [(R(r"\btorchtune\b|\btune\s+run\s+[a-z0-9]+_[a-z0-9_]+"), "torchtune"), (R(r"\blit[\s_-]?gpt\b"), "litgpt"),
            (R(r"\breference\s+stack\b|\bpila\s+de\s+referencia\b"), "reference"),
@@ -1030,7 +1055,7 @@ WORD_RULES = [
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
     (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_RECIPE, _recipe), (_GRES_GPU, _gres),
     (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible), (_CONFIG, _config), (_TARGETS, _targets),
-    (_OTHER_KEY, _other_key),
+    (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_RAY_RESOURCES, lambda scan, m: None),
     (_INSTEAD, _instead),
     (_ADAM_MODS, _adam_mods), (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
     (_SGD, _claim("optimizer", "sgd")), (_OTHER_OPT, _other_opt),
