@@ -47,7 +47,7 @@ HELP = R(r"^[?\s]+$|^(?:/[a-z][\w-]*\s+)?(?:help|ayuda|\?+|what\s+can\s+(?:you|t
          r"|\bwhat\s+(?:(?:kind|sort|type)s?\s+of\s+(?:things|questions|stuff|requests)\s+)?(?:can|could|should|may|do)\s+(?:i|we)"
          r"\s+(?:ask|say|type|tell|request)\b"
          r"|\bwhat\s+(?:questions|things|requests)\s+(?:can|do|will)\s+(?:you|it|the\s+bot)\s+(?:answer|handle|take|understand)\b"
-         r"|\bque\s+(?:(?:tipo|clase)s?\s+de\s+(?:cosas|preguntas|consultas)\s+)?(?:te|le|les|se\s+le)?\s*(?:puedo|podemos|puede\s+uno)"
+         r"|\bque\s+(?:(?:(?:tipo|clase)s?\s+de\s+)?(?:cosas|preguntas|consultas)\s+)?(?:te|le|les|se\s+le)?\s*(?:puedo|podemos|puede\s+uno)"
          r"\s+(?:preguntar|pedir|consultar|decir)\b"
          r"|\bque\s+(?:preguntas|cosas|consultas)\s+(?:respondes|contestas|entiendes|atiendes|sabes\s+responder)\b")
 CATALOG = R(r"\b(?:which|what|list|show|que|cuales|cual|lista|muestra|muestrame|ensena\w*)\b[^?.!]{0,40}?\b(?:gpus?|cards?|tarjetas?"

@@ -653,7 +653,7 @@ _NO_QUANT = R(r"\b(?:without|w/o|no|sin|drop(?:\s+the)?|quita\w*(?:\s+la)?)\s+(?
 # No adapters, so every weight trains: "without LoRA", "a no-adapter full fine-tune", "no PEFT", "sin ningún adaptador",
 # "adapter-free", "LoRA-less", "non-PEFT" (the word joined by a hyphen or a space, singular or plural)
 _NO_LORA = R(r"\b(?:without|w/o|no|sin|zero|cero)[\s_-]+(?:(?:any|an|the|ningun[oa]?s?|los|las|un|una|el)\s+)?"
-             r"(?:lora|adapters?|adaptador(?:es)?|peft)\b"
+             r"(?:lora|adapters?|adaptador(?:es)?|peft)(?:[\s_-]+(?:lora|adapters?|adaptador(?:es)?|peft))?\b"
              r"|\bnon[\s_-]*(?:lora|adapters?|peft)\b|\b(?:lora|adapters?|peft)[\s_-]*(?:free|less)\b")
 # "lora rank 16", "lora_alpha", "LoRA dropout": a setting of the adapters, which says LoRA only when
 # nothing else names a method (in a thread, "lora rank 64" changes the rank of a QLoRA, not its method).
