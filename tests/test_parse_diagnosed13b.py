@@ -293,3 +293,43 @@ def test_unmodelled_keyword_arguments_raise_no_number_question(text, catalog):
 def test_ray_workers_times_gpus_per_worker(catalog):
     text = 'lora qwen2.5 7b at 2k, ScalingConfig(num_workers=2, use_gpu=True, resources_per_worker={"GPU": 4})'
     assert said(text, catalog)["num_gpus"] == 8
+
+
+@pytest.mark.parametrize("text", [
+    "lora https://huggingface.co/Qwen/Qwen2.5-7B?library=transformers at 2k",
+    "qlora https://huggingface.co/Qwen/Qwen2.5-7B#training-details, secuencia 2048",
+])
+def test_a_hub_links_query_or_fragment_is_no_setting(text, catalog):
+    got = said(text, catalog)
+    assert got["model"] == "qwen2.5-7b" and "stack" not in got
+
+
+@pytest.mark.parametrize("text, attention", [
+    ("model_name_or_path: Qwen/Qwen2.5-7B\nstage: sft\nfinetuning_type: lora\ncutoff_len: 4096\nflash_attn: fa2\n", "flash"),
+    ("llamafactory-cli train --model_name_or_path Qwen/Qwen2.5-7B --finetuning_type lora --flash_attn disabled "
+     "--cutoff_len 2048", "eager"),
+    ("model_name_or_path: Qwen/Qwen2.5-7B\nfinetuning_type: lora\ncutoff_len: 4096\nflash_attn: sdpa\n", "flash"),
+])
+def test_llamafactory_flash_attn_names_the_attention(text, attention, catalog):
+    assert said(text, catalog)["attention"] == attention
+
+
+def test_llamafactory_flash_attn_auto_names_none(catalog):
+    got = said("model_name_or_path: Qwen/Qwen2.5-7B\nfinetuning_type: lora\ncutoff_len: 4096\nflash_attn: auto\n", catalog)
+    assert "attention" not in got
+
+
+@pytest.mark.parametrize("text, named", [
+    ("lora llama 3.1 8b at 2k on 2 H100 NVL", ("H100 PCIe", "H100 SXM")),
+    ("qlora qwen2.5 7b a 4k en dos H200 NVL", ("H200",)),
+])
+def test_a_form_factor_the_catalog_lacks_is_asked(text, named, catalog):
+    """A variant we do not list is a "did you mean" with the parts we do, never the other part sized silently."""
+    result = parse_message(text, catalog)
+    assert result.intent == "clarify" and result.clarify_code == "did_you_mean"
+    assert all(name in result.question for name in named), result.question
+
+
+def test_the_cards_own_form_over_a_line_break_is_part_of_its_name(catalog):
+    got = said("lora qwen2.5 7b at 2k, one node with 8 B200\nSXM cards", catalog)
+    assert got["gpu"] == "b200" and got["num_gpus"] == 8

@@ -30,7 +30,9 @@ _HUB_PAGES = r"(?:tree|blob|resolve|raw|commit|commits|discussions|files|edit|se
 _HUB_ID = re.compile(r"(?<![\w/.@-])(?:https?://(?:www\.)?(?:huggingface\.co|hf\.co)/)?([A-Za-z0-9][\w.-]{1,95})/"
                      r"([A-Za-z0-9][\w.-]{0,95}[A-Za-z0-9])(?:(?=/" + _HUB_PAGES + r"\b)|(?![\w/-]|\.\w))")
 # That page path after a Hub id (kept out of what the rules read: "main", a commit's hex, a file name)
-_HUB_PAGE_PATH = re.compile(r"(?<=[A-Za-z0-9])/" + _HUB_PAGES + r"(?:/[\w%@+-]+(?:\.[\w%@+-]+)*)*/?")
+# (and a link's query or fragment after the id or its page: "?library=transformers", "#model-details")
+_HUB_PAGE_PATH = re.compile(r"(?<=[A-Za-z0-9])(?:/" + _HUB_PAGES + r"(?:/[\w%@+-]+(?:\.[\w%@+-]+)*)*/?)?"
+                            r"(?:[?#][\w%=&+.:-]*[\w%=&+-])?")
 # Organisations that publish open LLMs on the Hub (their ids need no digit to be read as models).
 KNOWN_ORGS = {"meta-llama", "mistralai", "qwen", "google", "microsoft", "deepseek-ai", "huggingfacetb", "allenai",
               "tiiuae", "01-ai", "ibm-granite", "nvidia", "openai", "tinyllama", "bigcode", "eleutherai",
@@ -100,7 +102,7 @@ def _page_paths(text: str) -> str:
     last = 0
     for link in re.finditer(r"(?:huggingface\.co|hf\.co)/[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*", text):
         tail = _HUB_PAGE_PATH.match(text, link.end())
-        if tail:
+        if tail and tail.end() > tail.start():
             out.append(text[last:tail.start()] + " " * (tail.end() - tail.start()))
             last = tail.end()
     return "".join(out) + text[last:] if out else text

@@ -273,6 +273,8 @@ class Matcher:
                 used += self._own_memory(toks, i + used, match)
                 if i + used < len(toks) and toks[i + used].text in _FORM_WORDS:
                     match, used = self._form_after_memory(toks, i, used, match)
+                    if i + used < len(toks) and toks[i + used].text in _FORM_WORDS:
+                        match, used = self._other_form(toks, i, used, match)
                 if used and toks[i + used - 1].end > match.end:
                     match = NameMatch(match.kind, match.ident, match.start, toks[i + used - 1].end)
             if match.kind == "gpu" and links and any(a <= match.start < b for a, b in links):
@@ -339,6 +341,25 @@ class Matcher:
             return match, used
         return NameMatch("gpu", hit[0].ident, match.start, toks[j].end, match.candidates, match.family,
                          match.size_b, match.sized, match.typed, match.word), used + 1
+
+    def _other_form(self, toks: list[Token], i: int, used: int, match: NameMatch) -> tuple[NameMatch, int]:
+        """"H100 NVL", "A100 PCIe", "H200 NVL": a form factor after the name that neither this card nor any part of
+        its name in the catalog has is a variant we do not list: a question with the parts we do ("did you mean
+        H100 SXM or H100 PCIe?"), never the other part sized silently."""
+        form = toks[i + used]
+        if form.gap.strip(" ()-,\n\t") != "" or match.ident is None:
+            return match, used
+        if form.text == self._form.get(match.ident) or (form.text.startswith("sxm") and match.ident in self._sxm):
+            # the card's own form, typed over a line break ("8 B200\nSXM GPUs"): part of its name
+            return NameMatch(match.kind, match.ident, match.start, form.end, match.candidates, match.family,
+                             match.size_b, match.sized, match.typed, match.word), used + 1
+        name = [t.text for t in toks[i:i + used] if not _MEMORY.fullmatch(t.text) and t.text not in _FORM_WORDS]
+        parts = sorted({a.ident for a in self._by_first.get(name[0], []) if a.kind == "gpu"
+                        and list(a.toks[:len(name)]) == name}) if name else []
+        if not parts:
+            return match, used
+        return NameMatch("unsure", None, match.start, form.end, tuple(parts),
+                         typed=f"{' '.join(name)} {form.text}", word="gpu"), used + 1
 
     def _own_memory(self, toks: list[Token], j: int, match: NameMatch) -> int:
         """"RTX 4090 24GB", "L40S (48 GB)", "H100 80GB SXM": the card's own memory (and form factor)

@@ -67,6 +67,8 @@ _CONFIG_KEYS = {
     "q_lora": "q_lora|use_qlora",
     "flash": "flash_attention|use_flash_attention_2|use_flash_attention",
     "attn_implementation": "attn_implementation",
+    # LLaMA-Factory's flash_attn: auto | disabled | sdpa | fa2 | fa3 (llamafactory/hparams/model_args.py, AttentionFunction)
+    "lf_flash_attn": "flash_attn",
     "double_quant": "bnb_4bit_use_double_quant",
     "quant_type": "bnb_4bit_quant_type",
     "lora_target_linear": "lora_target_linear",
@@ -437,6 +439,12 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
     elif flag is False and name in ("load_in_4bit", "load_in_8bit", "bf16", "fp16", "lora_target_linear", "q_lora"):
         return None  # said off: nothing to claim, and no later rule may read "load_in_4bit" as on
     elif name == "flash" and flag is not None:
+        scan.claim("attention", "flash" if flag else "eager", m.start())
+    elif name == "lf_flash_attn" and value == "auto":
+        return None  # the library picks one at load time: no kernel said
+    elif name == "lf_flash_attn" and value in ("fa2", "fa3", "sdpa", "disabled"):
+        scan.claim("attention", "eager" if value == "disabled" else "flash", m.start())
+    elif name == "lf_flash_attn" and flag is not None:  # a bare "--flash_attn" flag or "flash_attn: true"
         scan.claim("attention", "flash" if flag else "eager", m.start())
     elif name == "attn_implementation" and value in ("eager", "sdpa", "flash_attention_2", "flash_attention_3"):
         scan.claim("attention", "eager" if value == "eager" else "flash", m.start())
