@@ -333,3 +333,33 @@ def test_a_form_factor_the_catalog_lacks_is_asked(text, named, catalog):
 def test_the_cards_own_form_over_a_line_break_is_part_of_its_name(catalog):
     got = said("lora qwen2.5 7b at 2k, one node with 8 B200\nSXM cards", catalog)
     assert got["gpu"] == "b200" and got["num_gpus"] == 8
+
+
+@pytest.mark.parametrize("text, gpu", [("¿vale una L4 para fine-tuning?", "l4"), ("¿vale la 4090 para afinar un LLM?", "rtx-4090")])
+def test_vale_before_a_gpu_is_a_can_i_question(text, gpu, catalog):
+    result = parse_message(text, catalog)
+    assert result.intent == "faq" and result.faq == "can_i_gpu" and result.params["gpu"] == gpu
+
+
+@pytest.mark.parametrize("text", ["what gets erased when the instance shuts down?", "which files are gone once the job ends?",
+                                  "¿qué se borra cuando termina el trabajo?", "¿qué se guarda al apagar la GPU?"])
+def test_what_is_deleted_or_kept_after_the_job_is_the_persist_faq(text, catalog):
+    result = parse_message(text, catalog)
+    assert result.intent == "faq" and result.faq == "what_persists"
+
+
+@pytest.mark.parametrize("text, gpu", [
+    ("what's the rental price for an A100?", "a100-80gb"),
+    ("cost per hour of the H200?", "h200"),
+    ("¿cuál es la tarifa de la L4?", "l4"),
+    ("¿a cuánto sale la B200?", "b200"),
+])
+def test_a_gpus_hourly_price_asked_is_the_catalog(text, gpu, catalog):
+    result = parse_message(text, catalog)
+    assert result.intent == "catalog" and result.params.get("gpu") == gpu
+
+
+@pytest.mark.parametrize("text", ["what GPUs are there in Paris?", "do you have any GPUs in Frankfurt?",
+                                  "¿hay tarjetas en Fráncfort?", "¿tienen algo en París?"])
+def test_the_gpus_of_a_region_asked_is_the_catalog(text, catalog):
+    assert parse_message(text, catalog).intent == "catalog"

@@ -57,6 +57,18 @@ CATALOG = R(r"\b(?:which|what|list|show|que|cuales|cual|lista|muestra|muestrame|
             # "what's in the catalog right now?", "¿qué hay en el catálogo?"
             r"|\bwhat(?:'?s|\s+is)\s+(?:in|on)\s+(?:the|your)\s+(?:catalog(?:ue)?|price\s+list)\b"
             r"|\bque\s+hay\s+en\s+(?:el|tu|vuestro)\s+catalogo\b"
+            # a GPU's hourly price asked for: "what's the hourly rate for the L40S?", "price per hour of an H100", "the
+            # A100's hourly price", "¿precio por hora de la L40S?", "¿a cuánto está la H100?", "tarifa de la 4090"
+            r"|\b(?:hourly\s+(?:rate|price|cost)|(?:price|cost|rate)\s+(?:per|an|by\s+the)\s+hour|rental\s+(?:price|rate)|rate)"
+            r"\s+(?:for|of|on)\s+(?:an?\s+|the\s+|one\s+)?§G\d+§"
+            r"|§G\d+§(?:'s|s)?\s+(?:hourly\s+)?(?:price|rate|cost)\s+(?:per\s+hour|an\s+hour|by\s+the\s+hour)?"
+            r"|\b(?:precio|coste|costo|tarifa)\s+(?:por\s+hora\s+)?(?:de|del)\s+(?:la\s+|el\s+|una?\s+)?§G\d+§"
+            r"|\ba\s+cuanto\s+(?:esta|sale|va)\s+(?:la\s+|el\s+|una?\s+)?§G\d+§"
+            # the GPUs of a region asked for: "which GPUs are in Frankfurt?", "do you have anything in Paris?", "¿qué GPUs
+            # hay en Fráncfort?", "¿tenéis algo en París?"
+            r"|\b(?:which|what)\s+(?:gpus?|cards?)\s+(?:are|is)\s+(?:there\s+)?(?:in|at)\s+§R\d+§"
+            r"|\bdo\s+you\s+have\s+(?:anything|any\s+gpus?|gpus?|cards?)\s+(?:in|at)\s+§R\d+§"
+            r"|\b(?:tienen|teneis|tienes|hay)\s+(?:algo|gpus?|tarjetas?)\s+en\s+§R\d+§"
             # "show me the catalog", "muéstrame el catálogo": the catalog named as what to see
             # "show me the catalog", "pásame la lista de precios", "can you share the price list?", "¿me pasas el catálogo?",
             # "dame los precios": the catalog or the price list named as what to see (a verb of handing it over)
@@ -71,6 +83,8 @@ CATALOG_MODELS = R(r"\b(?:models|modelos)\b")
 PERSIST = R(r"\b(?:persist\w*|keep|save|store|retain|stays?|remains?|left\s+over|still\s+(?:pay\w*|billed|charged)"
             r"|keep\s+paying|seguimos\s+pagando|siguen?\s+cobrando|seguir[aá]?n?\s+cobrando|seguir\s+pagando|back\s*up|backup|lose|lost|losing|wiped|survives?|guardar|guardo|guarde|guardamos"
             r"|conservar|conservo|conserve|persistir|persiste|mantener|queda\w*|sobrevive\w*|pierd\w*|perder|perdemos|respald\w*"
+            # what is deleted or kept: "what gets deleted / erased / removed", "¿qué se guarda / se borra / desaparece?"
+            r"|delet\w*|eras\w*|removed|gone|disappear\w*|guarda\w*|borra\w*|desaparec\w*|elimina\w*"
             r"|copia\s+de\s+seguridad|what\s+happens\s+to|que\s+(?:pasa|ocurre|sucede)\s+con)\b")
 PERSIST_WHEN = R(r"\b(?:after|when|once|before|if|despues|cuando|al|antes|si)\b[^?.!]{0,40}?\b(?:stop\w*|end\w*|shut\w*|terminat\w*"
                  r"|finish\w*|done|over|is\s+released|released|goes\s+away|deleted|delet\w*|torn\s+down|tear\w*\s+down|reclaim\w*"
@@ -83,7 +97,9 @@ QUESTION = R(r"\b(?:what|which|should|do\s+i|do\s+we|que|cual|cuales|debo|debemo
              r"|necesito|necesitamos|how|como|will|se)\b|\?")
 CAN_I = R(r"\b(?:can\s+(?:i|we|you|one)|could\s+(?:i|we)|is\s+it\s+possible|possible\s+to|is\s+(?:an?\s+|the\s+)?§G\d+§"
           r"\s+(?:enough|good|ok|fine|big\s+enough)|enough\s+for|puedo|podemos|podria|podriamos|se\s+puede|es\s+posible"
-          r"|sirve|vale\s+(?:una?\s+)?§G|da\s+para|alcanza|suficiente|es\s+suficiente)\b"
+          r"|sirve|da\s+para|alcanza|suficiente|es\s+suficiente)\b"
+          # "¿vale una L4 para fine-tuning?", "¿vale la 4090 para afinar?" (the placeholder ends in "§": no \b after it)
+          r"|\bvale\s+(?:una?\s+|la\s+|el\s+)?§G\d+§"
           # "is the 4090 any good for fine-tuning?", "can the RTX 6000 Ada train anything?", "can a single L4 handle it?"
           r"|\bis\s+(?:an?\s+|the\s+)?§G\d+§\s+(?:any|much)\s+good\b"
           # "is an L40S any use for fine-tuning?", "is the L4 of any use", "is a 4090 useful / viable / suitable for ...",
