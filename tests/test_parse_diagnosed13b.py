@@ -363,3 +363,27 @@ def test_a_gpus_hourly_price_asked_is_the_catalog(text, gpu, catalog):
                                   "¿hay tarjetas en Fráncfort?", "¿tienen algo en París?"])
 def test_the_gpus_of_a_region_asked_is_the_catalog(text, catalog):
     assert parse_message(text, catalog).intent == "catalog"
+
+
+@pytest.mark.parametrize("text, model", [
+    ("lora on a 3B Llama (3.2) at 2k", "llama-3.2-3b"),
+    ("qlora del llama de 8b (3.1) a 4k", "llama-3.1-8b"),
+    ("full fine-tune of qwen 7b (v2.5), 2048 tokens", "qwen2.5-7b"),
+])
+def test_a_version_in_parentheses_after_the_family(text, model, catalog):
+    result = parse_message(text, catalog)
+    assert result.intent == "estimate" and result.delta.said()["model"] == model
+
+
+def test_a_parenthesis_the_family_has_no_release_for_stays_a_question(catalog):
+    result = parse_message("lora llama 8b (2) at 4k", catalog)
+    assert result.intent == "clarify"
+
+
+@pytest.mark.parametrize("text, method", [
+    ("python finetune.py --base_model mistralai/Mistral-7B-v0.3 --use_lora --cutoff_len 2048", "lora"),
+    ("python train.py --model_name_or_path Qwen/Qwen2.5-7B --lora_enable True --model_max_length 2048", "lora"),
+    ("python train.py --model_name_or_path Qwen/Qwen2.5-7B --use_lora false --model_max_length 4096", "full"),
+])
+def test_a_scripts_lora_switch_says_the_method(text, method, catalog):
+    assert said(text, catalog)["method"] == method

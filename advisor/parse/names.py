@@ -266,6 +266,8 @@ class Matcher:
             if used > 1 and match.kind == "model" and _context_variant(toks[i + used - 1], text):
                 used -= 1  # "phi3 mini 128k": the model, then a sequence length (see _context_variant)
                 match = NameMatch(match.kind, match.ident, match.start, toks[i + used - 1].end)
+            if match.family is not None and match.kind in ("model", "family") and i + used < len(toks):
+                match, used = self._version_in_parens(toks, i, used, match, text)
             if match.kind == "gpu":
                 match = self._form_before(toks, i, used, match, out)
                 first = next(k for k in range(i, -1, -1) if toks[k].start == match.start)
@@ -326,6 +328,32 @@ class Matcher:
             return match
         return NameMatch(match.kind, match.ident, toks[j].start, match.end, match.candidates, match.family,
                          match.size_b, match.sized, match.typed, match.word)
+
+    def _version_in_parens(self, toks: list[Token], i: int, used: int, match: NameMatch,
+                           text: str) -> tuple[NameMatch, int]:
+        """"a 1B Llama (3.2)", "llama 8b (3.1)", "el llama de 70b (v3.3)": the family's version in a parenthesis after
+        it names that release, and the parenthesis is part of the name (its number is no setting)."""
+        j = i + used
+        if toks[j].text in _VERSION_MARKS and j + 1 < len(toks) and toks[j + 1].gap in ("", " ", "."):
+            j += 1  # "(v3.3)"
+        tok = toks[j]
+        if "(" not in toks[i + used].gap or not _NUMERIC.fullmatch(tok.text) or not text.startswith(")", tok.end):
+            return match, used
+        fam = self._families.get(match.family)
+        if fam is None:
+            return match, used
+        pool = set(match.candidates) if match.candidates else {m[2] for m in fam.models}
+        if match.ident is not None:
+            pool = {match.ident}
+        ids = [m[2] for m in self._versioned(fam, [tok.text], None) if m[2] in pool]
+        if not ids:
+            return match, used
+        taken = j - i + 1
+        if len(ids) == 1:
+            return NameMatch("model", ids[0], match.start, tok.end + 1, candidates=(ids[0],), family=match.family,
+                             sized=match.sized), taken
+        return NameMatch("family", None, match.start, tok.end + 1, candidates=tuple(ids), family=match.family,
+                         sized=match.sized), taken
 
     def _form_after_memory(self, toks: list[Token], i: int, used: int, match: NameMatch) -> tuple[NameMatch, int]:
         """"H100 80GB PCIe", "H100 80 GB NVL": a form factor after the card's memory names the variant, as it does

@@ -58,7 +58,9 @@ _CONFIG_KEYS = {
     "load_in_4bit": "load_in_4bit",
     "load_in_8bit": "load_in_8bit",
     "quantization_bit": "quantization_bit",
-    "use_peft": "use_peft",
+    # TRL's use_peft; the use_lora / lora_enable switches of scripts built on PEFT (LLaVA's train.py --lora_enable,
+    # Firefly and Chinese-LLaMA-Alpaca's --use_lora, PEFT's use_dora for DoRA, sized as LoRA)
+    "use_peft": "use_peft|use_lora|lora_enable|enable_lora|use_dora",
     # ms-swift: --train_type full|lora; NeMo's model.peft.peft_scheme: lora | ... | none, "none" the full fine-tune
     # (NeMo examples/nlp/language_modeling/tuning/conf/megatron_gpt_finetuning_config.yaml; nemo.collections.llm
     # recipes' finetune_recipe(peft_scheme="none"|None) trains every weight)
@@ -185,7 +187,7 @@ _OPTIM_VALUES = {
     "sgd": "sgd", "paged_adamw_32bit": "adamw",
 }
 # Flags that stand alone on a command line ("--use_peft", "--bf16"): on.
-_BOOL_FLAGS = {"use_peft", "use_fsdp", "load_in_4bit", "load_in_8bit", "gradient_checkpointing", "bf16", "fp16",
+_BOOL_FLAGS = {"use_peft", "use_lora", "lora_enable", "enable_lora", "use_dora", "use_fsdp", "load_in_4bit", "load_in_8bit", "gradient_checkpointing", "bf16", "fp16",
                "use_flash_attention_2", "flash_attention", "bnb_4bit_use_double_quant", "lora_target_linear",
                "multi_gpu", "packing", "use_liger_kernel", "use_liger", "torch_compile"}
 _FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9_.-]*)(?:=([^\s?!,;]+)|[ \t]+(?!--)([^\s\\?!,;]+))?")
