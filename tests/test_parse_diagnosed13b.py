@@ -387,3 +387,12 @@ def test_a_parenthesis_the_family_has_no_release_for_stays_a_question(catalog):
 ])
 def test_a_scripts_lora_switch_says_the_method(text, method, catalog):
     assert said(text, catalog)["method"] == method
+
+
+@pytest.mark.parametrize("text, model", [
+    ("lora qwen 2,5 7b a 4k", "qwen2.5-7b"),
+    ("qlora del llama 3,1 de 70b, secuencia 8192", "llama-3.1-70b"),
+    ("LoRA of Qwen 2,5 14B at 2k", "qwen2.5-14b"),
+])
+def test_a_version_with_a_decimal_comma(text, model, catalog):
+    assert said(text, catalog)["model"] == model

@@ -620,6 +620,14 @@ class Matcher:
                 break  # "Falcon / 4-bit adapters", "Yi 4 bits": a quantization width, never the family's version
             if _NUMERIC.fullmatch(t) and j + 1 < len(toks) and toks[j + 1].gap == " " and toks[j + 1].text in _COUNT_NOUNS:
                 break  # "de Yi 6 vueltas", "Mistral 3 epochs": a count of something else, never the family's version
+            if t.isdigit() and not versions and j + 2 < len(toks) and toks[j + 1].gap == "," \
+                    and len(toks[j + 1].text) == 1 and toks[j + 1].text.isdigit() \
+                    and (_SIZE.fullmatch(toks[j + 2].text) or toks[j + 2].text == "de") \
+                    and _SEP_GAP.fullmatch(toks[j + 2].gap):
+                versions.append(f"{t}.{toks[j + 1].text}")  # "Qwen 2,5 7B", "llama 3,1 8b": a version's decimal comma
+                j += 2
+                marked += 1
+                continue
             if _NUMERIC.fullmatch(t) and (not versions or len(versions) < 2 and toks[j].gap == "_"):
                 versions.append(t)
                 j += 1
