@@ -396,3 +396,16 @@ def test_a_scripts_lora_switch_says_the_method(text, method, catalog):
 ])
 def test_a_version_with_a_decimal_comma(text, model, catalog):
     assert said(text, catalog)["model"] == model
+
+
+@pytest.mark.parametrize("text, n", [
+    ("lora qwen2.5 7b at 4k\n```\ndocker run --rm --gpus '\"device=0,1,2\"' -v /ckpt:/ckpt myorg/trainer:2.0\n```", 3),
+    ("ajuste completo de qwen2.5 1.5b a 2k: docker run --gpus device=5 trainer", 1),
+])
+def test_dockers_device_list_counts_the_gpus(text, n, catalog):
+    assert said(text, catalog)["num_gpus"] == n
+
+
+def test_autotrain_int4_quantization_is_qlora(catalog):
+    text = "autotrain llm --train --model Qwen/Qwen2.5-7B --peft --quantization int4 --block_size 4096"
+    assert said(text, catalog)["method"] == "qlora"

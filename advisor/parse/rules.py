@@ -124,7 +124,10 @@ _GRES_GPU = R(r"(?<![\w.])gres[ \t]*[:=][ \t]*gpu(?:[ \t]*:[ \t]*(?:§G\d+§|[a-
 _K8S_GPU = R(r"(?<![\w.])(?:nvidia\.com|amd\.com|gpu\.intel\.com)/(?:gpu|i915)[\"']?[ \t]*:[ \t]*[\"']?(\d{1,3})\b(?![.\w])")
 _K8S_REPLICAS = R(r"(?<![\w.])replicas[ \t]*:[ \t]*(\d{1,3})\b")
 _DS_INCLUDE = R(r"(?<![\w.])include[ \t]*=[ \t]*[\"']?((?:[a-z0-9_.\-]+(?::\d{1,3}(?:,\d{1,3})*)?)(?:@[a-z0-9_.\-]+(?::\d{1,3}(?:,\d{1,3})*)?)*)")
-_VISIBLE = R(r"(?<![\w.])cuda_visible_devices[ \t]*=[ \t]*[\"']?(\d{1,2}(?:[ \t]*,[ \t]*\d{1,2})*)\b")
+_VISIBLE = R(r"(?<![\w.])cuda_visible_devices[ \t]*=[ \t]*[\"']?(\d{1,2}(?:[ \t]*,[ \t]*\d{1,2})*)\b"
+             # Docker's --gpus '"device=0,1"' (docs.docker.com, "Access an NVIDIA GPU": the devices the container sees;
+             # "--gpus 2" is a count, read as one by the config keys, "--gpus all" a count the text does not give)
+             r"|(?<![\w.-])gpus[ \t]*[=:][ \t]*[\"']*device=(\d{1,2}(?:[ \t]*,[ \t]*\d{1,2})*)\b[\"']*")
 
 
 # SkyPilot's task YAML, ``resources: accelerators: H100:8`` (a GPU name and the count per node; SkyPilot docs, "YAML
@@ -159,7 +162,7 @@ def _ds_include(scan: Scan, m: re.Match[str]) -> None:
 
 
 def _visible(scan: Scan, m: re.Match[str]) -> None:
-    scan.claim("visible_gpus", len(m.group(1).split(",")), m.start())
+    scan.claim("visible_gpus", len((m.group(1) or m.group(2)).split(",")), m.start())
 
 
 def _gres(scan: Scan, m: re.Match[str]) -> None:
@@ -355,6 +358,8 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
             scan.claim("quant", "nf4", m.start())
             if value.endswith("-dq"):
                 scan.claim("double_quant", True, m.start())
+        elif value == "int4":  # AutoTrain's --quantization int4: bitsandbytes 4-bit NF4 (autotrain/trainers/clm/utils.py)
+            scan.claim("method", "qlora", m.start())
         elif value in ("bnb.int8", "int8"):
             scan.claim("method", "qlora", m.start())
             scan.claim("quant", "int8", m.start())
