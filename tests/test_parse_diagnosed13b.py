@@ -409,3 +409,25 @@ def test_dockers_device_list_counts_the_gpus(text, n, catalog):
 def test_autotrain_int4_quantization_is_qlora(catalog):
     text = "autotrain llm --train --model Qwen/Qwen2.5-7B --peft --quantization int4 --block_size 4096"
     assert said(text, catalog)["method"] == "qlora"
+
+
+@pytest.mark.parametrize("text, want", [
+    ("from the sheet:\n```\nmodel,method,seq_len,num_gpus,gpu\nQwen/Qwen2.5-7B,qlora,4096,2,L40S\n```",
+     {"model": "qwen2.5-7b", "method": "qlora", "seq_len": 4096, "num_gpus": 2, "gpu": "l40s"}),
+    ("fila de la hoja:\nmodel;method;max_seq_length;gpus\nmeta-llama/Llama-3.1-8B;full;2048;8",
+     {"model": "llama-3.1-8b", "method": "full", "seq_len": 2048, "num_gpus": 8}),
+])
+def test_a_csv_row_under_its_header_is_read_as_pairs(text, want, catalog):
+    got = said(text, catalog)
+    assert {k: got.get(k) for k in want} == want
+
+
+def test_two_csv_rows_with_two_lengths_are_asked(catalog):
+    text = "model,method,seq_len\nQwen/Qwen2.5-7B,lora,2048\nQwen/Qwen2.5-7B,lora,8192"
+    result = parse_message(text, catalog)
+    assert result.intent == "clarify" and result.clarify_code == "conflict"
+
+
+def test_prose_lines_with_commas_are_no_csv(catalog):
+    got = said("lora qwen2.5 7b, 4k, 2 L40S\nthanks, cheers, bye", catalog)
+    assert got == {"method": "lora", "model": "qwen2.5-7b", "seq_len": 4096, "num_gpus": 2, "gpu": "l40s"}

@@ -203,9 +203,41 @@ _MD_RULE = re.compile(r"^[ \t]*\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*$", re.M)
 
 
 def table_to_pairs(text: str) -> str:
-    if "|" not in text or "\n" not in text:
+    if "\n" not in text:
+        return text
+    if "," in text or ";" in text or "\t" in text:
+        text = csv_to_pairs(text)
+    if "|" not in text:
         return text
     return _MD_ROW.sub(lambda m: f"{m.group(1)}: {m.group(2)}", _MD_RULE.sub("", text))
+
+
+# A CSV (or semicolon- or tab-separated) block of settings pasted from a sheet: a header line of keys, then rows of
+# values ("model,method,seq_len,num_gpus,gpu_type" / "qwen/qwen3-14b,qlora,8192,1,a100-80gb"). Each row is read as the
+# pairs "key: value" of its columns, as a Markdown table's rows are; two rows give two values (a question back).
+_CSV_HEADER = re.compile(r"^[ \t]*([a-z][a-z0-9_]*(?:[ \t]*([,;\t])[ \t]*[a-z][a-z0-9_]*){2,})[ \t]*$", re.M)
+
+
+def csv_to_pairs(text: str) -> str:
+    out, last = [], 0
+    for head in _CSV_HEADER.finditer(text):
+        sep = head.group(2)
+        keys = [k.strip() for k in head.group(1).split(sep)]
+        if not any(k in _KEY_FIELD for k in keys):
+            continue
+        rows, end = [], head.end()
+        while end < len(text) and text[end] == "\n":
+            line_end = text.find("\n", end + 1)
+            line_end = len(text) if line_end < 0 else line_end
+            cells = text[end + 1:line_end].split(sep)
+            if len(cells) != len(keys) or not text[end + 1:line_end].strip():
+                break
+            rows.append(" ".join(f"{k}: {c.strip()}" if c.strip() else "" for k, c in zip(keys, cells)))
+            end = line_end
+        if rows:
+            out.append(text[last:head.start()] + "\n".join(rows))
+            last = end
+    return "".join(out) + text[last:] if out else text
 
 
 # A command written as a list of argv words (Kubernetes' ``command:``/``args:``, Docker's exec form, a Python
