@@ -431,3 +431,9 @@ def test_two_csv_rows_with_two_lengths_are_asked(catalog):
 def test_prose_lines_with_commas_are_no_csv(catalog):
     got = said("lora qwen2.5 7b, 4k, 2 L40S\nthanks, cheers, bye", catalog)
     assert got == {"method": "lora", "model": "qwen2.5-7b", "seq_len": 4096, "num_gpus": 2, "gpu": "l40s"}
+
+
+@pytest.mark.parametrize("text", ["qlora on 01-ai's Yi-6B at 4k", "qlora del Yi-6B de 01-ai a 4k", "qlora Yi-6B (by 01-ai), seq 4096"])
+def test_an_organisation_said_apart_from_its_repo_is_no_number(text, catalog):
+    result = parse_message(text, catalog)
+    assert result.intent == "estimate" and result.delta.said()["model"] == "yi-6b"

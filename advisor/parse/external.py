@@ -38,6 +38,10 @@ KNOWN_ORGS = {"meta-llama", "mistralai", "qwen", "google", "microsoft", "deepsee
               "tiiuae", "01-ai", "ibm-granite", "nvidia", "openai", "tinyllama", "bigcode", "eleutherai",
               "stabilityai", "cohereforai", "databricks", "internlm", "thudm", "zai-org", "moonshotai",
               "unsloth", "nousresearch", "teknium", "lmsys", "mosaicml", "apple", "amd", "baichuan-inc"}
+# An organisation said apart from its repository ("01-ai's Yi-34B", "el Yi-34B de 01-ai"): a name, whose digits are no
+# setting (only the orgs with a digit in their name matter; the others are words the rules do not read).
+_ORG_WORD = re.compile(r"(?<![\w/.@-])(?:" + "|".join(sorted((re.escape(o) for o in KNOWN_ORGS if re.search(r"\d", o)),
+                                                             key=len, reverse=True)) + r")(?![\w/-])", re.I)
 _DATASET_KEY = re.compile(r"(?:dataset\w*|datasets|path|data_files|data_path|data)\s*[\"']?\s*[:=]\s*[\"']?\s*$", re.I)
 # torchtune's recipe configs ("llama3_1/8B_lora_single_device", "qwen2_5/7B_full"): a config, not a repo
 _TORCHTUNE_CONFIG = re.compile(r"_(?:q?lora|full|dora)(?:_single_device|_distributed)?$|_single_device$", re.I)
@@ -93,6 +97,8 @@ def blank(text: str, found: list[External]) -> str:
         text = text[:e.start] + " " * (e.end - e.start) + text[e.end:]
     if "/" in text and ("huggingface" in text or "hf.co" in text):
         text = _page_paths(text)
+    if "-ai" in text or "-AI" in text:
+        text = _ORG_WORD.sub(lambda m: " " * len(m.group()), text)
     return text
 
 
