@@ -437,3 +437,16 @@ def test_prose_lines_with_commas_are_no_csv(catalog):
 def test_an_organisation_said_apart_from_its_repo_is_no_number(text, catalog):
     result = parse_message(text, catalog)
     assert result.intent == "estimate" and result.delta.said()["model"] == "yi-6b"
+
+
+@pytest.mark.parametrize("text", ["qwen2.5 3b at 4k, nothing frozen", "train qwen2.5 3b at 4k without freezing any layers",
+                                  "qwen2.5 3b a 4k sin congelar nada", "afinar qwen2.5 3b a 4k, sin capas congeladas"])
+def test_nothing_frozen_is_the_full_fine_tune(text, catalog):
+    assert said(text, catalog)["method"] == "full"
+
+
+@pytest.mark.parametrize("text, region", [("lora qwen2.5 3b a 4k en Europa occidental", "eu-west"),
+                                          ("lora qwen2.5 3b a 4k en el centro de Europa", "eu-central"),
+                                          ("qlora llama 3.1 8b a 2k, UE oeste", "eu-west")])
+def test_a_region_by_its_part_of_europe_in_spanish(text, region, catalog):
+    assert said(text, catalog)["region"] == region

@@ -68,6 +68,20 @@ _COUNTRY_ES = {"France": "francia", "Germany": "alemania", "Spain": "espana", "N
                "United Kingdom": "reino unido", "United States": "estados unidos", "Poland": "polonia"}
 
 
+# A region named by its part of Europe in Spanish ("EU West" is "Europa occidental", "UE oeste", "el oeste de Europa";
+# "EU Central" "Europa central", "el centro de Europa"), for the region ids "eu-<direction>".
+_DIRECTIONS_ES = {"west": ("occidental", "oeste"), "central": ("central", "centro"), "east": ("oriental", "este"),
+                  "north": ("norte", "septentrional"), "south": ("sur", "meridional")}
+
+
+def _region_es(ident: str) -> list[str]:
+    area, _, direction = ident.partition("-")
+    if area != "eu" or direction not in _DIRECTIONS_ES:
+        return []
+    return [form for d in _DIRECTIONS_ES[direction]
+            for form in (f"europa {d}", f"ue {d}", f"{d} de europa", f"europa del {d}")]
+
+
 # Nouns a count stands before ("6 vueltas", "3 epochs", "8 GPUs"): the number before one is that count.
 _COUNT_NOUNS = frozenset({"epochs", "epoch", "epocas", "epoca", "vueltas", "vuelta", "passes", "pasadas", "gpus", "gpu",
                           "cards", "tarjetas", "nodes", "nodos", "steps", "pasos", "examples", "ejemplos", "samples",
@@ -166,6 +180,7 @@ class Matcher:
             entries.append(("gpu", g.id, _names(g.id, g.display_name, *g.aliases)))
         for r in catalog.regions():
             extra = [_COUNTRY_ES[r.country]] if r.country in _COUNTRY_ES else []
+            extra += _region_es(r.id)
             entries.append(("region", r.id, _names(r.id, r.display_name, r.city, r.country, *r.aliases, *extra)))
         for kind, ident, names in entries:
             for name in names:

@@ -729,6 +729,11 @@ _FULL_ALL = R(r"\ball\s+(?:of\s+)?(?:" + _OWNER + r"\s*){1,6}?(?:parameters|weig
               r"|\bevery\s+(?:single\s+)?(?:weight|parameter|param)\b"
               # "unfreeze all of X and fine-tune it": nothing stays frozen
               r"|\bunfreez\w*\s+(?:all|every\w*|the\s+whole|the\s+entire|the\s+full)\b"
+              # nothing frozen: "without freezing anything", "no frozen layers", "nothing frozen", "sin congelar nada",
+              # "sin congelar ninguna capa", "nada congelado", "sin capas congeladas"
+              r"|\bwithout\s+freezing\s+(?:anything|any\s+(?:layers?|weights?))\b|\bno\s+frozen\s+(?:layers?|weights?|params?)\b"
+              r"|\bnothing\s+(?:is\s+)?frozen\b|\bsin\s+congelar\s+(?:nada|ninguna\s+capa|ningun\s+peso|capas?)\b"
+              r"|\bnada\s+congelad[oa]\b|\bsin\s+capas\s+congeladas\b"
               r"|\ball[\s_-]*weights?[\s_-]*" + _FT + r"\b")
 # the nouns "full" qualifies when it is no method: "full precision", "full context", "3 full passes", "full fp32"
 _FULL_QUALIFIED = (r"[\s_-]*(?:precision|context|contexto|shard\w*|dataset|data"
