@@ -450,3 +450,16 @@ def test_nothing_frozen_is_the_full_fine_tune(text, catalog):
                                           ("qlora llama 3.1 8b a 2k, UE oeste", "eu-west")])
 def test_a_region_by_its_part_of_europe_in_spanish(text, region, catalog):
     assert said(text, catalog)["region"] == region
+
+
+@pytest.mark.parametrize("text", ["has anyone reserved the A100s for tomorrow's workshop?", "who took the L40S this morning?",
+                                  "¿alguien está usando las 4090?", "¿quién tiene la H200 hoy?"])
+def test_talk_about_people_around_a_card_is_no_request(text, catalog):
+    result = parse_message(text, catalog)
+    assert result.intent == "clarify" and result.clarify_code == "nothing"
+    assert result.delta.said() == {}  # nothing carried into the thread
+
+
+def test_a_card_alone_still_asks_for_the_model(catalog):
+    result = parse_message("on 2 H100s", catalog)
+    assert result.intent == "clarify" and result.clarify_code == "model"

@@ -145,6 +145,17 @@ ABOUT_TRAINING = R(r"\b(?:fine[\s-]*tun\w*|finetun\w*|train\w*|entren\w*|afin\w*
                    r"|cards?|tarjetas?|nodes?|nodos?|dataset|datos|data)\b|§[MGFU]\d+§")
 
 
+# Talk about people and their plans around a card, not a job to size ("did anyone book the H100s for the demo?", "who
+# has the A100 today?", "¿alguien reservó las H100?", "¿quién está usando la L40S?"): with nothing but a GPU said, no
+# request to ask a model for.
+CHATTER = R(r"\b(?:did|has|have|is|was)\s+(?:anyone|anybody|someone|somebody)\b|\bwho(?:'s|\s+is|\s+has|\s+had|\s+booked"
+            r"|\s+took|\s+reserved)\b|\balguien\b|\bquien(?:es)?\s+(?:tiene|tienen|ha|han|reserv\w*|usa\w*|esta\w*|cogio|pill\w*)\b")
+
+
+def is_chatter(text: str) -> bool:
+    return CHATTER.search(text) is not None
+
+
 def is_gpu_choice(text: str) -> bool:
     return GPU_CHOICE.search(text) is not None
 

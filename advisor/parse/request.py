@@ -534,6 +534,10 @@ class _Assembler:
             return self._clarify_number(delta)
         if not said:
             return self._clarify("nothing", delta, t("parse.clarify.nothing", self.lang))
+        if set(said) <= {"gpu", "num_gpus", "region"} and intents.is_chatter(self.normalized):
+            # a card named in talk about people ("did anyone book the H100s?"): no request, and nothing for the thread
+            self.delta = SpecRequest()
+            return self._clarify("nothing", self.delta, t("parse.clarify.nothing", self.lang))
         if not named_model:
             return self._clarify("model", delta, t("parse.clarify.model", self.lang))
         return self._make("estimate", delta, delta)
