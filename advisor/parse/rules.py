@@ -218,7 +218,15 @@ def table_to_pairs(text: str) -> str:
 _CSV_HEADER = re.compile(r"^[ \t]*([a-z][a-z0-9_]*(?:[ \t]*([,;\t])[ \t]*[a-z][a-z0-9_]*){2,})[ \t]*$", re.M)
 
 
+_CSV_HINT = re.compile(r"\n[ \t]*[a-z][a-z0-9_]*[ \t]*[,;\t][ \t]*[a-z][a-z0-9_]*[ \t]*[,;\t]")
+_CSV_HINT_FIRST = re.compile(r"[ \t]*[a-z][a-z0-9_]*[ \t]*[,;\t][ \t]*[a-z][a-z0-9_]*[ \t]*[,;\t]")
+
+
 def csv_to_pairs(text: str) -> str:
+    # (a header line has three keys and two separators: a text with no such line is left at once, found by its
+    # newline first, as ``re`` looks for a literal opening character, never by trying every position)
+    if not (_CSV_HINT.search(text) or _CSV_HINT_FIRST.match(text)):
+        return text
     out, last = [], 0
     for head in _CSV_HEADER.finditer(text):
         sep = head.group(2)
@@ -613,7 +621,7 @@ def _targets(scan: Scan, m: re.Match[str]) -> bool | None:
 # "Trainer(..., seed=42)"): Python's own key=value (no space around "="), read and left alone like _OTHER_KEY's pairs,
 # so its number is not asked about. Ray's resources_per_worker={"GPU": 1} is read by ``_ray_workers`` from the whole
 # call; its dict is consumed here.
-_KWARG = R(r"(?<=[(,])[ ]?([a-z][a-z0-9]{1,30})=(-?\d+(?:\.\d+)?(?:e-?\d+)?)(?=[ ]*[,)])")
+_KWARG = R(r"[(,][ ]?([a-z][a-z0-9]{1,30})=(-?\d+(?:\.\d+)?(?:e-?\d+)?)(?=[ ]*[,)])")
 _RAY_RESOURCES = R(r"(?<![\w.])resources_per_worker[\"']?[ \t]*[:=][ \t]*\{[^}]{0,200}\}")
 
 
@@ -682,10 +690,12 @@ _FULL_WRAP = R(r"\b(?:entrenar|afinar|ajustar|reentrenar|tunear|entrenamos|afina
 _METHOD_WORD = r"(?:q[\s_-]?lora|lora|" + _FULL_WORDS.replace(r"\b", "") + r")"
 # (a region too: "Paris, not Frankfurt", "en París, no en Fráncfort", "not in Frankfurt"; and what a verb of dropping
 # names: "scratch the H100s, price it on 4090s", "forget Frankfurt", "olvida las H100", "quita la A100", "descarta Fráncfort")
-_INSTEAD = R(r"(?:\b(?:instead\s+of|rather\s+than|en\s+(?:vez|lugar)\s+del?|not)\s+(?:(?:in|on|en)\s+)?"
-             r"|(?<=[,;(]\s)no\s+(?:(?:en|in)\s+)?(?=§R)"
-             r"|\b(?:scratch|forget|drop|ditch|skip|olvida\w*|quita\w*|descarta\w*)\s+(?=" + _ART + r"(?:\d+\s*(?:x\s*)?)?§[GMR]))"
-             + _ART + r"(?:\d+\s*(?:x\s*)?)?(§[GMR](\d+)§|" + _METHOD_WORD + r")")
+_INSTEAD = R(r"\b(?:instead\s+of|rather\s+than|en\s+(?:vez|lugar)\s+del?|not)\s+(?:(?:in|on|en)\s+)?" + _ART
+             + r"(?:\d+\s*(?:x\s*)?)?(§[GMR](\d+)§|" + _METHOD_WORD + r")")
+# (three rules, not one alternation: each opens with its own words, so each is tried only where they stand)
+_NOT_REGION = R(r"(?<=[,;(]\s)no\s+(?:(?:en|in)\s+)?(§R(\d+)§)")
+_DROPPED = R(r"\b(?:scratch|forget|drop|ditch|skip|olvida\w*|quita\w*|descarta\w*)\s+" + _ART
+             + r"(?:\d+\s*(?:x\s*)?)?(§[GMR](\d+)§)")
 _INT8 = R(r"\b(?:cuantiz\w*|quanti[sz]\w*)\s+(?:(?:la|el|los|the)\s+(?:base|modelo|pesos|model|weights|base\s+model)\s+)?"
           r"(?:a|en|to|in|at)\s+8[\s_-]*bits?\b|\bload[\s_-]*in[\s_-]*8[\s_-]*bits?\b|\b(?:8[\s_-]*bits?|int8|llm\.int8)[\s_-]*(?:q?lora|base|weights|quanti[sz]\w*|cuantiz\w*)\b"
           r"|\bq?lora\s+(?:in\s+|en\s+|a\s+|with\s+|con\s+)?(?:8[\s_-]*bits?|int8)\b|\bint8\b")
@@ -1108,7 +1118,7 @@ WORD_RULES = [
     (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_RECIPE, _recipe), (_GRES_GPU, _gres),
     (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_RAY_RESOURCES, lambda scan, m: None),
-    (_INSTEAD, _instead),
+    (_INSTEAD, _instead), (_NOT_REGION, _instead), (_DROPPED, _instead),
     (_ADAM_MODS, _adam_mods), (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
     (_SGD, _claim("optimizer", "sgd")), (_OTHER_OPT, _other_opt),
     (_PURE_BF16, _claim("precision", "bf16")), (_FP16, _claim("precision", "fp16-mixed")),
