@@ -784,6 +784,36 @@ _MIXED = R(r"\bmixed[\s_-]*precision\b|\bprecision\s+mixta\b|\bamp\b")
 _FP16 = R(r"\b(?:fp16|float16|half[\s_-]*precision|media\s+precision)(?:[\s_-]*(?:mixed|amp|mixta))?\b"
           r"|\bmixed[\s_-]*(?:precision[\s_-]*)?\(?\s*fp16\b")
 _FP32 = R(r"\b(?:fp32|float32|full[\s_-]*precision|single[\s_-]*precision|precision\s+(?:completa|total|simple))\b")
+# Master weights kept in fp32 while the math runs in a half type ("weights fp32, compute bf16", "pesos en fp32 y
+# cómputo en bf16", "bf16 compute with fp32 master weights") is what automatic mixed precision is: torch.autocast
+# runs the matmuls in the half type on fp32 parameters (torch/amp/autocast_mode.py, class autocast; HF
+# TrainingArguments(bf16=True) wraps the forward in it, transformers/trainer.py autocast_smart_context_manager).
+# Both values name one precision, "<half>-mixed", never two that conflict.
+_HALF = r"(bf16|bfloat16|bfloat[\s_-]16|fp16|float16)"
+_FP32_WORD = r"(?:fp32|float32)"
+_MASTER = (r"(?:(?:fp32\s+)?master\s+(?:weights?|params|copy)|weights?|params|parameters|parametros|pesos(?:\s+maestros)?"
+           r"|copia\s+maestra|master)")
+_COMPUTE = (r"(?:compute|computation|computations|math|matmuls?|activations?|forward(?:\s+pass)?|autocast|ops"
+            r"|computo|calculos?|activaciones|operaciones|matmul)")
+_AS = r"(?:\s*[:=]\s*|\s+(?:in|en|at|a|as|como)\s+|\s+)"
+_JOINT = r"(?:\s*[,;+/&]\s*|\s+(?:and|y|with|con|but|pero|plus|mas)\s+|\s*[,;]\s*(?:and|y|with|con|but|pero)\s+)"
+_SPLIT_PRECISION = R(
+    r"\b" + _MASTER + _AS + _FP32_WORD + _JOINT + _COMPUTE + _AS + _HALF + r"\b"
+    r"|\b" + _COMPUTE + _AS + _HALF + _JOINT + _MASTER + _AS + _FP32_WORD + r"\b"
+    r"|\b" + _FP32_WORD + r"\s+" + _MASTER + _JOINT + _HALF + r"\s+" + _COMPUTE + r"\b"
+    r"|\b" + _HALF + r"\s+" + _COMPUTE + _JOINT + _FP32_WORD + r"\s+" + _MASTER + r"\b")
+# The optimizer's states in fp32 ("fp32 states", "estados fp32", "optimizer states in fp32") are plain 32-bit AdamW's,
+# kept in fp32 whatever the training precision is (torch/optim/adamw.py: exp_avg/exp_avg_sq are zeros_like(param),
+# fp32 masters under AMP): they say nothing of the precision, so the span is read and left alone.
+_FP32_STATES = R(r"\b(?:(?:optimi[sz]er|optim|optimizador|adam\w*)\s+)?states?" + _AS + r"(?:del\s+optimizador\s+)?" + _FP32_WORD + r"\b"
+                 r"|\b" + _FP32_WORD + r"\s+(?:(?:optimi[sz]er|optim|adam\w*)\s+)?states?\b"
+                 r"|\bestados?(?:\s+del\s+optimizador)?" + _AS + _FP32_WORD + r"\b"
+                 r"|\b" + _FP32_WORD + r"\s+(?:optimizer\s+)?(?:moments|momentos)\b")
+
+
+def _split_precision(scan: Scan, m: re.Match[str]) -> None:
+    half = next(g for g in m.groups() if g)
+    scan.claim("precision", ("fp16" if "16" in half and "b" not in half else "bf16") + "-mixed", m.start())
 
 
 def _claim(field_name: str, value):
@@ -1015,6 +1045,7 @@ WORD_RULES = [
     (_INSTEAD, _instead),
     (_ADAM_MODS, _adam_mods), (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
     (_SGD, _claim("optimizer", "sgd")), (_OTHER_OPT, _other_opt),
+    (_SPLIT_PRECISION, _split_precision), (_FP32_STATES, lambda scan, m: None),
     (_PURE_BF16, _claim("precision", "bf16")), (_FP16, _claim("precision", "fp16-mixed")),
     (_FP32, _claim("precision", "fp32")), (_BF16_MIXED, _claim("precision", "bf16-mixed")), (_MIXED, _mixed),
     (_NO_QUANT, _claim("method", "lora")), (_NO_LORA, _claim("method", "full")),

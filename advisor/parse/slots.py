@@ -311,7 +311,23 @@ CUES: list[Cue] = [
     # the adapters' dimension is their rank (PEFT LoraConfig.r: "Lora attention dimension (the 'rank')")
     *_cues("rank", 10, 0, "lora dim", "lora dimension", "adapter dim", "dimension lora", "dimension de lora",
            "dimension del adaptador"),
-    *_cues("epochs", 0, 7, "ep", "eps"),
+    # "3 ep", and the key before its value in a terse line or a pasted flag ("ep=5", "ep: 2", "eps 3")
+    *_cues("epochs", 8, 7, "ep", "eps"),
+    # a full pass over the data said as a sweep, a round or a walk through it ("5 sweeps over the data", "3 rounds
+    # through the corpus", "2 recorridos del dataset", "3 barridos de los datos"): an epoch, its count before it
+    *_cues("epochs", 0, 10, *(f"{noun}{over}" for noun in ("sweeps", "sweep", "full sweeps", "rounds", "round", "cycles")
+                              for over in ("", *(f" {p} {d}" for p in ("over", "through", "of", "across", "on")
+                                                 for d in ("the data", "the dataset", "the corpus", "the training set",
+                                                           "the train set", "data", "dataset", "our data")))),
+           *(f"{noun}{over}" for noun in ("recorridos", "recorrido", "barridos", "barrido", "pasadas completas")
+             for over in ("", *(f" {p} {d}" for p in ("del", "de", "por", "sobre", "a")
+                                for d in ("dataset", "corpus", "los datos", "el dataset", "el corpus", "datos",
+                                          "conjunto de datos", "el conjunto de datos"))))),
+    # "N times over/through the data", "N veces por el dataset": the count of passes; "times" alone stays unread
+    *_cues("epochs", 0, 10, *(f"{t} {p} {d}" for t in ("times", "x") for p in ("over", "through", "across")
+                              for d in ("the data", "the dataset", "the corpus", "the training set", "data", "dataset")),
+           *(f"veces {p} {d}" for p in ("por", "sobre", "a", "de") for d in ("el dataset", "los datos", "el corpus",
+                                                                          "dataset", "datos"))),
     # a count's head with the counted noun, either way round: "epoch count 3", "number of epochs 3", "número de épocas 3"
     *_cues("epochs", 10, 0, *(f"{noun} {head}" for noun in ("epoch", "epochs", "pass", "passes") for head in ("count", "number", "num")),
            *(f"{head} {noun}" for head in ("number of", "num of", "count of", "numero de", "cantidad de")

@@ -47,7 +47,9 @@ _PUNCT = str.maketrans({"×": "x", "→": "->", "⇒": "=>", "➝": "->", "⟶":
                         "\u202f": " ", "…": "...", "€": " eur ", "£": " gbp ",
                         # a check or ballot mark after a setting is its state ("grad ckpt ✗", "checkpointing ✓")
                         "✓": " on ", "✔": " on ", "☑": " on ", "✗": " off ", "✘": " off ", "☒": " off ",
-                        "❌": " off "})
+                        "❌": " off ",
+                        # the Greek letter LoRA's papers and PEFT's docs write for lora_alpha ("LoRA (r 16, α 32)")
+                        "α": " alpha "})
 _COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _NON_ASCII = re.compile(r"[^\x20-\x7e\n]")  # emoji, other scripts, control characters -> a space
 _SPACES = re.compile(r"[ \t\r\f\v]+")

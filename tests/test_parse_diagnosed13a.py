@@ -1,0 +1,102 @@
+"""Numbers and what they attach to: mechanisms read from the round-11 sets' failures (issue #13, i13-p9a).
+
+Each test uses phrasings written here, in both languages, not the sets' own texts, and neighbours of each failure
+(other orders, other words for the same thing, other config shapes).
+
+- Master weights in fp32 with the math in a half type ("weights fp32, compute bf16", "pesos en fp32 y cómputo en
+  bf16") is automatic mixed precision, one value (``bf16-mixed`` / ``fp16-mixed``), never two that conflict.
+- The optimizer's states in fp32 ("fp32 states", "estados fp32") say nothing of the training precision.
+- "α" is LoRA's alpha.
+- An epoch said as a sweep, a round or a walk through the data ("5 sweeps over the data", "2 recorridos del
+  dataset"), and "ep=N" / "ep: N" with the key first.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor.parse import parse_message
+from advisor.spec import SpecRequest
+
+
+def _said(text, catalog, previous=None):
+    result = parse_message(text, catalog, previous=previous)
+    return result, result.delta.said()
+
+
+# --- precision: fp32 master weights with half-precision math is mixed precision ----------------------------
+
+@pytest.mark.parametrize("text, precision", [
+    ("qlora llama 3.1 8b seq 2048, master weights in fp32, compute in bf16", "bf16-mixed"),
+    ("lora mistral 7b seq 4096; params fp32 + matmuls bf16", "bf16-mixed"),
+    ("full qwen2.5 1.5b seq 1024, bf16 compute with fp32 master weights", "bf16-mixed"),
+    ("lora qwen2.5 7b seq 2048, fp32 weights, fp16 compute", "fp16-mixed"),
+    ("lora qwen2.5 7b, secuencia 2048, pesos en fp32 y cálculos en bf16", "bf16-mixed"),
+    ("ajuste completo de llama 3.2 1b, cómputo en fp16, pesos en fp32, secuencia 1024", "fp16-mixed"),
+    ("qlora de mistral 7b a 4k: activaciones en bf16 con pesos maestros en fp32", "bf16-mixed"),
+])
+def test_fp32_weights_with_half_precision_compute_is_mixed_precision(text, precision, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("precision") == precision, (result.intent, result.clarify_code, said)
+    assert result.clarify_code != "conflict"
+
+
+@pytest.mark.parametrize("text", [
+    "lora llama 3.1 8b seq 2048, plain AdamW, fp32 states",
+    "qlora mistral 7b seq 4096 with adamw and optimizer states in fp32",
+    "lora de qwen2.5 7b, secuencia 2048, AdamW normal, estados fp32",
+    "ajuste completo de llama 3.2 1b a 1024, estados del optimizador en fp32",
+])
+def test_fp32_optimizer_states_state_no_precision(text, catalog):
+    result, said = _said(text, catalog)
+    assert "precision" not in said, said
+    assert said.get("seq_len") in (1024, 2048, 4096)
+
+
+def test_a_precision_said_beside_the_states_is_still_read(catalog):
+    _, said = _said("lora llama 3.1 8b seq 2048, bf16, fp32 optimizer states", catalog)
+    assert said.get("precision") == "bf16-mixed"
+
+
+# --- the Greek alpha ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, rank, alpha", [
+    ("lora llama 3.1 8b seq 2048, r=16 α=32", 16, 32.0),
+    ("qlora mistral 7b at 4k with LoRA (rank 8, α 16)", 8, 16.0),
+    ("lora de qwen2.5 7b a 2k, rango 64 y α 128", 64, 128.0),
+])
+def test_the_greek_alpha_is_lora_alpha(text, rank, alpha, catalog):
+    _, said = _said(text, catalog)
+    assert (said.get("lora_rank"), said.get("lora_alpha")) == (rank, alpha), said
+
+
+def test_the_greek_alpha_in_a_follow_up(catalog):
+    previous = SpecRequest(method="lora", model="llama-3.1-8b", seq_len=2048)
+    result, said = _said("same but α 64", catalog, previous)
+    assert result.intent == "followup" and said == {"lora_alpha": 64.0}
+
+
+# --- epochs said as passes over the data, and with the key first -----------------------------------------------
+
+@pytest.mark.parametrize("text, epochs", [
+    ("lora llama 3.1 8b seq 2048, 4 sweeps over the dataset", 4.0),
+    ("full qwen2.5 1.5b at 1k, three rounds through the corpus", 3.0),
+    ("qlora mistral 7b seq 4096, we go 2 times over the data", 2.0),
+    ("lora llama 3.1 8b seq 2048 ep=3", 3.0),
+    ("lora llama 3.1 8b seq 2048, eps: 2", 2.0),
+    ("lora de qwen2.5 7b, secuencia 2048, 3 recorridos sobre el conjunto de datos", 3.0),
+    ("qlora de mistral 7b a 4k, dos barridos del corpus", 2.0),
+    ("ajuste completo de llama 3.2 1b a 1024, 5 veces por el dataset", 5.0),
+    ("lora de qwen2.5 7b a 2k, ep=4", 4.0),
+])
+def test_epochs_said_as_passes_over_the_data(text, epochs, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("epochs") == epochs, (result.intent, result.clarify_code, said)
+    assert result.clarify_code != "number"
+
+
+@pytest.mark.parametrize("text", ["ok, now ep=2", "y ahora 2 recorridos del dataset"])
+def test_epochs_in_a_follow_up(text, catalog):
+    previous = SpecRequest(method="lora", model="llama-3.1-8b", seq_len=2048)
+    result, said = _said(text, catalog, previous)
+    assert result.intent == "followup" and said == {"epochs": 2.0}
