@@ -100,3 +100,75 @@ def test_epochs_in_a_follow_up(text, catalog):
     previous = SpecRequest(method="lora", model="llama-3.1-8b", seq_len=2048)
     result, said = _said(text, catalog, previous)
     assert result.intent == "followup" and said == {"epochs": 2.0}
+
+
+# --- numbers that are no setting: identifiers, dates, scores, durations, teams, unknown keyword arguments --------
+
+@pytest.mark.parametrize("text, want", [
+    ("lora llama 3.1 8b seq 2048 for job 4471 please", {"seq_len": 2048}),
+    ("qlora mistral 7b at 4k, see ticket 2291, 2 H100", {"seq_len": 4096, "num_gpus": 2}),
+    ("build 20250312-rc2 crashed; full qwen2.5 1.5b seq 1024 on one A100", {"seq_len": 1024, "num_gpus": 1}),
+    ("eval loss 1.37 last week; lora qwen2.5 7b seq 4096", {"seq_len": 4096}),
+    ("we hit 0.92 accuracy before; now qlora llama 3.1 8b at 2k", {"seq_len": 2048}),
+    ("price drops on March 3: lora llama 3.1 8b seq 2048, 4 H100", {"seq_len": 2048, "num_gpus": 4}),
+    ("lora llama 3.1 8b seq 2048; p99 latency 340 ms is fine", {"seq_len": 2048}),
+    ("for a 6-person team, qlora mistral 7b at 4k", {"seq_len": 4096}),
+    ("@app.function(gpu='H100:2', timeout=3600) def f(): lora llama 3.1 8b seq 2048", {"seq_len": 2048, "num_gpus": 2}),
+    ("el build 20250312-rc2 falló; lora de qwen2.5 7b, secuencia 2048", {"seq_len": 2048}),
+    ("con el anterior, pérdida 0,9; ahora qlora de mistral 7b a 4k", {"seq_len": 4096}),
+    ("el 14 de marzo baja el precio: lora de llama 3.1 8b a 2k en 2 H100", {"seq_len": 2048, "num_gpus": 2}),
+    ("somos un equipo de 5 personas; lora de qwen2.5 7b a 4k", {"seq_len": 4096}),
+    ("latencia p95 de 200 ms; qlora de llama 3.1 8b, secuencia 1024", {"seq_len": 1024}),
+])
+def test_numbers_that_are_no_setting_are_left_alone(text, want, catalog):
+    result, said = _said(text, catalog)
+    assert result.clarify_code != "number", (result.intent, said)
+    assert {k: said.get(k) for k in want} == want, said
+    assert not {"dataset_tokens", "epochs", "micro_batch", "lora_rank"} & set(said), said
+
+
+@pytest.mark.parametrize("text, epochs", [("lora llama 3.1 8b seq 2048, run 3 epochs", 3.0),
+                                          ("lora de qwen2.5 7b a 2k, job de 2 épocas", 2.0)])
+def test_an_identifier_word_never_takes_a_cued_number(text, epochs, catalog):
+    assert _said(text, catalog)[1].get("epochs") == epochs
+
+
+@pytest.mark.parametrize("text", ["run 3 for the bot: lora llama 3.1 8b seq 2048, 88213", "lora llama 3.1 8b seq 2048 256"])
+def test_a_number_nothing_explains_is_still_asked_about(text, catalog):
+    assert parse_message(text, catalog).clarify_code == "number"
+
+
+# --- GPU counts: device lists, processes, makers before the card, "an H100 and no more" ------------------------
+
+@pytest.mark.parametrize("text, gpus", [
+    ("docker run --gpus '\"device=0,1,2\"' trainer --model mistralai/Mistral-7B-v0.1 --method lora --seq-len 2048", 3),
+    ("NVIDIA_VISIBLE_DEVICES=0,1 python train.py, lora llama 3.1 8b seq 2048", 2),
+    ("lora llama 3.1 8b seq 2048 with 4 ranks on H100", 4),
+    ("full qwen2.5 1.5b seq 1024, 8 processes on A100", 8),
+    ("qlora mistral 7b at 4k on 2 GCP L4", 2),
+    ("lora llama 3.1 8b seq 2048 on 4 NVIDIA Hopper H100", 4),
+    ("lora llama 3.1 8b seq 2048 on an H100 and nothing else", 1),
+    ("lora de qwen2.5 7b a 2k con paralelismo de datos en 4 A100", 4),
+    ("qlora de mistral 7b a 4k en 3 AWS A10G", 3),
+    ("lora de llama 3.1 8b, secuencia 2048, una L40S y ninguna más", 1),
+    ("ajuste completo de qwen2.5 1.5b a 1024 con 2 procesos en H100", 2),
+])
+def test_gpu_counts(text, gpus, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("num_gpus") == gpus, (result.intent, result.clarify_code, said)
+    assert "dataset_tokens" not in said
+
+
+def test_an_article_alone_names_a_card_and_no_count(catalog):
+    assert "num_gpus" not in _said("lora llama 3.1 8b seq 2048 on an H100", catalog)[1]
+    assert "num_gpus" not in _said("lora de llama 3.1 8b a 2k en una H100", catalog)[1]
+
+
+# --- two values said as a choice: "either A or B", "o bien A o bien B" -----------------------------------------
+
+@pytest.mark.parametrize("text", ["lora llama 3.1 8b, seq either 1024 or 4096", "qlora mistral 7b on either 2 or 4 H100s",
+                                  "lora de qwen2.5 7b, secuencia o bien 2048 o bien 8192",
+                                  "qlora de mistral 7b, rango ya sea 16 o 32"])
+def test_a_choice_between_two_values_is_asked_about(text, catalog):
+    result = parse_message(text, catalog)
+    assert (result.intent, result.clarify_code) == ("clarify", "conflict"), result.delta.said()

@@ -114,7 +114,10 @@ _GRES_GPU = R(r"(?<![\w.])gres[ \t]*[:=][ \t]*gpu(?:[ \t]*:[ \t]*(?:§G\d+§|[a-
 _K8S_GPU = R(r"(?<![\w.])(?:nvidia\.com|amd\.com|gpu\.intel\.com)/(?:gpu|i915)[\"']?[ \t]*:[ \t]*[\"']?(\d{1,3})\b(?![.\w])")
 _K8S_REPLICAS = R(r"(?<![\w.])replicas[ \t]*:[ \t]*(\d{1,3})\b")
 _DS_INCLUDE = R(r"(?<![\w.])include[ \t]*=[ \t]*[\"']?((?:[a-z0-9_.\-]+(?::\d{1,3}(?:,\d{1,3})*)?)(?:@[a-z0-9_.\-]+(?::\d{1,3}(?:,\d{1,3})*)?)*)")
-_VISIBLE = R(r"(?<![\w.])cuda_visible_devices[ \t]*=[ \t]*[\"']?(\d{1,2}(?:[ \t]*,[ \t]*\d{1,2})*)\b")
+# The devices a process may see, listed: CUDA's and NVIDIA's container runtime's variables ("CUDA_VISIBLE_DEVICES=0,1",
+# "NVIDIA_VISIBLE_DEVICES=0,1,2,3", ROCm's HIP_/ROCR_VISIBLE_DEVICES) and Docker's ``--gpus '"device=0,1"'`` (Docker
+# docs, "docker run --gpus": "device=" then the GPUs' indices, comma-separated): one GPU per index listed.
+_VISIBLE = R(r"(?<![\w.])(?:(?:cuda|nvidia|hip|rocr)_visible_devices|(?<=[\s\"'=])device)[ \t]*=[ \t]*[\"']?(\d{1,2}(?:[ \t]*,[ \t]*\d{1,2})*)\b")
 
 
 # SkyPilot's task YAML, ``resources: accelerators: H100:8`` (a GPU name and the count per node; SkyPilot docs, "YAML
@@ -556,6 +559,22 @@ def _other_key(scan: Scan, m: re.Match[str]) -> bool | None:
     if m.group(1) in CUE_KEYS:
         return False
     return None
+
+
+# The same for a one-word key glued to its value by "=", as code and command lines write them ("timeout=86400",
+# "port=8080", "workers=4", Modal's ``@app.function(..., timeout=86400)``): a keyword argument we do not model, read
+# and left alone; a key that is a setting's cue ("seq=2048", "bs=4", "gpus=8", "r=16") is left for the typed slots.
+_OTHER_WORD_KEY = R(r"(?<![\w.\-/])([a-z]{3,})=[\"']?(-?\d+(?:\.\d+)?(?:e-?\d+)?)[\"']?(?=[\s,;)}\]]|$)")
+
+
+def _other_word_key(scan: Scan, m: re.Match[str]) -> bool | None:
+    from advisor.parse.slots import CUE_KEYS, cue_word
+
+    if cue_word(m.group(1)):
+        return False
+    # the last word of a cue said in words ("micro-batch size=16", "max seq len=2048"): the cue's, not a key of its own
+    before = re.findall(r"[a-z0-9]+", scan.text[max(0, m.start() - 40):m.start()])[-3:]
+    return False if any("_".join([*before[len(before) - k:], m.group(1)]) in CUE_KEYS for k in range(1, len(before) + 1)) else None
 
 
 # --- methods ---------------------------------------------------------------------------------
@@ -1041,7 +1060,7 @@ WORD_RULES = [
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
     (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_RECIPE, _recipe), (_GRES_GPU, _gres),
     (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible), (_CONFIG, _config), (_TARGETS, _targets),
-    (_OTHER_KEY, _other_key),
+    (_OTHER_KEY, _other_key), (_OTHER_WORD_KEY, _other_word_key),
     (_INSTEAD, _instead),
     (_ADAM_MODS, _adam_mods), (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
     (_SGD, _claim("optimizer", "sgd")), (_OTHER_OPT, _other_opt),

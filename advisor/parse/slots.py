@@ -254,6 +254,7 @@ _STEP_RATES = {"en": tuple(f"{per} {step}" for per in ("per", "/", "each", "ever
 _PER_DEVICE_RATES = tuple(dict.fromkeys(_DEVICE_RATES["en"] + _DEVICE_RATES["es"]))
 _ITEMS_PER_DEVICE = tuple(f"{what} {rate}" for lang in _ITEMS for what in _ITEMS[lang] for rate in _DEVICE_RATES[lang])
 _ITEMS_PER_STEP = tuple(f"{what} {rate}" for lang in _ITEMS for what in _ITEMS[lang] for rate in _STEP_RATES[lang])
+_ID_STRENGTH = 5  # an identifier's word before its number ("job 88213"): weaker than any setting's cue beside it
 # Strengths: 10 a cue that names the slot outright; 6-8 a usual but looser word; 3-4 a weak hint.
 CUES: list[Cue] = [
     # every head word with every measure word: "seq len", "ctx length", "max context size", "sequence window"
@@ -347,6 +348,12 @@ CUES: list[Cue] = [
     # a count in an order form: "A10G GPU, qty 2", "pcie h100, quantity 4", "2 unidades de MI300X"
     *_cues("gpus", 8, 0, "qty", "quantity", "cantidad"),
     *_cues("gpus", 0, 7, "way"),
+    # the processes of a data-parallel job, one per device (torchrun's ranks, a launcher's processes): "2 ranks on
+    # B200", "8 processes", "4 procesos"; and data parallelism over a count ("data-parallel on 4 L40S", "paralelismo de
+    # datos en 4 L4": the data there is no dataset)
+    *_cues("gpus", 0, 7, "ranks", "ranks on", "processes", "procesos", "workers on"),
+    *_cues("gpus", 6, 0, "data parallel on", "data parallel across", "data parallel over", "paralelismo de datos en",
+           "paralelismo de datos sobre", "paralelismo de datos con", "data parallel", "paralelismo de datos"),
     *_cues("gpus", 0, 8, "of them", "de ellas", "de ellos", "of those", "of these", "de esas", "de esos", "de estas",
            "de estos"),  # "L4 24GB — 4 of them"  # "4-way B200", "an 8-way node": that many devices
     *_cues("gpus", 0, 6, "units", "unidades"),
@@ -386,6 +393,26 @@ CUES: list[Cue] = [
            "hora", "days", "day", "dias", "dia", "minutes", "minutos", "weeks", "semanas", "dollars", "dolares",
            "euros", "usd", "eur", "mins", "h", "people", "personas", "users", "usuarios", "teams", "equipos",
            "languages", "idiomas", "experiments", "experimentos", "per epoch", "por epoca", "checkpoints kept"),
+    # a latency, a duration, a team and things that are not GPUs, after their number: "p95 latency 120 ms", "a 12-person
+    # team", "4 people and 1 laptop", "somos 4 personas"
+    *_cues("ignore", 0, 10, "ms", "milliseconds", "millisecond", "milisegundos", "seconds", "second", "segundos", "secs",
+           "person", "persona", "engineers", "ingenieros", "members", "miembros", "devs", "laptop", "laptops", "portatil",
+           "portatiles", "interns", "becarios"),
+    # a model's quality, loss or score, its number on either side: "0.8 loss", "loss of 0.8", "0,8 de loss", "accuracy 71"
+    *_cues("ignore", 9, 9, "loss", "eval loss", "train loss", "perplexity", "ppl", "accuracy", "f1", "bleu", "rouge",
+           "score", "perdida", "exactitud"),
+    # identifiers before their number, weakly ("job 88213", "run 3417", "ticket 2291", "PR 7105": "run 3 epochs" is the
+    # epochs'), and durations and places in a run ("paso 312", "timeout 600", "latencia p95 de 120")
+    *_cues("ignore", _ID_STRENGTH, 0, "job", "job id", "run", "run id", "ticket", "issue", "pr", "build", "pid", "id"),
+    *_cues("ignore", 10, 0, "paso", "iteracion", "iteration", "timeout", "port", "puerto", "latency", "latencia", "p50",
+           "p90", "p95", "p99"),
+    # a date: a day beside its month ("Dec 1", "on March 3", "14 de nov", "el 3 de marzo"); "may" and "mar" are also a
+    # verb and a noun, never listed
+    *_cues("ignore", 9, 9, *(m for m in ("jan", "january", "feb", "february", "march", "apr", "april", "june", "july",
+                                         "aug", "august", "sep", "sept", "september", "oct", "october", "nov", "november",
+                                         "dec", "december", "ene", "enero", "febrero", "marzo", "abr", "abril", "mayo",
+                                         "junio", "julio", "agosto", "septiembre", "setiembre", "octubre",
+                                         "noviembre", "dic", "diciembre"))),
     # the model's own widths are no adapter dimension: "hidden dim 4096", "head dim 128"
     *_cues("ignore", 11, 0, "hidden dim", "hidden size", "model dim", "head dim", "embedding dim", "intermediate size",
            "ffn dim", "d model"),
@@ -403,6 +430,11 @@ CUES: list[Cue] = [
 # Every cue as its words joined by "_": a config key we do not list whose words are a cue
 # ("per_device_batch_size=8", "micro_bs=4") is read as that cue (``rules._other_key``).
 CUE_KEYS = frozenset("_".join(c.words) for c in CUES if c.slot != "ignore")
+
+
+def cue_word(word: str) -> bool:
+    """``word`` alone is a cue of a setting we read ("seq", "bs", "gpus", "r"): a key=value with it is that setting."""
+    return any(c.slot != "ignore" and c.words == (word,) for c in _CUE_INDEX.get(word, ()))
 # One occurrence of a word binds one number: a phrase listed for the same slot on both sides ("steps"
 # after a count and before a setting) is one cue with both strengths, not two.
 _MERGED: dict[tuple[tuple[str, ...], str], Cue] = {}
@@ -421,7 +453,7 @@ _LEFT_FILL_WORDS = {"of", "de", "del", "la", "el", "is", "es", "at", "to", "arou
                     "approximately", "aprox", "unos", "unas", "roughly", "max", "maximum", "maximo", "maxima", "up",
                     "hasta", "set", "size", "len", "length", "a", "an", "be", "would", "será", "sera", "being",
                     "value", "valor", "tamano", "per", "por", "device", "gpu", "only", "solo", "just", "en", "in",
-                    "the", "los", "las"}
+                    "the", "los", "las", "was", "were", "fue", "era", "fueron", "eran"}
 # The adapters a setting belongs to, between the setting's word and its number: "rank of the lora 16",
 # "rango del adaptador en 64" (free filler: they qualify the cue).
 _QUALIFIERS = {"lora", "adapter", "adapters", "adaptador", "adaptadores"}
@@ -603,6 +635,8 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
                 continue
             if fill is None:
                 continue
+            if cue.slot == "ignore" and last < ti and cue.left <= _ID_STRENGTH and (tok.scale or tok.unit):
+                continue  # an identifier is a bare integer: "a LoRA run 15B-sized model" is a size
             if cue.slot == "ignore" and last < ti and (tok.spoken or any(toks[k].kind == "word" for k in range(last + 1, ti))):
                 continue  # "top 5", "lr: 2e-4" bind what touches them; "on top of 33B" is an idiom, "steps one pass" two phrases
             if last < ti and any(toks[k].kind == "punct" and toks[k].text == "." and toks[k - 1].text not in _ABBREVIATIONS
@@ -977,6 +1011,10 @@ def _part_of_something(toks: list[Tok], ti: int) -> bool:
         return True
     if prev is not None and prev.kind == "punct" and prev.text == "#" and tok.gap == "":
         return True  # "PR #7105", "issue #12": an identifier
+    nxt = toks[ti + 1] if ti + 1 < len(toks) else None
+    if nxt is not None and nxt.kind == "punct" and nxt.text == "-" and nxt.gap == "" and ti + 2 < len(toks) \
+            and toks[ti + 2].kind == "word" and toks[ti + 2].gap == "" and any(c.isdigit() for c in toks[ti + 2].text):
+        return True  # "20241105-a7", "2291-rc1": an identifier glued to letters and digits ("2048-token" is a unit)
     if tok.in_url:
         return True
     if tok.text.count(".") >= 2:  # "0.6.1": a version
@@ -1007,7 +1045,11 @@ def _alone(tok: Tok, lang: str) -> tuple[str, float] | None:
 
 # Words between a count and the GPU it counts: "8 x H100", "8 of our H100s", "ocho de nuestras A100".
 _COUNT_TO_GPU = {"x", "nvidia", "of", "de", "our", "the", "my", "these", "those", "nuestras", "nuestros", "las", "los",
-                 "mis", "sus", "units", "unidades", "placas", "boards"}
+                 "mis", "sus", "units", "unidades", "placas", "boards",
+                 # the maker, the cloud or the architecture before the card's name: "4 AWS A10G", "2 Ada-gen L40S",
+                 # "8 NVIDIA Hopper H100", "3 GCP L4", "4 AMD MI300X"
+                 "amd", "aws", "gcp", "azure", "google", "ada", "gen", "hopper", "ampere", "blackwell", "lovelace",
+                 "datacenter", "data", "center", "cloud", "rented", "alquiladas", "rentadas"}
 # A GPU name is a cue of its own: one count binds to it ("r of 8 l40s x8": x8 is the count, 8 the rank).
 GPU_CUE = 1_000_000
 
@@ -1016,12 +1058,14 @@ def _gpu_edges(toks: list[Tok], ni: int, ti: int, lang: str) -> list[_Edge]:
     """A count right before a GPU name ("8 H100", "8x H100", "ocho A100") or after it ("H100 x8")."""
     tok = toks[ti]
     out = []
+    if tok.article:
+        return _only_one(toks, ni, ti)
     value = _value_ok(tok, "gpus", lang)
     if value is None:
         return out
     nxt = ti + 1
-    while nxt < len(toks) and nxt - ti <= 3 and (toks[nxt].kind == "word" and toks[nxt].text in _COUNT_TO_GPU
-                                                 or toks[nxt].kind == "punct" and toks[nxt].text in ("*",)):
+    while nxt < len(toks) and nxt - ti <= 4 and (toks[nxt].kind == "word" and toks[nxt].text in _COUNT_TO_GPU
+                                                 or toks[nxt].kind == "punct" and toks[nxt].text in ("*", "-")):
         nxt += 1
     if nxt < len(toks) and toks[nxt].kind == "name" and toks[nxt].text.startswith("§G"):
         gpu = int(toks[nxt].text[2:-1])
@@ -1045,6 +1089,27 @@ def _gpu_edges(toks: list[Tok], ni: int, ti: int, lang: str) -> list[_Edge]:
         gpu = int(toks[prev].text[2:-1])
         out.append(_Edge(ni, GPU_CUE + gpu, "gpus", (11 if tok.unit == "x" else 9) + _plausible("gpus", value), gpu=gpu))
     return out
+
+
+# "an H200 and no more", "una H100 y ninguna más", "a 4090 and nothing else": the article counts the card after all
+# (an article alone names a card and no count: "on an H100").
+_NO_MORE = (("and", "no", "more"), ("and", "no", "other"), ("and", "no", "others"), ("and", "nothing", "else"),
+            ("y", "ninguna", "mas"), ("y", "ninguno", "mas"), ("y", "nada", "mas"), ("y", "ninguna", "otra"),
+            ("and", "that's", "it"), ("only",), ("alone",), ("sola",), ("solamente",))
+
+
+def _only_one(toks: list[Tok], ni: int, ti: int) -> list[_Edge]:
+    nxt = ti + 1
+    if nxt >= len(toks) or toks[nxt].kind != "name" or not toks[nxt].text.startswith("§G"):
+        return []
+    words = tuple(t.text for t in toks[nxt + 1:nxt + 8] if t.kind == "word")[:3]
+    j = nxt + 1
+    while j < len(toks) and toks[j].kind == "punct" and toks[j].text in (")", "(", ",", "-"):
+        j += 1
+    if j >= len(toks) or toks[j].kind != "word" or not any(words[:len(p)] == p for p in _NO_MORE):
+        return []
+    gpu = int(toks[nxt].text[2:-1])
+    return [_Edge(ni, GPU_CUE + gpu, "gpus", 10, gpu=gpu)]
 
 
 def _match(n_nums: int, edges: list[_Edge]) -> dict[int, _Edge]:

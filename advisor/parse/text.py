@@ -102,7 +102,14 @@ def _lora_pair(m: re.Match[str]) -> str:
     return f"{lora}{names[0]} {m.group(3)}, {names[1]} {m.group(4)}"
 
 
-_GLUED_COUNT = re.compile(r"\b(\d{1,4})\s*x\s*(?=[a-z])")
+# (what follows the "x" is a name's shape, letters then digits then letters, "8xa100", "4xl40s", "2xrtx4090": a run
+# id like "3xk9a2" in a link or a label is left as typed)
+# "either 2048 or 4096", "o bien 2048 o bien 4096", "ya sea 2 o 4": the words that open a choice between two values,
+# dropped so the values stand joined by "or"/"o" as "seq 2048 or 4096" does (two values: a question back,
+# ``slots._alternatives``)
+_EITHER = re.compile(r"\b(?:either|ya\s+sea|o\s+bien)\s+(?=[\d§a-z])(?=(?:\S+\s+){0,3}?(?:or|o|u)\s)")
+_O_BIEN = re.compile(r"\bo\s+bien\b")
+_GLUED_COUNT = re.compile(r"\b(\d{1,4})\s*x\s*(?=[a-z]+\d*[a-z]*(?![a-z0-9]))")
 # "4x4090" is four cards, "8x7b" / "8x22B" a Mixtral: a count unless the second number ends in b
 # "A100 de 40 GB", "A100 with 40GB", "A100 (40GB)" -> "a100 40gb", the way catalog aliases write it
 _GPU_MEMORY = re.compile(r"\b([a-z]{1,4}\d{2,4}[a-z]{0,2})\s*(?:\(\s*|,\s*|\s(?:de|with|con|w/)\s+)(\d{2,3})\s*gb?\b\s*\)?")
@@ -261,6 +268,9 @@ def normalize(text: str) -> str:
         if "step" in text or "update" in text or "paso" in text or "actualizacion" in text:
             text = fast(_QUALIFIED_STEP).sub(lambda m: f"{m.group('per')} step" if m.group("per") else f"{m.group('por')} paso", text)
         text = fast(_STEP_AND_DEVICE).sub(lambda m: f"{m.group('per')} {m.group('dev') or m.group('dev2')}", text)
+    if "either" in text or "bien" in text or "ya sea" in text:
+        text = fast(_EITHER).sub("", text)
+        text = fast(_O_BIEN).sub("o", text)
     if "x" in text:
         text = fast(_NAME_TIMES_COUNT).sub(r"\1 x\2", text)
         text = fast(_COUNT_TIMES_NUMBER).sub(_split_count, text)
