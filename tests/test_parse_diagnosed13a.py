@@ -172,3 +172,60 @@ def test_an_article_alone_names_a_card_and_no_count(catalog):
 def test_a_choice_between_two_values_is_asked_about(text, catalog):
     result = parse_message(text, catalog)
     assert (result.intent, result.clarify_code) == ("clarify", "conflict"), result.delta.said()
+
+
+# --- a bare power of two from 1024 to 128k is the context length, alone -------------------------------------
+
+@pytest.mark.parametrize("text, seq, gpus", [
+    ("qlora mistral 7b 8192 on 2 h100", 8192, 2),
+    ("full llama 3.2 1b 1024 l4", 1024, None),
+    ("lora qwen2.5 7b 32,768 zero3 8xh100", 32768, 8),
+    ("lora de qwen2.5 7b 4096 en 2 A100", 4096, 2),
+    ("qlora de mistral 7b 32.768", 32768, None),
+    ("completo llama 3.2 1b 2048 l40s", 2048, None),
+])
+def test_a_bare_length_alone_is_the_sequence_length(text, seq, gpus, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("seq_len") == seq and said.get("num_gpus") == gpus, (result.intent, result.clarify_code, said)
+
+
+@pytest.mark.parametrize("text", ["qlora mistral 7b 512", "lora llama 3.1 8b 6000", "qlora de mistral 7b 4096 8192",
+                                  "lora llama 3.1 8b seq 2048, 4096", "lora de qwen2.5 7b a 4k, 2048"])
+def test_a_bare_number_that_is_no_length_or_a_second_one_is_asked_about(text, catalog):
+    result = parse_message(text, catalog)
+    assert result.intent == "clarify" and result.clarify_code in ("number", "conflict"), result.delta.said()
+
+
+# --- terse keys and corrections ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, want", [
+    ("lora mistral 7b seq 2048 mb 4 ga 16", {"micro_batch": 4, "gradient_accumulation_steps": 16}),
+    ("qlora llama 3.1 8b seq 1024 mb=2 gas=8", {"micro_batch": 2, "gradient_accumulation_steps": 8}),
+    ("lora qwen2.5 7b seq 2048 r8 a16", {"lora_rank": 8, "lora_alpha": 16.0}),
+    ("lora de qwen2.5 7b a 2k, mb 8 ga 2", {"micro_batch": 8, "gradient_accumulation_steps": 2}),
+])
+def test_terse_keys(text, want, catalog):
+    _, said = _said(text, catalog)
+    assert {k: said.get(k) for k in want} == want, said
+
+
+@pytest.mark.parametrize("text, field, value", [
+    ("lora mistral 7b seq 2048 on 4 A100, sorry I meant 8", "num_gpus", 8),
+    ("qlora llama 3.1 8b at 4k, rank 8 (edit: rank 64)", "lora_rank", 64),
+    ("lora qwen2.5 7b seq 2048 bs 4 (update: bs 2)", "micro_batch", 2),
+    ("last run used 4k context, this time 8192, qlora mistral 7b", "seq_len", 8192),
+    ("lora mistral 7b seq 2048, 2 epochs, no, 3 epochs", "epochs", 3.0),
+    ("lora de mistral 7b a 2k en 4 A100, perdón, quise decir 8", "num_gpus", 8),
+    ("qlora de llama 3.1 8b a 4k, rango 8 (errata: rango 64)", "lora_rank", 64),
+    ("lora de qwen2.5 7b, lote 4, bueno, que sea lote 2, secuencia 2048", "micro_batch", 2),
+    ("la otra vez usamos contexto de 4k, esta vez 8192: qlora de mistral 7b", "seq_len", 8192),
+    ("lora de mistral 7b a 2k, 2 épocas, no, 3 épocas", "epochs", 3.0),
+])
+def test_a_correction_takes_the_later_value(text, field, value, catalog):
+    result, said = _said(text, catalog)
+    assert said.get(field) == value and result.clarify_code != "conflict", (result.intent, result.clarify_code, said)
+
+
+@pytest.mark.parametrize("text", ["lora mistral 7b seq 2048, no 4096", "lora de mistral 7b, secuencia 2048 y no 4096"])
+def test_no_before_a_value_still_withdraws_it(text, catalog):
+    assert _said(text, catalog)[1].get("seq_len") == 2048

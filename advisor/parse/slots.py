@@ -97,6 +97,7 @@ _GLUED_R = re.compile(r"r(\d{1,4})")
 _CUE_GAP = re.compile(r"[\s_\-.]{0,2}")
 _YEAR = re.compile(r"(?:19[89]\d|20[0-4]\d)")
 _DIGITS = re.compile(r"\d{3,7}")
+_LENGTH_DIGITS = re.compile(r"\d{4,6}|\d{1,3}[.,]\d{3}")
 
 
 def tokenize(text: str) -> list[Tok]:
@@ -176,7 +177,8 @@ def _tokenize(text: str) -> list[Tok]:
                     last.scale, last.end = "b", m.end()
                     continue
             if (word in _BYTES or word in ("gigabytes", "megabytes", "terabytes")) and last is not None \
-                    and last.kind == "num" and last.unit is None and last.scale is None and gap.strip() == "":
+                    and last.kind == "num" and last.unit is None and last.scale is None and gap.strip() == "" \
+                    and not (word == "mb" and _NUMBER_NEXT.match(text, m.end())):  # "seq 4096 mb 2": mb is the batch's key
                 last.unit, last.end = "bytes", m.end()  # "20.6 GiB", "80 GB": memory, not a setting
                 continue
             if (word in ("bit", "bits") and len(out) >= 2 and out[-1].kind == "punct" and out[-1].text == "-"
@@ -296,6 +298,8 @@ CUES: list[Cue] = [
     # a one-letter key before its number in a terse command ("seq 512 b 64"): the batch, weakly (no scale: the
     # tokenizer leaves "b" alone when a number follows it)
     *_cues("batch", 6, 0, "b"),
+    # terse keys before their number: "mb 2" (micro batch; "24 mb" after a number is a memory, read by the tokenizer),
+    # "ga 8" / "gas 8" (gradient accumulation steps, DeepSpeed's "GAS")
     # Spanish shorthand for secuencia ("lora 7b sec 4096", "sec. 2048"), the key before its number
     *_cues("seq", 8, 0, "sec"),
     *_cues("batch", 0, 9, "per gpu", "per device", "por gpu", "por dispositivo", "/ gpu", "/ device", "per card",
@@ -376,7 +380,8 @@ CUES: list[Cue] = [
            "grad accumulation", "accumulation steps", "acumulacion de gradientes", "acumulacion de gradiente",
            "gradient accumulation of", "grad acc"),
     # the word alone beside a batch ("micro-lote de 4 (acumulación 8)", "bs 2, accum 16")
-    *_cues("grad_accum", 8, 0, "acumulacion", "accumulation", "accum", "grad accum of"),
+    *_cues("grad_accum", 8, 0, "acumulacion", "accumulation", "accum", "grad accum of", "ga", "gas", "gacc"),
+    *_cues("batch", 8, 0, "mb", "mbsz"),
     # the verb ("accumulating 8 steps", "accumulate over 4", "acumulando 16 pasos") and "N steps of accumulation":
     # stronger than "steps" alone (a count of steps read and left alone), which they contain
     *_cues("grad_accum", 11, 0, *(f"{verb}{over}" for verb in ("accumulating", "accumulate", "accumulates", "accumulated",
@@ -689,6 +694,14 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
         if edge.gpu is not None:
             out.gpu_counts.append((tok, edge.gpu))
         out.bindings.append(Binding(slot, tok, value, tok.start, cue_words, cue_pos))
+    weak = [b for b in out.bindings if b.slot == "seq_weak"]
+    if weak and (len(weak) > 1 or any(b.slot in ("seq", "tokens") for b in out.bindings)):
+        # a bare length is the length only alone: beside another length ("seq 1024 -> 4096", "at 2048 (typo: 1024)",
+        # "2048 or 8192") it is a second value of it, settled as a number nothing explains (alternatives, hedges,
+        # corrections, the thread's field)
+        out.bindings = [b for b in out.bindings if b.slot != "seq_weak"]
+        out.stray += [b.tok for b in weak]
+        out.stray.sort(key=lambda t: t.start)
     _alternatives(toks, out, lang)
     _replaced(toks, out, lang)
     bound_cues = {e.cue for e in chosen.values() if e.cue is not None and e.cue < GPU_CUE}
@@ -757,7 +770,9 @@ _HEDGE_HEADS = {"maybe", "perhaps", "possibly", "probably", "quizas", "quiza", "
                 "posiblemente", "probablemente", "or", "o", "u", "if", "si", "else", "otherwise", "needed", "necesario"}
 _CORRECTION_WORDS = {"no", "nope", "sorry", "actually", "mean", "meant", "i", "wait", "perdon", "perdona", "digo", "sea",
                      "ah", "bueno", "espera", "rather", "oops", "correction", "make", "it", "that", "quise", "decir",
-                     "queria", "mejor", "my", "bad", "scratch", "update", "edit", "typo", "errata", "oh", "uh", "hmm", "um"}
+                     "queria", "mejor", "my", "bad", "scratch", "update", "edit", "typo", "errata", "oh", "uh", "hmm", "um",
+                     # a value for this run after the last one's: "last time 2k seq, this time 4096", "esta vez 4096"
+                     "this", "time", "esta", "que", "edito", "upd", "nvm", "fix"}
 
 
 def _hedged(toks: list[Tok], ti: int, tok: Tok, bound: dict, out: Slots, lang: str) -> None:
@@ -768,6 +783,9 @@ def _hedged(toks: list[Tok], ti: int, tok: Tok, bound: dict, out: Slots, lang: s
         t = toks[j]
         if t.kind == "num" and not t.article:
             break
+        if t.kind == "name" and t.text.startswith("§G"):
+            j -= 1  # the card a count counts: "on 2 H100s, sorry I meant 4"
+            continue
         if t.kind == "word" or t.kind == "num" and t.article:
             words.append(t.text)
         elif t.kind == "punct" and t.text == ">" and j and toks[j - 1].text in ("-", "=") and t.gap == "":
@@ -857,6 +875,9 @@ def _replaced(toks: list[Tok], out: Slots, lang: str) -> None:
         if not same:
             continue
         negation = next((n for n in _NEGATION_BEFORE if between[-len(n):] == n), None)
+        if negation is not None and toks[b_i - 1].kind == "punct" and toks[b_i - 1].text in (",", ":", ";", "!", ".") \
+                and toks[b_i - 2].kind == "word" and toks[b_i - 2].text == negation[-1]:
+            negation = None  # "3 épocas, no, 2 épocas", "rank 8... no: 16": "no" and a pause is a correction
         if negation is not None and all(w in _CUE_INDEX or w in ("of", "de", "del") for w in between[:-len(negation)]):
             drop.add(b_i)  # "2048 not 4096", "16384 tokens of context rather than 4096": the later is withdrawn
             continue
@@ -1017,6 +1038,8 @@ def _part_of_something(toks: list[Tok], ti: int) -> bool:
         return True  # "20241105-a7", "2291-rc1": an identifier glued to letters and digits ("2048-token" is a unit)
     if tok.in_url:
         return True
+    if len(tok.text) > 1 and tok.text[0] == "0" and tok.text.isdigit():
+        return True  # "01-ai", "007": a leading zero is an identifier's, no setting's
     if tok.text.count(".") >= 2:  # "0.6.1": a version
         return True
     # (2048, a power of two in the years' range, is the length people type most: asked about, never taken for a year)
@@ -1040,7 +1063,21 @@ def _alone(tok: Tok, lang: str) -> tuple[str, float] | None:
         return "params_weak", 1.0
     if tok.scale == "k":
         return "seq", 2.0
-    return None  # a bare integer, even a power of two ("full qwen3 0.6b 512"), says nothing of what it is: asked about
+    if bare_length(tok):
+        # a bare power of two from 1024 to 128k after the model ("lora llama-2-13b 4096 ddp", "completo tinyllama 2048
+        # en una 4090", "qlora mistral nemo 16.384") is the context length people type: no batch, rank or GPU count is
+        # that large. Weakly, and only when no length is said otherwise (``sizes.read_slots``: else it is asked about).
+        return "seq_weak", 1.0
+    return None  # a bare integer ("full qwen3 0.6b 512", "llama 3 8b 64", "4k, 3000") says nothing of what it is: asked about
+
+
+def bare_length(tok: Tok) -> bool:
+    """A number typed as a power of two from 1024 to 131072, digits only or grouped by thousands ("4096", "16.384",
+    "32,768"), with no unit or scale."""
+    if tok.scale or tok.unit or tok.spoken or not _LENGTH_DIGITS.fullmatch(tok.text):
+        return False
+    v = int(tok.text.replace(",", "").replace(".", ""))
+    return 1024 <= v <= 131072 and v & (v - 1) == 0
 
 
 # Words between a count and the GPU it counts: "8 x H100", "8 of our H100s", "ocho de nuestras A100".
@@ -1067,7 +1104,8 @@ def _gpu_edges(toks: list[Tok], ni: int, ti: int, lang: str) -> list[_Edge]:
     while nxt < len(toks) and nxt - ti <= 4 and (toks[nxt].kind == "word" and toks[nxt].text in _COUNT_TO_GPU
                                                  or toks[nxt].kind == "punct" and toks[nxt].text in ("*", "-")):
         nxt += 1
-    if nxt < len(toks) and toks[nxt].kind == "name" and toks[nxt].text.startswith("§G"):
+    if nxt < len(toks) and toks[nxt].kind == "name" and toks[nxt].text.startswith("§G") \
+            and not (tok.unit != "x" and bare_length(tok)):  # "full qwen3-0.6b 2048 l4": a length before the card
         gpu = int(toks[nxt].text[2:-1])
         strength = 11 if tok.unit == "x" else 10
         out.append(_Edge(ni, GPU_CUE + gpu, "gpus", strength - 0.5 * (nxt - ti - 1) + _plausible("gpus", value), gpu=gpu))

@@ -109,6 +109,15 @@ def _lora_pair(m: re.Match[str]) -> str:
 # ``slots._alternatives``)
 _EITHER = re.compile(r"\b(?:either|ya\s+sea|o\s+bien)\s+(?=[\d§a-z])(?=(?:\S+\s+){0,3}?(?:or|o|u)\s)")
 _O_BIEN = re.compile(r"\bo\s+bien\b")
+# "r16 a32", "r=8 a=16": a LoRA rank glued to its key, then the alpha glued to "a" (the key's initial, as "r" is the
+# rank's; PEFT LoraConfig(r, lora_alpha)): only right after a rank so written, where "a" can be nothing else
+_RANK_ALPHA_GLUED = re.compile(r"\b(r\s?=?\s?\d{1,4})\s+a\s?=?\s?(\d{1,4})\b(?![.-]\d)")
+# NVIDIA's A-series cards a rank may stand before ("r=4 A100 40 GB", "r 8 a10g"): a card, not an alpha
+_A_CARDS = {"10", "30", "40", "100", "800", "2000", "4000", "4500", "5000", "6000"}
+
+
+def _rank_alpha(m: re.Match[str]) -> str:
+    return m.group(0) if m.group(2) in _A_CARDS else f"{m.group(1)} alpha {m.group(2)}"
 _GLUED_COUNT = re.compile(r"\b(\d{1,4})\s*x\s*(?=[a-z]+\d*[a-z]*(?![a-z0-9]))")
 # "4x4090" is four cards, "8x7b" / "8x22B" a Mixtral: a count unless the second number ends in b
 # "A100 de 40 GB", "A100 with 40GB", "A100 (40GB)" -> "a100 40gb", the way catalog aliases write it
@@ -268,6 +277,8 @@ def normalize(text: str) -> str:
         if "step" in text or "update" in text or "paso" in text or "actualizacion" in text:
             text = fast(_QUALIFIED_STEP).sub(lambda m: f"{m.group('per')} step" if m.group("per") else f"{m.group('por')} paso", text)
         text = fast(_STEP_AND_DEVICE).sub(lambda m: f"{m.group('per')} {m.group('dev') or m.group('dev2')}", text)
+    if " a" in text and "r" in text:
+        text = fast(_RANK_ALPHA_GLUED).sub(_rank_alpha, text)
     if "either" in text or "bien" in text or "ya sea" in text:
         text = fast(_EITHER).sub("", text)
         text = fast(_O_BIEN).sub("o", text)
