@@ -229,3 +229,33 @@ def test_a_correction_takes_the_later_value(text, field, value, catalog):
 @pytest.mark.parametrize("text", ["lora mistral 7b seq 2048, no 4096", "lora de mistral 7b, secuencia 2048 y no 4096"])
 def test_no_before_a_value_still_withdraws_it(text, catalog):
     assert _said(text, catalog)[1].get("seq_len") == 2048
+
+
+# --- prose wrapped at a width: a cue split over a line break -------------------------------------------------
+
+@pytest.mark.parametrize("text, want", [
+    ("qlora mistral 7b, context of 8192\ntokens, 2 samples on\neach GPU", {"seq_len": 8192, "micro_batch": 2}),
+    ("lora llama 3.1 8b at 2k, 3 passes over\nthe dataset", {"seq_len": 2048, "epochs": 3.0}),
+    ("lora de qwen2.5 7b, secuencias de 4096\ntokens, 4 ejemplos por\ncada GPU", {"seq_len": 4096, "micro_batch": 4}),
+    ("qlora de mistral 7b a 2k con 50\nmillones de tokens", {"seq_len": 2048, "dataset_tokens": 50_000_000}),
+])
+def test_a_line_break_inside_a_phrase_is_a_space(text, want, catalog):
+    result, said = _said(text, catalog)
+    assert {k: said.get(k) for k in want} == want, (result.intent, result.clarify_code, said)
+
+
+@pytest.mark.parametrize("text, want", [
+    ("qlora for a 13B model\nsequences of 4096 tokens\ncheapest?", {"params_b": 13.0, "seq_len": 4096}),
+    ("lora llama 3.1 8b\n- seq 2048\n- 4 H100", {"seq_len": 2048, "num_gpus": 4}),
+    ("lora de qwen2.5 7b a 2k\nnum_epochs: 3\nmicro_batch_size: 2", {"epochs": 3.0, "micro_batch": 2}),
+])
+def test_separate_lines_stay_apart(text, want, catalog):
+    result, said = _said(text, catalog)
+    assert {k: said.get(k) for k in want} == want, (result.intent, result.clarify_code, said)
+
+
+def test_openrlhf_micro_train_batch_size_is_the_micro_batch(catalog):
+    text = ("deepspeed --module openrlhf.cli.train_sft --pretrain Qwen/Qwen2.5-7B --max_len 4096 "
+            "--micro_train_batch_size 2 --train_batch_size 128 --zero_stage 3 --bf16 --lora_rank 16")
+    result, said = _said(text, catalog)
+    assert said.get("micro_batch") == 2 and said.get("seq_len") == 4096, said

@@ -292,6 +292,9 @@ CUES: list[Cue] = [
                                             "micro lote", "tamano de lote", "tamano del lote")
              for where in ("local", *_PER_DEVICE_RATES)),
            "local batch", "local batch size", "local bs",
+           # OpenRLHF's per-device batch (openrlhf/cli/train_sft.py: --micro_train_batch_size, "batch size per GPU";
+           # its --train_batch_size is the global batch, below)
+           "micro train batch size", "micro train batch",
            # the device before the batch word: "device batch 4", "per-device batch size 8", "gpu batch 2"
            *(f"{pre}{dev} {what}" for pre in ("", "per ") for dev in ("device", "gpu", "card")
              for what in ("batch", "batch size", "bs", "micro batch"))),
@@ -389,7 +392,7 @@ CUES: list[Cue] = [
                                   for over in ("", " over", " across", " for", " durante", " en", " sobre"))),
     *_cues("grad_accum", 0, 11, "steps of accumulation", "accumulation steps", "steps of gradient accumulation",
            "pasos de acumulacion", "pasos de acumulacion de gradientes", "grad accumulation steps"),
-    *_cues("global_batch", 10, 0, "global batch", "effective batch", "total batch", "lote global", "lote efectivo",
+    *_cues("global_batch", 10, 0, "train batch size", "global batch", "effective batch", "total batch", "lote global", "lote efectivo",
            "global batch size", "effective batch size", "batch global", "batch efectivo", "lote total", "total batch size",
            "global batch size of", "tamano de lote global", "tamano de lote total", "eff batch", "eff. batch", "global",
            "effective bs", "eff bs", "eff. bs", "eff. batch size", "lote ef.", "tot. batch"),

@@ -293,8 +293,43 @@ def normalize(text: str) -> str:
     split = text.split("\n")
     if len(split) != len(indents):  # never: every substitution above keeps line breaks
         indents = [0] * len(split)
-    lines = (" " * indent + _SPACES.sub(" ", line.strip()) for indent, line in zip(indents, split))
-    return "\n".join(line for line in lines if line.strip())
+    lines = [" " * indent + _SPACES.sub(" ", line.strip()) for indent, line in zip(indents, split)]
+    lines = [line for line in lines if line.strip()]
+    return "\n".join(_unwrapped(lines) if len(lines) > 1 else lines)
+
+
+# Prose a client wrapped at a width ("bloques de 4096\ntokens", "8 samples on\neach device", "2 sweeps over\nthe
+# data"): a line runs on into the next, flush with a word, when it cannot end there: it ends with a word that only
+# joins ("on", "the", "de", "cada", "and"), or with a number whose unit or noun the next line starts with and no
+# number of its own ("16384\ntokens, ...", "3\nmillones de tokens"; "de 2,7B\nsecuencias de 4096 tokens" is a new
+# item), or the next line starts with such a word. A config's or a list's line ("key: value", "- item", "1) item",
+# "| cell |", a command's "--flag") never joins.
+_JOINING_WORDS = frozenset(
+    "of de del on en over the la el los las a an un una unos unas each cada per por with con and y to in at for para "
+    "sobre across through from desde entre e o or u than que al my our your nuestro nuestra nuestros nuestras su sus "
+    "this these those este esta estos estas is are es son be".split())
+_LAST_WORD = re.compile(r"([a-z]+|\d[\d.,]*[kmb]?)$")
+_FIRST_WORD = re.compile(r"[a-z]+")
+_FIRST_CLAUSE_DIGIT = re.compile(r"^[^,;]*?\d")
+_STRUCTURED = re.compile(r"^\s|^[\"'{\[]?[a-z_][a-z0-9_.\-]*[\"']?\s*[:=]\s*\S*\s*,?$|^(?:[-*#|>@]|\d+[).]|--)"
+                         r"|\\$|```|[{}\[\]]\s*,?$")
+
+
+def _unwrapped(lines: list[str]) -> list[str]:
+    out = [lines[0]]
+    for line in lines[1:]:
+        last = out[-1]
+        tail = _LAST_WORD.search(last)
+        head = _FIRST_WORD.match(line)
+        joins = tail is not None and head is not None and not _STRUCTURED.search(line) \
+            and not _STRUCTURED.search(last) and (
+                tail.group(1) in _JOINING_WORDS or head.group(0) in _JOINING_WORDS
+                or tail.group(1)[0].isdigit() and not _FIRST_CLAUSE_DIGIT.match(line))
+        if joins:
+            out[-1] = last + " " + line
+        else:
+            out.append(line)
+    return out
 
 
 def _split_count(m: re.Match[str]) -> str:
