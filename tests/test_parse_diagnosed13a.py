@@ -259,3 +259,23 @@ def test_openrlhf_micro_train_batch_size_is_the_micro_batch(catalog):
             "--micro_train_batch_size 2 --train_batch_size 128 --zero_stage 3 --bf16 --lora_rank 16")
     result, said = _said(text, catalog)
     assert said.get("micro_batch") == 2 and said.get("seq_len") == 4096, said
+
+
+# --- a CSV header and its row, pasted from a sheet ------------------------------------------------------------
+
+@pytest.mark.parametrize("text, want", [
+    ("from the sheet:\nmodel,method,seq_len,num_gpus,gpu\nQwen/Qwen2.5-7B,lora,4096,2,H100",
+     {"model": "qwen2.5-7b", "method": "lora", "seq_len": 4096, "num_gpus": 2}),
+    ("```\nmethod,model,max_seq_length,per_device_train_batch_size\nqlora,mistralai/Mistral-7B-v0.1,2048,4\n```",
+     {"method": "qlora", "seq_len": 2048, "micro_batch": 4}),
+    ("de la planilla:\nmodelo,metodo,secuencia,gpus\nllama 3.1 8b,full,1024,8",
+     {"method": "full", "seq_len": 1024, "num_gpus": 8}),
+])
+def test_a_csv_row_reads_by_its_header(text, want, catalog):
+    result, said = _said(text, catalog)
+    assert {k: said.get(k) for k in want} == want, (result.intent, result.clarify_code, said)
+
+
+def test_prose_with_commas_is_no_csv(catalog):
+    _, said = _said("hi team, quick question, sizing\nqlora llama 3.1 8b, seq 2048, 4 H100", catalog)
+    assert (said.get("method"), said.get("seq_len"), said.get("num_gpus")) == ("qlora", 2048, 4), said
