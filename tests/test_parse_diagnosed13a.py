@@ -279,3 +279,39 @@ def test_a_csv_row_reads_by_its_header(text, want, catalog):
 def test_prose_with_commas_is_no_csv(catalog):
     _, said = _said("hi team, quick question, sizing\nqlora llama 3.1 8b, seq 2048, 4 H100", catalog)
     assert (said.get("method"), said.get("seq_len"), said.get("num_gpus")) == ("qlora", 2048, 4), said
+
+
+# --- a key glued to its number, halves, others, and a release in parentheses ------------------------------------
+
+@pytest.mark.parametrize("text, want", [
+    ("qlora mistral 7b ctx4096 bs2 ga8", {"seq_len": 4096, "micro_batch": 2, "gradient_accumulation_steps": 8}),
+    ("full llama 3.2 1b seq1024 ep2 on 2 L4", {"seq_len": 1024, "epochs": 2.0, "num_gpus": 2}),
+    ("lora de qwen2.5 7b secuencia2048 lote4", {"seq_len": 2048, "micro_batch": 4}),
+])
+def test_a_key_glued_to_its_number(text, want, catalog):
+    _, said = _said(text, catalog)
+    assert {k: said.get(k) for k in want} == want, said
+
+
+@pytest.mark.parametrize("text, epochs", [("lora mistral 7b seq 2048, two and a half epochs", 2.5),
+                                          ("lora mistral 7b seq 2048 for 1 and a half passes", 1.5),
+                                          ("lora de mistral 7b a 2k, tres épocas y media", 3.5),
+                                          ("lora de mistral 7b a 2k, una pasada y media", 1.5)])
+def test_and_a_half(text, epochs, catalog):
+    assert _said(text, catalog)[1].get("epochs") == epochs
+
+
+@pytest.mark.parametrize("text, gpus", [
+    ("qlora mistral 7b at 4k on 2 A100 since the other 6 are busy", 2),
+    ("lora llama 3.1 8b seq 2048 on one H100; the other 3 GPUs are taken", 1),
+    ("lora de mistral 7b a 4k en 2 A100, las otras 6 están ocupadas", 2),
+    ("lora de qwen2.5 7b a 2k en una sola L40S, somos 3 en el equipo", 1),
+])
+def test_others_and_who_we_are_are_no_count(text, gpus, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("num_gpus") == gpus and result.clarify_code != "number", (result.clarify_code, said)
+
+
+@pytest.mark.parametrize("text", ["lora a 7B Qwen (2.5) at 2048", "qlora del Llama de 8B (el 3.1) a 4k"])
+def test_a_release_in_parentheses_after_the_model_is_no_stray(text, catalog):
+    assert parse_message(text, catalog).clarify_code != "number"

@@ -94,6 +94,7 @@ _URL = re.compile(r"\b(?:https?://|www\.)\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)+\.(?:c
 _URL_HINT = re.compile(r"https?:|www\.|\.(?:com|org|net|io|ai|dev|co)/")
 _GLUED_X = re.compile(r"x(\d{1,4})")
 _GLUED_R = re.compile(r"r(\d{1,4})")
+_GLUED_CUE = re.compile(r"([a-z]{2,})(\d{1,6})")
 _CUE_GAP = re.compile(r"[\s_\-.]{0,2}")
 _YEAR = re.compile(r"(?:19[89]\d|20[0-4]\d)")
 _DIGITS = re.compile(r"\d{3,7}")
@@ -146,6 +147,12 @@ def _tokenize(text: str) -> list[Tok]:
             glued_count = _GLUED_X.fullmatch(word) if word[0] == "x" else None
             if glued_count:  # "H100 x8"
                 out.append(Tok("num", glued_count.group(1), m.start() + 1, m.end(), gap, unit="x"))
+                continue
+            glued_cue = _GLUED_CUE.fullmatch(word) if word[-1].isdigit() else None
+            if glued_cue and glued_cue.group(1) in _GLUED_KEYS:  # "seq2048", "ctx8192", "bs8", "ga4", "ep3": key, number
+                cut = m.start() + len(glued_cue.group(1))
+                out.append(Tok("word", glued_cue.group(1), m.start(), cut, gap))
+                out.append(Tok("num", glued_cue.group(2), cut, m.end(), ""))
                 continue
             glued_rank = _GLUED_R.fullmatch(word) if word[0] == "r" else None
             if glued_rank:  # "LoRA r16"
@@ -411,6 +418,9 @@ CUES: list[Cue] = [
            "score", "perdida", "exactitud"),
     # identifiers before their number, weakly ("job 88213", "run 3417", "ticket 2291", "PR 7105": "run 3 epochs" is the
     # epochs'), and durations and places in a run ("paso 312", "timeout 600", "latencia p95 de 120")
+    # others of a kind, and who we are: "the other 3 are booked", "las otras 3 están reservadas", "somos 4"
+    *_cues("ignore", 11, 0, "other", "others", "otras", "otros"),  # (stronger than the noun after: "the other 3 GPUs")
+    *_cues("ignore", _ID_STRENGTH, 0, "somos", "we are", "there are"),
     *_cues("ignore", _ID_STRENGTH, 0, "job", "job id", "run", "run id", "ticket", "issue", "pr", "build", "pid", "id"),
     *_cues("ignore", 10, 0, "paso", "iteracion", "iteration", "timeout", "port", "puerto", "latency", "latencia", "p50",
            "p90", "p95", "p99"),
@@ -435,6 +445,10 @@ CUES: list[Cue] = [
            # identifiers, no setting we size
            "semilla", "random seed", "rev", "revision", "commit", "sha"),
 ]
+# One-word keys of a setting that people glue to their number in a terse command ("full 7b seq2048", "ctx8192", "bs8
+# ga4", "ep3", "rank16"): the key, then the number (names are placeholders by now, so "a100" or "l4" never reach here)
+_GLUED_KEYS = frozenset(c.words[0] for c in CUES if len(c.words) == 1 and c.slot not in ("ignore",) and c.left >= 6
+                        and len(c.words[0]) >= 2)
 # Every cue as its words joined by "_": a config key we do not list whose words are a cue
 # ("per_device_batch_size=8", "micro_bs=4") is read as that cue (``rules._other_key``).
 CUE_KEYS = frozenset("_".join(c.words) for c in CUES if c.slot != "ignore")
@@ -1041,12 +1055,24 @@ def _part_of_something(toks: list[Tok], ti: int) -> bool:
         return True  # "20241105-a7", "2291-rc1": an identifier glued to letters and digits ("2048-token" is a unit)
     if tok.in_url:
         return True
+    if "." in tok.text and not tok.scale and not tok.unit and prev is not None and _after_model_paren(toks, ti):
+        return True  # "a 1B Llama (3.2)", "el Qwen de 7B (el 2.5)": the release of the model just named
     if len(tok.text) > 1 and tok.text[0] == "0" and tok.text.isdigit():
         return True  # "01-ai", "007": a leading zero is an identifier's, no setting's
     if tok.text.count(".") >= 2:  # "0.6.1": a version
         return True
     # (2048, a power of two in the years' range, is the length people type most: asked about, never taken for a year)
     return bool(_YEAR.fullmatch(tok.text)) and tok.scale is None and tok.unit is None and tok.text != "2048"
+
+
+def _after_model_paren(toks: list[Tok], ti: int) -> bool:
+    """The number opens a parenthesis right after a model's name, an article or "v" between ("§M0§ (3.2)",
+    "§M0§ (el 2.5)", "§M0§ (v0.3)")."""
+    j = ti - 1
+    if j >= 0 and toks[j].kind == "word" and toks[j].text in ("el", "la", "the", "v", "version", "version"):
+        j -= 1
+    return j >= 1 and toks[j].kind == "punct" and toks[j].text == "(" and toks[j - 1].kind == "name" \
+        and toks[j - 1].text.startswith(("§M", "§F"))
 
 
 def _pow2(tok: Tok) -> bool:

@@ -124,6 +124,19 @@ def _csv_pairs(m: re.Match[str]) -> str:
     return "\n".join(f"{h}: {v.strip()}" for r in rows for h, v in zip(header, r) if v.strip())
 
 
+# "una época y media", "dos épocas y media", "1 and a half epochs", "one and a half passes": the count plus a half
+_HALF_COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "uno": 1, "una": 1, "un": 1, "dos": 2, "tres": 3, "cuatro": 4,
+                "an": 1, "a": 1}
+_AND_A_HALF = re.compile(r"\b(\d{1,2}|one|two|three|four|una?|uno|dos|tres|cuatro)\s+(epocas?|pasadas?|vueltas?)\s+y\s+media\b"
+                         r"|\b(\d{1,2}|one|two|three|four|an?)\s+and\s+a\s+half\s+(epochs?|passes|pass)\b")
+
+
+def _and_a_half(m: re.Match[str]) -> str:
+    count, noun = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    whole = int(count) if count.isdigit() else _HALF_COUNTS[count]
+    return f"{whole + 0.5:g} {noun if noun.endswith('s') else noun + ('es' if noun == 'pass' else 's')}"
+
+
 # "r16 a32", "r=8 a=16": a LoRA rank glued to its key, then the alpha glued to "a" (the key's initial, as "r" is the
 # rank's; PEFT LoraConfig(r, lora_alpha)): only right after a rank so written, where "a" can be nothing else
 _RANK_ALPHA_GLUED = re.compile(r"\b(r\s?=?\s?\d{1,4})\s+a\s?=?\s?(\d{1,4})\b(?![.-]\d)")
@@ -296,6 +309,8 @@ def normalize(text: str) -> str:
         text = fast(_RANK_ALPHA_GLUED).sub(_rank_alpha, text)
     if "," in text and "\n" in text:
         text = fast(_CSV).sub(_csv_pairs, text)
+    if "media" in text or "half" in text:
+        text = fast(_AND_A_HALF).sub(_and_a_half, text)
     if "either" in text or "bien" in text or "ya sea" in text:
         text = fast(_EITHER).sub("", text)
         text = fast(_O_BIEN).sub("o", text)
