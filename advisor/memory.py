@@ -412,6 +412,8 @@ class _Loss:
     input_grad: float  # fused losses: the hidden states' gradient, made in forward
     chunked_head: float = 0.0  # chunked loss over a trainable head: the moment its per-chunk
     # weight gradients are summed (see _loss)
+    head_kept: float | None = None  # a fused loss's head gradient once backward moved past the
+    # loss (None: head_grad; see _liger_loss)
 
 
 def _loss(s: _Setup) -> _Loss:
@@ -497,11 +499,23 @@ def _liger_loss(s: _Setup, head_grad: float) -> _Loss:
       weight`` then casts the weight again and makes a chunk x hidden product.
 
     Backward: the saved gradients are returned as they are (``fused_linear_cross_entropy_backward``
-    scales them in place)."""
+    scales them in place).
+
+    Under FSDP the weight Liger is handed is the tail unit's unsharded LM head, all-gathered in
+    ``MixedPrecisionPolicy.param_dtype`` (bf16 under accelerate's bf16 policy; the module's
+    parameter is a plain ``nn.Parameter`` view of the gathered buffer: torch 2.13 _fsdp_param.py
+    ``init_unsharded_param``), so a trainable head's ``grad_weight = zeros_like(weight)`` is the
+    whole vocab x hidden in that dtype on every rank, not a shard of the fp32 gradient: FSDP
+    reduce-scatters it into the sharded gradient only in the tail's post-backward. Traced:
+    advisor.hftrace.fsdp (tests/test_hftrace_fsdp.py ``LIGER_GRID``)."""
     spec, arch, ctx = s.spec, s.arch, s.ctx
     tokens, h, v = s.tokens, arch.hidden, arch.vocab
     x_bytes = ctx.norm_out  # Liger's RMSNorm returns its input's (the residual stream's) dtype
     w_bytes = s.train_bytes if s.full else s.head_bytes
+    sharded_head_grad = head_grad
+    if s.shard == "fsdp" and s.full:
+        w_bytes = s.act if s.mixed else s.train_bytes  # the gathered dtype (param_dtype), unsharded
+        head_grad = v * h * w_bytes
     mm_out = x_bytes == w_bytes and (not s.mixed or x_bytes == s.act)
     inc = math.ceil(v / h)
     chunk = min(tokens, 1 << max(0, math.ceil(math.log2(max(1, math.ceil(tokens / inc))))))
@@ -515,7 +529,16 @@ def _liger_loss(s: _Setup, head_grad: float) -> _Loss:
         product = logits_bytes * chunk * h  # grad_logits @ weight, before it is copied into grad_input
         matmul = weight_cast + max(input_cast, product)
     live = grads + fixed + logits_bytes * chunk * v + matmul
-    return _Loss(forward=live, backward=grads, head_backward=0.0, head_grad=0.0, input_grad=0.0)
+    # after the loss's backward the head's gradient lives on beside the layers' backward: as the
+    # fp32 (sharded, under FSDP) gradient once AccumulateGrad took it and, under FSDP, the tail
+    # unit's post-backward reduce-scattered it; a tied head's waits whole in the tied weight's
+    # InputBuffer for the embedding's (see _tied_sum, _fsdp_tied), so under FSDP it is the
+    # unsharded gathered-dtype grad_weight itself (traced: the top layer's backward of 1B full
+    # N=8 without checkpointing holds it, tests/test_hftrace_fsdp.py LIGER_GRID)
+    kept = sharded_head_grad
+    if s.shard == "fsdp" and s.full and arch.tied_embeddings:
+        kept = v * h * w_bytes
+    return _Loss(forward=live, backward=grads, head_backward=0.0, head_grad=0.0, input_grad=0.0, head_kept=kept)
 
 
 @dataclass(frozen=True)
@@ -531,6 +554,7 @@ class _Transients:
     tied_grad: float = 0.0  # ... and its sharded gradient, not yet made at that moment
     tied_sum: float = 0.0  # one GPU or DDP, trainable tied embedding: its backward's gradient (see _tied_sum)
     gather_start: float = 0.0  # FSDP: the embedding's unit and the first layer unsharded as forward starts
+    gather_last: float = 0.0  # FSDP: the last all-gather result, alive to the end of the model's forward
 
 
 def _optimizer_transient(s: _Setup) -> float:
@@ -558,7 +582,7 @@ def _transients(s: _Setup) -> _Transients:
         # the 16-bit gradient of the whole model is produced in backward before being reduced
         # into the partitions, bucket by bucket (reduce_bucket_size: hidden^2 under HF's "auto")
         buckets = min(s.trainable, arch.hidden ** 2) * BF16
-    gather = gather_loss = gather_tail = gather_start = 0.0
+    gather = gather_loss = gather_tail = gather_start = gather_last = 0.0
     if s.shard == "zero3":  # unsharded parameters of the layers being computed, at every moment
         stored = BF16 if (s.mixed or s.act == BF16) else FP32
         if s.full:
@@ -577,6 +601,17 @@ def _transients(s: _Setup) -> _Transients:
         # layers). Traced: advisor.hftrace.fsdp; the peak under a fused loss (Liger), whose
         # forward end holds no logits.
         gather_start = 2 * gather_loss + gather
+        # ... and at its end the last all-gather result is still alive: the root frees it in its
+        # post-forward (torch 2.13 _fsdp_state.py ``_post_forward``: "Free the last all-gather
+        # result if needed", ``self._comm_ctx.all_gather_state = None``), that is once the whole
+        # model's forward returned, and transformers computes the loss inside it
+        # (LlamaForCausalLM.forward calls ``self.loss_function``; Liger's ``lce_forward`` its fused
+        # loss), so it is alive through the loss's forward. The last unit all-gathered in forward
+        # is the tail [final_norm, lm_head] when the head is untied (an LM head's worth); a tied
+        # tail was unsharded since the embedding and gathers nothing there, so it is the top
+        # layer's. Traced: advisor.hftrace.fsdp (the peak under Liger without checkpointing, a
+        # chunk of its fused loss in forward).
+        gather_last = gather / FSDP_UNITS_IN_FLIGHT if arch.tied_embeddings else gather_loss
     late_params = arch.params_per_layer + (0 if arch.tied_embeddings else arch.params_embedding)
     grads_late = late_params * s.train_bytes * s.state_share if s.full else 0.0
     largest = 0.0
@@ -587,7 +622,7 @@ def _transients(s: _Setup) -> _Transients:
     return _Transients(optimizer=_optimizer_transient(s), buckets=buckets, gather=gather, grads_late=grads_late,
                        largest_grad=largest, gather_loss=gather_loss, gather_tail=gather_tail,
                        tied_backward=tied_backward, tied_grad=tied_grad, tied_sum=_tied_sum(s),
-                       gather_start=gather_start)
+                       gather_start=gather_start, gather_last=gather_last)
 
 
 def _tied_sum(s: _Setup) -> float:
@@ -661,10 +696,42 @@ def _fsdp_gathers(s: _Setup) -> tuple[float, float, float]:
     return layers, head, head if arch.tied_embeddings else 0.0
 
 
+def _fsdp_unsharded_grads(s: _Setup) -> float:
+    """FSDP2 with gradient accumulation on a stack that skips gradient sync on every micro-batch
+    but the last (StackProfile.fsdp_no_sync: the HF Trainer through accelerate's ``no_sync``):
+    the unsharded gradients of every trainable parameter, kept on each rank from the first
+    micro-batch's backward until the last one reduce-scatters them (0 when the stack syncs
+    every micro-batch, or without FSDP).
+
+    torch 2.13 torch/distributed/fsdp/_fully_shard: ``set_requires_gradient_sync(False)`` sets
+    every group's ``reduce_grads = False`` (_fully_shard.py); ``FSDPParamGroup.post_backward``
+    then reshards the parameters and returns before ``foreach_reduce``, calling
+    ``FSDPParam.to_accumulated_grad_if_needed``, which keeps ``unsharded_param.grad`` as it is
+    when ``reduce_dtype`` is None or equal to the gradient's dtype (``init_dtype_attrs`` clamps a
+    reduce dtype equal to ``param_dtype`` to None), else moves it to an
+    ``unsharded_accumulated_grad`` upcast to ``reduce_dtype``. accelerate 1.15's bf16 policy has
+    ``param_dtype = reduce_dtype = bf16`` (dataclasses.py ``set_mixed_precision``), so the kept
+    gradient is bf16, the dtype the layers computed in: 2 bytes per trainable parameter (a full
+    fine-tune's fp32 weights included), not divided by the ranks; without mixed precision the
+    stored dtype. The next micro-batches' gradients are summed into it in place (autograd's
+    ``AccumulateGrad``: ``variable_grad += new_grad``). The last micro-batch's
+    ``post_backward`` hands each group's unsharded gradients to ``foreach_reduce`` and sets
+    ``unsharded_param.grad = None``: the reduce-scatter runs on its own stream while backward
+    goes on, so the last micro-batch frees them layer by layer as the sharded gradients appear
+    (the LM head's first), and a middle micro-batch holds them all through its backward: its
+    moments are the peak, with these bytes in place of the sharded gradients. A LoRA run keeps
+    only the adapters' (bf16 under mixed precision) and nothing else changes. Traced over fake
+    ranks: advisor.hftrace.fsdp, tests/test_hftrace_fsdp.py (accumulation rows)."""
+    if not (s.shard == "fsdp" and s.prof.fsdp_no_sync and not s.in_backward):
+        return 0.0
+    kept = s.act if s.mixed else s.train_bytes  # MixedPrecisionPolicy.param_dtype, else as stored
+    return s.trainable * kept
+
+
 def _moments(s: _Setup, static: dict[str, float], a: _Acts, loss: _Loss, tr: _Transients) -> list:
     static_keys = ("weights", "quant_constants", "adapters", "master_weights", "optimizer_states")
     grads_all = static["gradients"]
-    grads_fwd = grads_all if s.accumulate else 0.0
+    grads_fwd = (_fsdp_unsharded_grads(s) or grads_all) if s.accumulate else 0.0
 
     def moment(phase: Phase, **extra: float) -> tuple[float, Phase, dict[str, float]]:
         terms = {k: (static[k] if k in static_keys else 0.0) for k in TERMS}
@@ -679,10 +746,11 @@ def _moments(s: _Setup, static: dict[str, float], a: _Acts, loss: _Loss, tr: _Tr
         return max(grads_fwd, made)
 
     copies_bwd = a.autocast_copies if a.copies_in_backward else 0.0
-    fwd_extra = tr.gather_loss + a.autocast_copies + a.head_copy
+    fwd_extra = tr.gather_loss + tr.gather_last + a.autocast_copies + a.head_copy
     bwd_extra = tr.gather_loss + tr.buckets + copies_bwd + a.head_copy
     layer_extra = tr.gather + tr.gather_tail + tr.buckets + copies_bwd
     head_grad = loss.head_grad
+    head_kept = head_grad if loss.head_kept is None else loss.head_kept
     extra = []
     if s.quant_head:
         # a 4-bit LM head dequantizes its weight for every chunk's matmul: in forward, with the
@@ -701,7 +769,7 @@ def _moments(s: _Setup, static: dict[str, float], a: _Acts, loss: _Loss, tr: _Tr
                activations=a.saved + a.previous_step, logits_loss=loss.forward, transient=fwd_extra),
         moment("backward", gradients=grads(head_grad if s.prof.fused_loss else 0.0), activations=a.saved,
                logits_loss=loss.backward, transient=bwd_extra),
-        moment("backward", gradients=grads(head_grad), activations=a.saved + a.grad_flow,
+        moment("backward", gradients=grads(head_kept), activations=a.saved + a.grad_flow,
                logits_loss=loss.head_backward, transient=bwd_extra),
         moment("backward", gradients=grads_fwd, activations=a.saved, logits_loss=loss.chunked_head,
                transient=bwd_extra),
@@ -709,7 +777,7 @@ def _moments(s: _Setup, static: dict[str, float], a: _Acts, loss: _Loss, tr: _Tr
         # alive with the recomputed layer; the final norm's saved tensors were freed by its own
         # backward, and the LM head's gradient exists (traced: advisor.trace, tests/test_agreement)
         # unless the optimizer stepped and freed it already in backward
-        moment("backward", gradients=0.0 if s.in_backward else grads(head_grad), activations=a.top_layer - a.final_norm,
+        moment("backward", gradients=0.0 if s.in_backward else grads(head_kept), activations=a.top_layer - a.final_norm,
                transient=layer_extra),
         # end of backward, inside the first layer: every gradient but that layer's and the
         # embedding's, that layer's activations (recomputed under checkpointing, beside the

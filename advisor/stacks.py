@@ -122,6 +122,33 @@ class StackProfile:
     ``_dequant_linear_fallback``: ``dequantize_4bit(..., A.dtype)``), so a weight quantized from
     fp16 is cast in backward only; before (PR #1949, commit 5453368, May 2026) forward ran
     ``F.dequantize_4bit(B, quant_state).to(A.dtype)`` as backward does (BNB_GEMM_OP_IN_FORWARD)."""
+    fsdp_no_sync: bool = False
+    """Under FSDP with gradient accumulation, every micro-batch but the last runs without
+    gradient sync, so each rank keeps the *unsharded* gradients of the whole model (in the
+    gathered dtype) from the first micro-batch's backward to the last one's reduce-scatter,
+    instead of a shard of them (advisor.memory ``_fsdp_unsharded_grads``).
+
+    * hf (and unsloth, which trains through transformers' Trainer): transformers 5.24
+      trainer.py ``_inner_training_loop`` runs micro-batch ``i`` under
+      ``functools.partial(self.accelerator.no_sync, model=model)`` unless it is the last one
+      (``sync_each_batch`` off by default; DeepSpeed excepted); accelerate 1.15
+      ``Accelerator.no_sync`` calls ``model.set_requires_gradient_sync(False)`` on an FSDP2
+      model (accelerator.py, ``if self.is_fsdp2``). Traced: advisor.hftrace.fsdp.
+    * litgpt: ``with fabric.no_backward_sync(model, enabled=is_accumulating)`` around each
+      backward (litgpt/finetune/full.py, lora.py at 2685705); Lightning's (at 7f0c343)
+      FSDPStrategy (full) enters FSDP1's ``module.no_sync()`` (fabric/strategies/fsdp.py
+      ``_FSDPBackwardSyncControl``), its ModelParallelStrategy (LoRA, FSDP2) calls
+      ``set_requires_gradient_sync(False)`` per module (model_parallel.py
+      ``_ParallelBackwardSyncControl``): both keep unsharded gradients.
+    * torchtune: no (False): full_finetune_distributed.py and lora_finetune_distributed.py (at
+      bd2a0fc) call ``current_loss.backward()`` on every micro-batch with FSDP2's default
+      ``reduce_grads=True``: each backward reduce-scatters, the sharded gradients accumulate.
+    * DeepSpeed ZeRO-2/3 is not FSDP: the Trainer syncs every micro-batch under DeepSpeed, and
+      ZeRO accumulates into a partitioned buffer (stage_1_and_2.py ``copy_grads_in_partition``:
+      ``grads_in_partition`` in the model dtype; stage3.py ``grad_partitions_flat_buffer`` in
+      ``gradient_accumulation_dtype``, the model dtype unless ``data_types.grad_accum_dtype``:
+      engine.py ``get_data_types``; DeepSpeed at edaa722), one rank's share as without
+      accumulation."""
     fused_loss: str = ""
     """"" (logits materialised), "unsloth" (unsloth_zoo fused_losses/cross_entropy_loss.py
     UnslothFusedLoss: chunks of at most UNSLOTH_LOSS_TARGET_BYTES of fp32 logits, the input
@@ -132,7 +159,7 @@ PROFILES: dict[str, StackProfile] = {
     "hf": StackProfile(
         name="hf", loss_keeps_logits=True, loss_upcast_fp32=True, loss_chunks=1, kbit_prep_fp32=True,
         keep_quant_input=False, lora_dropout_copy=True, lora_cast_input=True, autocast_weight_cache=True,
-        quant_out_follows_input=True, input_grads_with_checkpointing=True,
+        quant_out_follows_input=True, input_grads_with_checkpointing=True, fsdp_no_sync=True,
     ),
     "torchtune": StackProfile(
         name="torchtune", loss_keeps_logits=False, loss_upcast_fp32=True, loss_chunks=8, kbit_prep_fp32=False,
@@ -143,13 +170,13 @@ PROFILES: dict[str, StackProfile] = {
         name="litgpt", loss_keeps_logits=True, loss_upcast_fp32=True, loss_chunks=16, kbit_prep_fp32=False,
         keep_quant_input=False, lora_dropout_copy=True, lora_cast_input=False, autocast_weight_cache=False,
         adapters_fp32=False, quant_out_follows_input=True, graph_outlives_step=True, separate_head=True,
-        quant_head=True, quant_dequant_fp16=True,
+        quant_head=True, quant_dequant_fp16=True, fsdp_no_sync=True,
     ),
     "unsloth": StackProfile(
         name="unsloth", loss_keeps_logits=True, loss_upcast_fp32=True, loss_chunks=1, kbit_prep_fp32=False,
         keep_quant_input=False, lora_dropout_copy=True, lora_cast_input=True, autocast_weight_cache=True,
         quant_out_follows_input=True, input_grads_with_checkpointing=True,
-        offload_checkpoints=True, fused_loss="unsloth",
+        offload_checkpoints=True, fused_loss="unsloth", fsdp_no_sync=True,
     ),
     "reference": StackProfile(
         name="reference", loss_keeps_logits=True, loss_upcast_fp32=False, loss_chunks=1, kbit_prep_fp32=False,

@@ -37,6 +37,7 @@ gradient buckets are not included either).
 
 from __future__ import annotations
 
+import gc
 import time
 
 from advisor.arch import Architecture
@@ -77,7 +78,7 @@ def trace_step(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1, fake: 
     if runtime == "hf":
         from advisor.hftrace import trace_hf
 
-        return trace_hf(spec, arch, steps=steps, progress=progress, modes=modes, on_phase=on_phase)
+        return trace_hf(spec, arch, steps=steps, progress=progress, modes=modes, on_phase=on_phase, fast=fast)
     started = time.perf_counter()
     from advisor.model.tracker import LiveBytes
 
@@ -101,8 +102,14 @@ def trace_step(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1, fake: 
             phase = "idle"
         tracker.set_phase(phase)
 
-    run_reference_step(spec, arch, modes=(tracker, *modes), steps=steps, on_phase=mark, on_built=on_built,
-                       fake=fake, device=device, stack=stack)
+    # what was alive before the step (imported libraries) sits out of the collector's scans for
+    # the trace, as in advisor.hftrace.trace_hf: automatic collections see only what the step makes
+    gc.freeze()
+    try:
+        run_reference_step(spec, arch, modes=(tracker, *modes), steps=steps, on_phase=mark, on_built=on_built,
+                           fake=fake, device=device, stack=stack)
+    finally:
+        gc.unfreeze()
     built.clear()
     tracker.settle()
     scale, notes = sharding_scale(spec)

@@ -23,6 +23,32 @@ def test_an_unreadable_quantity_says_what_to_write(text):
         read_quantity(text, "seq")
 
 
+def test_a_plain_integer_flag_reads_what_the_chat_reads_without_loading_the_parser():
+    """spec_flags.Quantity converts a plain integer itself, so that a command given only plain
+    numbers never imports advisor.parse; it must read exactly what read_quantity reads."""
+    import random
+    import subprocess
+    import sys
+
+    from advisor.cli.spec_flags import _PLAIN, Quantity
+    from tests.conftest import ROOT
+
+    rng = random.Random(13)
+    texts = ["0", "00", "007", "7", "70", "405", "1024", "4096", "131072", "999999999"]
+    texts += [str(rng.randint(0, 10 ** rng.randint(1, 9))) for _ in range(500)]
+    for kind in ("seq", "count", "params"):
+        for text in texts:
+            assert _PLAIN.fullmatch(text)
+            assert Quantity(kind).convert(text, None, None) == read_quantity(text, kind), (kind, text)
+    for text in ("4.096", "4,096", "4k", "1e3", "1_000"):  # to the parser
+        assert not _PLAIN.fullmatch(text)
+    code = ("import sys\nfrom click.testing import CliRunner\nfrom advisor.cli import main\n"
+            "r = CliRunner().invoke(main, ['trace', '--help'])\n"
+            "print(r.exit_code, any(m.startswith('advisor.parse') for m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.stdout.split() == ["0", "False"], out.stderr[-2000:]
+
+
 def test_cli_flags_take_chat_quantities(cli):
     out = json.loads(cli("estimate", "--model", "llama-3.1-8b", "--seq-len", "4k", "--dataset-tokens", "50M",
                          "--micro-batch", "2", "--json").output)

@@ -104,6 +104,26 @@ def test_fsdp_shards_static_terms_not_activations(llama8b):
     assert eight.allocated_bytes < one.allocated_bytes / 3
 
 
+@pytest.mark.parametrize("method", ["full", "lora"])
+def test_fsdp_accumulation_keeps_unsharded_gradients_where_the_stack_skips_sync(llama8b, method):
+    """HF Trainer (accelerate no_sync -> set_requires_gradient_sync(False)) and litgpt keep every
+    trainable parameter's unsharded bf16 gradient between micro-batches on each rank; torchtune
+    reduce-scatters every backward and keeps a shard in the trained dtype (StackProfile.fsdp_no_sync)."""
+    def trainable(s):
+        return llama8b.params_total if method == "full" else lora_params(llama8b, s.lora_targets, s.lora_rank)
+
+    for n in (2, 8):
+        kw = dict(method=method, num_gpus=n, sharding="fsdp", gradient_accumulation_steps=4, seq_len=1024)
+        for stack in ("hf", "litgpt", "unsloth"):
+            s = spec(stack=stack, precision="bf16-mixed", **kw)
+            assert estimate_memory(s, llama8b).terms["gradients"] == pytest.approx(2 * trainable(s), rel=1e-6), stack
+        s = spec(stack="hf", **{**kw, "gradient_accumulation_steps": 1})
+        assert estimate_memory(s, llama8b).terms["gradients"] <= 4 * trainable(s) / n * 1.01  # a shard at most
+        s = spec(stack="torchtune", precision="bf16", optimizer="adamw", optimizer_in_backward=False,
+                 **kw)  # bf16 weights, bf16 adapters (its recipes); its distributed recipes do not fuse the step
+        assert estimate_memory(s, llama8b).terms["gradients"] == pytest.approx(2 * trainable(s) / n, rel=1e-6)
+
+
 def test_ddp_replicates_and_adds_gradient_buckets(llama8b):
     one = estimate_memory(spec(method="full"), llama8b, num_gpus=1)
     two = estimate_memory(spec(method="full"), llama8b, num_gpus=2)

@@ -17,13 +17,3 @@ from advisor.cli.common import AdvisorGroup
 @click.version_option(__version__, prog_name="advisor")
 def main() -> None:
     """Which GPU to fine-tune an LLM on, how much memory, how long, what it costs."""
-
-
-def _register() -> None:
-    from advisor.cli import ask_cmd, catalog_cmd, estimate_cmd, launch_cmd, parse_cmd, pilot_cmd, trace_cmd
-
-    for module in (ask_cmd, parse_cmd, estimate_cmd, trace_cmd, launch_cmd, catalog_cmd, pilot_cmd):
-        module.register(main)
-
-
-_register()

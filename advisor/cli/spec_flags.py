@@ -9,6 +9,7 @@ config.json: ``advisor.hub``); ``--config path/to/config.json`` reads an archite
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any, get_args
 
@@ -17,9 +18,10 @@ from pydantic import ValidationError
 
 from advisor import spec as _spec
 from advisor.errors import SpecError
-from advisor.parse.numbers import read_quantity
 from advisor.spec import LengthDistribution, SpecRequest, explain_validation, parse_length_distribution
 
+# a plain integer: no unit, no separator, no decimal point ("4.096" is 4096 to read_quantity)
+_PLAIN = re.compile(r"[0-9]{1,9}")
 
 
 class Quantity(click.ParamType):
@@ -33,10 +35,18 @@ class Quantity(click.ParamType):
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             number = float(value)
         else:
-            try:
-                number = read_quantity(str(value), self.kind)
-            except ValueError as exc:
-                self.fail(str(exc), param, ctx)
+            text = str(value)
+            if _PLAIN.fullmatch(text):
+                number = float(text)  # what read_quantity reads in it (tests/test_cli_quantities.py)
+            else:
+                # imported here: advisor.parse compiles the chat parser's expressions at import
+                # (about 0.6 s of CPU), which a command given plain numbers never needs
+                from advisor.parse.numbers import read_quantity  # noqa: PLC0415
+
+                try:
+                    number = read_quantity(text, self.kind)
+                except ValueError as exc:
+                    self.fail(str(exc), param, ctx)
         if self.integer:
             if number != int(number):
                 self.fail(f"{value!r} is {number:g}, not a whole number", param, ctx)

@@ -35,6 +35,7 @@ first real step makes it), so one traced step shows what every later step keeps 
 from __future__ import annotations
 
 import contextlib
+import gc
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -80,7 +81,8 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
     "backward", "optimizer" as each starts and "done" after ``zero_grad``; ``on_built(step)``
     once the model, optimizer (with its state) and batch exist, before the first "forward"; ``progress(text)`` with a short status (layer counts) for terminals.
     ``micro_batches`` caps the micro-batches per step under gradient accumulation (default: two
-    when the spec accumulates, since every one after the first keeps the same tensors alive).
+    when the spec accumulates, since every one after the first keeps the same tensors alive;
+    three under FSDP2, where a middle one keeps more than the last: ``fsdp.micro_batches``).
     ``cuda_kernels=False`` leaves bitsandbytes' fake kernels as they are (allocating only their
     outputs): the bare step, for timing the trace's own overhead. ``fake=False`` runs the same
     step on real CPU tensors (small shapes only, LoRA and full: the tests check that fake and
@@ -103,7 +105,7 @@ def run_hf_step(spec: FinetuneSpec, arch: Architecture, *, modes: Sequence = (),
     mark = on_phase or (lambda _phase: None)
     say = progress or (lambda _text: None)
     if micro_batches is None:
-        micro_batches = min(spec.gradient_accumulation_steps, 2)
+        micro_batches = fsdp.micro_batches(spec)  # two, three under FSDP2's no_sync accumulation
     kernels = bnb4bit.CudaKernelFootprint() if (qlora and cuda_kernels) else None
     with contextlib.ExitStack() as stack:
         stack.enter_context(torch.random.fork_rng(devices=[]))
@@ -192,16 +194,17 @@ def quant_constants(model) -> list:
 
 def trace_hf(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1,
              progress: Callable[[str], None] | None = None, fake: bool = True, modes: Sequence = (),
-             on_phase: Callable[[str], None] | None = None):
+             on_phase: Callable[[str], None] | None = None, fast: bool = True):
     """Exact memory of the hf stack's training step (``advisor.trace.TraceResult``); ``modes``
-    and ``on_phase`` let another measurement ride along (see ``advisor.trace.trace_step``)."""
+    and ``on_phase`` let another measurement ride along, ``fast=False`` runs the tracker's
+    original path (see ``advisor.trace.trace_step``)."""
     from advisor.hftrace import fsdp
     from advisor.model.tracker import LiveBytes
     from advisor.trace_result import TraceResult, outside_allocator, sharding_scale
 
     started = time.perf_counter()
     traced_fsdp = fsdp.applies(spec)  # FSDP2 over fake ranks: the trace is one rank's, nothing to divide
-    tracker = (fsdp.FsdpLiveBytes if traced_fsdp else LiveBytes)(vocab=arch.vocab)
+    tracker = (fsdp.FsdpLiveBytes if traced_fsdp else LiveBytes)(vocab=arch.vocab, fast=fast)
     built: dict = {}
 
     def on_built(run: HfStep) -> None:
@@ -222,12 +225,22 @@ def trace_hf(spec: FinetuneSpec, arch: Architecture, *, steps: int = 1,
             phase = "idle"
         tracker.set_phase(phase)
 
-    run = run_hf_step(spec, arch, modes=(tracker, *modes), steps=steps, on_phase=mark, on_built=on_built,
-                      progress=progress, fake=fake)
-    run_notes, versions = run.notes, run.versions
-    del built["run"], run  # the model, optimizer and batch die here: their frees end the log
-    if traced_fsdp:
-        fsdp.collect()  # FSDP's state and the modules refer to each other: a cycle only gc frees
+    # Everything alive before the step (the imported libraries: millions of objects) is moved to
+    # the collector's permanent generation for the trace, so that the collection below scans only
+    # what the step made (gc.freeze; a full collection scanned all of it: about 0.3 s)
+    gc.freeze()
+    try:
+        run = run_hf_step(spec, arch, modes=(tracker, *modes), steps=steps, on_phase=mark, on_built=on_built,
+                          progress=progress, fake=fake)
+        run_notes, versions = run.notes, run.versions
+        del built["run"], run  # the model, optimizer and batch die here: their frees end the log
+        # FSDP's state and the modules refer to each other (advisor.hftrace.fsdp.collect), and a
+        # PEFT model can be in a reference cycle too: without a collection here, whether its
+        # frees end the event log or never reach it depended on when Python's cyclic collector
+        # last ran (seen: a LoRA step traced after a QLoRA step in one process, 51 frees)
+        gc.collect()
+    finally:
+        gc.unfreeze()
     tracker.settle()
     scale, notes = (None, [fsdp.note(spec)]) if traced_fsdp else sharding_scale(spec)
     versions = {**versions, **fsdp.versions()} if traced_fsdp else versions

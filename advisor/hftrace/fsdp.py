@@ -262,6 +262,35 @@ class FsdpLiveBytes(LiveBytes):
         self._settled = len(self.events)
 
 
+def unsharded_grads(fsdp_param) -> list:
+    """The unsharded gradients one FSDP2 parameter keeps after a backward without gradient sync:
+    ``unsharded_param.grad`` in ``param_dtype`` when no reduce dtype differs from it, else the
+    ``unsharded_accumulated_grad`` upcast to ``reduce_dtype`` (torch 2.13 _fsdp_param.py
+    ``to_accumulated_grad_if_needed``). ``_unsharded_param`` is read directly, as FSDP2 does
+    there, since the parameter was already resharded (its storage freed, the gradient kept)."""
+    out = [getattr(fsdp_param, "unsharded_accumulated_grad", None)]
+    param = getattr(fsdp_param, "_unsharded_param", None)
+    out.append(None if param is None else param.grad)
+    return [g for g in out if g is not None]
+
+
+def micro_batches(spec) -> int:
+    """Micro-batches the trace runs per step under gradient accumulation: three under FSDP2 when
+    the spec accumulates three or more, else two.
+
+    On one GPU every micro-batch after the first keeps the same tensors alive (the summed
+    gradients), so two show the peak. Under FSDP2 the Trainer runs every micro-batch but the
+    last without gradient sync (advisor.pilot.hf_stack ``no_sync``): the unsharded gradients
+    stay, and only the last backward reduce-scatters them, layer by layer, into the sharded
+    gradients, freeing each unsharded one as it goes (torch 2.13 _fsdp_param_group.py
+    ``post_backward``: ``fsdp_param.unsharded_param.grad = None`` before ``foreach_reduce``). A
+    middle micro-batch therefore holds every unsharded gradient through its whole backward
+    (the LM head's included, which the last one reduces first), the last one fewer: with two
+    micro-batches the trace would see only the last."""
+    accumulation = spec.gradient_accumulation_steps
+    return min(accumulation, 3 if applies(spec) else 2)
+
+
 @contextlib.contextmanager
 def watching(trackers):
     """While the step runs: storage resizes reported to ``trackers`` (torch's
@@ -289,11 +318,23 @@ def watching(trackers):
                     tracker.buffer_depth -= 1
         return wrapped
 
+    def kept(method):
+        def wrapped(group, *args, **kwargs):
+            out = method(group, *args, **kwargs)
+            if not group.reduce_grads:  # no_sync: the unsharded gradients stay (accumulation)
+                for fsdp_param in group.fsdp_params:
+                    for grad in unsharded_grads(fsdp_param):
+                        for tracker in trackers:
+                            tracker.label(grad, "gradients")
+            return out
+        return wrapped
+
     names = ("unshard", "wait_for_unshard", "post_backward")
     saved = {name: getattr(FSDPParamGroup, name) for name in names}
     torch.UntypedStorage.resize_ = resize_
     for name in names:
-        setattr(FSDPParamGroup, name, buffers(saved[name]))
+        wrapped = buffers(saved[name])
+        setattr(FSDPParamGroup, name, kept(wrapped) if name == "post_backward" else wrapped)
     try:
         yield
     finally:

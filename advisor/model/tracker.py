@@ -38,6 +38,24 @@ _TO_COPY = torch.ops.aten._to_copy.default
 _ADD = inbuffer.ADD
 _UNSAFE_VIEW = torch.ops.aten._unsafe_view.default
 _VIEW = torch.ops.aten.view.default
+_NO_KERNEL = object()
+
+
+# custom-operator namespaces whose fake kernels only check their arguments and allocate their
+# outputs (bitsandbytes/_ops.py ``register_fake`` kernels, 0.50; advisor/model/quant.py). Not
+# torch's own non-ATen namespaces: FSDP2's collectives (``_c10d_functional``, ``fsdp``) take
+# other paths in FakeTensorMode before their fake kernel (seen: a different build-phase log)
+DIRECT_FAKE_NAMESPACES = ("bitsandbytes", "advisor")
+
+
+def _registered_fake_kernel(func):
+    """The fake kernel a custom operator of ``DIRECT_FAKE_NAMESPACES`` registered with
+    ``torch.library.register_fake`` (or ``custom_op``'s ``register_fake``), or None: what
+    FakeTensorMode looks up for it (torch/_subclasses/fake_tensor.py ``_dispatch_impl``, torch
+    2.13: ``torch._library.simple_registry.singleton.find(func.name()).fake_impl.kernel``)."""
+    if not isinstance(func, torch._ops.OpOverload) or func.namespace not in DIRECT_FAKE_NAMESPACES:
+        return None
+    return torch._library.simple_registry.singleton.find(func.name()).fake_impl.kernel
 
 
 @dataclass(slots=True)
@@ -108,6 +126,7 @@ class LiveBytes(TorchDispatchMode):
         # weakref.finalize each): id(ref) -> (id(storage), index, ref)
         self._refs: dict[int, tuple[int, int, weakref.ref]] = {}
         self._on_dead = self._dead
+        self._fake_kernels: dict = {}  # custom operator -> its registered fake kernel or None
         self._inbuffer = None  # a gradient sum autograd makes in place on a GPU (advisor.model.inbuffer)
         # advisor's own dequantize ops (the reference decoder's QLoRA). Registered here, not
         # looked up if present: a tracker made before the first advisor.model layer registered
@@ -142,7 +161,26 @@ class LiveBytes(TorchDispatchMode):
             # (fake_tensor.py ``_validate_cache_key``: "unsafe view"), so each of the ~1,400 in an
             # 8B step took its uncached path, about 1 ms; ``view`` is cached.
             func = _VIEW
-        out = func(*args, **(kwargs or {}))
+        kernel = self._fake_kernels.get(func, _NO_KERNEL) if self.fast else None
+        if kernel is _NO_KERNEL:
+            kernel = self._fake_kernels[func] = _registered_fake_kernel(func)
+        if kernel is not None and args and isinstance(args[0], FakeTensor):
+            # a custom operator (bitsandbytes' quantize/dequantize and gemm ops, advisor's
+            # dequantize ops): FakeTensorMode never caches these ("non-builtin",
+            # ``_validate_cache_key``) and runs a long uncached prologue before reaching their
+            # registered fake kernel, about 1 ms a call. Call that kernel as ``_dispatch_impl``
+            # does at its end (fake_tensor.py, torch 2.13: a ``FakeImplCtx`` as the
+            # ``get_ctx()`` of the kernel, under the fake mode, which is still active below this
+            # mode): the same outputs, made by the kernel's own ``torch.empty`` calls, which the
+            # fake mode caches. tests/test_trace.py checks the event logs byte for byte against
+            # the original path.
+            from torch._library import fake_impl  # noqa: PLC0415
+
+            ctx = fake_impl.FakeImplCtx(args[0].fake_mode, func)
+            with fake_impl.set_ctx_getter(lambda: ctx):
+                out = kernel(*args, **(kwargs or {}))
+        else:
+            out = func(*args, **(kwargs or {}))
         if func in _SKIP:
             return out
         hint = None

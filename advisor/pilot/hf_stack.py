@@ -22,6 +22,7 @@ bitsandbytes for QLoRA and 8-bit optimizers).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -60,18 +61,67 @@ def hf_config(arch) -> dict[str, Any]:
     return config
 
 
-def _imports(qlora: bool, optimizer: str):
+class _DeferredCompile:
+    """What ``torch.compile(fn, **options)`` returns, made on the first call instead of now.
+
+    ``torch.compile`` is lazy by design: it compiles at the first call of what it returns
+    (torch/__init__.py ``compile``, torch 2.13). Only building that wrapper is eager, and it
+    imports the Inductor backend (``_TorchCompileInductorWrapper.__init__`` and
+    ``torch._inductor.compile_fx``): about 1.5 s of CPU on this machine. bitsandbytes 0.50
+    wraps its CPU kernels in it when imported (``bitsandbytes/backends/default/ops.py``
+    ``_try_torch_compile``), and PEFT imports bitsandbytes whenever it is installed, so every
+    hf step paid that at import, LoRA included, though neither a fake trace nor a GPU run ever
+    calls those CPU kernels. Calls are unchanged: the first one builds the real wrapper (inside
+    bitsandbytes' own try/except fallback) and every call goes to it."""
+
+    def __init__(self, compile_fn, fn, options):
+        import functools  # noqa: PLC0415
+
+        self._compile, self._fn, self._options, self._compiled = compile_fn, fn, options, None
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args, **kwargs):
+        if self._compiled is None:
+            self._compiled = self._compile(self._fn, **self._options)
+        return self._compiled(*args, **kwargs)
+
+
+@contextlib.contextmanager
+def deferred_torch_compile():
+    """While importing the stack: ``torch.compile`` builds its wrapper at the first call
+    (``_DeferredCompile``); restored after."""
     try:
-        import peft
-        import transformers
-    except ImportError as exc:
-        raise MissingExtra("The hf runtime (transformers + PEFT)", "hf", exc.name or "transformers") from None
-    bnb = None
-    if qlora or optimizer in ("adamw-8bit", "paged-adamw-8bit"):
+        import torch  # noqa: PLC0415
+    except ImportError:  # _imports says which extra is missing
+        yield
+        return
+    real = torch.compile
+
+    def deferred(model=None, **options):
+        if model is None:  # used as @torch.compile(...)
+            return lambda fn: _DeferredCompile(real, fn, options)
+        return _DeferredCompile(real, model, options)
+
+    torch.compile = deferred
+    try:
+        yield
+    finally:
+        torch.compile = real
+
+
+def _imports(qlora: bool, optimizer: str):
+    with deferred_torch_compile():
         try:
-            import bitsandbytes as bnb
-        except ImportError:
-            raise MissingExtra("QLoRA and 8-bit optimizers in the hf runtime", "hf", "bitsandbytes") from None
+            import peft
+            import transformers
+        except ImportError as exc:
+            raise MissingExtra("The hf runtime (transformers + PEFT)", "hf", exc.name or "transformers") from None
+        bnb = None
+        if qlora or optimizer in ("adamw-8bit", "paged-adamw-8bit"):
+            try:
+                import bitsandbytes as bnb
+            except ImportError:
+                raise MissingExtra("QLoRA and 8-bit optimizers in the hf runtime", "hf", "bitsandbytes") from None
     return transformers, peft, bnb
 
 
@@ -311,13 +361,14 @@ def make_step(model, optimizer, ids, spec, device_type: str, micro_batches: int 
 
     def step(mark):
         loss = None
-        for _ in range(runs):
+        for i in range(runs):
             mark("forward")
-            with torch.autocast(device_type, dtype=dtype, enabled=mixed):
-                loss = model(input_ids=ids, labels=ids).loss  # transformers shifts the labels itself
-            mark("backward")
-            scaled = loss / accumulation if accumulation > 1 else loss
-            (scaler.scale(scaled) if scaler else scaled).backward()
+            with no_sync(model, i < runs - 1):
+                with torch.autocast(device_type, dtype=dtype, enabled=mixed):
+                    loss = model(input_ids=ids, labels=ids).loss  # transformers shifts the labels itself
+                mark("backward")
+                scaled = loss / accumulation if accumulation > 1 else loss
+                (scaler.scale(scaled) if scaler else scaled).backward()
         mark("optimizer")
         if scaler:
             scaler.step(optimizer)
@@ -329,6 +380,26 @@ def make_step(model, optimizer, ids, spec, device_type: str, micro_batches: int 
         return loss.detach()
 
     return step
+
+
+@contextlib.contextmanager
+def no_sync(model, skip: bool):
+    """Every micro-batch but the last of a step without gradient synchronisation, as the
+    Trainer runs them (transformers 5.24 trainer.py ``_inner_training_loop``: ``sync_context =
+    functools.partial(self.accelerator.no_sync, model=model)`` unless ``i == len(batch_samples) -
+    1``, sync_each_batch off by default); accelerate 1.15 ``Accelerator.no_sync`` calls
+    ``model.set_requires_gradient_sync(False)`` on an FSDP2 model, then True again (torch 2.13
+    FSDPModule: each group's ``reduce_grads``). A model that is not FSDP2 has no such method and
+    is left alone (one GPU: nothing to sync)."""
+    toggle = getattr(model, "set_requires_gradient_sync", None) if skip else None
+    if toggle is None:
+        yield
+        return
+    toggle(False)
+    try:
+        yield
+    finally:
+        toggle(True)
 
 
 def build(pspec, device):

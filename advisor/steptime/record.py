@@ -39,7 +39,6 @@ from dataclasses import dataclass, field
 import torch
 from torch._subclasses.fake_tensor import FakeTensor
 from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils._pytree import tree_leaves
 
 from advisor.steptime import classes as C
 
@@ -125,7 +124,43 @@ def tensor_bytes(t: torch.Tensor) -> int:
 
 
 def _tensors(tree) -> list[torch.Tensor]:
-    return [t for t in tree_leaves(tree) if isinstance(t, torch.Tensor)]
+    """The tensors in an operator's arguments or outputs, in ``tree_leaves`` order. Operators
+    take and return tensors, (named) tuples and lists of them, dicts of keyword arguments and
+    scalars, so a walk of those is ``tree_leaves`` filtered to tensors (a container pytree
+    would not open holds no tensors here), without pytree's per-node registry lookups."""
+    if isinstance(tree, torch.Tensor):
+        return [tree]
+    out: list[torch.Tensor] = []
+    _collect(tree, out)
+    return out
+
+
+def _collect(tree, out: list) -> None:
+    if isinstance(tree, torch.Tensor):
+        out.append(tree)
+    elif isinstance(tree, (tuple, list)):
+        for item in tree:
+            _collect(item, out)
+    elif isinstance(tree, dict):
+        for item in tree.values():
+            _collect(item, out)
+
+
+# per operator, what ``OpRecorder.measure`` reads from its name and schema: (name, skipped (a
+# view, a metadata op or a namespace never recorded), names of the arguments it writes, names
+# of all its arguments). An operator's schema never changes, so it is read once per process.
+_FUNC_INFO: dict = {}
+
+
+def _func_info(func) -> tuple[str, bool, tuple[str, ...], tuple[str, ...]]:
+    name = str(func)
+    skipped = (name.split(".", 1)[0] in _SKIP_NAMESPACES or bool(getattr(func, "is_view", False))
+               or func in _METADATA_OPS)
+    if skipped:
+        return name, True, (), ()
+    arguments = func._schema.arguments
+    mutated = tuple(a.name for a in arguments if a.alias_info is not None and a.alias_info.is_write)
+    return name, False, mutated, tuple(a.name for a in arguments)
 
 
 def _sdpa_shapes(func, args):
@@ -219,16 +254,16 @@ class OpRecorder(TorchDispatchMode):
     # --- what one operator costs ---------------------------------------------------------------
 
     def measure(self, func, args, kwargs, out) -> OpRecord | None:
-        name = str(func)
-        if name.split(".", 1)[0] in _SKIP_NAMESPACES:
+        info = _FUNC_INFO.get(func)
+        if info is None:
+            info = _FUNC_INFO[func] = _func_info(func)
+        name, skipped, mutated, arg_names = info
+        if skipped:
             return None
         outs = _tensors(out)
         result_dtype = str(outs[0].dtype).removeprefix("torch.") if outs else ""
-        if getattr(func, "is_view", False) or func in _METADATA_OPS:
-            return None
-        mutated = [a.name for a in func._schema.arguments if a.alias_info is not None and a.alias_info.is_write]
         if mutated:
-            named = dict(zip((a.name for a in func._schema.arguments), args)) | kwargs
+            named = dict(zip(arg_names, args)) | kwargs
             written_tensors = _tensors([named.get(n) for n in mutated])
             read_tensors = _tensors((args, kwargs))
             if func is aten.copy_.default:
