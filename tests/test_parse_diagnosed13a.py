@@ -315,3 +315,13 @@ def test_others_and_who_we_are_are_no_count(text, gpus, catalog):
 @pytest.mark.parametrize("text", ["lora a 7B Qwen (2.5) at 2048", "qlora del Llama de 8B (el 3.1) a 4k"])
 def test_a_release_in_parentheses_after_the_model_is_no_stray(text, catalog):
     assert parse_message(text, catalog).clarify_code != "number"
+
+
+@pytest.mark.parametrize("text, want", [
+    ("lora llama 3.1 8b at 2k, LoRA rank\n16, on an AWS A10G and no more", {"lora_rank": 16, "num_gpus": 1}),
+    ("qlora de mistral 7b, rango\n32, una 4090 (Ada, 24 GB) y ninguna más", {"lora_rank": 32, "num_gpus": 1}),
+    ("full qwen2.5 1.5b, seq\n4096, 1.5B params are fine", {"seq_len": 4096}),
+])
+def test_a_key_at_a_line_end_and_its_number_on_the_next(text, want, catalog):
+    result, said = _said(text, catalog)
+    assert {k: said.get(k) for k in want} == want, (result.intent, result.clarify_code, said)

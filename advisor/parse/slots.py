@@ -149,7 +149,7 @@ def _tokenize(text: str) -> list[Tok]:
                 out.append(Tok("num", glued_count.group(1), m.start() + 1, m.end(), gap, unit="x"))
                 continue
             glued_cue = _GLUED_CUE.fullmatch(word) if word[-1].isdigit() else None
-            if glued_cue and glued_cue.group(1) in _GLUED_KEYS:  # "seq2048", "ctx8192", "bs8", "ga4", "ep3": key, number
+            if glued_cue and glued_cue.group(1) in GLUED_KEYS:  # "seq2048", "ctx8192", "bs8", "ga4", "ep3": key, number
                 cut = m.start() + len(glued_cue.group(1))
                 out.append(Tok("word", glued_cue.group(1), m.start(), cut, gap))
                 out.append(Tok("num", glued_cue.group(2), cut, m.end(), ""))
@@ -447,7 +447,7 @@ CUES: list[Cue] = [
 ]
 # One-word keys of a setting that people glue to their number in a terse command ("full 7b seq2048", "ctx8192", "bs8
 # ga4", "ep3", "rank16"): the key, then the number (names are placeholders by now, so "a100" or "l4" never reach here)
-_GLUED_KEYS = frozenset(c.words[0] for c in CUES if len(c.words) == 1 and c.slot not in ("ignore",) and c.left >= 6
+GLUED_KEYS = frozenset(c.words[0] for c in CUES if len(c.words) == 1 and c.slot not in ("ignore",) and c.left >= 6
                         and len(c.words[0]) >= 2)
 # Every cue as its words joined by "_": a config key we do not list whose words are a cue
 # ("per_device_batch_size=8", "micro_bs=4") is read as that cue (``rules._other_key``).
@@ -1167,12 +1167,18 @@ _NO_MORE = (("and", "no", "more"), ("and", "no", "other"), ("and", "no", "others
 
 def _only_one(toks: list[Tok], ni: int, ti: int) -> list[_Edge]:
     nxt = ti + 1
+    while nxt < len(toks) and nxt - ti <= 4 and (toks[nxt].kind == "word" and toks[nxt].text in _COUNT_TO_GPU
+                                                 or toks[nxt].kind == "punct" and toks[nxt].text == "-"):
+        nxt += 1  # "una Ada-gen L40S", "an AWS A10G"
     if nxt >= len(toks) or toks[nxt].kind != "name" or not toks[nxt].text.startswith("§G"):
         return []
-    words = tuple(t.text for t in toks[nxt + 1:nxt + 8] if t.kind == "word")[:3]
     j = nxt + 1
+    if j < len(toks) and toks[j].kind == "punct" and toks[j].text == "(":  # "una 4090 (Ada, 24 GB) y ninguna más"
+        close = next((k for k in range(j + 1, min(len(toks), j + 10)) if toks[k].text == ")"), None)
+        j = close + 1 if close is not None else j
     while j < len(toks) and toks[j].kind == "punct" and toks[j].text in (")", "(", ",", "-"):
         j += 1
+    words = tuple(t.text for t in toks[j:j + 4] if t.kind == "word")[:3]
     if j >= len(toks) or toks[j].kind != "word" or not any(words[:len(p)] == p for p in _NO_MORE):
         return []
     gpu = int(toks[nxt].text[2:-1])

@@ -339,12 +339,18 @@ def normalize(text: str) -> str:
 _JOINING_WORDS = frozenset(
     "of de del on en over the la el los las a an un una unos unas each cada per por with con and y to in at for para "
     "sobre across through from desde entre e o or u than que al my our your nuestro nuestra nuestros nuestras su sus "
-    "this these those este esta estos estas is are es son be".split())
+    "this these those este esta estos estas is are es son be bien either".split())
 _LAST_WORD = re.compile(r"([a-z]+|\d[\d.,]*[kmb]?)$")
-_FIRST_WORD = re.compile(r"[a-z]+")
+_FIRST_WORD = re.compile(r"[a-z]+|\d")
 _FIRST_CLAUSE_DIGIT = re.compile(r"^[^,;]*?\d")
-_STRUCTURED = re.compile(r"^\s|^[\"'{\[]?[a-z_][a-z0-9_.\-]*[\"']?\s*[:=]\s*\S*\s*,?$|^(?:[-*#|>@]|\d+[).]|--)"
+_STRUCTURED = re.compile(r"^\s|^[\"'{\[]?[a-z_][a-z0-9_.\-]*[\"']?\s*[:=]\s*\S*\s*,?$|^(?:[-*#|>@]|\d+[).](?:\s|$)|--)"
                          r"|\\$|```|[{}\[\]]\s*,?$")
+
+
+def _setting_key(word: str) -> bool:
+    from advisor.parse.slots import GLUED_KEYS
+
+    return word in GLUED_KEYS or word == "r"
 
 
 def _unwrapped(lines: list[str]) -> list[str]:
@@ -353,10 +359,13 @@ def _unwrapped(lines: list[str]) -> list[str]:
         last = out[-1]
         tail = _LAST_WORD.search(last)
         head = _FIRST_WORD.match(line)
+        word_tail = tail is not None and not tail.group(1)[0].isdigit()
         joins = tail is not None and head is not None and not _STRUCTURED.search(line) \
             and not _STRUCTURED.search(last) and (
-                tail.group(1) in _JOINING_WORDS or head.group(0) in _JOINING_WORDS
-                or tail.group(1)[0].isdigit() and not _FIRST_CLAUSE_DIGIT.match(line))
+                word_tail and tail.group(1) in _JOINING_WORDS or head.group(0) in _JOINING_WORDS
+                or not word_tail and head.group(0).isalpha() and not _FIRST_CLAUSE_DIGIT.match(line)
+                # a setting's key, then its number on the next line: "rank\n8 LoRA weights", "Wait, seq\n1024"
+                or word_tail and head.group(0).isdigit() and _setting_key(tail.group(1)))
         if joins:
             out[-1] = last + " " + line
         else:
