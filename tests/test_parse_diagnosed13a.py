@@ -151,6 +151,8 @@ def test_a_number_nothing_explains_is_still_asked_about(text, catalog):
     ("lora de qwen2.5 7b a 2k con paralelismo de datos en 4 A100", 4),
     ("qlora de mistral 7b a 4k en 3 AWS A10G", 3),
     ("lora de llama 3.1 8b, secuencia 2048, una L40S y ninguna más", 1),
+    ("lora de llama 3.1 8b, secuencia 2048, una H100 80GB PCIe y ninguna más", 1),
+    ("qlora mistral 7b at 4k on an L4, 24 GB VRAM, and nothing else", 1),
     ("ajuste completo de qwen2.5 1.5b a 1024 con 2 procesos en H100", 2),
 ])
 def test_gpu_counts(text, gpus, catalog):

@@ -1165,6 +1165,10 @@ _NO_MORE = (("and", "no", "more"), ("and", "no", "other"), ("and", "no", "others
             ("and", "that's", "it"), ("only",), ("alone",), ("sola",), ("solamente",))
 
 
+_CARD_WORDS = {"pcie", "sxm", "sxm4", "sxm5", "nvl", "vram", "hbm3", "hbm3e", "hbm2e", "gddr6", "gddr6x", "memory", "memoria",
+               "de", "with", "con", "ram"}
+
+
 def _only_one(toks: list[Tok], ni: int, ti: int) -> list[_Edge]:
     nxt = ti + 1
     while nxt < len(toks) and nxt - ti <= 4 and (toks[nxt].kind == "word" and toks[nxt].text in _COUNT_TO_GPU
@@ -1176,8 +1180,10 @@ def _only_one(toks: list[Tok], ni: int, ti: int) -> list[_Edge]:
     if j < len(toks) and toks[j].kind == "punct" and toks[j].text == "(":  # "una 4090 (Ada, 24 GB) y ninguna más"
         close = next((k for k in range(j + 1, min(len(toks), j + 10)) if toks[k].text == ")"), None)
         j = close + 1 if close is not None else j
-    while j < len(toks) and toks[j].kind == "punct" and toks[j].text in (")", "(", ",", "-"):
-        j += 1
+    while j < len(toks) and j - nxt <= 8 and (toks[j].kind == "punct" and toks[j].text in (")", "(", ",", "-")
+                                               or toks[j].kind == "word" and toks[j].text in _CARD_WORDS
+                                               or toks[j].kind == "num" and toks[j].unit == "bytes"):
+        j += 1  # the card's form factor and memory: "una H100 80GB PCIe y ninguna más", "una L4, 24 GB VRAM y ..."
     words = tuple(t.text for t in toks[j:j + 4] if t.kind == "word")[:3]
     if j >= len(toks) or toks[j].kind != "word" or not any(words[:len(p)] == p for p in _NO_MORE):
         return []
