@@ -327,3 +327,26 @@ def test_a_release_in_parentheses_after_the_model_is_no_stray(text, catalog):
 def test_a_key_at_a_line_end_and_its_number_on_the_next(text, want, catalog):
     result, said = _said(text, catalog)
     assert {k: said.get(k) for k in want} == want, (result.intent, result.clarify_code, said)
+
+
+# --- vague values: asked about, never a default ---------------------------------------------------------------
+
+@pytest.mark.parametrize("text, field", [
+    ("lora llama 3.1 8b at 2k on some GPUs", "num_gpus"),
+    ("qlora mistral 7b seq 4096 on a few-ish GPUs", "num_gpus"),
+    ("lora de mistral 7b con una ventana de contexto bien larga", "seq_len"),
+    ("full qwen2.5 1.5b seq 1024 with the largest batch size that fits", "micro_batch"),
+    ("qlora de llama 3.1 8b a 2k con el lote más grande posible", "micro_batch"),
+])
+def test_a_vague_value_is_asked_about(text, field, catalog):
+    result = parse_message(text, catalog)
+    assert (result.intent, result.clarify_code) == ("clarify", "unreadable"), result.delta.said()
+    assert getattr(result.delta, field) is None
+
+
+@pytest.mark.parametrize("text", ["lora llama 3.1 8b seq 2048 on some L40S card", "lora llama 3.1 8b seq 2048, some H100 SXM"])
+def test_some_card_is_one_card_of_that_kind(text, catalog):
+    """("some H100": English "some" before a singular is "a certain one"; the name matcher takes the plural's "s", so a
+    card named after "some" is never a vague count.)"""
+    result = parse_message(text, catalog)
+    assert result.intent == "estimate" and result.delta.num_gpus is None
