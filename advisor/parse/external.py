@@ -23,13 +23,25 @@ from advisor.hub import config_sha
 from advisor.parse.pasted import json_objects
 from advisor.parse.prefilter import ascii_safe, ascii_twin
 
+# A repository's page on the Hub has the id, then the page's own path ("/tree/main", "/blob/main/config.json",
+# "/resolve/main/...", "/commit/<sha>", "/discussions/12": huggingface_hub's hf_hub_url and the Hub's web routes): the
+# id ends before that path, never inside a name at a dot ("Qwen2.5-0.5B/tree/main" is no "Qwen/Qwen2.5-0").
+_HUB_PAGES = r"(?:tree|blob|resolve|raw|commit|commits|discussions|files|edit|settings|viewer)"
 _HUB_ID = re.compile(r"(?<![\w/.@-])(?:https?://(?:www\.)?(?:huggingface\.co|hf\.co)/)?([A-Za-z0-9][\w.-]{1,95})/"
-                     r"([A-Za-z0-9][\w.-]{0,95}[A-Za-z0-9])(?![\w/-])")
+                     r"([A-Za-z0-9][\w.-]{0,95}[A-Za-z0-9])(?:(?=/" + _HUB_PAGES + r"\b)|(?![\w/-]|\.\w))")
+# That page path after a Hub id (kept out of what the rules read: "main", a commit's hex, a file name)
+# (and a link's query or fragment after the id or its page: "?library=transformers", "#model-details")
+_HUB_PAGE_PATH = re.compile(r"(?<=[A-Za-z0-9])(?:/" + _HUB_PAGES + r"(?:/[\w%@+-]+(?:\.[\w%@+-]+)*)*/?)?"
+                            r"(?:[?#][\w%=&+.:-]*[\w%=&+-])?")
 # Organisations that publish open LLMs on the Hub (their ids need no digit to be read as models).
 KNOWN_ORGS = {"meta-llama", "mistralai", "qwen", "google", "microsoft", "deepseek-ai", "huggingfacetb", "allenai",
               "tiiuae", "01-ai", "ibm-granite", "nvidia", "openai", "tinyllama", "bigcode", "eleutherai",
               "stabilityai", "cohereforai", "databricks", "internlm", "thudm", "zai-org", "moonshotai",
               "unsloth", "nousresearch", "teknium", "lmsys", "mosaicml", "apple", "amd", "baichuan-inc"}
+# An organisation said apart from its repository ("01-ai's Yi-34B", "el Yi-34B de 01-ai"): a name, whose digits are no
+# setting (only the orgs with a digit in their name matter; the others are words the rules do not read).
+_ORG_WORD = re.compile(r"(?<![\w/.@-])(?:" + "|".join(sorted((re.escape(o) for o in KNOWN_ORGS if re.search(r"\d", o)),
+                                                             key=len, reverse=True)) + r")(?![\w/-])", re.I)
 _DATASET_KEY = re.compile(r"(?:dataset\w*|datasets|path|data_files|data_path|data)\s*[\"']?\s*[:=]\s*[\"']?\s*$", re.I)
 # torchtune's recipe configs ("llama3_1/8B_lora_single_device", "qwen2_5/7B_full"): a config, not a repo
 _TORCHTUNE_CONFIG = re.compile(r"_(?:q?lora|full|dora)(?:_single_device|_distributed)?$|_single_device$", re.I)
@@ -79,9 +91,27 @@ def find(text: str, catalog: Catalog) -> list[External]:
 
 
 def blank(text: str, found: list[External]) -> str:
+    """``text`` with the found ids and configs blanked, and every Hub page's path after an id (the id itself stays
+    where the catalog knows it: the name matcher reads it)."""
     for e in found:
         text = text[:e.start] + " " * (e.end - e.start) + text[e.end:]
+    if "/" in text and ("huggingface" in text or "hf.co" in text):
+        text = _page_paths(text)
+    if "-ai" in text or "-AI" in text:
+        text = _ORG_WORD.sub(lambda m: " " * len(m.group()), text)
     return text
+
+
+def _page_paths(text: str) -> str:
+    """The page path after each Hub id in a huggingface.co link, blanked."""
+    out = []
+    last = 0
+    for link in re.finditer(r"(?:huggingface\.co|hf\.co)/[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*", text):
+        tail = _HUB_PAGE_PATH.match(text, link.end())
+        if tail and tail.end() > tail.start():
+            out.append(text[last:tail.start()] + " " * (tail.end() - tail.start()))
+            last = tail.end()
+    return "".join(out) + text[last:] if out else text
 
 
 def _configs(text: str) -> list[tuple[int, int, dict[str, Any]]]:

@@ -41,7 +41,15 @@ HELP = R(r"^[?\s]+$|^(?:/[a-z][\w-]*\s+)?(?:help|ayuda|\?+|what\s+can\s+(?:you|t
          r"|\bhow\s+(?:do|can|should)\s+(?:i|we)\s+(?:talk|speak|write)\s+to\s+(?:you|the\s+bot|this\s+bot|it)\b"
          r"|\bcomo\s+(?:te\s+hablo|hablo\s+contigo|le\s+hablo\s+al\s+bot|te\s+escribo)\b"
          r"|\b(?:need|want|get)\s+(?:some\s+)?help\s+(?:with|using)\s+(?:the|this|your)\s+bot\b"
-         r"|\bnecesito\s+ayuda\s+con\s+(?:el|este)\s+bot\b")
+         r"|\bnecesito\s+ayuda\s+con\s+(?:el|este)\s+bot\b"
+         # what the bot can be asked: "what can I ask you?", "what kind of questions can we ask?", "what questions do you
+         # answer?", "¿qué te puedo preguntar?", "¿qué tipo de cosas le puedo pedir?", "¿qué preguntas contestas?"
+         r"|\bwhat\s+(?:(?:kind|sort|type)s?\s+of\s+(?:things|questions|stuff|requests)\s+)?(?:can|could|should|may|do)\s+(?:i|we)"
+         r"\s+(?:ask|say|type|tell|request)\b"
+         r"|\bwhat\s+(?:questions|things|requests)\s+(?:can|do|will)\s+(?:you|it|the\s+bot)\s+(?:answer|handle|take|understand)\b"
+         r"|\bque\s+(?:(?:(?:tipo|clase)s?\s+de\s+)?(?:cosas|preguntas|consultas)\s+)?(?:te|le|les|se\s+le)?\s*(?:puedo|podemos|puede\s+uno)"
+         r"\s+(?:preguntar|pedir|consultar|decir)\b"
+         r"|\bque\s+(?:preguntas|cosas|consultas)\s+(?:respondes|contestas|entiendes|atiendes|sabes\s+responder)\b")
 CATALOG = R(r"\b(?:which|what|list|show|que|cuales|cual|lista|muestra|muestrame|ensena\w*)\b[^?.!]{0,40}?\b(?:gpus?|cards?|tarjetas?"
             r"|graficas?|models|modelos|prices?|precios|catalog|catalogo)\b[^?.!]{0,40}?\b(?:have|offer|rent|available|do\s+you|are\s+there|"
             r"know|support|tienen|teneis|ofrecen|alquilan|hay|disponibles?|conoces|soportas?|cost|cuestan|cuesta)\b"
@@ -49,9 +57,25 @@ CATALOG = R(r"\b(?:which|what|list|show|que|cuales|cual|lista|muestra|muestrame|
             # "what's in the catalog right now?", "¿qué hay en el catálogo?"
             r"|\bwhat(?:'?s|\s+is)\s+(?:in|on)\s+(?:the|your)\s+(?:catalog(?:ue)?|price\s+list)\b"
             r"|\bque\s+hay\s+en\s+(?:el|tu|vuestro)\s+catalogo\b"
+            # a GPU's hourly price asked for: "what's the hourly rate for the L40S?", "price per hour of an H100", "the
+            # A100's hourly price", "¿precio por hora de la L40S?", "¿a cuánto está la H100?", "tarifa de la 4090"
+            r"|\b(?:hourly\s+(?:rate|price|cost)|(?:price|cost|rate)\s+(?:per|an|by\s+the)\s+hour|rental\s+(?:price|rate)|rate)"
+            r"\s+(?:for|of|on)\s+(?:an?\s+|the\s+|one\s+)?§G\d+§"
+            r"|§G\d+§(?:'s|s)?\s+(?:hourly\s+)?(?:price|rate|cost)\s+(?:per\s+hour|an\s+hour|by\s+the\s+hour)?"
+            r"|\b(?:precio|coste|costo|tarifa)\s+(?:por\s+hora\s+)?(?:de|del)\s+(?:la\s+|el\s+|una?\s+)?§G\d+§"
+            r"|\ba\s+cuanto\s+(?:esta|sale|va)\s+(?:la\s+|el\s+|una?\s+)?§G\d+§"
+            # the GPUs of a region asked for: "which GPUs are in Frankfurt?", "do you have anything in Paris?", "¿qué GPUs
+            # hay en Fráncfort?", "¿tenéis algo en París?"
+            r"|\b(?:which|what)\s+(?:gpus?|cards?)\s+(?:are|is)\s+(?:there\s+)?(?:in|at)\s+§R\d+§"
+            r"|\bdo\s+you\s+have\s+(?:anything|any\s+gpus?|gpus?|cards?)\s+(?:in|at)\s+§R\d+§"
+            r"|\b(?:tienen|teneis|tienes|hay)\s+(?:algo|gpus?|tarjetas?)\s+en\s+§R\d+§"
             # "show me the catalog", "muéstrame el catálogo": the catalog named as what to see
-            r"|^(?:please\s+|por\s+favor\s+)?(?:show|list|see|send|muestra\w*|ensena\w*|ver|manda\w*)\s+(?:me\s+)?(?:the\s+|your\s+|el\s+|tu\s+|la\s+)?"
-            r"(?:catalog(?:ue)?|catalogo|price\s+list|lista\s+de\s+precios)\b"
+            # "show me the catalog", "pásame la lista de precios", "can you share the price list?", "¿me pasas el catálogo?",
+            # "dame los precios": the catalog or the price list named as what to see (a verb of handing it over)
+            r"|^(?:please\s+|por\s+favor\s+|(?:can|could|would)\s+(?:you|u)\s+|(?:me\s+|nos\s+)?(?:puedes|podrias|podeis)\s+|me\s+|nos\s+)?"
+            r"(?:show|list|see|send|give|share|post|paste|drop|muestra\w*|ensena\w*|ver|manda\w*|pasa\w*|dame|danos|da\w*"
+            r"|comparte\w*|envia\w*|compart\w*)\s+(?:me\s+|us\s+)?(?:the\s+|your\s+|el\s+|tu\s+|la\s+|los\s+|vuestr[oa]\s+|current\s+)?"
+            r"(?:catalog(?:ue)?|catalogo|price\s+list|pricing|prices|precios|lista\s+de\s+precios|tarifas)\b"
             r"|\bhow\s+much\s+(?:is|does|do)\s+(?:an?\s+|the\s+)?§G\d+§\s*(?:cost|per\s+hour|an\s+hour)?"
             r"|\b(?:cuanto|que\s+precio)\s+(?:cuesta|vale|tiene)\s+(?:una?\s+|la\s+)?§G\d+§")
 CATALOG_MODELS = R(r"\b(?:models|modelos)\b")
@@ -59,6 +83,8 @@ CATALOG_MODELS = R(r"\b(?:models|modelos)\b")
 PERSIST = R(r"\b(?:persist\w*|keep|save|store|retain|stays?|remains?|left\s+over|still\s+(?:pay\w*|billed|charged)"
             r"|keep\s+paying|seguimos\s+pagando|siguen?\s+cobrando|seguir[aá]?n?\s+cobrando|seguir\s+pagando|back\s*up|backup|lose|lost|losing|wiped|survives?|guardar|guardo|guarde|guardamos"
             r"|conservar|conservo|conserve|persistir|persiste|mantener|queda\w*|sobrevive\w*|pierd\w*|perder|perdemos|respald\w*"
+            # what is deleted or kept: "what gets deleted / erased / removed", "¿qué se guarda / se borra / desaparece?"
+            r"|delet\w*|eras\w*|removed|gone|disappear\w*|guarda\w*|borra\w*|desaparec\w*|elimina\w*"
             r"|copia\s+de\s+seguridad|what\s+happens\s+to|que\s+(?:pasa|ocurre|sucede)\s+con)\b")
 PERSIST_WHEN = R(r"\b(?:after|when|once|before|if|despues|cuando|al|antes|si)\b[^?.!]{0,40}?\b(?:stop\w*|end\w*|shut\w*|terminat\w*"
                  r"|finish\w*|done|over|is\s+released|released|goes\s+away|deleted|delet\w*|torn\s+down|tear\w*\s+down|reclaim\w*"
@@ -71,12 +97,23 @@ QUESTION = R(r"\b(?:what|which|should|do\s+i|do\s+we|que|cual|cuales|debo|debemo
              r"|necesito|necesitamos|how|como|will|se)\b|\?")
 CAN_I = R(r"\b(?:can\s+(?:i|we|you|one)|could\s+(?:i|we)|is\s+it\s+possible|possible\s+to|is\s+(?:an?\s+|the\s+)?§G\d+§"
           r"\s+(?:enough|good|ok|fine|big\s+enough)|enough\s+for|puedo|podemos|podria|podriamos|se\s+puede|es\s+posible"
-          r"|sirve|vale\s+(?:una?\s+)?§G|da\s+para|alcanza|suficiente|es\s+suficiente)\b"
+          r"|sirve|da\s+para|alcanza|suficiente|es\s+suficiente)\b"
+          # "¿vale una L4 para fine-tuning?", "¿vale la 4090 para afinar?" (the placeholder ends in "§": no \b after it)
+          r"|\bvale\s+(?:una?\s+|la\s+|el\s+)?§G\d+§"
           # "is the 4090 any good for fine-tuning?", "can the RTX 6000 Ada train anything?", "can a single L4 handle it?"
           r"|\bis\s+(?:an?\s+|the\s+)?§G\d+§\s+(?:any|much)\s+good\b"
+          # "is an L40S any use for fine-tuning?", "is the L4 of any use", "is a 4090 useful / viable / suitable for ...",
+          # "would an L40S work for fine-tuning?", "does a single 4090 cut it?", "¿es útil una L40S para afinar?", "¿una L4
+          # sirve de algo?", "¿aguanta una 4090 un fine-tuning?"
+          r"|\bis\s+(?:an?\s+|the\s+|one\s+|a\s+single\s+)?§G\d+§\s+(?:(?:of\s+)?(?:any|some)\s+use|useful|usable|viable|suitable"
+          r"|any\s+help|worth\s+(?:it|renting|using)|capable|up\s+to\s+(?:it|the\s+job))\b"
+          r"|\b(?:would|will|does|do)\s+(?:an?\s+|the\s+|one\s+|a\s+single\s+)?§G\d+§\s+(?:work|do|cut\s+it|suffice|be\s+(?:enough|ok|fine))\b"
+          r"|\b(?:es|son|seria|serian)\s+(?:una?\s+|la\s+|el\s+)?(?:§G\d+§\s+)?(?:util(?:es)?|viables?|adecuad[oa]s?|suficientes?)\b"
+          r"|\baguanta\w*\b"
           r"|\bcan\s+(?:an?\s+|the\s+|one\s+|a\s+single\s+)?§G\d+§\s+(?:train|fine[\s-]*tune|finetune|run|handle|fit|do)\b")
 GENERIC_LLM = R(r"\b(?:an?\s+|un\s+|una\s+)?(?:llms?|large\s+language\s+models?|language\s+models?|models?|modelos?(?:\s+de\s+lenguaje)?)\b")
-COMPARE_JOIN = R(r"§G(\d+)§\s*(?:,|or|vs\.?|versus|o|u|/|against|contra)\s*(?:an?\s+|the\s+|una?\s+|la\s+|el\s+|las\s+|los\s+)?"
+COMPARE_JOIN = R(r"§G(\d+)§s?\s*(?:,|or|vs\.?|versus|o|u|/|against|contra)\s*(?:(?:on|in|with|en|con|sobre)\s+)?"
+                 r"(?:an?\s+|the\s+|una?\s+|la\s+|el\s+|las\s+|los\s+)?"
                  r"(?:(?:\d+|one|two|three|four|six|eight|sixteen|single|una?|dos|tres|cuatro|seis|ocho|sola)\s*(?:x\s*)?)?§G(\d+)§")
 COMPARE_WORD = R(r"\b(?:compare|comparing|comparison|compara\w*|difference|diferencia|better|mejor|cheaper|mas\s+barat\w*"
                  r"|worth|compensa|merece\s+la\s+pena|vale\s+la\s+pena|frente\s+a|over"
@@ -98,14 +135,25 @@ GOAL_SPEED = R(r"\b(?:faster|fastest|quicker|sooner|mas\s+rapid\w*|menos\s+tiemp
 
 # "which GPU should we rent for fine-tuning?", "¿qué GPU me conviene alquilar para afinar?": the provider's FAQ of
 # which GPU to choose, asked with no job named (answered on a reference job, ``answer._faq_choice``).
-GPU_CHOICE = R(r"\b(?:which|what)\s+(?:gpus?|cards?|hardware|accelerators?)\b[^?.!]{0,40}?"
+GPU_CHOICE = R(r"\b(?:which|what)\s+(?:(?:kind|sort|type)s?\s+of\s+)?(?:gpus?|cards?|hardware|accelerators?)\b[^?.!]{0,40}?"
                r"\b(?:should|recommend\w*|suggest\w*|best|pick|choose|rent|use)\b[^.!]{0,40}?\b(?:fine[\s-]*tun\w*|finetun\w*|train\w*|sft)"
-               r"|\bque\s+(?:gpus?|tarjetas?|graficas?)\b[^?.!]{0,40}?\b(?:recomienda\w*|conviene|deberia\w*|debo|debemos|eleg\w*|elij\w*"
+               r"|\bque\s+(?:(?:tipo|clase)s?\s+de\s+)?(?:gpus?|tarjetas?|graficas?|hardware)\b[^?.!]{0,40}?\b(?:recomienda\w*|conviene|deberia\w*|debo|debemos|eleg\w*|elij\w*"
                r"|usar|alquilar|uso)\b[^.!]{0,40}?\b(?:fine[\s-]*tun\w*|finetun\w*|afinar|entrenar|ajust\w*|sft)")
 # Words of fine-tuning talk: a number in a message with none of them ("¿dónde está la sala 3?") is no setting asked about.
 ABOUT_TRAINING = R(r"\b(?:fine[\s-]*tun\w*|finetun\w*|train\w*|entren\w*|afin\w*|ajust\w*|q?lora|sft|peft|gpus?|seq\w*|secuencia\w*"
                    r"|context\w*|batch\w*|lote\w*|epochs?|epocas?|tokens?|rank|rango|models?|modelos?|llms?|params?|parametros?"
                    r"|cards?|tarjetas?|nodes?|nodos?|dataset|datos|data)\b|§[MGFU]\d+§")
+
+
+# Talk about people and their plans around a card, not a job to size ("did anyone book the H100s for the demo?", "who
+# has the A100 today?", "¿alguien reservó las H100?", "¿quién está usando la L40S?"): with nothing but a GPU said, no
+# request to ask a model for.
+CHATTER = R(r"\b(?:did|has|have|is|was)\s+(?:anyone|anybody|someone|somebody)\b|\bwho(?:'s|\s+is|\s+has|\s+had|\s+booked"
+            r"|\s+took|\s+reserved)\b|\balguien\b|\bquien(?:es)?\s+(?:tiene|tienen|ha|han|reserv\w*|usa\w*|esta\w*|cogio|pill\w*)\b")
+
+
+def is_chatter(text: str) -> bool:
+    return CHATTER.search(text) is not None
 
 
 def is_gpu_choice(text: str) -> bool:
@@ -125,8 +173,19 @@ def goal(text: str) -> str | None:
     return None
 
 
+# "scratch that, 8k", "forget that, make it Paris", "olvida lo anterior, 8k": the last value withdrawn and a new one
+# given, in a thread: a correction of the thread's request, not a fresh one (as "start over: qlora llama 70b" is)
+SCRATCH = R(r"^(?:(?:ok|okay|vale|ah|oh|hmm)[,\s]+)?(?:scratch|scrap|forget|ignore|drop|olvida|ignora|descarta)\s+"
+            r"(?:that|this|it|what\s+i\s+(?:just\s+)?said|my\s+last(?:\s+message)?|eso|esto|lo\s+(?:anterior|de\s+antes|ultimo|que\s+dije)"
+            r"|(?:(?:the|las|los|la|el)\s+)?(?:\d+\s*(?:x\s*)?)?§[GMR]\d+§)(?:\b|(?<=§))")
+
+
 def is_reset(text: str) -> bool:
     return RESET.search(text) is not None
+
+
+def is_scratch(text: str) -> bool:
+    return SCRATCH.search(text) is not None
 
 
 def is_help(text: str) -> bool:

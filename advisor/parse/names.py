@@ -38,8 +38,14 @@ _TOKEN_ASCII = ascii_twin(TOKEN)  # the same tokens on a text of ASCII and place
 _NUMERIC = re.compile(r"\d+(?:\.\d+)*")
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)([bm])|\d+x\d+(?:\.\d+)?b")
 _UNIT_TOKENS = {"b", "m", "gb", "gbs", "gib", "bn"}
+_DECIMAL_SIZE = re.compile(r"\d{1,2}[bm]")  # the decimals of a size after a decimal comma ("1,5b": "5b")
+# Words that mark a version between a family and its number ("Llama v3.2 1B", "llama-v3.1-8b", "Qwen version 2.5",
+# "Gemma versión 2"): the version itself follows (Meta's model cards write "Llama v2"; Hub ids "vicuna-13b-v1.5").
+_VERSION_MARKS = {"v", "ver", "version"}
 _JOIN_GAPS = {"", "-", "_"}
-_SEP_GAP = re.compile(r"[ \-_/.:(]{0,3}")  # ":" for Ollama tags ("llama3.1:8b", "phi3:mini"), "(" for "Llama 3.2 (3B)"
+# ":" for Ollama tags ("llama3.1:8b", "phi3:mini"), "(" for "Llama 3.2 (3B)"; a line break alone, where Slack or a mail
+# client wrapped a long message inside a name ("Llama\n3.1 405B", "model Qwen3\n0.6B")
+_SEP_GAP = re.compile(r"[ \-_/.:(]{0,3}|[ \t]?\n[ \t]?")
 # Aliases that are ordinary words in a sentence ("a tiny model"): matched only as part of a longer alias.
 _COMMON_WORD_ALIASES = {"tiny", "test"}
 # Vendor and product-line words typed before a GPU name (``advisor.catalog.names`` treats them as noise).
@@ -60,6 +66,20 @@ _NO_FAMILY_MATCH = {"tiny", "test"}
 _COUNTRY_ES = {"France": "francia", "Germany": "alemania", "Spain": "espana", "Netherlands":
                "paises bajos", "Finland": "finlandia", "Sweden": "suecia", "Italy": "italia",
                "United Kingdom": "reino unido", "United States": "estados unidos", "Poland": "polonia"}
+
+
+# A region named by its part of Europe in Spanish ("EU West" is "Europa occidental", "UE oeste", "el oeste de Europa";
+# "EU Central" "Europa central", "el centro de Europa"), for the region ids "eu-<direction>".
+_DIRECTIONS_ES = {"west": ("occidental", "oeste"), "central": ("central", "centro"), "east": ("oriental", "este"),
+                  "north": ("norte", "septentrional"), "south": ("sur", "meridional")}
+
+
+def _region_es(ident: str) -> list[str]:
+    area, _, direction = ident.partition("-")
+    if area != "eu" or direction not in _DIRECTIONS_ES:
+        return []
+    return [form for d in _DIRECTIONS_ES[direction]
+            for form in (f"europa {d}", f"ue {d}", f"{d} de europa", f"europa del {d}")]
 
 
 # Nouns a count stands before ("6 vueltas", "3 epochs", "8 GPUs"): the number before one is that count.
@@ -117,6 +137,13 @@ def tokenize(text: str) -> list[Token]:
                 and _NUMERIC.fullmatch(out[-1].text) and not text[m.end():m.end() + 1].isdigit()):
             last = out.pop()
             tok = Token(last.text + tok.text, last.start, tok.end, last.gap)
+        elif tok.gap == "," and out and _DECIMAL_SIZE.fullmatch(tok.text) and out[-1].text.isdigit() \
+                and len(out[-1].text) <= 3 and not text[m.end():m.end() + 1].isdigit():
+            # a size with a decimal comma ("1,5B", "smollm2 de 1,7B": Spanish and most of Europe write the decimal
+            # point as a comma, CLDR's es/de/fr decimal symbol) is one size, the catalog's "1.5b"; never a
+            # thousands group, which has three digits after the comma ("3,000 tokens")
+            last = out.pop()
+            tok = Token(f"{last.text}.{tok.text}", last.start, tok.end, last.gap)
         out.append(tok)
     return out
 
@@ -153,6 +180,7 @@ class Matcher:
             entries.append(("gpu", g.id, _names(g.id, g.display_name, *g.aliases)))
         for r in catalog.regions():
             extra = [_COUNTRY_ES[r.country]] if r.country in _COUNTRY_ES else []
+            extra += _region_es(r.id)
             entries.append(("region", r.id, _names(r.id, r.display_name, r.city, r.country, *r.aliases, *extra)))
         for kind, ident, names in entries:
             for name in names:
@@ -253,11 +281,17 @@ class Matcher:
             if used > 1 and match.kind == "model" and _context_variant(toks[i + used - 1], text):
                 used -= 1  # "phi3 mini 128k": the model, then a sequence length (see _context_variant)
                 match = NameMatch(match.kind, match.ident, match.start, toks[i + used - 1].end)
+            if match.family is not None and match.kind in ("model", "family") and i + used < len(toks):
+                match, used = self._version_in_parens(toks, i, used, match, text)
             if match.kind == "gpu":
                 match = self._form_before(toks, i, used, match, out)
                 first = next(k for k in range(i, -1, -1) if toks[k].start == match.start)
                 match = self._with_vendor(toks, first, match, out)
                 used += self._own_memory(toks, i + used, match)
+                if i + used < len(toks) and toks[i + used].text in _FORM_WORDS:
+                    match, used = self._form_after_memory(toks, i, used, match)
+                    if i + used < len(toks) and toks[i + used].text in _FORM_WORDS:
+                        match, used = self._other_form(toks, i, used, match)
                 if used and toks[i + used - 1].end > match.end:
                     match = NameMatch(match.kind, match.ident, match.start, toks[i + used - 1].end)
             if match.kind == "gpu" and links and any(a <= match.start < b for a, b in links):
@@ -309,6 +343,66 @@ class Matcher:
             return match
         return NameMatch(match.kind, match.ident, toks[j].start, match.end, match.candidates, match.family,
                          match.size_b, match.sized, match.typed, match.word)
+
+    def _version_in_parens(self, toks: list[Token], i: int, used: int, match: NameMatch,
+                           text: str) -> tuple[NameMatch, int]:
+        """"a 1B Llama (3.2)", "llama 8b (3.1)", "el llama de 70b (v3.3)": the family's version in a parenthesis after
+        it names that release, and the parenthesis is part of the name (its number is no setting)."""
+        j = i + used
+        if toks[j].text in _VERSION_MARKS and j + 1 < len(toks) and toks[j + 1].gap in ("", " ", "."):
+            j += 1  # "(v3.3)"
+        tok = toks[j]
+        if "(" not in toks[i + used].gap or not _NUMERIC.fullmatch(tok.text) or not text.startswith(")", tok.end):
+            return match, used
+        fam = self._families.get(match.family)
+        if fam is None:
+            return match, used
+        pool = set(match.candidates) if match.candidates else {m[2] for m in fam.models}
+        if match.ident is not None:
+            pool = {match.ident}
+        ids = [m[2] for m in self._versioned(fam, [tok.text], None) if m[2] in pool]
+        if not ids:
+            return match, used
+        taken = j - i + 1
+        if len(ids) == 1:
+            return NameMatch("model", ids[0], match.start, tok.end + 1, candidates=(ids[0],), family=match.family,
+                             sized=match.sized), taken
+        return NameMatch("family", None, match.start, tok.end + 1, candidates=tuple(ids), family=match.family,
+                         sized=match.sized), taken
+
+    def _form_after_memory(self, toks: list[Token], i: int, used: int, match: NameMatch) -> tuple[NameMatch, int]:
+        """"H100 80GB PCIe", "H100 80 GB NVL": a form factor after the card's memory names the variant, as it does
+        right after the name ("H100 PCIe"): the name is looked up with the memory left out. (Both H100 parts have
+        80 GB, so the memory alone says neither.)"""
+        j = i + used
+        name = [t for t in toks[i:j] if not _MEMORY.fullmatch(t.text)]
+        if toks[j].gap.strip(" ()-,\n\t") != "" or len(name) == used:
+            return match, used
+        moved = [*name, Token(toks[j].text, toks[j].start, toks[j].end, " ")]
+        hit = self._alias_at(moved, 0)
+        if hit is None or hit[0].kind != "gpu" or hit[1] != len(moved):
+            return match, used
+        return NameMatch("gpu", hit[0].ident, match.start, toks[j].end, match.candidates, match.family,
+                         match.size_b, match.sized, match.typed, match.word), used + 1
+
+    def _other_form(self, toks: list[Token], i: int, used: int, match: NameMatch) -> tuple[NameMatch, int]:
+        """"H100 NVL", "A100 PCIe", "H200 NVL": a form factor after the name that neither this card nor any part of
+        its name in the catalog has is a variant we do not list: a question with the parts we do ("did you mean
+        H100 SXM or H100 PCIe?"), never the other part sized silently."""
+        form = toks[i + used]
+        if form.gap.strip(" ()-,\n\t") != "" or match.ident is None:
+            return match, used
+        if form.text == self._form.get(match.ident) or (form.text.startswith("sxm") and match.ident in self._sxm):
+            # the card's own form, typed over a line break ("8 B200\nSXM GPUs"): part of its name
+            return NameMatch(match.kind, match.ident, match.start, form.end, match.candidates, match.family,
+                             match.size_b, match.sized, match.typed, match.word), used + 1
+        name = [t.text for t in toks[i:i + used] if not _MEMORY.fullmatch(t.text) and t.text not in _FORM_WORDS]
+        parts = sorted({a.ident for a in self._by_first.get(name[0], []) if a.kind == "gpu"
+                        and list(a.toks[:len(name)]) == name}) if name else []
+        if not parts:
+            return match, used
+        return NameMatch("unsure", None, match.start, form.end, tuple(parts),
+                         typed=f"{' '.join(name)} {form.text}", word="gpu"), used + 1
 
     def _own_memory(self, toks: list[Token], j: int, match: NameMatch) -> int:
         """"RTX 4090 24GB", "L40S (48 GB)", "H100 80GB SXM": the card's own memory (and form factor)
@@ -513,6 +607,7 @@ class Matcher:
         j = i + 1
         versions: list[str] = []
         preset = size
+        marked = 0  # a version's mark skipped ("v" in "Llama v3.2")
         while j < len(toks) and _SEP_GAP.fullmatch(toks[j].gap):
             t = toks[j].text
             if "(" in toks[j].gap and not _SIZE.fullmatch(t):
@@ -520,6 +615,12 @@ class Matcher:
             if t == "de" and preset is None and toks[j].gap == " " and j + 1 < len(toks) and toks[j + 1].gap == " " \
                     and _SIZE.fullmatch(toks[j + 1].text) and not (j + 2 < len(toks) and toks[j + 2].text.startswith("token")):
                 j += 1  # "un qwen de 72b", "el llama 3.1 de 405b": Spanish links the family to its size with "de"
+                continue
+            if t in _VERSION_MARKS and not versions and j + 1 < len(toks) and _NUMERIC.fullmatch(toks[j + 1].text) \
+                    and toks[j + 1].gap in ("", " ", ".") and not (j + 2 < len(toks) and toks[j + 2].gap == " "
+                                                                  and toks[j + 2].text in _COUNT_NOUNS):
+                j += 1  # "Llama v3.2 1B", "llama-v3.1-8b": the version's mark, then the version
+                marked = 1
                 continue
             if _SIZE.fullmatch(t):
                 if preset is not None:
@@ -534,13 +635,21 @@ class Matcher:
                 break  # "Falcon / 4-bit adapters", "Yi 4 bits": a quantization width, never the family's version
             if _NUMERIC.fullmatch(t) and j + 1 < len(toks) and toks[j + 1].gap == " " and toks[j + 1].text in _COUNT_NOUNS:
                 break  # "de Yi 6 vueltas", "Mistral 3 epochs": a count of something else, never the family's version
+            if t.isdigit() and not versions and j + 2 < len(toks) and toks[j + 1].gap == "," \
+                    and len(toks[j + 1].text) == 1 and toks[j + 1].text.isdigit() \
+                    and (_SIZE.fullmatch(toks[j + 2].text) or toks[j + 2].text == "de") \
+                    and _SEP_GAP.fullmatch(toks[j + 2].gap):
+                versions.append(f"{t}.{toks[j + 1].text}")  # "Qwen 2,5 7B", "llama 3,1 8b": a version's decimal comma
+                j += 2
+                marked += 1
+                continue
             if _NUMERIC.fullmatch(t) and (not versions or len(versions) < 2 and toks[j].gap == "_"):
                 versions.append(t)
                 j += 1
                 continue
             break
         if size is None and versions:  # "llama 3 70" is not a size; keep only what reads as one
-            j = i + 1 + len(versions)
+            j = i + 1 + marked + len(versions)
         if preset is not None and j < len(toks) and _SIZE.fullmatch(toks[j].text) and _SEP_GAP.fullmatch(toks[j].gap) \
                 and "(" not in toks[j].gap:
             return None  # "70b llama 3 8b": two sizes; "8B Llama 3 (200M tokens": a parenthesis of its own

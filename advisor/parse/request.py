@@ -58,6 +58,10 @@ _CORRECTION = re.compile(
     r"|edit|edited|editado|edito|errata|erratum|update|updated|upd|fix|fixed|nvm|never\s*mind|this\s+time|esta\s+vez"
     r"|que\s+sea|bueno|mejor\s+dicho)\b"
     r"|(?:^|[\s,;.(])(?:no|nope)\s*[,:.!]")
+# A change of what is asked between a model and a later size ("now the PM wants the 72B one", "this time the 14B",
+# "ahora queremos el de 72B", "esta vez el de 14B", "switch to the 3B")
+_SWITCH = re.compile(r"\b(?:now|instead|this\s+time|switch\w*\s+to|move\s+to|go\s+(?:with|for)|upgrad\w*\s+to|bump\w*\s+to"
+                     r"|ahora|en\s+cambio|esta\s+vez|cambia\w*\s+(?:a|al)|pasa\w*\s+(?:a|al)|sub\w*\s+(?:a|al))\b")
 # A pasted config's setting line ("bf16: true", "  lora_r = 16", "--lora_r 16" after flags_to_pairs).
 # A line with one value only: "Ask: plain LoRA of ..." is a prose label, not a setting.
 _CONFIG_LINE = re.compile(r"(?m)^[ \t]*[\"']?[a-z_][a-z0-9_.]*[\"']?[ \t]*[:=][ \t]*\S+[ \t]*,?$")
@@ -372,9 +376,38 @@ class _Assembler:
             return
         size = fields.pop("params_b")
         model = self.catalog.find_model(fields["model"])
+        sibling = self._sibling_at(fields["model"], size)
+        if sibling is not None:
+            # "the 7B Qwen2.5 worked; now the PM wants the 72B one": a size said after the model, apart from it, of a
+            # model of the same series the catalog has, names that sibling where a change or correction stands between
+            # them (as a correction of any value does, ``_two_values``); without one, the message names two models
+            models = [c.pos for c in self.scan.claims if c.field == "model"]
+            sizes = [c.pos for c in self.scan.claims if c.field == "params_b"]
+            if models and sizes and max(models) < min(sizes) and (
+                    _CORRECTION.search(self.scan.marked, max(models), min(sizes))
+                    or _SWITCH.search(self.scan.marked, max(models), min(sizes))):
+                self.warnings.append(("parse.warn.corrected", {"field": t("parse.field.model", self.lang),
+                                                               "taken": self._model_name(sibling),
+                                                               "dropped": self._model_name(fields["model"])}))
+                fields["model"] = sibling
+                return
+            self.conflicts.append(("model", [fields["model"], sibling]))
+            self._conflict("model", [fields["model"], sibling])
+            return
         if model is not None and model.params_total and abs(model.params_total / 1e9 - size) > SIZE_MISMATCH * size:
             self.warnings.append(("parse.warn.model_and_size", {
                 "model": model.display_name, "size": f"{size:g}", "actual": f"{model.params_total / 1e9:.1f}"}))
+
+    def _sibling_at(self, ident: str, size: float) -> str | None:
+        """The catalog model of ``ident``'s series at ``size`` billion parameters ("qwen2.5-7b" at 72: "qwen2.5-72b"),
+        by exact id only; None where it is ``ident`` itself or the catalog lacks it."""
+        if _SIZE_IN_ID.search(ident) is None:
+            return None
+        sibling = _SIZE_IN_ID.sub(lambda m: f"-{size:g}b", ident, count=1)
+        if sibling == ident:
+            return None
+        model = self.catalog.find_model(sibling)
+        return model.id if model is not None and model.id == sibling else None
 
     def _examples(self, fields: dict[str, Any]) -> None:
         lens = self.scan.example_lens
@@ -464,7 +497,8 @@ class _Assembler:
         if intents.is_reset(self.normalized):
             if not said:
                 return self._make("reset", delta, delta)
-            self.previous = None  # "start over: QLoRA llama 70b" is a fresh request
+            if not (self.previous is not None and not named_model and intents.is_scratch(text)):
+                self.previous = None  # "start over: QLoRA llama 70b" is a fresh request ("scratch that, 8k" corrects)
         elif not said and intents.is_help(self.normalized):
             return self._make("help", delta, delta)
         if self.scan.limits:
@@ -504,6 +538,10 @@ class _Assembler:
             return self._clarify_number(delta)
         if not said:
             return self._clarify("nothing", delta, t("parse.clarify.nothing", self.lang))
+        if set(said) <= {"gpu", "num_gpus", "region"} and intents.is_chatter(self.normalized):
+            # a card named in talk about people ("did anyone book the H100s?"): no request, and nothing for the thread
+            self.delta = SpecRequest()
+            return self._clarify("nothing", self.delta, t("parse.clarify.nothing", self.lang))
         if not named_model:
             return self._clarify("model", delta, t("parse.clarify.model", self.lang))
         return self._make("estimate", delta, delta)

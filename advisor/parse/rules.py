@@ -35,7 +35,8 @@ _CONFIG_KEYS = {
     "seq_len": "max_seq_length|max_seq_len|seq_len|seq_length|sequence_len|sequence_length|seqlen|"
                "max_length|cutoff_len|block_size|context_length|model_max_length|max_tokens_per_sample",
     "micro_batch": "per_device_train_batch_size|micro_batch_size|train_micro_batch_size_per_gpu|"
-                   "micro_batch|batch_size|mbs|bs|per_gpu_train_batch_size|train_batch_size_per_device",
+                   "micro_batch|batch_size|mbs|bs|per_gpu_train_batch_size|train_batch_size_per_device|"
+                   "micro_train_batch_size",  # OpenRLHF's per-GPU batch (openrlhf/cli/train_sft.py)
     "lora_rank": "lora_r|lora_rank|rank|r",
     "lora_alpha": "lora_alpha|alpha",
     "lora_dropout": "lora_dropout",
@@ -57,10 +58,19 @@ _CONFIG_KEYS = {
     "load_in_4bit": "load_in_4bit",
     "load_in_8bit": "load_in_8bit",
     "quantization_bit": "quantization_bit",
-    "use_peft": "use_peft",
-    "adapter": "adapter|finetuning_type|method|metodo|peft_type|training_type|train_type",  # ms-swift: --train_type full|lora
+    # TRL's use_peft; the use_lora / lora_enable switches of scripts built on PEFT (LLaVA's train.py --lora_enable,
+    # Firefly and Chinese-LLaMA-Alpaca's --use_lora, PEFT's use_dora for DoRA, sized as LoRA)
+    "use_peft": "use_peft|use_lora|lora_enable|enable_lora|use_dora",
+    # ms-swift: --train_type full|lora; NeMo's model.peft.peft_scheme: lora | ... | none, "none" the full fine-tune
+    # (NeMo examples/nlp/language_modeling/tuning/conf/megatron_gpt_finetuning_config.yaml; nemo.collections.llm
+    # recipes' finetune_recipe(peft_scheme="none"|None) trains every weight)
+    "adapter": "adapter|finetuning_type|method|metodo|peft_type|training_type|train_type|peft_scheme",
+    # Oumi's PeftParams.q_lora ("use quantization for the LoRA", oumi/core/configs/params/peft_params.py)
+    "q_lora": "q_lora|use_qlora",
     "flash": "flash_attention|use_flash_attention_2|use_flash_attention",
     "attn_implementation": "attn_implementation",
+    # LLaMA-Factory's flash_attn: auto | disabled | sdpa | fa2 | fa3 (llamafactory/hparams/model_args.py, AttentionFunction)
+    "lf_flash_attn": "flash_attn",
     "double_quant": "bnb_4bit_use_double_quant",
     "quant_type": "bnb_4bit_quant_type",
     "lora_target_linear": "lora_target_linear",
@@ -117,7 +127,10 @@ _DS_INCLUDE = R(r"(?<![\w.])include[ \t]*=[ \t]*[\"']?((?:[a-z0-9_.\-]+(?::\d{1,
 # The devices a process may see, listed: CUDA's and NVIDIA's container runtime's variables ("CUDA_VISIBLE_DEVICES=0,1",
 # "NVIDIA_VISIBLE_DEVICES=0,1,2,3", ROCm's HIP_/ROCR_VISIBLE_DEVICES) and Docker's ``--gpus '"device=0,1"'`` (Docker
 # docs, "docker run --gpus": "device=" then the GPUs' indices, comma-separated): one GPU per index listed.
-_VISIBLE = R(r"(?<![\w.])(?:(?:cuda|nvidia|hip|rocr)_visible_devices|(?<=[\s\"'=])device)[ \t]*=[ \t]*[\"']?(\d{1,2}(?:[ \t]*,[ \t]*\d{1,2})*)\b")
+_VISIBLE = R(r"(?<![\w.])(?:(?:cuda|nvidia|hip|rocr)_visible_devices|(?<=[\s\"'=])device)[ \t]*=[ \t]*[\"']?(\d{1,2}(?:[ \t]*,[ \t]*\d{1,2})*)\b"
+             # Docker's --gpus '"device=0,1"' (docs.docker.com, "Access an NVIDIA GPU": the devices the container sees;
+             # "--gpus 2" is a count, read as one by the config keys, "--gpus all" a count the text does not give)
+             r"|(?<![\w.-])gpus[ \t]*[=:][ \t]*[\"']*device=(\d{1,2}(?:[ \t]*,[ \t]*\d{1,2})*)\b[\"']*")
 
 
 # SkyPilot's task YAML, ``resources: accelerators: H100:8`` (a GPU name and the count per node; SkyPilot docs, "YAML
@@ -152,7 +165,7 @@ def _ds_include(scan: Scan, m: re.Match[str]) -> None:
 
 
 def _visible(scan: Scan, m: re.Match[str]) -> None:
-    scan.claim("visible_gpus", len(m.group(1).split(",")), m.start())
+    scan.claim("visible_gpus", len((m.group(1) or m.group(2)).split(",")), m.start())
 
 
 def _gres(scan: Scan, m: re.Match[str]) -> None:
@@ -180,7 +193,7 @@ _OPTIM_VALUES = {
     "sgd": "sgd", "paged_adamw_32bit": "adamw",
 }
 # Flags that stand alone on a command line ("--use_peft", "--bf16"): on.
-_BOOL_FLAGS = {"use_peft", "use_fsdp", "load_in_4bit", "load_in_8bit", "gradient_checkpointing", "bf16", "fp16",
+_BOOL_FLAGS = {"use_peft", "use_lora", "lora_enable", "enable_lora", "use_dora", "use_fsdp", "load_in_4bit", "load_in_8bit", "gradient_checkpointing", "bf16", "fp16",
                "use_flash_attention_2", "flash_attention", "bnb_4bit_use_double_quant", "lora_target_linear",
                "multi_gpu", "packing", "use_liger_kernel", "use_liger", "torch_compile"}
 _FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9_.-]*)(?:=([^\s?!,;]+)|[ \t]+(?!--)([^\s\\?!,;]+))?")
@@ -193,9 +206,49 @@ _MD_RULE = re.compile(r"^[ \t]*\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*$", re.M)
 
 
 def table_to_pairs(text: str) -> str:
-    if "|" not in text or "\n" not in text:
+    if "\n" not in text:
+        return text
+    if "," in text or ";" in text or "\t" in text:
+        text = csv_to_pairs(text)
+    if "|" not in text:
         return text
     return _MD_ROW.sub(lambda m: f"{m.group(1)}: {m.group(2)}", _MD_RULE.sub("", text))
+
+
+# A CSV (or semicolon- or tab-separated) block of settings pasted from a sheet: a header line of keys, then rows of
+# values ("model,method,seq_len,num_gpus,gpu_type" / "qwen/qwen3-14b,qlora,8192,1,a100-80gb"). Each row is read as the
+# pairs "key: value" of its columns, as a Markdown table's rows are; two rows give two values (a question back).
+_CSV_HEADER = re.compile(r"^[ \t]*([a-z][a-z0-9_]*(?:[ \t]*([,;\t])[ \t]*[a-z][a-z0-9_]*){2,})[ \t]*$", re.M)
+
+
+_CSV_HINT = re.compile(r"\n[ \t]*[a-z][a-z0-9_]*[ \t]*[,;\t][ \t]*[a-z][a-z0-9_]*[ \t]*[,;\t]")
+_CSV_HINT_FIRST = re.compile(r"[ \t]*[a-z][a-z0-9_]*[ \t]*[,;\t][ \t]*[a-z][a-z0-9_]*[ \t]*[,;\t]")
+
+
+def csv_to_pairs(text: str) -> str:
+    # (a header line has three keys and two separators: a text with no such line is left at once, found by its
+    # newline first, as ``re`` looks for a literal opening character, never by trying every position)
+    if not (_CSV_HINT.search(text) or _CSV_HINT_FIRST.match(text)):
+        return text
+    out, last = [], 0
+    for head in _CSV_HEADER.finditer(text):
+        sep = head.group(2)
+        keys = [k.strip() for k in head.group(1).split(sep)]
+        if not any(k in _KEY_FIELD for k in keys):
+            continue
+        rows, end = [], head.end()
+        while end < len(text) and text[end] == "\n":
+            line_end = text.find("\n", end + 1)
+            line_end = len(text) if line_end < 0 else line_end
+            cells = text[end + 1:line_end].split(sep)
+            if len(cells) != len(keys) or not text[end + 1:line_end].strip():
+                break
+            rows.append(" ".join(f"{k}: {c.strip()}" if c.strip() else "" for k, c in zip(keys, cells)))
+            end = line_end
+        if rows:
+            out.append(text[last:head.start()] + "\n".join(rows))
+            last = end
+    return "".join(out) + text[last:] if out else text
 
 
 # A command written as a list of argv words (Kubernetes' ``command:``/``args:``, Docker's exec form, a Python
@@ -348,6 +401,8 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
             scan.claim("quant", "nf4", m.start())
             if value.endswith("-dq"):
                 scan.claim("double_quant", True, m.start())
+        elif value == "int4":  # AutoTrain's --quantization int4: bitsandbytes 4-bit NF4 (autotrain/trainers/clm/utils.py)
+            scan.claim("method", "qlora", m.start())
         elif value in ("bnb.int8", "int8"):
             scan.claim("method", "qlora", m.start())
             scan.claim("quant", "int8", m.start())
@@ -407,10 +462,19 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
             scan.claim("quant", "int8", m.start())
     elif name == "use_peft" and flag:
         scan.claim("method", "lora", m.start())
+    elif name == "use_peft" and flag is False:
+        # TRL's ModelConfig.use_peft and Oumi's training.use_peft said off: no adapters, every weight trains
+        # (trl/trainer/model_config.py; oumi TrainingParams.use_peft)
+        scan.claim("method", "full", m.start())
+    elif name == "q_lora" and flag is not None:
+        if flag:
+            scan.claim("method", "qlora", m.start())
     elif name == "adapter" and value.replace("-", "") in ("lora", "qlora", "full", "dora"):
         scan.claim("method", "lora" if value == "dora" else value.replace("-", ""), m.start())
     elif name == "adapter" and value in ("completo", "completa", "complete", "entero"):  # "• método: completo"
         scan.claim("method", "full", m.start())
+    elif name == "adapter" and value in ("none", "null") and "_" in key:
+        scan.claim("method", "full", m.start())  # a tool's adapter key set to none ("peft_scheme=none"): no adapters
     elif name == "deepspeed" and re.search(r"z(?:ero)?_?3|stage_?3", value):
         _zero3_claim(scan, m.start())
     elif name == "deepspeed" and re.search(r"z(?:ero)?_?([12])|stage_?([12])", value):
@@ -422,9 +486,15 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
             scan.claim("sharding", f"zero{stage}", m.start())
         else:
             scan.warn("parse.warn.zero12", stage=stage)
-    elif flag is False and name in ("load_in_4bit", "load_in_8bit", "bf16", "fp16", "lora_target_linear", "use_peft"):
+    elif flag is False and name in ("load_in_4bit", "load_in_8bit", "bf16", "fp16", "lora_target_linear", "q_lora"):
         return None  # said off: nothing to claim, and no later rule may read "load_in_4bit" as on
     elif name == "flash" and flag is not None:
+        scan.claim("attention", "flash" if flag else "eager", m.start())
+    elif name == "lf_flash_attn" and value == "auto":
+        return None  # the library picks one at load time: no kernel said
+    elif name == "lf_flash_attn" and value in ("fa2", "fa3", "sdpa", "disabled"):
+        scan.claim("attention", "eager" if value == "disabled" else "flash", m.start())
+    elif name == "lf_flash_attn" and flag is not None:  # a bare "--flash_attn" flag or "flash_attn: true"
         scan.claim("attention", "flash" if flag else "eager", m.start())
     elif name == "attn_implementation" and value in ("eager", "sdpa", "flash_attention_2", "flash_attention_3"):
         scan.claim("attention", "eager" if value == "eager" else "flash", m.start())
@@ -550,6 +620,22 @@ def _targets(scan: Scan, m: re.Match[str]) -> bool | None:
     return None
 
 
+# A keyword argument of a call in pasted code that we do not model ("@app.function(gpu=\"A10G:4\", timeout=86400)",
+# "Trainer(..., seed=42)"): Python's own key=value (no space around "="), read and left alone like _OTHER_KEY's pairs,
+# so its number is not asked about. Ray's resources_per_worker={"GPU": 1} is read by ``_ray_workers`` from the whole
+# call; its dict is consumed here.
+_KWARG = R(r"[(,][ ]?([a-z][a-z0-9]{1,30})=(-?\d+(?:\.\d+)?(?:e-?\d+)?)(?=[ ]*[,)])")
+_RAY_RESOURCES = R(r"(?<![\w.])resources_per_worker[\"']?[ \t]*[:=][ \t]*\{[^}]{0,200}\}")
+
+
+def _kwarg(scan: Scan, m: re.Match[str]) -> bool | None:
+    from advisor.parse.slots import CUE_KEYS
+
+    if m.group(1) in CUE_KEYS or m.group(1) in _KEY_FIELD:
+        return False
+    return None
+
+
 def _other_key(scan: Scan, m: re.Match[str]) -> bool | None:
     """A config key we do not model: its value is read and left alone. A key whose words are a
     setting's cue words ("per_device_batch_size=8", "micro_bs=4") is that setting: left for the
@@ -621,8 +707,14 @@ _FULL_WORDS = (
 _FULL_WRAP = R(r"\b(?:entrenar|afinar|ajustar|reentrenar|tunear|entrenamos|afinamos|ajustamos)\b"
                r"(?=(?:https?://\S*|[^,.;:?!\n]|(?<=\d)\.(?=\d)){1,40}?\b(?:complet[oa]|enter[oa])\b)")
 _METHOD_WORD = r"(?:q[\s_-]?lora|lora|" + _FULL_WORDS.replace(r"\b", "") + r")"
-_INSTEAD = R(r"\b(?:instead\s+of|rather\s+than|en\s+(?:vez|lugar)\s+del?|not)\s+" + _ART
-             + r"(?:\d+\s*(?:x\s*)?)?(§[GM](\d+)§|" + _METHOD_WORD + r")")
+# (a region too: "Paris, not Frankfurt", "en París, no en Fráncfort", "not in Frankfurt"; and what a verb of dropping
+# names: "scratch the H100s, price it on 4090s", "forget Frankfurt", "olvida las H100", "quita la A100", "descarta Fráncfort")
+_INSTEAD = R(r"\b(?:instead\s+of|rather\s+than|en\s+(?:vez|lugar)\s+del?|not)\s+(?:(?:in|on|en)\s+)?" + _ART
+             + r"(?:\d+\s*(?:x\s*)?)?(§[GMR](\d+)§|" + _METHOD_WORD + r")")
+# (three rules, not one alternation: each opens with its own words, so each is tried only where they stand)
+_NOT_REGION = R(r"(?<=[,;(]\s)no\s+(?:(?:en|in)\s+)?(§R(\d+)§)")
+_DROPPED = R(r"\b(?:scratch|forget|drop|ditch|skip|olvida\w*|quita\w*|descarta\w*)\s+" + _ART
+             + r"(?:\d+\s*(?:x\s*)?)?(§[GMR](\d+)§)")
 _INT8 = R(r"\b(?:cuantiz\w*|quanti[sz]\w*)\s+(?:(?:la|el|los|the)\s+(?:base|modelo|pesos|model|weights|base\s+model)\s+)?"
           r"(?:a|en|to|in|at)\s+8[\s_-]*bits?\b|\bload[\s_-]*in[\s_-]*8[\s_-]*bits?\b|\b(?:8[\s_-]*bits?|int8|llm\.int8)[\s_-]*(?:q?lora|base|weights|quanti[sz]\w*|cuantiz\w*)\b"
           r"|\bq?lora\s+(?:in\s+|en\s+|a\s+|with\s+|con\s+)?(?:8[\s_-]*bits?|int8)\b|\bint8\b")
@@ -634,7 +726,11 @@ _QLORA = R(r"\bq[\s_-]?lora\b|\bnf4\b|\bload[\s_-]*in[\s_-]*4[\s_-]*bits?\b"
            r"|\b(?:quanti[sz]ed|cuantizad[oa]s?)\s+(?:lora|adapters?)\b|\b(?:lora|adaptadores?)\s+(?:cuantizad[oa]s?|quanti[sz]ed)\b")
 _NO_QUANT = R(r"\b(?:without|w/o|no|sin|drop(?:\s+the)?|quita\w*(?:\s+la)?)\s+(?:the\s+|la\s+)?"
               r"(?:quanti[sz]ation|quant|cuantizacion|cuantizar|4[\s_-]*bits?|qlora)\b")
-_NO_LORA = R(r"\b(?:without|w/o|no|sin)\s+(?:lora|adapters?|adaptadores|peft)\b|\bnon[\s_-]*(?:lora|adapters?|peft)\b")
+# No adapters, so every weight trains: "without LoRA", "a no-adapter full fine-tune", "no PEFT", "sin ningún adaptador",
+# "adapter-free", "LoRA-less", "non-PEFT" (the word joined by a hyphen or a space, singular or plural)
+_NO_LORA = R(r"\b(?:without|w/o|no|sin|zero|cero)[\s_-]+(?:(?:any|an|the|ningun[oa]?s?|los|las|un|una|el)\s+)?"
+             r"(?:lora|adapters?|adaptador(?:es)?|peft)(?:[\s_-]+(?:lora|adapters?|adaptador(?:es)?|peft))?\b"
+             r"|\bnon[\s_-]*(?:lora|adapters?|peft)\b|\b(?:lora|adapters?|peft)[\s_-]*(?:free|less)\b")
 # "lora rank 16", "lora_alpha", "LoRA dropout": a setting of the adapters, which says LoRA only when
 # nothing else names a method (in a thread, "lora rank 64" changes the rank of a QLoRA, not its method).
 _SETTING_WORDS = r"(?:rank|r\b|r\s*[=:]|alpha|alfa|dropout|targets?|modules|rango|dim\b|dimension)"
@@ -662,6 +758,11 @@ _FULL_ALL = R(r"\ball\s+(?:of\s+)?(?:" + _OWNER + r"\s*){1,6}?(?:parameters|weig
               r"|\bevery\s+(?:single\s+)?(?:weight|parameter|param)\b"
               # "unfreeze all of X and fine-tune it": nothing stays frozen
               r"|\bunfreez\w*\s+(?:all|every\w*|the\s+whole|the\s+entire|the\s+full)\b"
+              # nothing frozen: "without freezing anything", "no frozen layers", "nothing frozen", "sin congelar nada",
+              # "sin congelar ninguna capa", "nada congelado", "sin capas congeladas"
+              r"|\bwithout\s+freezing\s+(?:anything|any\s+(?:layers?|weights?))\b|\bno\s+frozen\s+(?:layers?|weights?|params?)\b"
+              r"|\bnothing\s+(?:is\s+)?frozen\b|\bsin\s+congelar\s+(?:nada|ninguna\s+capa|ningun\s+peso|capas?)\b"
+              r"|\bnada\s+congelad[oa]\b|\bsin\s+capas\s+congeladas\b"
               r"|\ball[\s_-]*weights?[\s_-]*" + _FT + r"\b")
 # the nouns "full" qualifies when it is no method: "full precision", "full context", "3 full passes", "full fp32"
 _FULL_QUALIFIED = (r"[\s_-]*(?:precision|context|contexto|shard\w*|dataset|data"
@@ -711,6 +812,8 @@ def _instead(scan: Scan, m: re.Match[str]) -> None:
         scan.excluded_gpus.add(int(m.group(2)))
     elif m.group(1).startswith("§M"):
         scan.excluded_models.add(int(m.group(2)))
+    elif m.group(1).startswith("§R"):
+        scan.excluded_regions.add(int(m.group(2)))
 
 
 def _method(value: str, quant: str | None = None):
@@ -922,7 +1025,10 @@ _ZERO12 = R(r"\b(?:deepspeed[\s_-]*)?zero[\s_-]*(?:" + _STAGE + r"[\s_-]*)?([12]
 _DOUBLE_OFF = R(r"\b(?:no|without|sin)\s+(?:double|doble)[\s_-]*(?:quant\w*|cuantiz\w*)|\b(?:double|doble)[\s_-]*(?:quant\w*|cuantiz\w*)"
                  r"\s*(?:[:=]\s*)?(?:off|false|desactivad[oa])\b")
 _DOUBLE_ON = R(r"\b(?:double|doble)[\s_-]*(?:quant\w*|cuantiz\w*)(?:\s*(?:[:=]\s*)?(?:on|true|activad[oa]))?")
-_DDP = R(r"\bddp\b|\bdata[\s_-]*parallel\b")
+# DDP by its name (torch.nn.parallel.DistributedDataParallel: every rank holds the whole model). "Data-parallel" alone
+# names no sharding: ZeRO is "ZeRO-powered data parallelism" (DeepSpeed docs) and FSDP "fully sharded data parallel",
+# both data parallelism; it says only that the GPUs split the batch (the count beside it is read by the slots).
+_DDP = R(r"\bddp\b|\bdistributed[\s_-]*data[\s_-]*parallel\b|\bplain[\s_-]+data[\s_-]*parallel(?:ism)?\b")
 # "tune run lora_finetune_single_device": torchtune's CLI with a recipe (never "fine-tune run on ...")
 _STACKS = [(R(r"\btorchtune\b|\btune\s+run\s+[a-z0-9]+_[a-z0-9_]+"), "torchtune"), (R(r"\blit[\s_-]?gpt\b"), "litgpt"),
            (R(r"\breference\s+stack\b|\bpila\s+de\s+referencia\b"), "reference"),
@@ -1060,8 +1166,8 @@ WORD_RULES = [
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
     (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_RECIPE, _recipe), (_GRES_GPU, _gres),
     (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible), (_CONFIG, _config), (_TARGETS, _targets),
-    (_OTHER_KEY, _other_key), (_OTHER_WORD_KEY, _other_word_key),
-    (_INSTEAD, _instead),
+    (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_RAY_RESOURCES, lambda scan, m: None),
+    (_INSTEAD, _instead), (_NOT_REGION, _instead), (_DROPPED, _instead),
     (_ADAM_MODS, _adam_mods), (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
     (_SGD, _claim("optimizer", "sgd")), (_OTHER_OPT, _other_opt),
     (_SPLIT_PRECISION, _split_precision), (_FP32_STATES, lambda scan, m: None),
@@ -1145,5 +1251,18 @@ def _trl_full(scan: Scan, m: re.Match[str]) -> bool | None:
     return None
 
 
+# OpenRLHF's SFT trainer (``deepspeed --module openrlhf.cli.train_sft``): --lora_rank defaults to 0, and the actor
+# builds LoRA adapters only for a rank above 0 (openrlhf/cli/train_sft.py, ``--lora_rank`` default 0;
+# openrlhf/models/actor.py, ``if lora_rank > 0``), so a command without one trains every weight.
+_OPENRLHF = R(r"\bopenrlhf\.cli\.train_\w+")
+
+
+def _openrlhf_full(scan: Scan, m: re.Match[str]) -> bool | None:
+    if any(c.field in ("method", "method_weak") for c in scan.claims) or _ADAPTER_CODE.search(scan.marked):
+        return False
+    scan.claim("method", "full", m.start())
+    return None
+
+
 LATE_RULES = [(_FULL_SHORT, _full_short), (_AXOLOTL, _axolotl_full), (_HF_SCRIPT, _hf_full), (_ALL_LAYERS, _all_layers),
-              (_START, _trl_full)]
+              (_START, _trl_full), (_OPENRLHF, _openrlhf_full)]

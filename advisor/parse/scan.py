@@ -125,6 +125,7 @@ class Scan:
     limits: list[tuple[str, float]] = field(default_factory=list)  # (field, value) beyond a limit
     excluded_gpus: set[int] = field(default_factory=set)
     excluded_models: set[int] = field(default_factory=set)
+    excluded_regions: set[int] = field(default_factory=set)  # "Paris, not Frankfurt": the region withdrawn
     bound_gpus: set[int] = field(default_factory=set)  # GPU placeholders already claimed with a count
     gpu_counts: dict[int, int] = field(default_factory=dict)
     examples: list[tuple[float, int]] = field(default_factory=list)  # example counts without a length

@@ -263,7 +263,8 @@ def _names(scan: Scan, m: re.Match[str]) -> None:
         if index not in scan.excluded_models:
             scan.claim("model", match.ident, m.start())
     elif letter == "R":
-        scan.claim("region", match.ident, m.start())
+        if index not in scan.excluded_regions:
+            scan.claim("region", match.ident, m.start())
     else:
         scan.claim("family", match, m.start())
 

@@ -109,21 +109,6 @@ def _lora_pair(m: re.Match[str]) -> str:
 # ``slots._alternatives``)
 _EITHER = re.compile(r"\b(?:either|ya\s+sea|o\s+bien)\s+(?=[\d§a-z])(?=(?:\S+\s+){0,3}?(?:or|o|u)\s)")
 _O_BIEN = re.compile(r"\bo\s+bien\b")
-# A CSV header and its rows, pasted from a sheet ("model,method,seq_len,num_gpus\nQwen/Qwen3-4B,lora,4096,2"): each
-# value is its column's, as "key: value" lines of a config are (one block of lines per row).
-# (A header is three or more identifiers, no spaces in one, as sheets export them: "hi team, quick question, ..." is
-# prose.)
-_CSV = re.compile(r"(?m)^[ \t]*([a-z_][a-z0-9_]*(?:,[a-z_][a-z0-9_]*){2,})[ \t]*((?:\n[ \t]*[^,\n]*(?:,[^,\n]*){2,})+)")
-
-
-def _csv_pairs(m: re.Match[str]) -> str:
-    header = [h.strip() for h in m.group(1).split(",")]
-    rows = [r.split(",") for r in m.group(2).strip("\n").split("\n")]
-    if not all(len(r) == len(header) for r in rows) or len(set(header)) < len(header):
-        return m.group(0)
-    return "\n".join(f"{h}: {v.strip()}" for r in rows for h, v in zip(header, r) if v.strip())
-
-
 # "una época y media", "dos épocas y media", "1 and a half epochs", "one and a half passes": the count plus a half
 _HALF_COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "uno": 1, "una": 1, "un": 1, "dos": 2, "tres": 3, "cuatro": 4,
                 "an": 1, "a": 1}
@@ -307,8 +292,6 @@ def normalize(text: str) -> str:
         text = fast(_STEP_AND_DEVICE).sub(lambda m: f"{m.group('per')} {m.group('dev') or m.group('dev2')}", text)
     if " a" in text and "r" in text:
         text = fast(_RANK_ALPHA_GLUED).sub(_rank_alpha, text)
-    if "," in text and "\n" in text:
-        text = fast(_CSV).sub(_csv_pairs, text)
     if "media" in text or "half" in text:
         text = fast(_AND_A_HALF).sub(_and_a_half, text)
     if "either" in text or "bien" in text or "ya sea" in text:
