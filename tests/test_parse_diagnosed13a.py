@@ -350,3 +350,16 @@ def test_some_card_is_one_card_of_that_kind(text, catalog):
     card named after "some" is never a vague count.)"""
     result = parse_message(text, catalog)
     assert result.intent == "estimate" and result.delta.num_gpus is None
+
+
+@pytest.mark.parametrize("text, field", [("lora llama 3.1 8b seq 2048, epochs: until it converges", "epochs"),
+                                         ("qlora de mistral 7b a 4k, épocas: hasta que converja", "epochs"),
+                                         ("lora de qwen2.5 7b a 2k, lote: hasta donde quepa", "micro_batch")])
+def test_a_stopping_rule_for_a_value_is_asked_about(text, field, catalog):
+    result = parse_message(text, catalog)
+    assert (result.intent, result.clarify_code) == ("clarify", "unreadable"), result.delta.said()
+    assert getattr(result.delta, field) is None
+
+
+def test_up_to_a_number_after_a_key_is_the_value(catalog):
+    assert _said("lora de llama 3.1 8b, secuencia: hasta 4096", catalog)[1].get("seq_len") == 4096

@@ -958,7 +958,9 @@ MAX_VALUE_WORDS = 4
 _VAGUE_HEADS = {"as", "max", "maximum", "maximo", "maxima", "whatever", "lo", "el", "la", "largest", "biggest", "tbd",
                 "auto", "not", "aun", "todavia", "dunno", "unknown", "ni", "no", "por",
                 # "batch: it depends on the GPU", "lote: depende de la GPU", "seq: depending on the data"
-                "it", "depends", "depending", "depende", "dependiendo", "segun", "tan", "whichever", "cualquiera"}
+                "it", "depends", "depending", "depende", "dependiendo", "segun", "tan", "whichever", "cualquiera",
+                # a stopping rule for a value: "epochs: until it converges", "épocas: hasta que converja"
+                "until", "till", "hasta"}
 # "batch as big as fits", "seq as long as possible", "lote tan grande como quepa": a comparison standing for the value
 _AS_AS = {("as", "as"), ("tan", "como")}
 VAGUE_HEADS = frozenset(_VAGUE_HEADS)  # (read by rules._names_a_setting)
@@ -1003,7 +1005,7 @@ def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, 
             tok = toks[k]
             if tok.kind in ("num", "name") and not tok.spoken or tok.kind == "blank":
                 return None  # a number, a name, or words another rule read (a method, a GPU): not a vague value
-            if tok.kind == "word" and slot is not None and not (typed and typed[0] in _VAGUE_HEADS) \
+            if tok.kind == "word" and slot is not None and (typed[0] if typed else tok.text) not in _VAGUE_HEADS \
                     and any(len(c.words) == 1 and c.slot not in (slot, "ignore") for c in _CUE_INDEX.get(tok.text, ())):
                 return None  # "Contexto: dos tarjetas, ...", "context: just one epoch": another setting, said after a heading
             if typed and (tok.kind == "word" and tok.text in _POLITE or tok.kind == "punct" and tok.text in "?!"
