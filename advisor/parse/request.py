@@ -52,7 +52,11 @@ _CORRECTION = re.compile(
     r"\b(?:actually|i\s+mean|i\s+meant|sorry|correction|make\s+(?:it|that)|scratch\s+that|wait|oops|rather|no\s+wait"
     r"|my\s+bad|typo|should\s+(?:be|read|say|have\s+said)|let\s+me\s+correct|on\s+second\s+thought|change\s+(?:that|it)\s+to"
     r"|en\s+realidad|mejor|perdon|perdona|digo|quiero\s+decir|quise\s+decir|queria\s+decir|quise\s+poner|corrijo|correccion"
-    r"|rectifico|mas\s+bien|o\s+sea|espera|esperad|me\s+equivoque|error\s+mio|fe\s+de\s+erratas|pensandolo\s+mejor)\b"
+    r"|rectifico|mas\s+bien|o\s+sea|espera|esperad|me\s+equivoque|error\s+mio|fe\s+de\s+erratas|pensandolo\s+mejor"
+    # an edit note and a value for this run against the last one's ("(edit: rank 32)", "(errata: secuencia 3072)",
+    # "last time 2k, this time 4096", "la otra vez a 2k, esta vez a 4096", "lote 8, bueno, que sea lote 4")
+    r"|edit|edited|editado|edito|errata|erratum|update|updated|upd|fix|fixed|nvm|never\s*mind|this\s+time|esta\s+vez"
+    r"|que\s+sea|bueno|mejor\s+dicho)\b"
     r"|(?:^|[\s,;.(])(?:no|nope)\s*[,:.!]")
 # A change of what is asked between a model and a later size ("now the PM wants the 72B one", "this time the 14B",
 # "ahora queremos el de 72B", "esta vez el de 14B", "switch to the 3B")

@@ -131,7 +131,10 @@ _GRES_GPU = R(r"(?<![\w.])gres[ \t]*[:=][ \t]*gpu(?:[ \t]*:[ \t]*(?:§G\d+§|[a-
 _K8S_GPU = R(r"(?<![\w.])(?:nvidia\.com|amd\.com|gpu\.intel\.com)/(?:gpu|i915)[\"']?[ \t]*:[ \t]*[\"']?(\d{1,3})\b(?![.\w])")
 _K8S_REPLICAS = R(r"(?<![\w.])replicas[ \t]*:[ \t]*(\d{1,3})\b")
 _DS_INCLUDE = R(r"(?<![\w.])include[ \t]*=[ \t]*[\"']?((?:[a-z0-9_.\-]+(?::\d{1,3}(?:,\d{1,3})*)?)(?:@[a-z0-9_.\-]+(?::\d{1,3}(?:,\d{1,3})*)?)*)")
-_VISIBLE = R(r"(?<![\w.])cuda_visible_devices[ \t]*=[ \t]*[\"']?(\d{1,2}(?:[ \t]*,[ \t]*\d{1,2})*)\b"
+# The devices a process may see, listed: CUDA's and NVIDIA's container runtime's variables ("CUDA_VISIBLE_DEVICES=0,1",
+# "NVIDIA_VISIBLE_DEVICES=0,1,2,3", ROCm's HIP_/ROCR_VISIBLE_DEVICES) and Docker's ``--gpus '"device=0,1"'`` (Docker
+# docs, "docker run --gpus": "device=" then the GPUs' indices, comma-separated): one GPU per index listed.
+_VISIBLE = R(r"(?<![\w.])(?:(?:cuda|nvidia|hip|rocr)_visible_devices|(?<=[\s\"'=])device)[ \t]*=[ \t]*[\"']?(\d{1,2}(?:[ \t]*,[ \t]*\d{1,2})*)\b"
              # Docker's --gpus '"device=0,1"' (docs.docker.com, "Access an NVIDIA GPU": the devices the container sees;
              # "--gpus 2" is a count, read as one by the config keys, "--gpus all" a count the text does not give)
              r"|(?<![\w.-])gpus[ \t]*[=:][ \t]*[\"']*device=(\d{1,2}(?:[ \t]*,[ \t]*\d{1,2})*)\b[\"']*")
@@ -645,6 +648,22 @@ def _other_key(scan: Scan, m: re.Match[str]) -> bool | None:
     return None
 
 
+# The same for a one-word key glued to its value by "=", as code and command lines write them ("timeout=86400",
+# "port=8080", "workers=4", Modal's ``@app.function(..., timeout=86400)``): a keyword argument we do not model, read
+# and left alone; a key that is a setting's cue ("seq=2048", "bs=4", "gpus=8", "r=16") is left for the typed slots.
+_OTHER_WORD_KEY = R(r"(?<![\w.\-/])([a-z]{3,})=[\"']?(-?\d+(?:\.\d+)?(?:e-?\d+)?)[\"']?(?=[\s,;)}\]]|$)")
+
+
+def _other_word_key(scan: Scan, m: re.Match[str]) -> bool | None:
+    from advisor.parse.slots import CUE_KEYS, cue_word
+
+    if cue_word(m.group(1)):
+        return False
+    # the last word of a cue said in words ("micro-batch size=16", "max seq len=2048"): the cue's, not a key of its own
+    before = re.findall(r"[a-z0-9]+", scan.text[max(0, m.start() - 40):m.start()])[-3:]
+    return False if any("_".join([*before[len(before) - k:], m.group(1)]) in CUE_KEYS for k in range(1, len(before) + 1)) else None
+
+
 # --- methods ---------------------------------------------------------------------------------
 
 _ART = r"(?:(?:an?|the|una?|la|el|las|los)\s+)?"
@@ -888,6 +907,36 @@ _MIXED = R(r"\bmixed[\s_-]*precision\b|\bprecision\s+mixta\b|\bamp\b")
 _FP16 = R(r"\b(?:fp16|float16|half[\s_-]*precision|media\s+precision)(?:[\s_-]*(?:mixed|amp|mixta))?\b"
           r"|\bmixed[\s_-]*(?:precision[\s_-]*)?\(?\s*fp16\b")
 _FP32 = R(r"\b(?:fp32|float32|full[\s_-]*precision|single[\s_-]*precision|precision\s+(?:completa|total|simple))\b")
+# Master weights kept in fp32 while the math runs in a half type ("weights fp32, compute bf16", "pesos en fp32 y
+# cómputo en bf16", "bf16 compute with fp32 master weights") is what automatic mixed precision is: torch.autocast
+# runs the matmuls in the half type on fp32 parameters (torch/amp/autocast_mode.py, class autocast; HF
+# TrainingArguments(bf16=True) wraps the forward in it, transformers/trainer.py autocast_smart_context_manager).
+# Both values name one precision, "<half>-mixed", never two that conflict.
+_HALF = r"(bf16|bfloat16|bfloat[\s_-]16|fp16|float16)"
+_FP32_WORD = r"(?:fp32|float32)"
+_MASTER = (r"(?:(?:fp32\s+)?master\s+(?:weights?|params|copy)|weights?|params|parameters|parametros|pesos(?:\s+maestros)?"
+           r"|copia\s+maestra|master)")
+_COMPUTE = (r"(?:compute|computation|computations|math|matmuls?|activations?|forward(?:\s+pass)?|autocast|ops"
+            r"|computo|calculos?|activaciones|operaciones|matmul)")
+_AS = r"(?:\s*[:=]\s*|\s+(?:in|en|at|a|as|como)\s+|\s+)"
+_JOINT = r"(?:\s*[,;+/&]\s*|\s+(?:and|y|with|con|but|pero|plus|mas)\s+|\s*[,;]\s*(?:and|y|with|con|but|pero)\s+)"
+_SPLIT_PRECISION = R(
+    r"\b" + _MASTER + _AS + _FP32_WORD + _JOINT + _COMPUTE + _AS + _HALF + r"\b"
+    r"|\b" + _COMPUTE + _AS + _HALF + _JOINT + _MASTER + _AS + _FP32_WORD + r"\b"
+    r"|\b" + _FP32_WORD + r"\s+" + _MASTER + _JOINT + _HALF + r"\s+" + _COMPUTE + r"\b"
+    r"|\b" + _HALF + r"\s+" + _COMPUTE + _JOINT + _FP32_WORD + r"\s+" + _MASTER + r"\b")
+# The optimizer's states in fp32 ("fp32 states", "estados fp32", "optimizer states in fp32") are plain 32-bit AdamW's,
+# kept in fp32 whatever the training precision is (torch/optim/adamw.py: exp_avg/exp_avg_sq are zeros_like(param),
+# fp32 masters under AMP): they say nothing of the precision, so the span is read and left alone.
+_FP32_STATES = R(r"\b(?:(?:optimi[sz]er|optim|optimizador|adam\w*)\s+)?states?" + _AS + r"(?:del\s+optimizador\s+)?" + _FP32_WORD + r"\b"
+                 r"|\b" + _FP32_WORD + r"\s+(?:(?:optimi[sz]er|optim|adam\w*)\s+)?states?\b"
+                 r"|\bestados?(?:\s+del\s+optimizador)?" + _AS + _FP32_WORD + r"\b"
+                 r"|\b" + _FP32_WORD + r"\s+(?:optimizer\s+)?(?:moments|momentos)\b")
+
+
+def _split_precision(scan: Scan, m: re.Match[str]) -> None:
+    half = next(g for g in m.groups() if g)
+    scan.claim("precision", ("fp16" if "16" in half and "b" not in half else "bf16") + "-mixed", m.start())
 
 
 def _claim(field_name: str, value):
@@ -1112,10 +1161,11 @@ WORD_RULES = [
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
     (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_RECIPE, _recipe), (_GRES_GPU, _gres),
     (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible), (_CONFIG, _config), (_TARGETS, _targets),
-    (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_RAY_RESOURCES, lambda scan, m: None),
+    (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_RAY_RESOURCES, lambda scan, m: None),
     (_INSTEAD, _instead), (_NOT_REGION, _instead), (_DROPPED, _instead),
     (_ADAM_MODS, _adam_mods), (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
     (_SGD, _claim("optimizer", "sgd")), (_OTHER_OPT, _other_opt),
+    (_SPLIT_PRECISION, _split_precision), (_FP32_STATES, lambda scan, m: None),
     (_PURE_BF16, _claim("precision", "bf16")), (_FP16, _claim("precision", "fp16-mixed")),
     (_FP32, _claim("precision", "fp32")), (_BF16_MIXED, _claim("precision", "bf16-mixed")), (_MIXED, _mixed),
     (_NO_QUANT, _claim("method", "lora")), (_NO_LORA, _claim("method", "full")),

@@ -94,9 +94,11 @@ _URL = re.compile(r"\b(?:https?://|www\.)\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)+\.(?:c
 _URL_HINT = re.compile(r"https?:|www\.|\.(?:com|org|net|io|ai|dev|co)/")
 _GLUED_X = re.compile(r"x(\d{1,4})")
 _GLUED_R = re.compile(r"r(\d{1,4})")
+_GLUED_CUE = re.compile(r"([a-z]{2,})(\d{1,6})")
 _CUE_GAP = re.compile(r"[\s_\-.]{0,2}")
 _YEAR = re.compile(r"(?:19[89]\d|20[0-4]\d)")
 _DIGITS = re.compile(r"\d{3,7}")
+_LENGTH_DIGITS = re.compile(r"\d{4,6}|\d{1,3}[.,]\d{3}")
 
 
 # Every word the word branch of ``_tokenize`` reads as more than a word (a scale, a unit, a number said in words, an
@@ -156,6 +158,12 @@ def _tokenize(text: str) -> list[Tok]:
             if glued_count:  # "H100 x8"
                 out.append(Tok("num", glued_count.group(1), m.start() + 1, m.end(), gap, unit="x"))
                 continue
+            glued_cue = _GLUED_CUE.fullmatch(word) if word[-1].isdigit() else None
+            if glued_cue and glued_cue.group(1) in GLUED_KEYS:  # "seq2048", "ctx8192", "bs8", "ga4", "ep3": key, number
+                cut = m.start() + len(glued_cue.group(1))
+                out.append(Tok("word", glued_cue.group(1), m.start(), cut, gap))
+                out.append(Tok("num", glued_cue.group(2), cut, m.end(), ""))
+                continue
             glued_rank = _GLUED_R.fullmatch(word) if word[0] == "r" else None
             if glued_rank:  # "LoRA r16"
                 out.append(Tok("word", "r", m.start(), m.start() + 1, gap))
@@ -186,7 +194,8 @@ def _tokenize(text: str) -> list[Tok]:
                     last.scale, last.end = "b", m.end()
                     continue
             if (word in _BYTES or word in ("gigabytes", "megabytes", "terabytes")) and last is not None \
-                    and last.kind == "num" and last.unit is None and last.scale is None and gap.strip() == "":
+                    and last.kind == "num" and last.unit is None and last.scale is None and gap.strip() == "" \
+                    and not (word == "mb" and _NUMBER_NEXT.match(text, m.end())):  # "seq 4096 mb 2": mb is the batch's key
                 last.unit, last.end = "bytes", m.end()  # "20.6 GiB", "80 GB": memory, not a setting
                 continue
             if (word in ("bit", "bits") and len(out) >= 2 and out[-1].kind == "punct" and out[-1].text == "-"
@@ -264,6 +273,7 @@ _STEP_RATES = {"en": tuple(f"{per} {step}" for per in ("per", "/", "each", "ever
 _PER_DEVICE_RATES = tuple(dict.fromkeys(_DEVICE_RATES["en"] + _DEVICE_RATES["es"]))
 _ITEMS_PER_DEVICE = tuple(f"{what} {rate}" for lang in _ITEMS for what in _ITEMS[lang] for rate in _DEVICE_RATES[lang])
 _ITEMS_PER_STEP = tuple(f"{what} {rate}" for lang in _ITEMS for what in _ITEMS[lang] for rate in _STEP_RATES[lang])
+_ID_STRENGTH = 5  # an identifier's word before its number ("job 88213"): weaker than any setting's cue beside it
 # Strengths: 10 a cue that names the slot outright; 6-8 a usual but looser word; 3-4 a weak hint.
 CUES: list[Cue] = [
     # every head word with every measure word: "seq len", "ctx length", "max context size", "sequence window"
@@ -299,12 +309,17 @@ CUES: list[Cue] = [
                                             "micro lote", "tamano de lote", "tamano del lote")
              for where in ("local", *_PER_DEVICE_RATES)),
            "local batch", "local batch size", "local bs",
+           # OpenRLHF's per-device batch (openrlhf/cli/train_sft.py: --micro_train_batch_size, "batch size per GPU";
+           # its --train_batch_size is the global batch, below)
+           "micro train batch size", "micro train batch",
            # the device before the batch word: "device batch 4", "per-device batch size 8", "gpu batch 2"
            *(f"{pre}{dev} {what}" for pre in ("", "per ") for dev in ("device", "gpu", "card")
              for what in ("batch", "batch size", "bs", "micro batch"))),
     # a one-letter key before its number in a terse command ("seq 512 b 64"): the batch, weakly (no scale: the
     # tokenizer leaves "b" alone when a number follows it)
     *_cues("batch", 6, 0, "b"),
+    # terse keys before their number: "mb 2" (micro batch; "24 mb" after a number is a memory, read by the tokenizer),
+    # "ga 8" / "gas 8" (gradient accumulation steps, DeepSpeed's "GAS")
     # Spanish shorthand for secuencia ("lora 7b sec 4096", "sec. 2048"), the key before its number
     *_cues("seq", 8, 0, "sec"),
     *_cues("batch", 0, 9, "per gpu", "per device", "por gpu", "por dispositivo", "/ gpu", "/ device", "per card",
@@ -321,7 +336,23 @@ CUES: list[Cue] = [
     # the adapters' dimension is their rank (PEFT LoraConfig.r: "Lora attention dimension (the 'rank')")
     *_cues("rank", 10, 0, "lora dim", "lora dimension", "adapter dim", "dimension lora", "dimension de lora",
            "dimension del adaptador"),
-    *_cues("epochs", 0, 7, "ep", "eps"),
+    # "3 ep", and the key before its value in a terse line or a pasted flag ("ep=5", "ep: 2", "eps 3")
+    *_cues("epochs", 8, 7, "ep", "eps"),
+    # a full pass over the data said as a sweep, a round or a walk through it ("5 sweeps over the data", "3 rounds
+    # through the corpus", "2 recorridos del dataset", "3 barridos de los datos"): an epoch, its count before it
+    *_cues("epochs", 0, 10, *(f"{noun}{over}" for noun in ("sweeps", "sweep", "full sweeps", "rounds", "round", "cycles")
+                              for over in ("", *(f" {p} {d}" for p in ("over", "through", "of", "across", "on")
+                                                 for d in ("the data", "the dataset", "the corpus", "the training set",
+                                                           "the train set", "data", "dataset", "our data")))),
+           *(f"{noun}{over}" for noun in ("recorridos", "recorrido", "barridos", "barrido", "pasadas completas")
+             for over in ("", *(f" {p} {d}" for p in ("del", "de", "por", "sobre", "a")
+                                for d in ("dataset", "corpus", "los datos", "el dataset", "el corpus", "datos",
+                                          "conjunto de datos", "el conjunto de datos"))))),
+    # "N times over/through the data", "N veces por el dataset": the count of passes; "times" alone stays unread
+    *_cues("epochs", 0, 10, *(f"{t} {p} {d}" for t in ("times", "x") for p in ("over", "through", "across")
+                              for d in ("the data", "the dataset", "the corpus", "the training set", "data", "dataset")),
+           *(f"veces {p} {d}" for p in ("por", "sobre", "a", "de") for d in ("el dataset", "los datos", "el corpus",
+                                                                          "dataset", "datos"))),
     # a count's head with the counted noun, either way round: "epoch count 3", "number of epochs 3", "número de épocas 3"
     *_cues("epochs", 10, 0, *(f"{noun} {head}" for noun in ("epoch", "epochs", "pass", "passes") for head in ("count", "number", "num")),
            *(f"{head} {noun}" for head in ("number of", "num of", "count of", "numero de", "cantidad de")
@@ -341,6 +372,12 @@ CUES: list[Cue] = [
     # a count in an order form: "A10G GPU, qty 2", "pcie h100, quantity 4", "2 unidades de MI300X"
     *_cues("gpus", 8, 0, "qty", "quantity", "cantidad"),
     *_cues("gpus", 0, 7, "way"),
+    # the processes of a data-parallel job, one per device (torchrun's ranks, a launcher's processes): "2 ranks on
+    # B200", "8 processes", "4 procesos"; and data parallelism over a count ("data-parallel on 4 L40S", "paralelismo de
+    # datos en 4 L4": the data there is no dataset)
+    *_cues("gpus", 0, 7, "ranks", "ranks on", "processes", "procesos", "workers on"),
+    *_cues("gpus", 6, 0, "data parallel on", "data parallel across", "data parallel over", "paralelismo de datos en",
+           "paralelismo de datos sobre", "paralelismo de datos con", "data parallel", "paralelismo de datos"),
     *_cues("gpus", 0, 8, "of them", "de ellas", "de ellos", "of those", "of these", "de esas", "de esos", "de estas",
            "de estos"),  # "L4 24GB — 4 of them"  # "4-way B200", "an 8-way node": that many devices
     *_cues("gpus", 0, 6, "units", "unidades"),
@@ -363,7 +400,8 @@ CUES: list[Cue] = [
            "grad accumulation", "accumulation steps", "acumulacion de gradientes", "acumulacion de gradiente",
            "gradient accumulation of", "grad acc"),
     # the word alone beside a batch ("micro-lote de 4 (acumulación 8)", "bs 2, accum 16")
-    *_cues("grad_accum", 8, 0, "acumulacion", "accumulation", "accum", "grad accum of"),
+    *_cues("grad_accum", 8, 0, "acumulacion", "accumulation", "accum", "grad accum of", "ga", "gas", "gacc"),
+    *_cues("batch", 8, 0, "mb", "mbsz"),
     # the verb ("accumulating 8 steps", "accumulate over 4", "acumulando 16 pasos") and "N steps of accumulation":
     # stronger than "steps" alone (a count of steps read and left alone), which they contain
     *_cues("grad_accum", 11, 0, *(f"{verb}{over}" for verb in ("accumulating", "accumulate", "accumulates", "accumulated",
@@ -371,7 +409,7 @@ CUES: list[Cue] = [
                                   for over in ("", " over", " across", " for", " durante", " en", " sobre"))),
     *_cues("grad_accum", 0, 11, "steps of accumulation", "accumulation steps", "steps of gradient accumulation",
            "pasos de acumulacion", "pasos de acumulacion de gradientes", "grad accumulation steps"),
-    *_cues("global_batch", 10, 0, "global batch", "effective batch", "total batch", "lote global", "lote efectivo",
+    *_cues("global_batch", 10, 0, "train batch size", "global batch", "effective batch", "total batch", "lote global", "lote efectivo",
            "global batch size", "effective batch size", "batch global", "batch efectivo", "lote total", "total batch size",
            "global batch size of", "tamano de lote global", "tamano de lote total", "eff batch", "eff. batch", "global",
            "effective bs", "eff bs", "eff. bs", "eff. batch size", "lote ef.", "tot. batch"),
@@ -380,6 +418,29 @@ CUES: list[Cue] = [
            "hora", "days", "day", "dias", "dia", "minutes", "minutos", "weeks", "semanas", "dollars", "dolares",
            "euros", "usd", "eur", "mins", "h", "people", "personas", "users", "usuarios", "teams", "equipos",
            "languages", "idiomas", "experiments", "experimentos", "per epoch", "por epoca", "checkpoints kept"),
+    # a latency, a duration, a team and things that are not GPUs, after their number: "p95 latency 120 ms", "a 12-person
+    # team", "4 people and 1 laptop", "somos 4 personas"
+    *_cues("ignore", 0, 10, "ms", "milliseconds", "millisecond", "milisegundos", "seconds", "second", "segundos", "secs",
+           "person", "persona", "engineers", "ingenieros", "members", "miembros", "devs", "laptop", "laptops", "portatil",
+           "portatiles", "interns", "becarios"),
+    # a model's quality, loss or score, its number on either side: "0.8 loss", "loss of 0.8", "0,8 de loss", "accuracy 71"
+    *_cues("ignore", 9, 9, "loss", "eval loss", "train loss", "perplexity", "ppl", "accuracy", "f1", "bleu", "rouge",
+           "score", "perdida", "exactitud"),
+    # identifiers before their number, weakly ("job 88213", "run 3417", "ticket 2291", "PR 7105": "run 3 epochs" is the
+    # epochs'), and durations and places in a run ("paso 312", "timeout 600", "latencia p95 de 120")
+    # others of a kind, and who we are: "the other 3 are booked", "las otras 3 están reservadas", "somos 4"
+    *_cues("ignore", 11, 0, "other", "others", "otras", "otros"),  # (stronger than the noun after: "the other 3 GPUs")
+    *_cues("ignore", _ID_STRENGTH, 0, "somos", "we are", "there are"),
+    *_cues("ignore", _ID_STRENGTH, 0, "job", "job id", "run", "run id", "ticket", "issue", "pr", "build", "pid", "id"),
+    *_cues("ignore", 10, 0, "paso", "iteracion", "iteration", "timeout", "port", "puerto", "latency", "latencia", "p50",
+           "p90", "p95", "p99"),
+    # a date: a day beside its month ("Dec 1", "on March 3", "14 de nov", "el 3 de marzo"); "may" and "mar" are also a
+    # verb and a noun, never listed
+    *_cues("ignore", 9, 9, *(m for m in ("jan", "january", "feb", "february", "march", "apr", "april", "june", "july",
+                                         "aug", "august", "sep", "sept", "september", "oct", "october", "nov", "november",
+                                         "dec", "december", "ene", "enero", "febrero", "marzo", "abr", "abril", "mayo",
+                                         "junio", "julio", "agosto", "septiembre", "setiembre", "octubre",
+                                         "noviembre", "dic", "diciembre"))),
     # the model's own widths are no adapter dimension: "hidden dim 4096", "head dim 128"
     *_cues("ignore", 11, 0, "hidden dim", "hidden size", "model dim", "head dim", "embedding dim", "intermediate size",
            "ffn dim", "d model"),
@@ -394,9 +455,18 @@ CUES: list[Cue] = [
            # identifiers, no setting we size
            "semilla", "random seed", "rev", "revision", "commit", "sha"),
 ]
+# One-word keys of a setting that people glue to their number in a terse command ("full 7b seq2048", "ctx8192", "bs8
+# ga4", "ep3", "rank16"): the key, then the number (names are placeholders by now, so "a100" or "l4" never reach here)
+GLUED_KEYS = frozenset(c.words[0] for c in CUES if len(c.words) == 1 and c.slot not in ("ignore",) and c.left >= 6
+                        and len(c.words[0]) >= 2)
 # Every cue as its words joined by "_": a config key we do not list whose words are a cue
 # ("per_device_batch_size=8", "micro_bs=4") is read as that cue (``rules._other_key``).
 CUE_KEYS = frozenset("_".join(c.words) for c in CUES if c.slot != "ignore")
+
+
+def cue_word(word: str) -> bool:
+    """``word`` alone is a cue of a setting we read ("seq", "bs", "gpus", "r"): a key=value with it is that setting."""
+    return any(c.slot != "ignore" and c.words == (word,) for c in _CUE_INDEX.get(word, ()))
 # One occurrence of a word binds one number: a phrase listed for the same slot on both sides ("steps"
 # after a count and before a setting) is one cue with both strengths, not two.
 _MERGED: dict[tuple[tuple[str, ...], str], Cue] = {}
@@ -415,7 +485,7 @@ _LEFT_FILL_WORDS = {"of", "de", "del", "la", "el", "is", "es", "at", "to", "arou
                     "approximately", "aprox", "unos", "unas", "roughly", "max", "maximum", "maximo", "maxima", "up",
                     "hasta", "set", "size", "len", "length", "a", "an", "be", "would", "será", "sera", "being",
                     "value", "valor", "tamano", "per", "por", "device", "gpu", "only", "solo", "just", "en", "in",
-                    "the", "los", "las"}
+                    "the", "los", "las", "was", "were", "fue", "era", "fueron", "eran"}
 # The adapters a setting belongs to, between the setting's word and its number: "rank of the lora 16",
 # "rango del adaptador en 64" (free filler: they qualify the cue).
 _QUALIFIERS = {"lora", "adapter", "adapters", "adaptador", "adaptadores"}
@@ -610,6 +680,8 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
                 continue
             if fill is None:
                 continue
+            if cue.slot == "ignore" and last < ti and cue.left <= _ID_STRENGTH and (tok.scale or tok.unit):
+                continue  # an identifier is a bare integer: "a LoRA run 15B-sized model" is a size
             if cue.slot == "ignore" and last < ti and (tok.spoken or any(toks[k].kind == "word" for k in range(last + 1, ti))):
                 continue  # "top 5", "lr: 2e-4" bind what touches them; "on top of 33B" is an idiom, "steps one pass" two phrases
             if last < ti and any(toks[k].kind == "punct" and toks[k].text == "." and toks[k - 1].text not in _ABBREVIATIONS
@@ -662,6 +734,14 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
         if edge.gpu is not None:
             out.gpu_counts.append((tok, edge.gpu))
         out.bindings.append(Binding(slot, tok, value, tok.start, cue_words, cue_pos))
+    weak = [b for b in out.bindings if b.slot == "seq_weak"]
+    if weak and (len(weak) > 1 or any(b.slot in ("seq", "tokens") for b in out.bindings)):
+        # a bare length is the length only alone: beside another length ("seq 1024 -> 4096", "at 2048 (typo: 1024)",
+        # "2048 or 8192") it is a second value of it, settled as a number nothing explains (alternatives, hedges,
+        # corrections, the thread's field)
+        out.bindings = [b for b in out.bindings if b.slot != "seq_weak"]
+        out.stray += [b.tok for b in weak]
+        out.stray.sort(key=lambda t: t.start)
     _alternatives(toks, out, lang)
     _replaced(toks, out, lang)
     bound_cues = {e.cue for e in chosen.values() if e.cue is not None and e.cue < GPU_CUE}
@@ -730,7 +810,9 @@ _HEDGE_HEADS = {"maybe", "perhaps", "possibly", "probably", "quizas", "quiza", "
                 "posiblemente", "probablemente", "or", "o", "u", "if", "si", "else", "otherwise", "needed", "necesario"}
 _CORRECTION_WORDS = {"no", "nope", "sorry", "actually", "mean", "meant", "i", "wait", "perdon", "perdona", "digo", "sea",
                      "ah", "bueno", "espera", "rather", "oops", "correction", "make", "it", "that", "quise", "decir",
-                     "queria", "mejor", "my", "bad", "scratch", "update", "edit", "typo", "errata", "oh", "uh", "hmm", "um"}
+                     "queria", "mejor", "my", "bad", "scratch", "update", "edit", "typo", "errata", "oh", "uh", "hmm", "um",
+                     # a value for this run after the last one's: "last time 2k seq, this time 4096", "esta vez 4096"
+                     "this", "time", "esta", "que", "edito", "upd", "nvm", "fix"}
 
 
 def _hedged(toks: list[Tok], ti: int, tok: Tok, bound: dict, out: Slots, lang: str) -> None:
@@ -741,6 +823,9 @@ def _hedged(toks: list[Tok], ti: int, tok: Tok, bound: dict, out: Slots, lang: s
         t = toks[j]
         if t.kind == "num" and not t.article:
             break
+        if t.kind == "name" and t.text.startswith("§G"):
+            j -= 1  # the card a count counts: "on 2 H100s, sorry I meant 4"
+            continue
         if t.kind == "word" or t.kind == "num" and t.article:
             words.append(t.text)
         elif t.kind == "punct" and t.text == ">" and j and toks[j - 1].text in ("-", "=") and t.gap == "":
@@ -830,6 +915,9 @@ def _replaced(toks: list[Tok], out: Slots, lang: str) -> None:
         if not same:
             continue
         negation = next((n for n in _NEGATION_BEFORE if between[-len(n):] == n), None)
+        if negation is not None and toks[b_i - 1].kind == "punct" and toks[b_i - 1].text in (",", ":", ";", "!", ".") \
+                and toks[b_i - 2].kind == "word" and toks[b_i - 2].text == negation[-1]:
+            negation = None  # "3 épocas, no, 2 épocas", "rank 8... no: 16": "no" and a pause is a correction
         if negation is not None and all(w in _CUE_INDEX or w in ("of", "de", "del") for w in between[:-len(negation)]):
             drop.add(b_i)  # "2048 not 4096", "16384 tokens of context rather than 4096": the later is withdrawn
             continue
@@ -893,7 +981,9 @@ MAX_VALUE_WORDS = 4
 _VAGUE_HEADS = {"as", "max", "maximum", "maximo", "maxima", "whatever", "lo", "el", "la", "largest", "biggest", "tbd",
                 "auto", "not", "aun", "todavia", "dunno", "unknown", "ni", "no", "por",
                 # "batch: it depends on the GPU", "lote: depende de la GPU", "seq: depending on the data"
-                "it", "depends", "depending", "depende", "dependiendo", "segun", "tan", "whichever", "cualquiera"}
+                "it", "depends", "depending", "depende", "dependiendo", "segun", "tan", "whichever", "cualquiera",
+                # a stopping rule for a value: "epochs: until it converges", "épocas: hasta que converja"
+                "until", "till", "hasta"}
 # "batch as big as fits", "seq as long as possible", "lote tan grande como quepa": a comparison standing for the value
 _AS_AS = {("as", "as"), ("tan", "como")}
 VAGUE_HEADS = frozenset(_VAGUE_HEADS)  # (read by rules._names_a_setting)
@@ -938,7 +1028,7 @@ def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, 
             tok = toks[k]
             if tok.kind in ("num", "name") and not tok.spoken or tok.kind == "blank":
                 return None  # a number, a name, or words another rule read (a method, a GPU): not a vague value
-            if tok.kind == "word" and slot is not None and not (typed and typed[0] in _VAGUE_HEADS) \
+            if tok.kind == "word" and slot is not None and (typed[0] if typed else tok.text) not in _VAGUE_HEADS \
                     and any(len(c.words) == 1 and c.slot not in (slot, "ignore") for c in _CUE_INDEX.get(tok.text, ())):
                 return None  # "Contexto: dos tarjetas, ...", "context: just one epoch": another setting, said after a heading
             if typed and (tok.kind == "word" and tok.text in _POLITE or tok.kind == "punct" and tok.text in "?!"
@@ -984,12 +1074,30 @@ def _part_of_something(toks: list[Tok], ti: int) -> bool:
         return True
     if prev is not None and prev.kind == "punct" and prev.text == "#" and tok.gap == "":
         return True  # "PR #7105", "issue #12": an identifier
+    nxt = toks[ti + 1] if ti + 1 < len(toks) else None
+    if nxt is not None and nxt.kind == "punct" and nxt.text == "-" and nxt.gap == "" and ti + 2 < len(toks) \
+            and toks[ti + 2].kind == "word" and toks[ti + 2].gap == "" and any(c.isdigit() for c in toks[ti + 2].text):
+        return True  # "20241105-a7", "2291-rc1": an identifier glued to letters and digits ("2048-token" is a unit)
     if tok.in_url:
         return True
+    if "." in tok.text and not tok.scale and not tok.unit and prev is not None and _after_model_paren(toks, ti):
+        return True  # "a 1B Llama (3.2)", "el Qwen de 7B (el 2.5)": the release of the model just named
+    if len(tok.text) > 1 and tok.text[0] == "0" and tok.text.isdigit():
+        return True  # "01-ai", "007": a leading zero is an identifier's, no setting's
     if tok.text.count(".") >= 2:  # "0.6.1": a version
         return True
     # (2048, a power of two in the years' range, is the length people type most: asked about, never taken for a year)
     return bool(_YEAR.fullmatch(tok.text)) and tok.scale is None and tok.unit is None and tok.text != "2048"
+
+
+def _after_model_paren(toks: list[Tok], ti: int) -> bool:
+    """The number opens a parenthesis right after a model's name, an article or "v" between ("§M0§ (3.2)",
+    "§M0§ (el 2.5)", "§M0§ (v0.3)")."""
+    j = ti - 1
+    if j >= 0 and toks[j].kind == "word" and toks[j].text in ("el", "la", "the", "v", "version", "version"):
+        j -= 1
+    return j >= 1 and toks[j].kind == "punct" and toks[j].text == "(" and toks[j - 1].kind == "name" \
+        and toks[j - 1].text.startswith(("§M", "§F"))
 
 
 def _pow2(tok: Tok) -> bool:
@@ -1009,12 +1117,30 @@ def _alone(tok: Tok, lang: str) -> tuple[str, float] | None:
         return "params_weak", 1.0
     if tok.scale == "k":
         return "seq", 2.0
-    return None  # a bare integer, even a power of two ("full qwen3 0.6b 512"), says nothing of what it is: asked about
+    if bare_length(tok):
+        # a bare power of two from 1024 to 128k after the model ("lora llama-2-13b 4096 ddp", "completo tinyllama 2048
+        # en una 4090", "qlora mistral nemo 16.384") is the context length people type: no batch, rank or GPU count is
+        # that large. Weakly, and only when no length is said otherwise (``sizes.read_slots``: else it is asked about).
+        return "seq_weak", 1.0
+    return None  # a bare integer ("full qwen3 0.6b 512", "llama 3 8b 64", "4k, 3000") says nothing of what it is: asked about
+
+
+def bare_length(tok: Tok) -> bool:
+    """A number typed as a power of two from 1024 to 131072, digits only or grouped by thousands ("4096", "16.384",
+    "32,768"), with no unit or scale."""
+    if tok.scale or tok.unit or tok.spoken or not _LENGTH_DIGITS.fullmatch(tok.text):
+        return False
+    v = int(tok.text.replace(",", "").replace(".", ""))
+    return 1024 <= v <= 131072 and v & (v - 1) == 0
 
 
 # Words between a count and the GPU it counts: "8 x H100", "8 of our H100s", "ocho de nuestras A100".
 _COUNT_TO_GPU = {"x", "nvidia", "of", "de", "our", "the", "my", "these", "those", "nuestras", "nuestros", "las", "los",
-                 "mis", "sus", "units", "unidades", "placas", "boards"}
+                 "mis", "sus", "units", "unidades", "placas", "boards",
+                 # the maker, the cloud or the architecture before the card's name: "4 AWS A10G", "2 Ada-gen L40S",
+                 # "8 NVIDIA Hopper H100", "3 GCP L4", "4 AMD MI300X"
+                 "amd", "aws", "gcp", "azure", "google", "ada", "gen", "hopper", "ampere", "blackwell", "lovelace",
+                 "datacenter", "data", "center", "cloud", "rented", "alquiladas", "rentadas"}
 # A GPU name is a cue of its own: one count binds to it ("r of 8 l40s x8": x8 is the count, 8 the rank).
 GPU_CUE = 1_000_000
 
@@ -1023,14 +1149,17 @@ def _gpu_edges(toks: list[Tok], ni: int, ti: int, lang: str) -> list[_Edge]:
     """A count right before a GPU name ("8 H100", "8x H100", "ocho A100") or after it ("H100 x8")."""
     tok = toks[ti]
     out = []
+    if tok.article:
+        return _only_one(toks, ni, ti)
     value = _value_ok(tok, "gpus", lang)
     if value is None:
         return out
     nxt = ti + 1
-    while nxt < len(toks) and nxt - ti <= 3 and (toks[nxt].kind == "word" and toks[nxt].text in _COUNT_TO_GPU
-                                                 or toks[nxt].kind == "punct" and toks[nxt].text in ("*",)):
+    while nxt < len(toks) and nxt - ti <= 4 and (toks[nxt].kind == "word" and toks[nxt].text in _COUNT_TO_GPU
+                                                 or toks[nxt].kind == "punct" and toks[nxt].text in ("*", "-")):
         nxt += 1
-    if nxt < len(toks) and toks[nxt].kind == "name" and toks[nxt].text.startswith("§G"):
+    if nxt < len(toks) and toks[nxt].kind == "name" and toks[nxt].text.startswith("§G") \
+            and not (tok.unit != "x" and bare_length(tok)):  # "full qwen3-0.6b 2048 l4": a length before the card
         gpu = int(toks[nxt].text[2:-1])
         strength = 11 if tok.unit == "x" else 10
         out.append(_Edge(ni, GPU_CUE + gpu, "gpus", strength - 0.5 * (nxt - ti - 1) + _plausible("gpus", value), gpu=gpu))
@@ -1052,6 +1181,39 @@ def _gpu_edges(toks: list[Tok], ni: int, ti: int, lang: str) -> list[_Edge]:
         gpu = int(toks[prev].text[2:-1])
         out.append(_Edge(ni, GPU_CUE + gpu, "gpus", (11 if tok.unit == "x" else 9) + _plausible("gpus", value), gpu=gpu))
     return out
+
+
+# "an H200 and no more", "una H100 y ninguna más", "a 4090 and nothing else": the article counts the card after all
+# (an article alone names a card and no count: "on an H100").
+_NO_MORE = (("and", "no", "more"), ("and", "no", "other"), ("and", "no", "others"), ("and", "nothing", "else"),
+            ("y", "ninguna", "mas"), ("y", "ninguno", "mas"), ("y", "nada", "mas"), ("y", "ninguna", "otra"),
+            ("and", "that's", "it"), ("only",), ("alone",), ("sola",), ("solamente",))
+
+
+_CARD_WORDS = {"pcie", "sxm", "sxm4", "sxm5", "nvl", "vram", "hbm3", "hbm3e", "hbm2e", "gddr6", "gddr6x", "memory", "memoria",
+               "de", "with", "con", "ram"}
+
+
+def _only_one(toks: list[Tok], ni: int, ti: int) -> list[_Edge]:
+    nxt = ti + 1
+    while nxt < len(toks) and nxt - ti <= 4 and (toks[nxt].kind == "word" and toks[nxt].text in _COUNT_TO_GPU
+                                                 or toks[nxt].kind == "punct" and toks[nxt].text == "-"):
+        nxt += 1  # "una Ada-gen L40S", "an AWS A10G"
+    if nxt >= len(toks) or toks[nxt].kind != "name" or not toks[nxt].text.startswith("§G"):
+        return []
+    j = nxt + 1
+    if j < len(toks) and toks[j].kind == "punct" and toks[j].text == "(":  # "una 4090 (Ada, 24 GB) y ninguna más"
+        close = next((k for k in range(j + 1, min(len(toks), j + 10)) if toks[k].text == ")"), None)
+        j = close + 1 if close is not None else j
+    while j < len(toks) and j - nxt <= 8 and (toks[j].kind == "punct" and toks[j].text in (")", "(", ",", "-")
+                                               or toks[j].kind == "word" and toks[j].text in _CARD_WORDS
+                                               or toks[j].kind == "num" and toks[j].unit == "bytes"):
+        j += 1  # the card's form factor and memory: "una H100 80GB PCIe y ninguna más", "una L4, 24 GB VRAM y ..."
+    words = tuple(t.text for t in toks[j:j + 4] if t.kind == "word")[:3]
+    if j >= len(toks) or toks[j].kind != "word" or not any(words[:len(p)] == p for p in _NO_MORE):
+        return []
+    gpu = int(toks[nxt].text[2:-1])
+    return [_Edge(ni, GPU_CUE + gpu, "gpus", 10, gpu=gpu)]
 
 
 def _match(n_nums: int, edges: list[_Edge]) -> dict[int, _Edge]:

@@ -47,7 +47,9 @@ _PUNCT = str.maketrans({"×": "x", "→": "->", "⇒": "=>", "➝": "->", "⟶":
                         "\u202f": " ", "…": "...", "€": " eur ", "£": " gbp ",
                         # a check or ballot mark after a setting is its state ("grad ckpt ✗", "checkpointing ✓")
                         "✓": " on ", "✔": " on ", "☑": " on ", "✗": " off ", "✘": " off ", "☒": " off ",
-                        "❌": " off "})
+                        "❌": " off ",
+                        # the Greek letter LoRA's papers and PEFT's docs write for lora_alpha ("LoRA (r 16, α 32)")
+                        "α": " alpha "})
 _COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _NON_ASCII = re.compile(r"[^\x20-\x7e\n]")  # emoji, other scripts, control characters -> a space
 _SPACES = re.compile(r"[ \t\r\f\v]+")
@@ -104,7 +106,36 @@ def _lora_pair(m: re.Match[str]) -> str:
     return f"{lora}{names[0]} {m.group(3)}, {names[1]} {m.group(4)}"
 
 
-_GLUED_COUNT = re.compile(r"\b(\d{1,4})\s*x\s*(?=[a-z])")
+# (what follows the "x" is a name's shape, letters then digits then letters, "8xa100", "4xl40s", "2xrtx4090": a run
+# id like "3xk9a2" in a link or a label is left as typed)
+# "either 2048 or 4096", "o bien 2048 o bien 4096", "ya sea 2 o 4": the words that open a choice between two values,
+# dropped so the values stand joined by "or"/"o" as "seq 2048 or 4096" does (two values: a question back,
+# ``slots._alternatives``)
+_EITHER = re.compile(r"\b(?:either|ya\s+sea|o\s+bien)\s+(?=[\d§a-z])(?=(?:\S+\s+){0,3}?(?:or|o|u)\s)")
+_O_BIEN = re.compile(r"\bo\s+bien\b")
+# "una época y media", "dos épocas y media", "1 and a half epochs", "one and a half passes": the count plus a half
+_HALF_COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "uno": 1, "una": 1, "un": 1, "dos": 2, "tres": 3, "cuatro": 4,
+                "an": 1, "a": 1}
+_AND_A_HALF = re.compile(r"\b(\d{1,2}|one|two|three|four|una?|uno|dos|tres|cuatro)\s+(epocas?|pasadas?|vueltas?)\s+y\s+media\b"
+                         r"|\b(\d{1,2}|one|two|three|four|an?)\s+and\s+a\s+half\s+(epochs?|passes|pass)\b")
+
+
+def _and_a_half(m: re.Match[str]) -> str:
+    count, noun = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    whole = int(count) if count.isdigit() else _HALF_COUNTS[count]
+    return f"{whole + 0.5:g} {noun if noun.endswith('s') else noun + ('es' if noun == 'pass' else 's')}"
+
+
+# "r16 a32", "r=8 a=16": a LoRA rank glued to its key, then the alpha glued to "a" (the key's initial, as "r" is the
+# rank's; PEFT LoraConfig(r, lora_alpha)): only right after a rank so written, where "a" can be nothing else
+_RANK_ALPHA_GLUED = re.compile(r"\b(r\s?=?\s?\d{1,4})\s+a\s?=?\s?(\d{1,4})\b(?![.-]\d)")
+# NVIDIA's A-series cards a rank may stand before ("r=4 A100 40 GB", "r 8 a10g"): a card, not an alpha
+_A_CARDS = {"10", "30", "40", "100", "800", "2000", "4000", "4500", "5000", "6000"}
+
+
+def _rank_alpha(m: re.Match[str]) -> str:
+    return m.group(0) if m.group(2) in _A_CARDS else f"{m.group(1)} alpha {m.group(2)}"
+_GLUED_COUNT = re.compile(r"\b(\d{1,4})\s*x\s*(?=[a-z]+\d*[a-z]*(?![a-z0-9]))")
 # "4x4090" is four cards, "8x7b" / "8x22B" a Mixtral: a count unless the second number ends in b
 # "A100 de 40 GB", "A100 with 40GB", "A100 (40GB)" -> "a100 40gb", the way catalog aliases write it
 _GPU_MEMORY = re.compile(r"\b([a-z]{1,4}\d{2,4}[a-z]{0,2})\s*(?:\(\s*|,\s*|\s(?:de|with|con|w/)\s+)(\d{2,3})\s*gb?\b\s*\)?")
@@ -279,6 +310,13 @@ def normalize(text: str) -> str:
         if "step" in text or "update" in text or "paso" in text or "actualizacion" in text:
             text = fast(_QUALIFIED_STEP).sub(lambda m: f"{m.group('per')} step" if m.group("per") else f"{m.group('por')} paso", text)
         text = fast(_STEP_AND_DEVICE).sub(lambda m: f"{m.group('per')} {m.group('dev') or m.group('dev2')}", text)
+    if " a" in text and "r" in text:
+        text = fast(_RANK_ALPHA_GLUED).sub(_rank_alpha, text)
+    if "media" in text or "half" in text:
+        text = fast(_AND_A_HALF).sub(_and_a_half, text)
+    if "either" in text or "bien" in text or "ya sea" in text:
+        text = fast(_EITHER).sub("", text)
+        text = fast(_O_BIEN).sub("o", text)
     if "x" in text and (fast(_TIMES_X).search(text) or fast(_TIMES_DIGIT).search(text)):  # _TIMES_HINT
         text = fast(_NAME_TIMES_COUNT).sub(r"\1 x\2", text)
         text = fast(_COUNT_TIMES_NUMBER).sub(_split_count, text)
@@ -292,8 +330,52 @@ def normalize(text: str) -> str:
     split = _SPACES.sub(" ", text).split("\n")
     if len(split) != len(indents):  # never: every substitution above keeps line breaks
         indents = [0] * len(split)
-    lines = (" " * indent + line.strip() for indent, line in zip(indents, split))
-    return "\n".join(line for line in lines if line.strip())
+    lines = [" " * indent + line.strip() for indent, line in zip(indents, split)]
+    lines = [line for line in lines if line.strip()]
+    return "\n".join(_unwrapped(lines) if len(lines) > 1 else lines)
+
+
+# Prose a client wrapped at a width ("bloques de 4096\ntokens", "8 samples on\neach device", "2 sweeps over\nthe
+# data"): a line runs on into the next, flush with a word, when it cannot end there: it ends with a word that only
+# joins ("on", "the", "de", "cada", "and"), or with a number whose unit or noun the next line starts with and no
+# number of its own ("16384\ntokens, ...", "3\nmillones de tokens"; "de 2,7B\nsecuencias de 4096 tokens" is a new
+# item), or the next line starts with such a word. A config's or a list's line ("key: value", "- item", "1) item",
+# "| cell |", a command's "--flag") never joins.
+_JOINING_WORDS = frozenset(
+    "of de del on en over the la el los las a an un una unos unas each cada per por with con and y to in at for para "
+    "sobre across through from desde entre e o or u than que al my our your nuestro nuestra nuestros nuestras su sus "
+    "this these those este esta estos estas is are es son be bien either".split())
+_LAST_WORD = re.compile(r"([a-z]+|\d[\d.,]*[kmb]?)$")
+_FIRST_WORD = re.compile(r"[a-z]+|\d")
+_FIRST_CLAUSE_DIGIT = re.compile(r"^[^,;]*?\d")
+_STRUCTURED = re.compile(r"^\s|^[\"'{\[]?[a-z_][a-z0-9_.\-]*[\"']?\s*[:=]\s*\S*\s*,?$|^(?:[-*#|>@]|\d+[).](?:\s|$)|--)"
+                         r"|\\$|```|[{}\[\]]\s*,?$")
+
+
+def _setting_key(word: str) -> bool:
+    from advisor.parse.slots import GLUED_KEYS
+
+    return word in GLUED_KEYS or word == "r"
+
+
+def _unwrapped(lines: list[str]) -> list[str]:
+    out = [lines[0]]
+    for line in lines[1:]:
+        last = out[-1]
+        tail = _LAST_WORD.search(last)
+        head = _FIRST_WORD.match(line)
+        word_tail = tail is not None and not tail.group(1)[0].isdigit()
+        joins = tail is not None and head is not None and not _STRUCTURED.search(line) \
+            and not _STRUCTURED.search(last) and (
+                word_tail and tail.group(1) in _JOINING_WORDS or head.group(0) in _JOINING_WORDS
+                or not word_tail and head.group(0).isalpha() and not _FIRST_CLAUSE_DIGIT.match(line)
+                # a setting's key, then its number on the next line: "rank\n8 LoRA weights", "Wait, seq\n1024"
+                or word_tail and head.group(0).isdigit() and _setting_key(tail.group(1)))
+        if joins:
+            out[-1] = last + " " + line
+        else:
+            out.append(line)
+    return out
 
 
 def _split_count(m: re.Match[str]) -> str:

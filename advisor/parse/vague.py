@@ -32,6 +32,8 @@ _GRANDE = r"(?:grande|grandes|enorme|enormes|gigante|pequeno|pequena|pequenos|ch
 
 _EPOCHS = r"(?:epochs?|passes|epocas?|pasadas)"
 _SOME = r"\bsome\s+(?:more\s+)?(?:gpus|cards|devices|accelerators)\b"
+# A count said with "-ish" or "or so" ("a couple-ish of GPUs", "4-ish GPUs" is a number the slots read): no count
+_ISH = r"\b(?:a\s+)?(?:couple|few|handful)[\s-]*ish\s+(?:of\s+)?"
 _GPUS = r"(?:(?:§G\d+§\s*)?(?:gpus?|cards?|tarjetas?|graficas?|devices|dispositivos|accelerators|aceleradores)|§G\d+§)"
 _DATA = (r"(?:(?:training\s+)?data|datos(?:\s+de\s+entrenamiento)?|tokens?|(?:training\s+)?(?:examples|samples)|ejemplos|muestras"
          r"|(?:million|billion|millones)\s+(?:of\s+|de\s+)?tokens)")
@@ -41,16 +43,21 @@ _LONG = r"(?:(?:very\s+|really\s+|super\s+)?(?:long|longer|short|shorter|large|b
 _SEQ = r"(?:context(?:\s+windows?|\s+lengths?)?|sequences?|seqs|inputs|prompts|documents|docs)"
 _LARGO = r"(?:largos?|largas?|cortos?|cortas?|grandes?|extensos?|extensas?)"
 _SEQ_ES = r"(?:contextos?|secuencias?|ventanas?\s+de\s+contexto|entradas|documentos)"
+# "the biggest batch that fits", "el lote más grande que quepa": the batch left to what fits, no value said
+_MAX_BATCH = (r"\b(?:the\s+)?(?:largest|biggest|max(?:imum)?)\s+(?:micro[\s-]*)?(?:batch(?:\s+size)?|bs)\s+(?:that\s+|we\s+can\s+|which\s+)?"
+              r"(?:fits?|possible|get|fit)\b"
+              r"|\b(?:el\s+)?(?:micro[\s-]*)?(?:lote|batch)\s+mas\s+grande\s+(?:que\s+(?:quepa|entre|se\s+pueda|podamos)|posible)\b")
 
 _VAGUE = {
     "epochs": re.compile(r"\b(?:" + _FEW + r"|some)\s+(?:more\s+)?" + _EPOCHS + r"\b"),
-    "num_gpus": re.compile(r"\b" + _FEW + r"\s+" + _GPUS + r"(?![a-z])|\bmulti[\s-]*(?:gpu|node)\b|" + _SOME),
+    "num_gpus": re.compile(r"\b" + _FEW + r"\s+" + _GPUS + r"(?![a-z])|\bmulti[\s-]*(?:gpu|node)\b|" + _SOME + "|" + _ISH + _GPUS),
     "dataset_tokens": re.compile(r"\b(?:" + _FEW + r"|some)\s+" + _DATA + r"\b|\b(?:an?\s+|the\s+|our\s+)?" + _BIG + r"\s+" + _DATASET + r"\b"
                                  r"|\b(?:un|el|nuestro)\s+" + _DATASET + r"\s+" + _GRANDE + r"\b"
                                  r"|\b(?:a\s+few|several|some|unos\s+cuantos|unos\s+pocos|varios)\s+(?:million|billion|millones)\b"),
     "params_b": re.compile(r"\b(?:an?\s+|the\s+|our\s+|some\s+)" + _BIG + r"\s+(?:(?:open|base|custom|dense|instruct)\s+)?" + _MODEL + r"\b"
                            r"|\b(?:un|el|nuestro)\s+" + _MODEL + r"\s+" + _GRANDE + r"\b"),
-    "seq_len": re.compile(r"\b" + _LONG + r"[\s-]+" + _SEQ + r"\b|\b" + _SEQ_ES + r"\s+(?:muy\s+)?" + _LARGO + r"\b"),
+    "seq_len": re.compile(r"\b" + _LONG + r"[\s-]+" + _SEQ + r"\b|\b" + _SEQ_ES + r"\s+(?:(?:muy|bien|super|re)\s+)?" + _LARGO + r"\b"),
+    "micro_batch": re.compile(_MAX_BATCH),
 }
 # Only a word a rule would read as the field's noun makes the phrase about that field: "some context:" opens
 # prose (a heading), "a few questions" counts nothing we size.
@@ -63,7 +70,8 @@ _TRIGGERS = frozenset("""few several some many multiple various bunch lot lots p
 cuantas cuantos pocas pocos varias varios algunas algunos muchas muchos muchisimas muchisimos bastantes monton montones
 punado big bigger large larger huge massive giant enormous small smaller tiny medium mid decent grande grandes enorme
 enormes gigante pequeno pequena pequenos chico chica mediano mediana long longer short shorter largo largos larga largas
-corto cortos corta cortas extenso extensos extensa extensas multi million billion millones""".split())
+corto cortos corta cortas extenso extensos extensa extensas multi million billion millones ish largest biggest maximum
+max mas""".split())
 _WORD = re.compile(r"[a-z]+")
 
 
