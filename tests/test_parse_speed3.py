@@ -322,7 +322,8 @@ def test_every_word_the_tokenizer_reads_specially_is_special():
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["8", "13", "-", "billion", "b", "mil", " millones", "millones", "x", "x8", "r16", "r",
                                  "gb", "GiB", "bit", "bits", "una", "sola", "1", "epoca", "two", "a", "an", " ", "",
-                                 "rank", "xl", "run", "§G0§", "\x01", ",", "gigabytes", "4k", "2048tokens"]), max_size=20))
+                                 "rank", "xl", "run", "§G0§", "\x01", ",", "gigabytes", "4k", "2048tokens",
+                                 "seq2048", "bs4", "ep3", "ctx8192", "ga8", "a100"]), max_size=20))
 def test_the_tokenizer_reads_alike_with_the_plain_word_shortcut(pieces):
     from advisor.parse import slots
 

@@ -103,7 +103,8 @@ _LENGTH_DIGITS = re.compile(r"\d{4,6}|\d{1,3}[.,]\d{3}")
 
 # Every word the word branch of ``_tokenize`` reads as more than a word (a scale, a unit, a number said in words, an
 # article, "x"); a word outside it that opens with neither "x" (a glued count, "x8") nor "r" (a glued rank, "r16")
-# is a plain word, appended without the checks (most words of a pasted config).
+# and does not end with a digit (a key glued to its number, "seq2048", "bs4") is a plain word, appended without the
+# checks (most words of a pasted config).
 _SPECIAL_WORDS = frozenset({*_SPACED_SCALES, *_BYTES, "gigabytes", "megabytes", "terabytes", "bit", "bits", "millones",
                             "millon", "mil", *WORD_NUMBERS, *ARTICLES, "x"})
 
@@ -150,7 +151,7 @@ def _tokenize(text: str) -> list[Tok]:
             continue
         if kind == "word":
             word = m.group("word")
-            if word not in _SPECIAL_WORDS and word[0] != "x" and word[0] != "r":
+            if word not in _SPECIAL_WORDS and word[0] != "x" and word[0] != "r" and not word[-1].isdigit():
                 out.append(Tok("word", word, m.start(), m.end(), gap))  # what every check below would leave as it is
                 continue
             last = out[-1] if out else None
