@@ -1,0 +1,68 @@
+"""How often the chat parser reads the round-13 blind sets fully right (issue #13): counts only, measured once.
+
+Two sets, written for issue #13's final held-out measurement of round 13 by someone who did not read or
+run the parser while writing them, and committed ("freeze round-13 blind sets ... before any parser
+run", 7d8ff4e) before this benchmark existed:
+
+- ``heldout/table4``: 523 hand-written Slack messages, 261 English and 262 Spanish
+  (tests/heldout/table4.py, tests/data/heldout/table4.json);
+- ``heldout/gen13``: round 13's independent generator, 3,000 messages from seed 13
+  (tests/heldout/gen13.py), with vocabularies, frames, noise and config shapes that neither
+  tests/phrasegen.py nor tests/heldout/gen9.py nor tests/heldout/gen11.py has.
+
+They are BLIND: nobody tunes the parser on them, and this benchmark prints counts only (there is no
+``--show``). The lead runs it once, at the end of the session, on the merged parser, and records the
+figures here; from then on the sets are diagnosed like the earlier ones.
+
+Each set prints one line, as benchmarks/parse_heldout.py and benchmarks/parse_blind.py do (the judging,
+the counts and the line are theirs: ``judge_all``, ``summary``, ``report`` and ``composition`` are
+imported from parse_heldout.py, not copied): how many messages are fully right (``tests.phrasegen.judge``:
+the intent, the clarify code where labelled, and exactly the labelled fields), by language, and the
+count of answers built on a value the user did not say (a field the message did not state, a field read
+as another value, or a default used where the message stated a value that cannot be read; defaults for
+what a message does not mention are listed as assumed in the answer and are not counted). Then the
+set's composition (messages by language, by kind and by expected intent). Where the parser raised an
+unexpected error, it prints where in the parser (file, line, function), never the message.
+
+    python benchmarks/parse_blind13.py [--n 3000] [--seed 13] [--limit N]
+
+``--limit N`` reads only the first N messages of each set (a smoke run for tests).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # the judging and report of parse_heldout.py, shared
+
+from advisor.catalog import Catalog  # noqa: E402
+from parse_heldout import composition, judge_all, report, summary  # noqa: E402
+from tests.heldout import gen13, table4  # noqa: E402
+
+__all__ = ["SETS", "composition", "judge_all", "load_sets", "main", "report", "summary"]  # summary: for tests
+
+SETS = ("heldout/table4", "heldout/gen13")
+
+
+def load_sets(catalog: Catalog, *, n: int = gen13.N_DEFAULT, seed: int = 13) -> list[tuple[str, list[dict]]]:
+    return [(SETS[0], table4.load()), (SETS[1], gen13.generate(n, catalog=catalog, seed=seed))]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=gen13.N_DEFAULT, help="generated messages (gen13)")
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--limit", type=int, default=None, help="read only the first N messages of each set")
+    args = parser.parse_args(argv)
+    catalog = Catalog.in_memory()
+    for name, entries in load_sets(catalog, n=args.n, seed=args.seed):
+        entries = entries[: args.limit] if args.limit is not None else entries
+        report(name, entries, judge_all(entries, catalog))
+
+
+if __name__ == "__main__":
+    main()
