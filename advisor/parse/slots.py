@@ -836,8 +836,12 @@ def _hedged(toks: list[Tok], ti: int, tok: Tok, bound: dict, out: Slots, lang: s
             return
         j -= 1
     partner = bound.get(toks[j].start) if j >= 0 else None
+    withdrawn = None
     if partner is None:
-        return
+        withdrawn = _withdrawn(toks, j, out, lang) if j >= 0 else None
+        if withdrawn is None:
+            return
+        partner = withdrawn
     said = [w for w in words if w not in _CUE_INDEX]  # "4 GPUs, maybe 8": the value's own cue may stand between
     hedge = bool(said) and all(w in _HEDGES for w in said) and any(w in _HEDGE_HEADS for w in said)
     correction = bool(said) and all(w in _CORRECTION_WORDS or w in _HEDGES for w in said) and not hedge
@@ -847,9 +851,34 @@ def _hedged(toks: list[Tok], ti: int, tok: Tok, bound: dict, out: Slots, lang: s
     if value is None or _plausible(partner.slot.removesuffix("_weak"), value) < 0:
         return  # "seq 4096 and 2": no length of 2; the number stays asked about
     out.stray.remove(tok)
-    if arrow:
+    if withdrawn is not None:  # "scratch the 4096, make it 6144": the repeated value names the one withdrawn
+        out.stray.remove(toks[j])
+    if arrow or withdrawn is not None:
         out.bindings.remove(partner)
     out.bindings.append(Binding(partner.slot, tok, value, tok.start, partner.cue, partner.cue_pos))
+
+
+# A value withdrawn by repeating it: "scratch the 4096, make it 6144", "forget the 16, use 32", "olvida el 6144, que
+# sea 2048", "descarta los 4096, mejor 8192". The verb and an optional article stand right before a number that is
+# not bound to a slot but repeats the value of one binding (the same figure read for that binding's slot: "ctx 1K
+# ... scratch the 1024"); that binding is the one withdrawn, and the value after the correction replaces it.
+_WITHDRAW = {"scratch", "scrap", "forget", "ignore", "drop", "ditch", "disregard", "olvida", "olvidad", "olvidate",
+             "ignora", "ignorad", "descarta", "descartad", "quita", "quitad", "borra", "borrad", "tacha", "tachad"}
+_WITHDRAW_ARTICLES = {"the", "that", "this", "el", "la", "lo", "los", "las", "ese", "esa", "eso", "del", "de"}
+
+
+def _withdrawn(toks: list[Tok], j: int, out: Slots, lang: str) -> Binding | None:
+    ref = toks[j]
+    if ref.kind != "num" or ref not in out.stray:
+        return None
+    k = j - 1
+    if k >= 0 and toks[k].kind == "word" and toks[k].text in _WITHDRAW_ARTICLES:
+        k -= 1
+    if not (k >= 0 and toks[k].kind == "word" and toks[k].text in _WITHDRAW):
+        return None
+    matches = [b for b in out.bindings if b.pos < ref.start
+               and _value_ok(ref, b.slot.removesuffix("_weak"), lang) == b.value]
+    return matches[-1] if len({b.slot for b in matches}) == 1 else None  # none, or two fields with that figure: no pick
 
 
 # A value the same sentence withdraws in favour of another:
