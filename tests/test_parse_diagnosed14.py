@@ -40,3 +40,16 @@ def test_a_repeated_value_withdrawn_is_replaced_by_the_correction(text, field, w
 def test_withdrawing_a_value_nobody_said_is_a_question(text, catalog):
     result = parse_message(text, catalog)
     assert result.intent == "clarify" and result.delta.said().get("seq_len") != 3072
+
+
+# --- a Kubeflow TrainJob's numNodes times its per-node GPU limit (gen13's config:trainjob) ----------------
+
+@pytest.mark.parametrize("lead,nodes,per_node", [
+    ("size a LoRA of qwen2.5 7b for this job", 3, 4),
+    ("¿cuánto cuesta un LoRA de qwen2.5 7b con este job?", 2, 8),
+])
+def test_a_trainjob_counts_nodes_times_gpus_per_node(lead, nodes, per_node, catalog):
+    text = (f"{lead}\n```yaml\napiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nspec:\n  trainer:\n"
+            f"    resourcesPerNode:\n      limits:\n        nvidia.com/gpu: {per_node}\n    numNodes: {nodes}\n```")
+    intent, said = _said(text, catalog)
+    assert said.get("num_gpus") == nodes * per_node, said

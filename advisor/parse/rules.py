@@ -56,7 +56,10 @@ _CONFIG_KEYS = {
     # node too (lightning/fabric/connector.py: the world size is num_nodes * devices)
     "gpus_per_node": "nproc_per_node|nproc|gpus_per_node|devices",
     # SLURM's sbatch/srun --nodes (-N) counts machines like torchrun's --nnodes (sbatch(1), "-N, --nodes")
-    "num_nodes": "nnodes|num_nodes|num_machines|nodes",
+    # Kubeflow Trainer v2's TrainJob ``spec.trainer.numNodes`` counts machines too, each with its ``resourcesPerNode``
+    # limits (``nvidia.com/gpu: N``, read as per node; trainer.kubeflow.org/v1alpha1, the SDK's TrainerV1alpha1Trainer
+    # model: num_nodes, resources_per_node)
+    "num_nodes": "nnodes|num_nodes|numnodes|num_machines|nodes",
     # Ray Train's ScalingConfig(num_workers=N, use_gpu=True): N workers of one GPU each, or of
     # resources_per_worker={"GPU": k} (ray/air/config.py, ScalingConfig._resources_per_worker_not_none, ray 2.60)
     "ray_workers": "num_workers",
