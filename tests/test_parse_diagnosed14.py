@@ -53,3 +53,26 @@ def test_a_trainjob_counts_nodes_times_gpus_per_node(lead, nodes, per_node, cata
             f"    resourcesPerNode:\n      limits:\n        nvidia.com/gpu: {per_node}\n    numNodes: {nodes}\n```")
     intent, said = _said(text, catalog)
     assert said.get("num_gpus") == nodes * per_node, said
+
+
+# --- bf16 with no fp32 master copy is pure bf16; a glued "AdamW8bit" before "paginado" is paged ----------
+
+@pytest.mark.parametrize("text", [
+    "lora qwen2.5 7b, bf16 with no fp32 master weights",
+    "full fine-tune of phi-4, everything in bf16",
+    "lora qwen2.5 7b, bf16 (no master copy)",
+    "lora de qwen2.5 7b, bf16 y sin pesos maestros",
+    "ajuste completo de phi-4, todo en bf16",
+])
+def test_bf16_without_fp32_masters_is_pure_bf16(text, catalog):
+    intent, said = _said(text, catalog)
+    assert intent == "estimate" and said.get("precision") == "bf16", said
+
+
+@pytest.mark.parametrize("text", [
+    "lora de qwen2.5 7b con AdamW8bit paginado",
+    "ajuste completo de phi-4, optimizador adamw 8-bit paginado",
+])
+def test_a_glued_8bit_adamw_then_paginado_is_paged(text, catalog):
+    intent, said = _said(text, catalog)
+    assert said.get("optimizer") == "paged-adamw-8bit", said

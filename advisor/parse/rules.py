@@ -874,7 +874,7 @@ def _full_short(scan: Scan, m: re.Match[str]) -> bool | None:
 _ADAM = r"adam(?:[\s_-]?w)?"
 # "paged AdamW 8-bit", Spanish "AdamW paginado de 8 bits" (the adjective after the noun)
 _PAGED = R(r"\b(?:paged|paginad[oa])[\s_-]*(?:(?:8|32)[\s_-]*bits?[\s_-]*)?" + _ADAM + r"(?:[\s_-]*\(?(?:8|32)[\s_-]*bits?\)?)?"
-           r"|\b" + _ADAM + r"\s+paginad[oa](?:\s+(?:de|en|a)?\s*(?:8|32)[\s_-]*bits?)?\b"
+           r"|\b" + _ADAM + r"(?:[\s_-]*(?:8|32)[\s_-]*bits?)?\s+paginad[oa](?:\s+(?:de|en|a)?\s*(?:8|32)[\s_-]*bits?)?\b"
            # the optimizer named by its kind, not its name ("optimizador paginado de 8 bits", "a paged 8-bit
            # optimizer", "8-bit paged optimizer"): bitsandbytes' paged AdamW is the paged optimizer the stacks offer
            # (transformers' OptimizerNames: paged_adamw_8bit / paged_adamw_32bit)
@@ -903,7 +903,12 @@ _BF16 = r"(?:bf16|bfloat16|bfloat[\s_-]16)"
 _PURE_BF16 = R(r"\b(?:pure|full|only|solo|puro|all)[\s_-]*" + _BF16 + r"\b(?![\s_-]*(?:autocast|amp|mixed|mixta|con\s+amp))|\b" + _BF16
                + r"[\s_-]*(?:pure|only|puro|weights|everywhere|puros)\b"
                # "bf16 (no AMP)", "bf16 sin AMP": bf16 without autocast (HF's bf16=True is autocast, i.e. mixed)
-               r"|\b" + _BF16 + r"[\s_-]*[(,]?\s*(?:no|sin|without|w/o)\s+(?:amp|autocast|mixed(?:\s+precision)?|precision\s+mixta)\b")
+               r"|\b" + _BF16 + r"[\s_-]*[(,]?\s*(?:(?:with|con|and|y|but|pero)\s+)?(?:no|sin|without|w/o)\s+(?:amp|autocast|mixed(?:\s+precision)?|precision\s+mixta"
+               # "bf16, no fp32 masters", "todo en bf16, sin copia maestra": no fp32 master copy is what pure bf16 is
+               # (AMP keeps fp32 parameters, torch/amp/autocast_mode.py; see _SPLIT_PRECISION below)
+               r"|(?:fp32\s+)?masters?(?:\s+(?:weights?|copy|copies))?|(?:una\s+)?copia\s+maestra|pesos\s+maestros|maestros)\b"
+               # "everything in bf16", "todo en bf16": weights and math alike
+               r"|\b(?:everything|todo)\s+(?:in|en)\s+" + _BF16 + r"\b(?![\s_-]*(?:autocast|amp|mixed|mixta|con\s+amp))")
 _BF16_MIXED = R(r"\b" + _BF16 + r"[\s_-]*(?:mixed|amp|mixta|autocast)\b|\bmixed[\s_-]*(?:precision[\s_-]*)?\(?\s*" + _BF16
                 + r"\b|\b" + _BF16 + r"\b")
 _MIXED = R(r"\bmixed[\s_-]*precision\b|\bprecision\s+mixta\b|\bamp\b")
