@@ -89,8 +89,10 @@ def _size_link(m: re.Match[str]) -> str:
 
 # Two LoRA settings named as a pair and given as a pair ("r/alpha 32/64", "rank/alpha: 16/32", "alpha/r 64/32"): each
 # name takes the number in its place (PEFT's LoraConfig(r=..., lora_alpha=...)), so the slots read "rank 32, alpha 64".
-_LORA_PAIR = re.compile(r"\b(r|rank|rango|lora[_ ]r|alpha|alfa|lora[_ ]alpha)\s*/\s*(r|rank|rango|alpha|alfa|a)\s*(?:[:=]\s*|\s+)"
-                        r"(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)\b")
+# The pair may be joined by ":" as a ratio is ("rank:alpha 128:256", "rango:alfa 4:8"): the same separator
+# between the names and between the numbers.
+_LORA_PAIR = re.compile(r"\b(r|rank|rango|lora[_ ]r|alpha|alfa|lora[_ ]alpha)\s*([/:])\s*(r|rank|rango|alpha|alfa|a)\s*(?:[:=]\s*|\s+)"
+                        r"(\d+(?:\.\d+)?)\s*\2\s*(\d+(?:\.\d+)?)\b")
 
 
 # "rank equal to 8", "rango igual a 4", "alpha set to 32": the words say "=", before a number
@@ -99,11 +101,11 @@ _EQUALS_WORDS = re.compile(r"\s+(?:is\s+)?(?:equal\s+to|equals|set\s+to|igual\s+
 
 def _lora_pair(m: re.Match[str]) -> str:
     names = ["alpha" if n.startswith(("alpha", "alfa", "lora alpha", "lora_alpha")) or n == "a" else "rank"
-             for n in (m.group(1), m.group(2))]
+             for n in (m.group(1), m.group(3))]
     if names[0] == names[1]:
         return m.group(0)  # "r/rank 8/16": not a pair of two settings
     lora = "lora " if m.group(1).startswith("lora ") else ""  # "lora r/alpha 16/32": the method word stays
-    return f"{lora}{names[0]} {m.group(3)}, {names[1]} {m.group(4)}"
+    return f"{lora}{names[0]} {m.group(4)}, {names[1]} {m.group(5)}"
 
 
 # (what follows the "x" is a name's shape, letters then digits then letters, "8xa100", "4xl40s", "2xrtx4090": a run
@@ -296,7 +298,7 @@ def normalize(text: str) -> str:
     if ("version" in text or "variant" in text or "size" in text or "tamano" in text or "release" in text) \
             and fast(_SIZE_HINT).search(text):  # (a config's "batch_size" has the word, rarely a size in parameters)
         text = fast(_SIZE_LINK).sub(_size_link, text)
-    if "/" in text and ("r" in text or "alpha" in text or "alfa" in text):
+    if ("/" in text or ":" in text) and ("r" in text or "alpha" in text or "alfa" in text):
         text = fast(_LORA_PAIR).sub(_lora_pair, text)
     if "equal" in text or "igual" in text or "set to" in text or "fijad" in text:
         text = fast(_EQUALS_WORDS).sub(" = ", text)
