@@ -312,6 +312,9 @@ class Matcher:
         j, word = i - 1, toks[i - 1].text if i else ""
         if i >= 2 and word.isdigit() and toks[i - 1].gap == "" and toks[i - 2].text == "sxm":
             j, word = i - 2, "sxm" + word  # "SXM5 H100": the tokens split letters from digits
+        if i >= 3 and word == "factor" and toks[i - 2].text == "form" and toks[i - 3].text in _FORM_WORDS \
+                and toks[i - 2].gap.strip(" -") == "" and toks[i - 1].gap.strip(" -") == "":
+            j, word = i - 3, toks[i - 3].text  # "PCIe-form-factor H100", "SXM form factor H100": the datasheet's phrase
         if i == 0 or not (word in _FORM_WORDS or _MEMORY.fullmatch(word)) or toks[i].gap.strip(" -") != "" \
                 or any(m.start <= toks[j].start < m.end for m in found):
             return match
