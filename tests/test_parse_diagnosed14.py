@@ -76,3 +76,39 @@ def test_bf16_without_fp32_masters_is_pure_bf16(text, catalog):
 def test_a_glued_8bit_adamw_then_paginado_is_paged(text, catalog):
     intent, said = _said(text, catalog)
     assert said.get("optimizer") == "paged-adamw-8bit", said
+
+
+# --- a LoRA pair joined by ":" ("rank:alpha 32:64"): each name takes the number in its place ---------------
+
+@pytest.mark.parametrize("text,rank,alpha", [
+    ("lora qwen2.5 7b with r:alpha 16:32", 16, 32.0),
+    ("qlora mistral 7b, alpha:rank = 64:32", 32, 64.0),
+    ("lora de qwen2.5 7b, rango:alfa 8:16", 8, 16.0),
+    ("qlora de mistral 7b con alfa:rango 128:64", 64, 128.0),
+])
+def test_a_colon_joined_lora_pair_reads_each_in_its_place(text, rank, alpha, catalog):
+    intent, said = _said(text, catalog)
+    assert said.get("lora_rank") == rank and said.get("lora_alpha") == alpha, said
+
+
+# --- "PCIe-form-factor H100": the datasheet's form-factor phrase before the name names the variant ---------
+
+@pytest.mark.parametrize("text,gpu", [
+    ("lora qwen2.5 7b on two SXM form factor H100s", "h100-sxm"),
+    ("full fine-tune of phi-4 on 4 PCIe form-factor H100 cards", "h100-pcie"),
+    ("lora de qwen2.5 7b en dos tarjetas SXM-form-factor H100", "h100-sxm"),
+    ("ajuste completo de phi-4 en 4 GPUs PCIe form factor H100", "h100-pcie"),
+])
+def test_a_form_factor_phrase_before_the_gpu_names_its_variant(text, gpu, catalog):
+    intent, said = _said(text, catalog)
+    assert said.get("gpu") == gpu, said
+
+
+# --- pasted `nvidia-smi -L`: one line per GPU of the box; index and UUID digits are no settings -------------
+
+@pytest.mark.parametrize("lead,count", [("size a LoRA of qwen2.5 7b, seq 2048, on this machine:", 2),
+                                        ("calcula un LoRA de qwen2.5 7b, secuencia 2048, en esta máquina:", 4)])
+def test_nvidia_smi_list_counts_the_boxs_gpus(lead, count, catalog):
+    lines = "\n".join(f"GPU {i}: NVIDIA L40S (UUID: GPU-{i}9a7c3e1-5b{i}2-4d0f)" for i in range(count))
+    intent, said = _said(f"{lead}\n```\n$ nvidia-smi -L\n{lines}\n```", catalog)
+    assert intent == "estimate" and said.get("num_gpus") == count and said.get("gpu") == "l40s", said

@@ -174,6 +174,18 @@ def _ds_include(scan: Scan, m: re.Match[str]) -> None:
         scan.claim("gpus_per_node", sum(len(h.split(":", 1)[1].split(",")) for h in hosts), m.start())
 
 
+# ``nvidia-smi -L`` (--list-gpus) prints one line per GPU the machine has, "GPU <index>: <product name> (UUID:
+# GPU-<hex>)" (nvidia-smi(1), "-L, --list-gpus: List each of the NVIDIA GPUs in the system, along with their UUIDs"):
+# pasted, the lines count the box's GPUs (used as CUDA_VISIBLE_DEVICES' list is, when nothing else gives a count);
+# the index and the UUID's hex digits are no settings.
+_SMI_LINE = R(r"(?m)^[ \t]*gpu[ \t]+\d{1,2}[ \t]*:(?=[^\n]*\(uuid:[ \t]*gpu-[0-9a-f-]+\))")
+_SMI_UUID = R(r"\(uuid:[ \t]*gpu-[0-9a-f-]+\)")
+
+
+def _smi_line(scan: Scan, m: re.Match[str]) -> None:
+    scan.claim("visible_gpus", len(_SMI_LINE.findall(scan.marked)), m.start())
+
+
 def _visible(scan: Scan, m: re.Match[str]) -> None:
     scan.claim("visible_gpus", len((m.group(1) or m.group(2)).split(",")), m.start())
 
@@ -1168,7 +1180,8 @@ WORD_RULES = [
     (_INSTALL, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
     (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_RECIPE, _recipe), (_GRES_GPU, _gres),
-    (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible), (_CONFIG, _config), (_TARGETS, _targets),
+    (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible),
+    (_SMI_LINE, _smi_line), (_SMI_UUID, lambda scan, m: None), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_RAY_RESOURCES, lambda scan, m: None),
     (_INSTEAD, _instead), (_NOT_REGION, _instead), (_DROPPED, _instead),
     (_ADAM_MODS, _adam_mods), (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
