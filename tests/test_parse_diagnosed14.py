@@ -112,3 +112,28 @@ def test_nvidia_smi_list_counts_the_boxs_gpus(lead, count, catalog):
     lines = "\n".join(f"GPU {i}: NVIDIA L40S (UUID: GPU-{i}9a7c3e1-5b{i}2-4d0f)" for i in range(count))
     intent, said = _said(f"{lead}\n```\n$ nvidia-smi -L\n{lines}\n```", catalog)
     assert intent == "estimate" and said.get("num_gpus") == count and said.get("gpu") == "l40s", said
+
+
+# --- a terse spec line's abbreviations: "act. ckpt yes", "ckpt de activaciones: no"; "N trips through the set" ---
+
+@pytest.mark.parametrize("text,on", [
+    ("full fine-tune of phi-4, seq 2048, act. ckpt on", True),
+    ("full fine-tune of phi-4 | act ckpt: off | seq 2048", False),
+    ("ajuste completo de phi-4, secuencia 2048, ckpt de activaciones: sí", True),
+    ("ajuste completo de phi-4 · checkpoints de activaciones: no · secuencia 2048", False),
+])
+def test_abbreviated_activation_checkpointing_is_read(text, on, catalog):
+    intent, said = _said(text, catalog)
+    assert said.get("gradient_checkpointing") is on, said
+
+
+@pytest.mark.parametrize("text,epochs", [("lora phi-4 seq 2048, 3 trips through the dataset", 3.0),
+                                         ("qlora mistral 7b, seq 1024, two walks over the training set", 2.0)])
+def test_trips_through_the_data_are_epochs(text, epochs, catalog):
+    intent, said = _said(text, catalog)
+    assert said.get("epochs") == epochs, said
+
+
+def test_a_trip_alone_is_no_epoch(catalog):
+    intent, said = _said("lora phi-4 seq 2048 in Paris, 3 trips planned this month", catalog)
+    assert "epochs" not in said, said

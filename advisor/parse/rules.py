@@ -1010,7 +1010,9 @@ def _other_opt(scan: Scan, m: re.Match[str]) -> None:
 # negates the whole phrase.
 _GC = (r"(?:(?:gradient|grad|activation|activations|activaciones)[\s_-]*(?:checkpointing|checkpoints?|ckpt|ckpting"
        r"|recomput\w*|rematerializ\w*|remat)"
-       r"|checkpointing(?:\s+de\s+(?:gradientes?|activaci\w+))?|recomput\w*(?:\s+(?:de\s+|of\s+)?(?:las\s+|the\s+)?activa\w*)?)")
+       r"|checkpointing(?:\s+de\s+(?:gradientes?|activaci\w+))?|recomput\w*(?:\s+(?:de\s+|of\s+)?(?:las\s+|the\s+)?activa\w*)?"
+       # the abbreviations of a terse spec line: "act. ckpt yes", "act ckpt: off", "ckpt de activaciones: sí"
+       r"|act\.?[\s_-]*(?:ckpt|ckpting|checkpointing)|(?:ckpt|checkpoints?|checkpointing)\s+de\s+(?:las\s+)?activaciones)")
 _GC_OFF = R(r"\b(?:without|w/o|no|not|disable[ds]?|disabling|turn(?:ed|ing)?\s+off|switch(?:ed)?\s+off|drop|sin|desactiva\w*"
             r"|quita\w*|apaga\w*|deshabilita\w*)\s+(?:the\s+|el\s+|la\s+|any\s+|de\s+)?" + _GC + r"\b"
             r"|\b" + _GC + r"\s*(?:[:=]\s*|is\s+|esta\s+)?(?:off|disabled|false|no|desactivad[oa]|apagad[oa]|deshabilitad[oa])\b"

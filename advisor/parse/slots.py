@@ -345,6 +345,9 @@ CUES: list[Cue] = [
                               for over in ("", *(f" {p} {d}" for p in ("over", "through", "of", "across", "on")
                                                  for d in ("the data", "the dataset", "the corpus", "the training set",
                                                            "the train set", "data", "dataset", "our data")))),
+           # "4 trips through the set": a trip is said only with what it goes through (a "trip" alone is travel)
+           *(f"{noun} {p} {d}" for noun in ("trips", "trip", "walks", "walk") for p in ("over", "through", "across")
+             for d in ("the set", "the data", "the dataset", "the corpus", "the training set", "the train set")),
            *(f"{noun}{over}" for noun in ("recorridos", "recorrido", "barridos", "barrido", "pasadas completas")
              for over in ("", *(f" {p} {d}" for p in ("del", "de", "por", "sobre", "a")
                                 for d in ("dataset", "corpus", "los datos", "el dataset", "el corpus", "datos",
