@@ -137,3 +137,16 @@ def test_trips_through_the_data_are_epochs(text, epochs, catalog):
 def test_a_trip_alone_is_no_epoch(catalog):
     intent, said = _said("lora phi-4 seq 2048 in Paris, 3 trips planned this month", catalog)
     assert "epochs" not in said, said
+
+
+# --- "bf16 autocast over fp32 masters": a half type's math over an fp32 master copy is mixed precision ------
+
+@pytest.mark.parametrize("text,precision", [
+    ("lora phi-4 seq 2048, fp16 autocast over fp32 masters", "fp16-mixed"),
+    ("full fine-tune of qwen2.5 7b, bf16 math over the fp32 masters", "bf16-mixed"),
+    ("lora de phi-4, secuencia 2048, autocast fp16 con maestros fp32", "fp16-mixed"),
+    ("ajuste completo de qwen2.5 7b, cómputo bf16 sobre maestros fp32", "bf16-mixed"),
+])
+def test_half_math_over_fp32_masters_is_mixed(text, precision, catalog):
+    intent, said = _said(text, catalog)
+    assert intent == "estimate" and said.get("precision") == precision, said

@@ -935,11 +935,12 @@ _FP32 = R(r"\b(?:fp32|float32|full[\s_-]*precision|single[\s_-]*precision|precis
 _HALF = r"(bf16|bfloat16|bfloat[\s_-]16|fp16|float16)"
 _FP32_WORD = r"(?:fp32|float32)"
 _MASTER = (r"(?:(?:fp32\s+)?master\s+(?:weights?|params|copy)|weights?|params|parameters|parametros|pesos(?:\s+maestros)?"
-           r"|copia\s+maestra|master)")
+           r"|copia\s+maestra|masters?|maestros)")
 _COMPUTE = (r"(?:compute|computation|computations|math|matmuls?|activations?|forward(?:\s+pass)?|autocast|ops"
             r"|computo|calculos?|activaciones|operaciones|matmul)")
 _AS = r"(?:\s*[:=]\s*|\s+(?:in|en|at|a|as|como)\s+|\s+)"
-_JOINT = r"(?:\s*[,;+/&]\s*|\s+(?:and|y|with|con|but|pero|plus|mas)\s+|\s*[,;]\s*(?:and|y|with|con|but|pero)\s+)"
+# ("bf16 autocast over fp32 masters", "autocast bf16 sobre maestros fp32": the math runs over the fp32 copy)
+_JOINT = r"(?:\s*[,;+/&]\s*|\s+(?:and|y|with|con|but|pero|plus|mas)\s+|\s+(?:over|sobre)\s+(?:the\s+|its\s+|los\s+|sus\s+)?|\s*[,;]\s*(?:and|y|with|con|but|pero)\s+)"
 _SPLIT_PRECISION = R(
     r"\b" + _MASTER + _AS + _FP32_WORD + _JOINT + _COMPUTE + _AS + _HALF + r"\b"
     r"|\b" + _COMPUTE + _AS + _HALF + _JOINT + _MASTER + _AS + _FP32_WORD + r"\b"
