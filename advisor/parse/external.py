@@ -27,7 +27,9 @@ from advisor.parse.prefilter import ascii_safe, ascii_twin
 # "/resolve/main/...", "/commit/<sha>", "/discussions/12": huggingface_hub's hf_hub_url and the Hub's web routes): the
 # id ends before that path, never inside a name at a dot ("Qwen2.5-0.5B/tree/main" is no "Qwen/Qwen2.5-0").
 _HUB_PAGES = r"(?:tree|blob|resolve|raw|commit|commits|discussions|files|edit|settings|viewer)"
-_HUB_ID = re.compile(r"(?<![\w/.@-])(?:https?://(?:www\.)?(?:huggingface\.co|hf\.co)/)?([A-Za-z0-9][\w.-]{1,95})/"
+# (the link with its scheme or without: people paste "huggingface.co/org/name?library=transformers" as the address bar
+# shows it, "https://" cut)
+_HUB_ID = re.compile(r"(?<![\w/.@-])(?:(?:https?://)?(?:www\.)?(?:huggingface\.co|hf\.co)/)?([A-Za-z0-9][\w.-]{1,95})/"
                      r"([A-Za-z0-9][\w.-]{0,95}[A-Za-z0-9])(?:(?=/" + _HUB_PAGES + r"\b)|(?![\w/-]|\.\w))")
 # That page path after a Hub id (kept out of what the rules read: "main", a commit's hex, a file name)
 # (and a link's query or fragment after the id or its page: "?library=transformers", "#model-details")
@@ -42,6 +44,11 @@ KNOWN_ORGS = {"meta-llama", "mistralai", "qwen", "google", "microsoft", "deepsee
 # setting (only the orgs with a digit in their name matter; the others are words the rules do not read).
 _ORG_WORD = re.compile(r"(?<![\w/.@-])(?:" + "|".join(sorted((re.escape(o) for o in KNOWN_ORGS if re.search(r"\d", o)),
                                                              key=len, reverse=True)) + r")(?![\w/-])", re.I)
+# A repository named with its organisation said after it in brackets, the owner as a label ("zephyr-7b-beta (org:
+# HuggingFaceH4)", "EXAONE-3.5-7.8B-Instruct (organización: LGAI-EXAONE)", "(organization = tiiuae)"): the Hub id
+# org/name (the Hub's own id is owner/repository, huggingface_hub.utils.validate_repo_id), said in two pieces.
+_NAME_ORG = re.compile(r"(?<![\w/.@-])([A-Za-z0-9][\w.-]{0,95}[A-Za-z0-9])[ \t]*\([ \t]*(?:org|organi[sz]ation|organizaci[oó]n|"
+                       r"owner|due[nñ]o|publisher)[ \t]*[:=][ \t]*([A-Za-z0-9][\w.-]{0,94}[A-Za-z0-9])[ \t]*\)", re.I)
 _DATASET_KEY = re.compile(r"(?:dataset\w*|datasets|path|data_files|data_path|data)\s*[\"']?\s*[:=]\s*[\"']?\s*$", re.I)
 # torchtune's recipe configs ("llama3_1/8B_lora_single_device", "qwen2_5/7B_full"): a config, not a repo
 _TORCHTUNE_CONFIG = re.compile(r"_(?:q?lora|full|dora)(?:_single_device|_distributed)?$|_single_device$", re.I)
@@ -86,7 +93,20 @@ def find(text: str, catalog: Catalog) -> list[External]:
         before = text[line_start:m.start()]
         if _DATASET_KEY.search(before) or _NOT_MODEL_KEY.search(before) or re.search(r"--(?:dataset\w*|config)[\s=]+$", before) or _TORCHTUNE_CONFIG.search(name):
             continue
-        out.append(External(ident, m.start(), m.end()))
+        end = m.end()
+        if re.match(r"(?:https?://)?(?:www\.)?(?:huggingface|hf)\.co/", m.group(), re.I):
+            tail = _HUB_PAGE_PATH.match(text, end)  # the link's page path and query, blanked with its id
+            end = tail.end() if tail else end
+        out.append(External(ident, m.start(), end))
+    if "(" in text:
+        for m in _NAME_ORG.finditer(text):
+            ident = f"{m.group(2)}/{m.group(1)}"
+            if any(e.start <= m.start() < e.end for e in out) or catalog.find_model(ident) is not None:
+                continue  # a catalog model said so is read by its name ("Qwen2.5-32B (org: Qwen)")
+            if catalog.find_gpu(m.group(1)) is not None or not (re.search(r"\d", m.group(1))
+                                                                or m.group(2).lower() in KNOWN_ORGS):
+                continue
+            out.append(External(ident, m.start(), m.end()))
     return sorted(out, key=lambda e: e.start)
 
 
@@ -95,11 +115,26 @@ def blank(text: str, found: list[External]) -> str:
     where the catalog knows it: the name matcher reads it)."""
     for e in found:
         text = text[:e.start] + " " * (e.end - e.start) + text[e.end:]
+    for e in found:
+        text = _repeats(text, e)
     if "/" in text and ("huggingface" in text or "hf.co" in text):
         text = _page_paths(text)
     if "-ai" in text or "-AI" in text:
         text = _ORG_WORD.sub(lambda m: " " * len(m.group()), text)
     return text
+
+
+def _repeats(text: str, e: External) -> str:
+    """The repository's own name said again beside its Hub id ("btlm-3b-8k-base, i.e. cerebras/btlm-3b-8k-base",
+    "Falcon3-10B-Base, o sea tiiuae/Falcon3-10B-Base"), blanked: the same model named twice, whose digits ("8k") are
+    its name's, no setting (a name of three characters or fewer, or without a digit, is left alone: too common a word)."""
+    if e.config is not None or "/" not in e.ref:
+        return text
+    name = e.ref.partition("/")[2]
+    if len(name) < 4 or not re.search(r"\d", name) or name.lower() not in text.lower():
+        return text
+    pattern = re.compile(r"(?<![\w/.@-])" + re.escape(name) + r"(?![\w/-]|\.\w)", re.I)
+    return pattern.sub(lambda m: " " * len(m.group()), text)
 
 
 def _page_paths(text: str) -> str:

@@ -1,0 +1,52 @@
+"""Mechanisms behind the failures of round 13's generated set (tests/heldout/gen13.py, "diagnosed13"), issue #13.
+
+Each class is tested with phrasings written for this file, in both languages, not copied from the set: the fix
+is the mechanism, so other words, orders and near forms must pass too; and a near form that must NOT be read
+sits beside each class."""
+
+import pytest
+
+from advisor.parse import parse_message
+from advisor.spec import SpecRequest
+
+
+def _said(text, catalog, previous=None):
+    result = parse_message(text, catalog, previous=previous)
+    return result, result.delta.said()
+
+
+# --- a Hub model the catalog lacks, said as a link without its scheme, or with its owner in brackets -----------
+
+@pytest.mark.parametrize("text,model", [
+    ("lora of huggingface.co/EleutherAI/pythia-2.8b?library=transformers, seq 1024", "EleutherAI/pythia-2.8b"),
+    ("qlora de hf.co/stabilityai/stablelm-2-1_6b, contexto 2048", "stabilityai/stablelm-2-1_6b"),
+    ("www.huggingface.co/mosaicml/mpt-7b/tree/main — lora, 4096 tokens", "mosaicml/mpt-7b"),
+    ("full fine-tune of pythia-1.4b (org: EleutherAI), seq 2048", "EleutherAI/pythia-1.4b"),
+    ("LoRA de granite-3.0-2b-base (organización: ibm-granite), secuencia 4096", "ibm-granite/granite-3.0-2b-base"),
+    ("qlora mpt-7b-8k (organization = mosaicml) at 2048", "mosaicml/mpt-7b-8k"),
+])
+def test_hub_models_said_as_links_or_with_their_owner(text, model, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate" and said.get("model") == model, (result.intent, said)
+
+
+@pytest.mark.parametrize("text,model,seq", [
+    # the repository's name said again beside its id: its digits ("8k") are the name's, no sequence length
+    ("mpt-7b-8k, i.e. mosaicml/mpt-7b-8k — lora, ctx 2048", "mosaicml/mpt-7b-8k", 2048),
+    ("qlora de xgen-7b-8k-inst, o sea Salesforce/xgen-7b-8k-inst", "Salesforce/xgen-7b-8k-inst", None),
+    ("huggingface.co/Salesforce/xgen-7b-8k-inst?library=transformers via lora", "Salesforce/xgen-7b-8k-inst", None),
+])
+def test_a_hub_repository_named_twice_is_one_model_and_no_setting(text, model, seq, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("model") == model and said.get("seq_len") == seq, said
+
+
+def test_a_catalog_model_with_its_owner_in_brackets_is_the_catalog_model(catalog):
+    _, said = _said("lora Qwen2.5-7B (org: Qwen), seq 2048", catalog)
+    assert said.get("model") == "qwen2.5-7b"
+
+
+def test_a_bracketed_note_that_is_no_owner_names_no_hub_model(catalog):
+    # "(note: ...)" is no owner: the words stay a note, no "org/name" is made up
+    result, said = _said("lora llama 3 8b (note: urgent), seq 2048", catalog)
+    assert said.get("model") == "llama-3-8b" and "/" not in str(said.get("model"))
