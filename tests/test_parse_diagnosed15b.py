@@ -50,3 +50,22 @@ def test_a_bracketed_note_that_is_no_owner_names_no_hub_model(catalog):
     # "(note: ...)" is no owner: the words stay a note, no "org/name" is made up
     result, said = _said("lora llama 3 8b (note: urgent), seq 2048", catalog)
     assert said.get("model") == "llama-3-8b" and "/" not in str(said.get("model"))
+
+
+# --- a key pointed at its value with an arrow ("epochs → 3"): the arrow joins them as ":" or "=" does ------------
+
+@pytest.mark.parametrize("text,want", [
+    ("lora qwen3 8b, epochs → 3", {"epochs": 3.0}),
+    ("lora qwen3 8b, passes -> 2, ctx => 8192", {"epochs": 2.0, "seq_len": 8192}),
+    ("qlora de qwen3 8b; épocas ⇒ 4; rango → 32", {"epochs": 4.0, "lora_rank": 32}),
+    ("full phi-4, batch -> 8", {"micro_batch": 8}),
+])
+def test_an_arrow_between_a_key_and_its_value_joins_them(text, want, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate" and {k: said.get(k) for k in want} == want, (result.intent, said)
+
+
+def test_a_bare_greater_than_is_no_arrow(catalog):
+    # "epochs > 3" is "more than 3": no value, asked about
+    result, said = _said("lora qwen3 8b, epochs > 3", catalog)
+    assert "epochs" not in said and result.intent == "clarify"

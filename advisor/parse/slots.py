@@ -616,11 +616,21 @@ def _fill_ok(toks: list[Tok], lo: int, hi: int, words: set[str], punct: set[str]
         if t.kind == "word" and t.text in words or t.kind == "punct" and t.text in punct:
             count += 1
             continue
+        if _arrow_head(toks, k, lo) and words is _LEFT_FILL_WORDS:
+            continue  # "epochs -> 3", "épocas → 2" (→ is "->" by now), "rank => 16": the arrow's "-"/"=" counted once
         if t.kind == "num" and t.article and words is _LEFT_FILL_WORDS or t.kind == "blank" and words is _LEFT_FILL_WORDS:
             count += 1  # ("16 a node": an article between a number and a noun counts that noun itself: one)
             continue
         return None
     return count if count <= MAX_FILL else None
+
+
+def _arrow_head(toks: list[Tok], k: int, lo: int) -> bool:
+    """``toks[k]`` is the head of an arrow glued to its shaft ("->", "=>"; ``text.normalize`` writes "→" and "⇒" so):
+    a key pointed at its value, as ":" or "=" join them ("epochs -> 3", "max ctx => 8k")."""
+    t = toks[k]
+    return (t.kind == "punct" and t.text == ">" and not t.gap and k - 1 > lo
+            and toks[k - 1].kind == "punct" and toks[k - 1].text in ("-", "="))
 
 
 def _plausible(slot: str, value: float) -> float:
