@@ -69,3 +69,43 @@ def test_a_bare_greater_than_is_no_arrow(catalog):
     # "epochs > 3" is "more than 3": no value, asked about
     result, said = _said("lora qwen3 8b, epochs > 3", catalog)
     assert "epochs" not in said and result.intent == "clarify"
+
+
+# --- numbers that measure no setting: a queue's depth and its jobs, money with its sign after the amount ----------
+
+@pytest.mark.parametrize("text,want", [
+    ("lora qwen3 8b, seq 2048, queue length 9", {"seq_len": 2048}),
+    ("lora qwen3 8b at 2048 — 30 jobs queued ahead of us", {"seq_len": 2048}),
+    ("lora de qwen3 8b, secuencia 2048, hay 7 tareas en cola", {"seq_len": 2048}),
+    ("qlora de qwen3 8b, contexto 4096, profundidad de la cola 5", {"seq_len": 4096}),
+    ("qlora de qwen3 8b, contexto 4096, llevamos 950 $ gastados", {"seq_len": 4096}),
+    ("full phi-4, seq 1024, 1200 € so far", {"seq_len": 1024}),
+])
+def test_queue_depths_and_money_after_its_amount_are_no_settings(text, want, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate" and {k: said.get(k) for k in want} == want, (result.intent, said)
+
+
+def test_a_gpu_count_beside_a_queue_word_is_still_a_count(catalog):
+    _, said = _said("lora qwen3 8b on 4 GPUs, 3 jobs queued", catalog)
+    assert said.get("num_gpus") == 4
+
+
+# --- a length said as a bound: "ctx cap of N", "context limit N", "tope de contexto N", "límite de secuencia N" ---
+
+@pytest.mark.parametrize("text,seq", [
+    ("lora qwen3 8b, ctx cap of 6144", 6144),
+    ("lora qwen3 8b, context limit 6k", 6144),
+    ("lora qwen3 8b, sequence ceiling: 3000", 3000),
+    ("lora de qwen3 8b, límite de contexto 6000", 6000),
+    ("qlora de qwen3 8b, tope de la secuencia 12288", 12288),
+])
+def test_a_length_said_as_a_bound(text, seq, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("seq_len") == seq, said
+
+
+def test_a_spending_cap_is_no_length(catalog):
+    # a cap on money is no context: the number is asked about, never read as a length
+    result, said = _said("lora qwen3 8b, spending cap of 6000", catalog)
+    assert "seq_len" not in said

@@ -279,7 +279,11 @@ _ID_STRENGTH = 5  # an identifier's word before its number ("job 88213"): weaker
 CUES: list[Cue] = [
     # every head word with every measure word: "seq len", "ctx length", "max context size", "sequence window"
     *_cues("seq", 10, 6, *(f"{pre}{head} {measure}" for pre in ("", "max ", "maximum ") for head in _SEQ_HEADS
-                            for measure in ("len", "length", "lens", "lengths", "size", "window")),
+                            for measure in ("len", "length", "lens", "lengths", "size", "window",
+                                            # the length as a bound: "ctx cap of 6144", "context limit 8k", "seq ceiling"
+                                            "cap", "limit", "ceiling")),
+           *(f"{bound} {of} {head}" for bound in ("tope", "limite", "maximo") for of in ("de", "del", "de la")
+             for head in ("contexto", "secuencia", "longitud")),
            "seq", "seqlen", "max seq", "max len", "max length", "maxlen", "block size", "cutoff len", "cutoff",
            "longitud de secuencia", "longitud de la secuencia", "longitud de contexto", "longitud del contexto",
            "largo de secuencia", "longitud", "secuencia", "sequence", "sequences capped at", "seqs capped at",
@@ -422,6 +426,13 @@ CUES: list[Cue] = [
            "hora", "days", "day", "dias", "dia", "minutes", "minutos", "weeks", "semanas", "dollars", "dolares",
            "euros", "usd", "eur", "mins", "h", "people", "personas", "users", "usuarios", "teams", "equipos",
            "languages", "idiomas", "experiments", "experimentos", "per epoch", "por epoca", "checkpoints kept"),
+    # money written with its sign after the amount, as Spanish and most of Europe write it ("480 $ gastados", "300 €":
+    # "€" is "eur" by now, right-ignored above), and a queue's depth and its jobs ("queue depth 12", "12 jobs queued",
+    # "cola de 12 trabajos", "12 tareas en cola"): no setting of the job we size
+    *_cues("ignore", 0, 10, "$", "gbp", "jobs", "trabajos", "tareas", "jobs queued", "queued", "in queue", "en cola",
+           "jobs in the queue", "trabajos en cola"),
+    *_cues("ignore", 10, 0, "queue depth", "queue length", "queue size", "queue of", "queue", "cola de",
+           "profundidad de cola", "profundidad de la cola", "longitud de la cola", "en cola", "cola"),
     # a latency, a duration, a team and things that are not GPUs, after their number: "p95 latency 120 ms", "a 12-person
     # team", "4 people and 1 laptop", "somos 4 personas"
     *_cues("ignore", 0, 10, "ms", "milliseconds", "millisecond", "milisegundos", "seconds", "second", "segundos", "secs",
