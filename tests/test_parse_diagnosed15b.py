@@ -109,3 +109,26 @@ def test_a_spending_cap_is_no_length(catalog):
     # a cap on money is no context: the number is asked about, never read as a length
     result, said = _said("lora qwen3 8b, spending cap of 6000", catalog)
     assert "seq_len" not in said
+
+
+# --- one card said with a word that rules out a second; a count before the card's architecture class ------------
+
+@pytest.mark.parametrize("text,gpu,count", [
+    ("lora qwen3 8b on a solitary L40S", "l40s", 1),
+    ("lora qwen3 8b, a lone RTX 4090", "rtx-4090", 1),
+    ("lora qwen3 8b on an H100 on its own", "h100-sxm", 1),
+    ("lora de qwen3 8b en una L4 solita", "l4", 1),
+    ("qlora de qwen3 8b, una B200 sola", "b200", 1),
+    ("lora qwen3 8b, a 4x Hopper-class H100 box", "h100-sxm", 4),
+    ("lora de qwen3 8b, 2 L40S clase Ada", "l40s", 2),
+    ("lora de qwen3 8b, un servidor 6x Blackwell-series B200", "b200", 6),
+])
+def test_one_card_said_alone_and_counts_before_a_class(text, gpu, count, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("gpu") == gpu and said.get("num_gpus") == count, said
+
+
+@pytest.mark.parametrize("text", ["lora qwen3 8b on an L40S", "lora de qwen3 8b en una L4"])
+def test_an_article_alone_says_no_count(text, catalog):
+    _, said = _said(text, catalog)
+    assert "num_gpus" not in said

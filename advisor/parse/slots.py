@@ -65,6 +65,8 @@ WORD_NUMBERS = {
     "twelve": 12, "sixteen": 16, "uno": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7,
     "ocho": 8, "nueve": 9, "diez": 10, "doce": 12, "dieciseis": 16, "couple": 2, "pair": 2,
     "single": 1, "sola": 1, "solo": 1, "unica": 1, "unico": 1,
+    # an adjective that says there is no second, before the card ("a solitary H100", "a lone L4")
+    "solitary": 1, "lone": 1,
 }
 SPACED_SCALES = frozenset(_SPACED_SCALES)  # (read by rules._names_a_setting)
 _NUMBER_NEXT = re.compile(r"[ \t]*[:=]?[ \t]*\d")
@@ -1194,7 +1196,9 @@ _COUNT_TO_GPU = {"x", "nvidia", "of", "de", "our", "the", "my", "these", "those"
                  # the maker, the cloud or the architecture before the card's name: "4 AWS A10G", "2 Ada-gen L40S",
                  # "8 NVIDIA Hopper H100", "3 GCP L4", "4 AMD MI300X"
                  "amd", "aws", "gcp", "azure", "google", "ada", "gen", "hopper", "ampere", "blackwell", "lovelace",
-                 "datacenter", "data", "center", "cloud", "rented", "alquiladas", "rentadas"}
+                 "datacenter", "data", "center", "cloud", "rented", "alquiladas", "rentadas",
+                 # the architecture said as a class or series ("8x Hopper-class H200", "2 Blackwell-series B200")
+                 "class", "series", "clase", "serie"}
 # A GPU name is a cue of its own: one count binds to it ("r of 8 l40s x8": x8 is the count, 8 the rank).
 GPU_CUE = 1_000_000
 
@@ -1241,7 +1245,9 @@ def _gpu_edges(toks: list[Tok], ni: int, ti: int, lang: str) -> list[_Edge]:
 # (an article alone names a card and no count: "on an H100").
 _NO_MORE = (("and", "no", "more"), ("and", "no", "other"), ("and", "no", "others"), ("and", "nothing", "else"),
             ("y", "ninguna", "mas"), ("y", "ninguno", "mas"), ("y", "nada", "mas"), ("y", "ninguna", "otra"),
-            ("and", "that's", "it"), ("only",), ("alone",), ("sola",), ("solamente",))
+            ("and", "that's", "it"), ("only",), ("alone",), ("sola",), ("solamente",),
+            # the diminutive and the adjective after the card ("una H100 solita", "una L4 solitaria"), "on its own"
+            ("solita",), ("solito",), ("solitaria",), ("solitario",), ("on", "its", "own"), ("by", "itself"))
 
 
 _CARD_WORDS = {"pcie", "sxm", "sxm4", "sxm5", "nvl", "vram", "hbm3", "hbm3e", "hbm2e", "gddr6", "gddr6x", "memory", "memoria",
@@ -1263,8 +1269,9 @@ def _only_one(toks: list[Tok], ni: int, ti: int) -> list[_Edge]:
                                                or toks[j].kind == "word" and toks[j].text in _CARD_WORDS
                                                or toks[j].kind == "num" and toks[j].unit == "bytes"):
         j += 1  # the card's form factor and memory: "una H100 80GB PCIe y ninguna más", "una L4, 24 GB VRAM y ..."
-    words = tuple(t.text for t in toks[j:j + 4] if t.kind == "word")[:3]
-    if j >= len(toks) or toks[j].kind != "word" or not any(words[:len(p)] == p for p in _NO_MORE):
+    # (a count word after the card is read as one here: "una B200 sola" has "sola" as a spoken number)
+    words = tuple(t.text for t in toks[j:j + 4] if t.kind == "word" or t.spoken)[:3]
+    if j >= len(toks) or toks[j].kind != "word" and not toks[j].spoken or not any(words[:len(p)] == p for p in _NO_MORE):
         return []
     gpu = int(toks[nxt].text[2:-1])
     return [_Edge(ni, GPU_CUE + gpu, "gpus", 10, gpu=gpu)]
