@@ -132,3 +132,21 @@ def test_one_card_said_alone_and_counts_before_a_class(text, gpu, count, catalog
 def test_an_article_alone_says_no_count(text, catalog):
     _, said = _said(text, catalog)
     assert "num_gpus" not in said
+
+
+# --- a correction note in the past participle: "[corrected: seq N]", "(corregida: secuencia N)" ---------------
+
+@pytest.mark.parametrize("text,want", [
+    ("lora qwen3 8b, seq 1024, rank 8 (revised: seq 8192)", {"seq_len": 8192, "lora_rank": 8}),
+    ("lora qwen3 8b, rank 8, seq 2048 — amended: rank 64", {"seq_len": 2048, "lora_rank": 64}),
+    ("lora de qwen3 8b, contexto 1024 (corregida: secuencia 4096)", {"seq_len": 4096}),
+    ("qlora de qwen3 8b, 2 épocas, lote 4 [revisado: lote 8]", {"micro_batch": 8, "epochs": 2.0}),
+])
+def test_a_correction_note_in_the_past_participle_takes_the_later_value(text, want, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate" and {k: said.get(k) for k in want} == want, (result.intent, said)
+
+
+def test_two_values_without_a_correction_are_still_a_question(catalog):
+    result, _ = _said("lora qwen3 8b, seq 1024 [seq 4096]", catalog)
+    assert result.intent == "clarify" and result.clarify_code == "conflict"

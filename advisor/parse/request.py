@@ -56,7 +56,10 @@ _CORRECTION = re.compile(
     # an edit note and a value for this run against the last one's ("(edit: rank 32)", "(errata: secuencia 3072)",
     # "last time 2k, this time 4096", "la otra vez a 2k, esta vez a 4096", "lote 8, bueno, que sea lote 4")
     r"|edit|edited|editado|edito|errata|erratum|update|updated|upd|fix|fixed|nvm|never\s*mind|this\s+time|esta\s+vez"
-    r"|que\s+sea|bueno|mejor\s+dicho)\b"
+    r"|que\s+sea|bueno|mejor\s+dicho"
+    # the same note said in the past participle ("[corrected: seq 4096]", "(revised: ctx 8k)", "[corregido: ctx 2048]",
+    # "(corregida: secuencia 4096)", "amended: rank 32")
+    r"|corrected|revised|amended|corregido|corregida|revisado|revisada|enmendado|enmendada)\b"
     r"|(?:^|[\s,;.(])(?:no|nope)\s*[,:.!]")
 # A change of what is asked between a model and a later size ("now the PM wants the 72B one", "this time the 14B",
 # "ahora queremos el de 72B", "esta vez el de 14B", "switch to the 3B")
