@@ -150,3 +150,20 @@ def test_a_correction_note_in_the_past_participle_takes_the_later_value(text, wa
 def test_two_values_without_a_correction_are_still_a_question(catalog):
     result, _ = _said("lora qwen3 8b, seq 1024 [seq 4096]", catalog)
     assert result.intent == "clarify" and result.clarify_code == "conflict"
+
+
+# --- a log's clock with its seconds and their fraction is no setting ---------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "lora qwen3 8b seq 2048, the run died at 03:41:17",
+    "lora de qwen3 8b, secuencia 2048; log: 2026-02-01 14:05:09.331 INFO arrancó",
+    "lora qwen3 8b seq 2048\n`[2026-01-09 23:59:58,007][trainer] step=0`",
+])
+def test_a_clock_time_with_seconds_is_no_setting(text, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate" and said.get("seq_len") == 2048, (result.intent, said)
+
+
+def test_a_rank_alpha_pair_is_no_clock(catalog):
+    _, said = _said("lora qwen3 8b, LoRA rank:alpha 16:32", catalog)
+    assert said.get("lora_rank") == 16 and said.get("lora_alpha") == 32.0
