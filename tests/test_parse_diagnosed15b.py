@@ -167,3 +167,22 @@ def test_a_clock_time_with_seconds_is_no_setting(text, catalog):
 def test_a_rank_alpha_pair_is_no_clock(catalog):
     _, said = _said("lora qwen3 8b, LoRA rank:alpha 16:32", catalog)
     assert said.get("lora_rank") == 16 and said.get("lora_alpha") == 32.0
+
+
+# --- Hugging Face AutoTrain's LLM command: the hf stack; without --peft every weight trains ----------------------
+
+@pytest.mark.parametrize("text,method", [
+    ("sizing for this:\n```\nautotrain llm --train --model Qwen/Qwen2.5-7B --data-path d/ --epochs 2 --block_size 2048\n```", "full"),
+    ("¿qué GPU para esto?\n```\nautotrain llm --train \\\n  --model Qwen/Qwen2.5-7B \\\n  --epochs 2\n```", "full"),
+    ("```\nautotrain llm --train --model Qwen/Qwen2.5-7B --use-peft --lora-r 32\n```", "lora"),
+    ("```\nautotrain llm --train \\\n  --model Qwen/Qwen2.5-7B \\\n  --peft --quantization int4\n```", "qlora"),
+])
+def test_autotrain_llm_states_the_hf_stack_and_its_method(text, method, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("stack") == "hf" and said.get("method") == method, said
+
+
+def test_autotrain_named_in_prose_states_no_method(catalog):
+    # the tool named in a sentence is no command: nothing about the method is said
+    _, said = _said("we tried autotrain llm last month; now qwen2.5 7b, which method?", catalog)
+    assert "method" not in said

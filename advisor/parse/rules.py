@@ -1101,6 +1101,26 @@ def _litgpt(scan: Scan, m: re.Match[str]) -> None:
     scan.claim("stack", "litgpt", m.start())
 
 
+# Hugging Face AutoTrain Advanced's LLM command ("autotrain llm --train --model ... [--peft] [--quantization int4]"):
+# it trains through TRL's trainers over Transformers (autotrain/trainers/clm/), so the stack is "hf"; its LLM
+# parameters default to peft=False (autotrain/trainers/clm/params.py, LLMTrainingParams.peft), so a command without
+# --peft trains every weight: a full fine-tune ("--peft" itself is read by the PEFT switch rule as LoRA).
+_AUTOTRAIN = R(r"\bautotrain\s+llm\b")
+_AUTOTRAIN_PEFT = re.compile(r"\b(?:peft|use_peft|quantization)=")
+
+
+def _autotrain(scan: Scan, m: re.Match[str]) -> None:
+    scan.claim("stack", "hf", m.start())
+    lines = scan.marked[m.end():].split("\n")
+    command = lines[0]
+    for line in lines[1:]:  # a command continued with a backslash at each line's end ("--train \\")
+        if not command.rstrip().endswith("\\"):
+            break
+        command += " " + line
+    if "train=true" in command and not _AUTOTRAIN_PEFT.search(command):
+        scan.claim("method", "full", m.start())
+
+
 _RECIPE = R(r"\b(q?lora|full)_finetune_(single_device|distributed)\b|\b[a-z0-9_]+/\d+(?:\.\d+)?b_(q?lora|full)(?:_single_device)?\b")
 # torchtune's QLoRA configs run the LoRA recipes: recipes/configs/llama3_1/8B_qlora_single_device.yaml (torchtune
 # 0.6) names ``recipe: lora_finetune_single_device`` and the model ``qlora_llama3_1_8b``. So after a lora_finetune
@@ -1182,7 +1202,7 @@ def _increment(scan: Scan, m: re.Match[str]) -> bool | None:
 WORD_RULES = [
     (_INSTALL, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
-    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_RECIPE, _recipe), (_GRES_GPU, _gres),
+    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_AUTOTRAIN, _autotrain), (_RECIPE, _recipe), (_GRES_GPU, _gres),
     (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible),
     (_SMI_LINE, _smi_line), (_SMI_UUID, lambda scan, m: None), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_RAY_RESOURCES, lambda scan, m: None),
