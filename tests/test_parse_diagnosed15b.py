@@ -186,3 +186,19 @@ def test_autotrain_named_in_prose_states_no_method(catalog):
     # the tool named in a sentence is no command: nothing about the method is said
     _, said = _said("we tried autotrain llm last month; now qwen2.5 7b, which method?", catalog)
     assert "method" not in said
+
+
+@pytest.mark.parametrize("text,gpu", [
+    ("lora qwen3 8b on an L4 Tensor Core alone", "l4"),
+    ("lora de qwen3 8b en una MI300X accelerator solita", "mi300x"),
+    ("lora de qwen3 8b, una A100 Ampere 80 GB sola", "a100-80gb"),
+    ("lora qwen3 8b, an H100 GPU and nothing else", "h100-sxm"),
+])
+def test_one_card_alone_with_its_product_words_between(text, gpu, catalog):
+    _, said = _said(text, catalog)
+    assert said.get("gpu") == gpu and said.get("num_gpus") == 1, said
+
+
+def test_a_card_with_its_product_words_and_no_word_of_one_has_no_count(catalog):
+    _, said = _said("lora qwen3 8b on an L4 Tensor Core", catalog)
+    assert said.get("gpu") == "l4" and "num_gpus" not in said

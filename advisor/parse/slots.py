@@ -1251,7 +1251,10 @@ _NO_MORE = (("and", "no", "more"), ("and", "no", "other"), ("and", "no", "others
 
 
 _CARD_WORDS = {"pcie", "sxm", "sxm4", "sxm5", "nvl", "vram", "hbm3", "hbm3e", "hbm2e", "gddr6", "gddr6x", "memory", "memoria",
-               "de", "with", "con", "ram"}
+               "de", "with", "con", "ram",
+               # the product line's own words after the name ("NVIDIA L4 Tensor Core", "MI300X accelerator", "H100 GPU") and
+               "tensor", "core", "accelerator", "acelerador", "gpu", "card", "tarjeta",
+               "ampere", "hopper", "ada", "lovelace", "blackwell"}  # its architecture ("A100 Ampere 80 GB")
 
 
 def _only_one(toks: list[Tok], ni: int, ti: int) -> list[_Edge]:
