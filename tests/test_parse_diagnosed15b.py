@@ -202,3 +202,27 @@ def test_one_card_alone_with_its_product_words_between(text, gpu, catalog):
 def test_a_card_with_its_product_words_and_no_word_of_one_has_no_count(catalog):
     _, said = _said("lora qwen3 8b on an L4 Tensor Core", catalog)
     assert said.get("gpu") == "l4" and "num_gpus" not in said
+
+
+# --- a value withdrawn by repeating it: its k-form, the verb that puts the new one, a replacement with its own cue ---
+
+@pytest.mark.parametrize("text,want", [
+    ("qlora qwen3 8b, samples clipped to 4K tok — scratch the 4096, make it 1024", {"seq_len": 1024}),
+    ("qlora de qwen3 8b, muestras de 8K tok; olvida el 8192, que sea 2048", {"seq_len": 2048}),
+    ("qlora qwen3 8b, seq 8192 — forget the 8192, use 2048", {"seq_len": 2048}),
+    ("qlora de qwen3 8b, rango 8 — quita el 8, pon 16", {"lora_rank": 16}),
+    ("qlora qwen3 8b, rank 16, forget the 16, rank 32 is better", {"lora_rank": 32}),
+    ("qlora de qwen3 8b, secuencia 4096; olvida el 4096, con 2048 mejor", {"seq_len": 2048}),
+])
+def test_a_withdrawn_value_and_its_replacement(text, want, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate" and {k: said.get(k) for k in want} == want, (result.intent, said)
+
+
+@pytest.mark.parametrize("text", [
+    "qlora qwen3 8b, seq 8192, use 2048",  # "use" alone withdraws nothing: two lengths, asked
+    "qlora qwen3 8b, seq 4096, forget the 16, rank 32",  # a figure that repeats no value said is asked about
+])
+def test_no_withdrawal_without_the_repeated_value(text, catalog):
+    result, _ = _said(text, catalog)
+    assert result.intent == "clarify"

@@ -59,7 +59,9 @@ _CORRECTION = re.compile(
     r"|que\s+sea|bueno|mejor\s+dicho"
     # the same note said in the past participle ("[corrected: seq 4096]", "(revised: ctx 8k)", "[corregido: ctx 2048]",
     # "(corregida: secuencia 4096)", "amended: rank 32")
-    r"|corrected|revised|amended|corregido|corregida|revisado|revisada|enmendado|enmendada)\b"
+    r"|corrected|revised|amended|corregido|corregida|revisado|revisada|enmendado|enmendada"
+    # the first value withdrawn between the two ("8K — forget the 8192, go with 2048", "olvida el 4096, con 2048")
+    r"|scratch|forget|disregard|olvida|olvidate|descarta|tacha)\b"
     r"|(?:^|[\s,;.(])(?:no|nope)\s*[,:.!]")
 # A change of what is asked between a model and a later size ("now the PM wants the 72B one", "this time the 14B",
 # "ahora queremos el de 72B", "esta vez el de 14B", "switch to the 3B")

@@ -771,6 +771,8 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
         out.stray.sort(key=lambda t: t.start)
     _alternatives(toks, out, lang)
     _replaced(toks, out, lang)
+    if out.stray:
+        _withdrawn_repeats(toks, out, lang)
     bound_cues = {e.cue for e in chosen.values() if e.cue is not None and e.cue < GPU_CUE}
     for ci, (first, last, cue) in enumerate(cues):
         if ci not in bound_cues and cue.slot in UNREADABLE_FIELDS and cue.left >= 6:
@@ -842,6 +844,12 @@ _CORRECTION_WORDS = {"no", "nope", "sorry", "actually", "mean", "meant", "i", "w
                      "this", "time", "esta", "que", "edito", "upd", "nvm", "fix"}
 
 
+# After a value withdrawn, the verb that puts the new one in its place ("forget the 16, use 32", "scratch the 4096, go
+# with 8192", "olvida el 4096, usa 2048", "quita el 8, pon 16"): only there, where the withdrawal says what it replaces.
+_USE_INSTEAD = {"use", "take", "go", "with", "put", "set", "usa", "usad", "pon", "poned", "toma", "mete", "deja", "dejalo",
+                "en", "a", "instead", "mejor"}
+
+
 def _hedged(toks: list[Tok], ti: int, tok: Tok, bound: dict, out: Slots, lang: str) -> None:
     words: list[str] = []
     arrow = False
@@ -870,7 +878,8 @@ def _hedged(toks: list[Tok], ti: int, tok: Tok, bound: dict, out: Slots, lang: s
         partner = withdrawn
     said = [w for w in words if w not in _CUE_INDEX]  # "4 GPUs, maybe 8": the value's own cue may stand between
     hedge = bool(said) and all(w in _HEDGES for w in said) and any(w in _HEDGE_HEADS for w in said)
-    correction = bool(said) and all(w in _CORRECTION_WORDS or w in _HEDGES for w in said) and not hedge
+    correction = bool(said) and all(w in _CORRECTION_WORDS or w in _HEDGES or withdrawn is not None and w in _USE_INSTEAD
+                                    for w in said) and not hedge
     if not (hedge or correction or arrow and not words):
         return
     value = _value_ok(tok, partner.slot.removesuffix("_weak"), lang)
@@ -903,8 +912,32 @@ def _withdrawn(toks: list[Tok], j: int, out: Slots, lang: str) -> Binding | None
     if not (k >= 0 and toks[k].kind == "word" and toks[k].text in _WITHDRAW):
         return None
     matches = [b for b in out.bindings if b.pos < ref.start
-               and _value_ok(ref, b.slot.removesuffix("_weak"), lang) == b.value]
+               and (_value_ok(ref, b.slot.removesuffix("_weak"), lang) == b.value or _same_length(ref, b, lang))]
     return matches[-1] if len({b.slot for b in matches}) == 1 else None  # none, or two fields with that figure: no pick
+
+
+def _withdrawn_repeats(toks: list[Tok], out: Slots, lang: str) -> None:
+    """A value withdrawn by repeating it, its replacement read with a cue of its own ("8K — forget the 8192, go with
+    2048", "olvida el 4096, con 2048"): the repeated figure names the value withdrawn, no number of its own."""
+    for j, tok in enumerate(toks):
+        if tok not in out.stray:
+            continue
+        withdrawn = _withdrawn(toks, j, out, lang)
+        if withdrawn is None or not any(b.slot == withdrawn.slot and b.pos > tok.start for b in out.bindings):
+            continue
+        out.stray.remove(tok)
+        out.bindings.remove(withdrawn)
+
+
+def _same_length(ref: Tok, b: Binding, lang: str) -> bool:
+    """The repeated figure and a count of tokens read before it are one length when both are read as lengths (k =
+    1024): "clipped to 8K tok — scratch the 8192" repeats the 8K (its "tok" read as tokens first, 8,000 as a count)."""
+    if b.slot not in ("tokens", "seq") or b.tok.scale != "k" or ref.scale is not None:
+        return False
+    try:
+        return value_of(b.tok, "seq", lang) == value_of(ref, "seq", lang)
+    except (ValueError, OverflowError):
+        return False
 
 
 # A value the same sentence withdraws in favour of another:
