@@ -226,3 +226,21 @@ def test_a_withdrawn_value_and_its_replacement(text, want, catalog):
 def test_no_withdrawal_without_the_repeated_value(text, catalog):
     result, _ = _said(text, catalog)
     assert result.intent == "clarify"
+
+
+# --- a bullet or an emoji between two items of a line separates them, as a comma does -----------------------------
+
+@pytest.mark.parametrize("text,want", [
+    ("lora qwen3 8b 🔸 3 epochs 🔸 4096 tok samples", {"epochs": 3.0, "seq_len": 4096}),
+    ("full phi-4 • 2 épocas • 8192 tok por secuencia", {"epochs": 2.0, "seq_len": 8192}),
+    ("full 4b ▪ 500M tokens of text ▪ samples of 2048 tok", {"dataset_tokens": 500_000_000, "seq_len": 2048}),
+    ("qlora de qwen3 8b ✨ 1 época ✨ contexto 4096", {"epochs": 1.0, "seq_len": 4096}),
+])
+def test_a_bullet_between_items_separates_them(text, want, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate" and {k: said.get(k) for k in want} == want, (result.intent, said)
+
+
+def test_bullets_opening_lines_are_list_markers(catalog):
+    result, said = _said("lora qwen3 8b\n• seq 2048\n• 3 epochs", catalog)
+    assert said.get("seq_len") == 2048 and said.get("epochs") == 3.0

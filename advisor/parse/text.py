@@ -52,6 +52,12 @@ _PUNCT = str.maketrans({"×": "x", "→": "->", "⇒": "=>", "➝": "->", "⟶":
                         "α": " alpha "})
 _COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 _NON_ASCII = re.compile(r"[^\x20-\x7e\n]")  # emoji, other scripts, control characters -> a space
+# A bullet, a geometric shape or an emoji standing between two items of one line ("seq 2048 🔹 3 epochs", "rank 16 •
+# 4 GPUs", "ctx 8k ▪ bf16"): a separator, as a comma (a space would run the items together: "3 epochs 16384 tok").
+# (Bullets opening a line stay spaces: a list's markers.)
+_BETWEEN_ITEMS = re.compile(r"(?<=[^\s])[ \t]*[\u2022\u2023\u2043\u2219\u25a0-\u25ff\u2600-\u26ff\u2b00-\u2bff"
+                            r"\U0001f300-\U0001faff][\ufe0f\U0001f3fb-\U0001f3ff]*(?=[ \t]*[^\s])")
+_BETWEEN_HINT = re.compile(r"[\u2022\u2023\u2043\u2219\u25a0-\u25ff\u2600-\u26ff\u2b00-\u2bff\U0001f300-\U0001faff]")
 _SPACES = re.compile(r"[ \t\r\f\v]+")
 # Digits grouped by a no-break, narrow no-break or thin space ("16 384", the SI and RAE style): one number.
 # A plain space is not read so: "batch 8 1024" is two numbers.
@@ -288,6 +294,8 @@ def normalize(text: str) -> str:
         if "\u00a0" in text or "\u202f" in text or "\u2009" in text:  # every grouped number has one of its spaces
             text = _SPACE_GROUPED.sub(lambda m: m.group(1) + re.sub(r"\D", "", m.group(2)), text)
         text = text.translate(_SUPERSCRIPTS).translate(_PUNCT)
+        if _BETWEEN_HINT.search(text):
+            text = _BETWEEN_ITEMS.sub(" , ", text)
         text = _COMBINING.sub("", unicodedata.normalize("NFKD", text))
         text = _NON_ASCII.sub(" ", text)
     text = text.lower()
