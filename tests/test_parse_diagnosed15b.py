@@ -244,3 +244,15 @@ def test_a_bullet_between_items_separates_them(text, want, catalog):
 def test_bullets_opening_lines_are_list_markers(catalog):
     result, said = _said("lora qwen3 8b\n• seq 2048\n• 3 epochs", catalog)
     assert said.get("seq_len") == 2048 and said.get("epochs") == 3.0
+
+
+# --- a device's UUID is no name: its hex digits ("...-20b0", "...-70b3") never read as a model size -----------------
+
+@pytest.mark.parametrize("uuids,count", [
+    (("GPU-ccbed397-20b0", "GPU-1f0e2d3c-7b00"), 2),
+    (("GPU-5e1c7a43-9b7f-13b2-8e1d-70b3c2a9f001",), 1),
+])
+def test_device_uuids_are_no_names(uuids, count, catalog):
+    lines = "\n".join(f"GPU {i}: NVIDIA L40S (UUID: {u})" for i, u in enumerate(uuids))
+    result, said = _said(f"lora de qwen3 8b, secuencia 2048, esta es la caja:\n```\n$ nvidia-smi -L\n{lines}\n```", catalog)
+    assert result.intent == "estimate" and said.get("num_gpus") == count and said.get("model") == "qwen3-8b", said

@@ -58,6 +58,7 @@ _NON_ASCII = re.compile(r"[^\x20-\x7e\n]")  # emoji, other scripts, control char
 _BETWEEN_ITEMS = re.compile(r"(?<=[^\s])[ \t]*[\u2022\u2023\u2043\u2219\u25a0-\u25ff\u2600-\u26ff\u2b00-\u2bff"
                             r"\U0001f300-\U0001faff][\ufe0f\U0001f3fb-\U0001f3ff]*(?=[ \t]*[^\s])")
 _BETWEEN_HINT = re.compile(r"[\u2022\u2023\u2043\u2219\u25a0-\u25ff\u2600-\u26ff\u2b00-\u2bff\U0001f300-\U0001faff]")
+_DEVICE_UUID = re.compile(r"\(uuid:[ \t]*(?:gpu|mig)-[0-9a-f-]+\)")
 _SPACES = re.compile(r"[ \t\r\f\v]+")
 # Digits grouped by a no-break, narrow no-break or thin space ("16 384", the SI and RAE style): one number.
 # A plain space is not read so: "batch 8 1024" is two numbers.
@@ -299,6 +300,8 @@ def normalize(text: str) -> str:
         text = _COMBINING.sub("", unicodedata.normalize("NFKD", text))
         text = _NON_ASCII.sub(" ", text)
     text = text.lower()
+    if "uuid" in text:  # a device's UUID ("(UUID: GPU-ccbed397-20b0)", nvidia-smi -L): its hex digits are no name
+        text = _DEVICE_UUID.sub("(uuid: gpu-0)", text)  # ("...-20b0" read "20b" as a size); rules._SMI_LINE reads it
     # the patterns' ASCII twins where they read the text alike (``prefilter.ascii_safe``: after the branch above
     # the text is printable ASCII; typed as ASCII it is safe unless it holds one of \x1c-\x1f), a third faster
     fast = ascii_twin if ascii_safe(text) else _as_typed
