@@ -256,3 +256,20 @@ def test_device_uuids_are_no_names(uuids, count, catalog):
     lines = "\n".join(f"GPU {i}: NVIDIA L40S (UUID: {u})" for i, u in enumerate(uuids))
     result, said = _said(f"lora de qwen3 8b, secuencia 2048, esta es la caja:\n```\n$ nvidia-smi -L\n{lines}\n```", catalog)
     assert result.intent == "estimate" and said.get("num_gpus") == count and said.get("model") == "qwen3-8b", said
+
+
+@pytest.mark.parametrize("text", [
+    "lora qwen3 8b seq 2048, sprint 14 starts monday",
+    "lora qwen3 8b seq 2048, backlog of 30 tickets",
+    "lora qwen3 8b, seq 2048, queue position 3",
+    "lora de qwen3 8b, secuencia 2048, hay 12 incidencias abiertas",
+    "lora de qwen3 8b, secuencia 2048, posición en la cola 4",
+])
+def test_planning_numbers_are_no_settings(text, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate" and said.get("seq_len") == 2048, (result.intent, said)
+
+
+def test_an_epoch_count_after_a_sprint_word_is_still_read(catalog):
+    _, said = _said("lora qwen3 8b, this sprint 2 epochs", catalog)
+    assert said.get("epochs") == 2.0

@@ -434,7 +434,13 @@ CUES: list[Cue] = [
     *_cues("ignore", 0, 10, "$", "gbp", "jobs", "trabajos", "tareas", "jobs queued", "queued", "in queue", "en cola",
            "jobs in the queue", "trabajos en cola"),
     *_cues("ignore", 10, 0, "queue depth", "queue length", "queue size", "queue of", "queue", "cola de",
-           "profundidad de cola", "profundidad de la cola", "longitud de la cola", "en cola", "cola"),
+           "profundidad de cola", "profundidad de la cola", "longitud de la cola", "en cola", "cola",
+           "queue position", "position in the queue", "posicion en la cola", "backlog of", "backlog",
+           "backlog de"),
+    # work items counted after their number ("a backlog of 30 tickets", "12 incidencias abiertas"), and a sprint's or
+    # a milestone's number before it ("sprint 14", "hito 3"): the team's planning, no setting
+    *_cues("ignore", 0, 10, "tickets", "issues", "bugs", "prs", "incidencias", "incidentes", "tareas pendientes"),
+    *_cues("ignore", _ID_STRENGTH, 0, "sprint", "milestone", "hito"),
     # a latency, a duration, a team and things that are not GPUs, after their number: "p95 latency 120 ms", "a 12-person
     # team", "4 people and 1 laptop", "somos 4 personas"
     *_cues("ignore", 0, 10, "ms", "milliseconds", "millisecond", "milisegundos", "seconds", "second", "segundos", "secs",
@@ -629,7 +635,7 @@ def _fill_ok(toks: list[Tok], lo: int, hi: int, words: set[str], punct: set[str]
         if t.kind == "word" and t.text in words or t.kind == "punct" and t.text in punct:
             count += 1
             continue
-        if _arrow_head(toks, k, lo) and words is _LEFT_FILL_WORDS:
+        if t.text == ">" and words is _LEFT_FILL_WORDS and _arrow_head(toks, k, lo):
             continue  # "epochs -> 3", "épocas → 2" (→ is "->" by now), "rank => 16": the arrow's "-"/"=" counted once
         if t.kind == "num" and t.article and words is _LEFT_FILL_WORDS or t.kind == "blank" and words is _LEFT_FILL_WORDS:
             count += 1  # ("16 a node": an article between a number and a noun counts that noun itself: one)
@@ -919,9 +925,10 @@ def _withdrawn(toks: list[Tok], j: int, out: Slots, lang: str) -> Binding | None
 def _withdrawn_repeats(toks: list[Tok], out: Slots, lang: str) -> None:
     """A value withdrawn by repeating it, its replacement read with a cue of its own ("8K — forget the 8192, go with
     2048", "olvida el 4096, con 2048"): the repeated figure names the value withdrawn, no number of its own."""
+    strays = {id(t) for t in out.stray}
     for j, tok in enumerate(toks):
-        if tok not in out.stray:
-            continue
+        if id(tok) not in strays or j == 0 or toks[j - 1].text not in _WITHDRAW and toks[j - 1].text not in _WITHDRAW_ARTICLES:
+            continue  # (the verb, or its article, stands right before the repeated figure)
         withdrawn = _withdrawn(toks, j, out, lang)
         if withdrawn is None or not any(b.slot == withdrawn.slot and b.pos > tok.start for b in out.bindings):
             continue
