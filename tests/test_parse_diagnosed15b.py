@@ -273,3 +273,19 @@ def test_planning_numbers_are_no_settings(text, catalog):
 def test_an_epoch_count_after_a_sprint_word_is_still_read(catalog):
     _, said = _said("lora qwen3 8b, this sprint 2 epochs", catalog)
     assert said.get("epochs") == 2.0
+
+
+@pytest.mark.parametrize("text,want", [
+    ("lora qwen3 8b seq 1024 [corrected: 4096]", {"seq_len": 4096}),
+    ("lora de qwen3 8b, lote 4 (corregido: 8)", {"micro_batch": 8}),
+    ("lora qwen3 8b, rank 16 — revised: 32", {"lora_rank": 32}),
+    ("lora de qwen3 8b, contexto 2048 [revisado: 8192]", {"seq_len": 8192}),
+])
+def test_a_correction_note_before_a_bare_value(text, want, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate" and {k: said.get(k) for k in want} == want, (result.intent, said)
+
+
+def test_a_bare_value_in_brackets_without_a_note_is_asked(catalog):
+    result, _ = _said("lora qwen3 8b seq 1024 [4096]", catalog)
+    assert result.intent == "clarify"
