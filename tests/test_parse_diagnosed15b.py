@@ -289,3 +289,22 @@ def test_a_correction_note_before_a_bare_value(text, want, catalog):
 def test_a_bare_value_in_brackets_without_a_note_is_asked(catalog):
     result, _ = _said("lora qwen3 8b seq 1024 [4096]", catalog)
     assert result.intent == "clarify"
+
+
+@pytest.mark.parametrize("text,method", [
+    ("autotrain, this config:\n```\ntask: llm-sft\nbase_model: Qwen/Qwen2.5-7B\nparams:\n  epochs: 2\n  peft: false\n```", "full"),
+    ("```\ntask: llm-sft\nbase_model: Qwen/Qwen2.5-7B\nparams:\n  block_size: 2048\n```", "full"),
+    ("¿qué GPU?\n```\ntask: llm-sft\nbase_model: Qwen/Qwen2.5-7B\nparams:\n  peft: true\n  quantization: int4\n```", "qlora"),
+    ("```\ntask: llm-orpo\nbase_model: Qwen/Qwen2.5-7B\nparams:\n  peft: true\n```", "lora"),
+])
+def test_autotrain_yaml_states_the_hf_stack_and_its_method(text, method, catalog):
+    _, said = _said(text, catalog)
+    assert said.get("stack") == "hf" and said.get("method") == method, said
+
+
+@pytest.mark.parametrize("text,method", [("qwen2.5 7b\npeft: false\nmax_length: 2048", "full"),
+                                         ("qwen2.5 7b, peft=true, seq 2048", "lora")])
+def test_a_peft_switch_said_off_is_a_full_fine_tune(text, method, catalog):
+    # "peft: false" says no adapters: never read as LoRA because the word "peft" is there
+    _, said = _said(text, catalog)
+    assert said.get("method") == method, said

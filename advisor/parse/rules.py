@@ -70,7 +70,8 @@ _CONFIG_KEYS = {
     "quantization_bit": "quantization_bit",
     # TRL's use_peft; the use_lora / lora_enable switches of scripts built on PEFT (LLaVA's train.py --lora_enable,
     # Firefly and Chinese-LLaMA-Alpaca's --use_lora, PEFT's use_dora for DoRA, sized as LoRA)
-    "use_peft": "use_peft|use_lora|lora_enable|enable_lora|use_dora",
+    # (and AutoTrain's own switch, LLMTrainingParams.peft: "--peft", "peft: false" in its YAML's params)
+    "use_peft": "use_peft|use_lora|lora_enable|enable_lora|use_dora|peft",
     # ms-swift: --train_type full|lora; NeMo's model.peft.peft_scheme: lora | ... | none, "none" the full fine-tune
     # (NeMo examples/nlp/language_modeling/tuning/conf/megatron_gpt_finetuning_config.yaml; nemo.collections.llm
     # recipes' finetune_recipe(peft_scheme="none"|None) trains every weight)
@@ -1105,7 +1106,8 @@ def _litgpt(scan: Scan, m: re.Match[str]) -> None:
 # it trains through TRL's trainers over Transformers (autotrain/trainers/clm/), so the stack is "hf"; its LLM
 # parameters default to peft=False (autotrain/trainers/clm/params.py, LLMTrainingParams.peft), so a command without
 # --peft trains every weight: a full fine-tune ("--peft" itself is read by the PEFT switch rule as LoRA).
-_AUTOTRAIN = R(r"\bautotrain\s+llm\b")
+# (its YAML config, "task: llm-sft" with "base_model:" and a "params:" block, says the same: configs/llm_finetuning/)
+_AUTOTRAIN = R(r"(?m)\bautotrain\s+llm\b|^[ \t]*task[ \t]*:[ \t]*[\"']?llm(?:-(?:sft|generic|orpo|dpo|reward))?[\"']?[ \t]*$")
 _AUTOTRAIN_PEFT = re.compile(r"\b(?:peft|use_peft|quantization)=")
 
 
@@ -1117,6 +1119,10 @@ def _autotrain(scan: Scan, m: re.Match[str]) -> None:
         if not command.rstrip().endswith("\\"):
             break
         command += " " + line
+    if m.group().lstrip().startswith("task"):  # the YAML: its whole text is the config
+        if "base_model" in scan.marked and not re.search(r"(?m)^[ \t]*(?:peft|quantization)[ \t]*:", scan.marked):
+            scan.claim("method", "full", m.start())
+        return
     if "train=true" in command and not _AUTOTRAIN_PEFT.search(command):
         scan.claim("method", "full", m.start())
 
