@@ -122,6 +122,8 @@ def test_a_spending_cap_is_no_length(catalog):
     ("lora qwen3 8b, a 4x Hopper-class H100 box", "h100-sxm", 4),
     ("lora de qwen3 8b, 2 L40S clase Ada", "l40s", 2),
     ("lora de qwen3 8b, un servidor 6x Blackwell-series B200", "b200", 6),
+    ("lora qwen3 8b on 2 Ada-generation L40S", "l40s", 2),
+    ("lora de qwen3 8b en 4 Hopper-generation H100", "h100-sxm", 4),
 ])
 def test_one_card_said_alone_and_counts_before_a_class(text, gpu, count, catalog):
     result, said = _said(text, catalog)

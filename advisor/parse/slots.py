@@ -1240,7 +1240,7 @@ _COUNT_TO_GPU = {"x", "nvidia", "of", "de", "our", "the", "my", "these", "those"
                  "amd", "aws", "gcp", "azure", "google", "ada", "gen", "hopper", "ampere", "blackwell", "lovelace",
                  "datacenter", "data", "center", "cloud", "rented", "alquiladas", "rentadas",
                  # the architecture said as a class or series ("8x Hopper-class H200", "2 Blackwell-series B200")
-                 "class", "series", "clase", "serie"}
+                 "class", "series", "clase", "serie", "generation", "generacion", "architecture", "arquitectura"}
 # A GPU name is a cue of its own: one count binds to it ("r of 8 l40s x8": x8 is the count, 8 the rank).
 GPU_CUE = 1_000_000
 
