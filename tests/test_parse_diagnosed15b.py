@@ -310,3 +310,20 @@ def test_a_peft_switch_said_off_is_a_full_fine_tune(text, method, catalog):
     # "peft: false" says no adapters: never read as LoRA because the word "peft" is there
     _, said = _said(text, catalog)
     assert said.get("method") == method, said
+
+
+# --- the architecture between a card's name and its memory: the memory still names the variant --------------------
+
+@pytest.mark.parametrize("text,gpu,count", [
+    ("lora de qwen3 8b, una A100 Ampere 40 GB sola", "a100-40gb", 1),
+    ("lora qwen3 8b on 2 A100 Ampere 40GB", "a100-40gb", 2),
+    ("lora qwen3 8b on 4 A100 Ampere 80 GB", "a100-80gb", 4),
+])
+def test_the_memory_after_the_architecture_names_the_variant(text, gpu, count, catalog):
+    _, said = _said(text, catalog)
+    assert said.get("gpu") == gpu and said.get("num_gpus") == count, said
+
+
+def test_an_architecture_without_a_memory_is_the_cards_default(catalog):
+    _, said = _said("lora qwen3 8b on 2 A100 Ampere", catalog)
+    assert said.get("gpu") == "a100-80gb"

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import re
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from advisor.catalog import Catalog
 from advisor.catalog.names import normal
@@ -82,6 +82,8 @@ def _region_es(ident: str) -> list[str]:
             for form in (f"europa {d}", f"ue {d}", f"{d} de europa", f"europa del {d}")]
 
 
+# A GPU architecture's name, said between the card and its memory ("A100 Ampere 40 GB", NVIDIA's own product pages)
+_ARCH_WORDS = frozenset({"ampere", "hopper", "ada", "lovelace", "blackwell", "volta", "turing"})
 # Nouns a count stands before ("6 vueltas", "3 epochs", "8 GPUs"): the number before one is that count.
 _COUNT_NOUNS = frozenset({"epochs", "epoch", "epocas", "epoca", "vueltas", "vuelta", "passes", "pasadas", "gpus", "gpu",
                           "cards", "tarjetas", "nodes", "nodos", "steps", "pasos", "examples", "ejemplos", "samples",
@@ -288,6 +290,8 @@ class Matcher:
                 first = next(k for k in range(i, -1, -1) if toks[k].start == match.start)
                 match = self._with_vendor(toks, first, match, out)
                 used += self._own_memory(toks, i + used, match)
+                if i + used + 1 < len(toks) and toks[i + used].text in _ARCH_WORDS:
+                    match, used = self._memory_past_arch(toks, i, used, match)
                 if i + used < len(toks) and toks[i + used].text in _FORM_WORDS:
                     match, used = self._form_after_memory(toks, i, used, match)
                     if i + used < len(toks) and toks[i + used].text in _FORM_WORDS:
@@ -406,6 +410,18 @@ class Matcher:
             return match, used
         return NameMatch("unsure", None, match.start, form.end, tuple(parts),
                          typed=f"{' '.join(name)} {form.text}", word="gpu"), used + 1
+
+    def _memory_past_arch(self, toks: list[Token], i: int, used: int, match: NameMatch) -> tuple[NameMatch, int]:
+        """"A100 Ampere 40 GB", "A100 Ampere 80GB": the architecture between the card's name and its memory, which
+        names the variant as it does right after the name ("A100 40GB"): the name is looked up with the memory
+        after it, and both words are the match's (else the 40 GB part was read as the 80 GB one, its default)."""
+        mem = toks[i + used + 1]
+        if not _MEMORY.fullmatch(mem.text) or mem.gap.strip(" ()/-,") != "":
+            return match, used
+        hit = self._alias_at([*toks[i:i + used], Token(mem.text, mem.start, mem.end, " ")], 0)
+        if hit is None or hit[0].kind != "gpu" or hit[1] != used + 1:
+            return match, used
+        return replace(match, ident=hit[0].ident, end=mem.end), used + 2
 
     def _own_memory(self, toks: list[Token], j: int, match: NameMatch) -> int:
         """"RTX 4090 24GB", "L40S (48 GB)", "H100 80GB SXM": the card's own memory (and form factor)
