@@ -431,10 +431,10 @@ CUES: list[Cue] = [
     # money written with its sign after the amount, as Spanish and most of Europe write it ("480 $ gastados", "300 €":
     # "€" is "eur" by now, right-ignored above), and a queue's depth and its jobs ("queue depth 12", "12 jobs queued",
     # "cola de 12 trabajos", "12 tareas en cola"): no setting of the job we size
-    *_cues("ignore", 0, 10, "$", "gbp", "jobs", "trabajos", "tareas", "jobs queued", "queued", "in queue", "en cola",
+    *_cues("ignore", 0, 10, "$", "gbp", "jobs", "trabajos", "tareas", "jobs queued", "queued", "in queue",
            "jobs in the queue", "trabajos en cola"),
     *_cues("ignore", 10, 0, "queue depth", "queue length", "queue size", "queue of", "queue", "cola de",
-           "profundidad de cola", "profundidad de la cola", "longitud de la cola", "en cola", "cola",
+           "profundidad de cola", "profundidad de la cola", "longitud de la cola", "cola",
            "queue position", "position in the queue", "posicion en la cola", "backlog of", "backlog",
            "backlog de"),
     # work items counted after their number ("a backlog of 30 tickets", "12 incidencias abiertas"), and a sprint's or
