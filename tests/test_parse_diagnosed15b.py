@@ -327,3 +327,26 @@ def test_the_memory_after_the_architecture_names_the_variant(text, gpu, count, c
 def test_an_architecture_without_a_memory_is_the_cards_default(catalog):
     _, said = _said("lora qwen3 8b on 2 A100 Ampere", catalog)
     assert said.get("gpu") == "a100-80gb"
+
+
+# --- a setting's state said with its verb after it: "gradient checkpointing turned off" ----------------------------
+
+@pytest.mark.parametrize("text,gc", [
+    ("qlora qwen3 8b with gradient checkpointing turned off", False),
+    ("qlora qwen3 8b, gradient checkpointing switched off, seq 2048", False),
+    ("qlora qwen3 8b, gradient checkpointing set to off", False),
+    ("qlora qwen3 8b, gradient checkpointing turned on", True),
+])
+def test_gradient_checkpointing_with_its_verb_after_it(text, gc, catalog):
+    # ("turned" is a word of its own, never a typo of "tuned")
+    _, said = _said(text, catalog)
+    assert said.get("gradient_checkpointing") is gc, said
+
+
+# --- a count replaced with "instead of" stays a replacement beside the queue words ---------------------------------
+
+@pytest.mark.parametrize("text", ["¿y con 8 H100 en vez de 2?", "what about 8 H100 instead of 2?"])
+def test_a_count_instead_of_another_is_a_followup(text, catalog):
+    previous = SpecRequest(method="qlora", model="llama-3.1-70b", seq_len=8192, gpu="h100-sxm", num_gpus=2)
+    result, said = _said(text, catalog, previous=previous)
+    assert result.intent == "followup" and said.get("num_gpus") == 8, (result.intent, said)

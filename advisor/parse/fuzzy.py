@@ -136,6 +136,7 @@ calcular tenemos tengo tienen hacer haciendo pensando planeamos vamos podemos pu
 entrenamos afinamos ajustamos ajusto entreno afino lanzar lanzamos empezar sobre unos unas algo alrededor
 falla fallan fallar fallaron fallo fallos fallas fallen gracias disculpas
 quantize quantise quantizes quantizing quantization devices precision
+turned turn turns turning switched switch kept left
 """.split())
 
 # The words a typo may be read as: method words and the words that say what a number is.
