@@ -46,6 +46,12 @@ def test_a_catalog_model_with_its_owner_in_brackets_is_the_catalog_model(catalog
     assert said.get("model") == "qwen2.5-7b"
 
 
+@pytest.mark.parametrize("text", ["lora llama-3-8b (org: ml-infra), seq 2048", "lora de llama-3-8b (organización: plataforma)"])
+def test_a_team_beside_a_catalog_model_makes_no_hub_id(text, catalog):
+    _, said = _said(text, catalog)
+    assert said.get("model") == "llama-3-8b", said
+
+
 def test_a_bracketed_note_that_is_no_owner_names_no_hub_model(catalog):
     # "(note: ...)" is no owner: the words stay a note, no "org/name" is made up
     result, said = _said("lora llama 3 8b (note: urgent), seq 2048", catalog)

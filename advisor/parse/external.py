@@ -48,8 +48,8 @@ _ORG_WORD = re.compile(r"(?<![\w/.@-])(?:" + "|".join(sorted((re.escape(o) for o
 # HuggingFaceH4)", "EXAONE-3.5-7.8B-Instruct (organización: LGAI-EXAONE)", "(organization = tiiuae)"): the Hub id
 # org/name (the Hub's own id is owner/repository, huggingface_hub.utils.validate_repo_id), said in two pieces.
 _NAME_ORG = re.compile(r"(?<![\w/.@-])([A-Za-z0-9][\w.-]{0,95}[A-Za-z0-9])[ \t]*\([ \t]*(?:org|organi[sz]ation|organizaci[oó]n|"
-                       r"owner|due[nñ]o|publisher)[ \t]*[:=][ \t]*([A-Za-z0-9][\w.-]{0,94}[A-Za-z0-9])[ \t]*\)", re.I)
-_NAME_ORG_HINT = re.compile(r"\([ \t]*(?:org|organi|owner|due|publisher)", re.I)  # what every _NAME_ORG match holds
+                       r"publisher)[ \t]*[:=][ \t]*([A-Za-z0-9][\w.-]{0,94}[A-Za-z0-9])[ \t]*\)", re.I)
+_NAME_ORG_HINT = re.compile(r"\([ \t]*(?:org|organi|publisher)", re.I)  # what every _NAME_ORG match holds
 _DATASET_KEY = re.compile(r"(?:dataset\w*|datasets|path|data_files|data_path|data)\s*[\"']?\s*[:=]\s*[\"']?\s*$", re.I)
 # torchtune's recipe configs ("llama3_1/8B_lora_single_device", "qwen2_5/7B_full"): a config, not a repo
 _TORCHTUNE_CONFIG = re.compile(r"_(?:q?lora|full|dora)(?:_single_device|_distributed)?$|_single_device$", re.I)
@@ -102,8 +102,10 @@ def find(text: str, catalog: Catalog) -> list[External]:
     if "(" in text and _NAME_ORG_HINT.search(text):
         for m in _NAME_ORG.finditer(text):
             ident = f"{m.group(2)}/{m.group(1)}"
-            if any(e.start <= m.start() < e.end for e in out) or catalog.find_model(ident) is not None:
-                continue  # a catalog model said so is read by its name ("Qwen2.5-32B (org: Qwen)")
+            if any(e.start <= m.start() < e.end for e in out) or catalog.find_model(ident) is not None \
+                    or catalog.find_model(m.group(1)) is not None:
+                continue  # a catalog model said so is read by its name ("Qwen2.5-32B (org: Qwen)"; "(org: ml-infra)"
+                # beside a catalog model is the team's, no other repository)
             if catalog.find_gpu(m.group(1)) is not None or not (re.search(r"\d", m.group(1))
                                                                 or m.group(2).lower() in KNOWN_ORGS):
                 continue
