@@ -356,3 +356,21 @@ def test_a_count_instead_of_another_is_a_followup(text, catalog):
     previous = SpecRequest(method="qlora", model="llama-3.1-70b", seq_len=8192, gpu="h100-sxm", num_gpus=2)
     result, said = _said(text, catalog, previous=previous)
     assert result.intent == "followup" and said.get("num_gpus") == 8, (result.intent, said)
+
+
+# --- a dataset or a Space on the Hub is no model, and its name's digits are no setting -----------------------------
+
+@pytest.mark.parametrize("text,seq", [
+    ("lora qwen3 8b, data at hf.co/datasets/HuggingFaceH4/ultrachat_200k", None),
+    ("lora qwen3 8b, dataset HuggingFaceH4/ultrachat_200k, seq 2048", 2048),
+    ("lora de qwen3 8b sobre el corpus allenai/c4-10k, secuencia 1024", 1024),
+    ("lora qwen3 8b, demo at huggingface.co/spaces/acme/chat-8k", None),
+])
+def test_hub_datasets_and_spaces_are_no_model(text, seq, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate" and said.get("model") == "qwen3-8b" and said.get("seq_len") == seq, said
+
+
+def test_a_hub_model_after_the_word_dataset_elsewhere_is_still_the_model(catalog):
+    _, said = _said("lora EleutherAI/pythia-6.9b on a dataset of 10M tokens", catalog)
+    assert said.get("model") == "EleutherAI/pythia-6.9b" and said.get("dataset_tokens") == 10_000_000

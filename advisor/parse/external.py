@@ -49,6 +49,13 @@ _ORG_WORD = re.compile(r"(?<![\w/.@-])(?:" + "|".join(sorted((re.escape(o) for o
 # org/name (the Hub's own id is owner/repository, huggingface_hub.utils.validate_repo_id), said in two pieces.
 _NAME_ORG = re.compile(r"(?<![\w/.@-])([A-Za-z0-9][\w.-]{0,95}[A-Za-z0-9])[ \t]*\([ \t]*(?:org|organi[sz]ation|organizaci[oó]n|"
                        r"publisher)[ \t]*[:=][ \t]*([A-Za-z0-9][\w.-]{0,94}[A-Za-z0-9])[ \t]*\)", re.I)
+# A dataset or a Space on the Hub, by its link ("hf.co/datasets/HuggingFaceH4/ultrachat_200k", "huggingface.co/spaces/
+# acme/demo") or after a dataset's word ("dataset HuggingFaceH4/ultrachat_200k", "datos: tatsu-lab/alpaca"): no model,
+# and the digits of its name ("200k") no setting; blanked (the link's host and the dataset's word stay).
+_DATASET_ID = re.compile(r"(?:(?:huggingface|hf)\.co/(?:datasets|spaces)/|(?<![\w-])(?:datasets?|data[ _]?set|corpus|datos)"
+                         r"[ \t]*[\"']?[ \t]*[:=]?[ \t]*[\"']?)([A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*[A-Za-z0-9])", re.I)
+_DATASET_BEFORE = re.compile(r"(?<![\w-])(?:datasets?|data[ _]?set|corpus|datos)[ \t]*[\"']?[ \t]*$", re.I)  # "dataset org/x"
+_DATASET_WORD = re.compile(r"datasets?|data[ _]?set|corpus|datos", re.I)  # what every _DATASET_ID match without a link holds
 _NAME_ORG_HINT = re.compile(r"\([ \t]*(?:org|organi|publisher)", re.I)  # what every _NAME_ORG match holds
 _DATASET_KEY = re.compile(r"(?:dataset\w*|datasets|path|data_files|data_path|data)\s*[\"']?\s*[:=]\s*[\"']?\s*$", re.I)
 # torchtune's recipe configs ("llama3_1/8B_lora_single_device", "qwen2_5/7B_full"): a config, not a repo
@@ -92,7 +99,7 @@ def find(text: str, catalog: Catalog) -> list[External]:
             continue
         line_start = text.rfind("\n", 0, m.start()) + 1
         before = text[line_start:m.start()]
-        if _DATASET_KEY.search(before) or _NOT_MODEL_KEY.search(before) or re.search(r"--(?:dataset\w*|config)[\s=]+$", before) or _TORCHTUNE_CONFIG.search(name):
+        if _DATASET_KEY.search(before) or _DATASET_BEFORE.search(before) or _NOT_MODEL_KEY.search(before) or re.search(r"--(?:dataset\w*|config)[\s=]+$", before) or _TORCHTUNE_CONFIG.search(name):
             continue
         end = m.end()
         if re.match(r"(?:https?://)?(?:www\.)?(?:huggingface|hf)\.co/", m.group(), re.I):
@@ -120,6 +127,8 @@ def blank(text: str, found: list[External]) -> str:
         text = text[:e.start] + " " * (e.end - e.start) + text[e.end:]
     for e in found:
         text = _repeats(text, e)
+    if "/" in text and ("datasets/" in text or "spaces/" in text or _DATASET_WORD.search(text)):
+        text = _DATASET_ID.sub(lambda m: m.group()[:m.start(1) - m.start()] + " " * len(m.group(1)), text)
     if "/" in text and ("huggingface" in text or "hf.co" in text):
         text = _page_paths(text)
     if "-ai" in text or "-AI" in text:
