@@ -374,3 +374,12 @@ def test_hub_datasets_and_spaces_are_no_model(text, seq, catalog):
 def test_a_hub_model_after_the_word_dataset_elsewhere_is_still_the_model(catalog):
     _, said = _said("lora EleutherAI/pythia-6.9b on a dataset of 10M tokens", catalog)
     assert said.get("model") == "EleutherAI/pythia-6.9b" and said.get("dataset_tokens") == 10_000_000
+
+
+@pytest.mark.parametrize("text", [
+    "size this: `2026-01-02T03:04:05.678Z INFO model=Qwen/Qwen2.5-7B method=lora seq_len=2048 world_size=4`",
+    "lora de qwen2.5 7b, secuencia 2048, 4 GPUs, arrancó 2026-03-01T14:05:09+01:00",
+])
+def test_an_iso_timestamp_is_no_setting(text, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate" and said.get("seq_len") == 2048 and said.get("num_gpus") == 4, (result.intent, said)

@@ -168,7 +168,8 @@ _NAME_TIMES_COUNT = re.compile(r"\b([a-z]{1,3}\d{1,4}[a-z]{0,3}?|\d{2,3}g(?:i?b)
 # Spanish idioms with a number word that count nothing: "mil gracias" (thanks a lot) is not "x 1000".
 # ISO dates ("deadline 2025-03-01") and clock times ("by 5pm", "a las 17h", "17:30"): no setting in them.
 # (a log's clock has its seconds and their fraction, "02:12:44,512" as Python's logging prints asctime, "14:05:09.331")
-_DATE_TIME = re.compile(r"\b(?:19|20)\d{2}-\d{2}-\d{2}\b|(?<![\w.:])\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d{1,6})?)?(?![\w:])|\b\d{1,2}\s?(?:am|pm)\b"
+# (and an ISO 8601 timestamp, the date and its time joined by "T": "2026-01-02T03:04:05.678Z", "...T03:04:05+01:00")
+_DATE_TIME = re.compile(r"\b(?:19|20)\d{2}-\d{2}-\d{2}(?:t\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:z|[+-]\d{2}:?\d{2})?)?\b|(?<![\w.:])\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d{1,6})?)?(?![\w:])|\b\d{1,2}\s?(?:am|pm)\b"
                         r"|\ba\s+las\s+\d{1,2}(?:h|:\d{2})?\b")
 # What every match of _DATE_TIME contains, one per alternative: "\d-\d\d-\d" in a date (YYYY-MM-DD; a model's
 # "llama-3.1-8b" has no such run), "\d:\d\d" in a clock time, a digit then "am"/"pm", "las" between spaces then a
