@@ -383,3 +383,18 @@ def test_a_hub_model_after_the_word_dataset_elsewhere_is_still_the_model(catalog
 def test_an_iso_timestamp_is_no_setting(text, catalog):
     result, said = _said(text, catalog)
     assert result.intent == "estimate" and said.get("seq_len") == 2048 and said.get("num_gpus") == 4, (result.intent, said)
+
+
+@pytest.mark.parametrize("block,count", [
+    ("resources:\n  gpu:\n    name: H100\n    count: 4", 4),
+    ("resources:\n  gpu:\n    name: L40S\n    memory: 48GB\n    count: 2", 2),
+])
+def test_a_gpu_mapping_with_its_count(block, count, catalog):
+    text = f"¿qué cuesta esto?\n```yaml\ntype: task\ncommands:\n  - python train.py --model Qwen/Qwen2.5-7B --method lora\n{block}\n```"
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate" and said.get("num_gpus") == count, (result.intent, said)
+
+
+def test_a_gpu_count_range_is_no_count(catalog):
+    result, said = _said("qlora qwen2.5 7b\n```yaml\nresources:\n  gpu:\n    name: L40S\n    count: 2..8\n```", catalog)
+    assert "num_gpus" not in said and result.intent == "clarify"

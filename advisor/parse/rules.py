@@ -153,8 +153,16 @@ _SKY_ACC = R(r"(?<![\w.])(?:accelerators|gpus?)[\"']?[ \t]*[:=][ \t]*[\"'{]?[ \t
 # A package install line ("setup: pip install trl peft", "uv pip install unsloth bitsandbytes", "conda install -c
 # conda-forge ..."): package names, not a method ("peft") or a stack said by the user; read and left alone up to the
 # line's end or the next command ("&&", ";", "|").
+# The GPUs as a mapping under the resources' "gpu:" key, their count one of its keys (dstack.yml's
+# ``resources: gpu: {name: H100, memory: 80GB, count: 4}``, dstack.ai/docs/reference/dstack.yml/task: "count" is the
+# number of GPUs, a range "2..8" is no single count): that many per node.
+_GPU_BLOCK_COUNT = R(r"(?m)^([ \t]*)gpus?[ \t]*:[ \t]*\n(?:\1[ \t]+[\w-]+[ \t]*:[^\n]*\n)*?\1[ \t]+count[ \t]*:[ \t]*(\d{1,3})\b(?![.\w])")
 _INSTALL = R(r"\b(?:pip3?|uv[ \t]+pip|uv|conda|mamba|poetry|apt(?:-get)?)[ \t]+(?:install|add)\b"
              r"(?:[ \t]+(?!(?:and|then|y|luego|so|para|to|for)\b)(?:-[\w-]+|[a-z0-9_.\-\[\]=<>~!,]+))+")
+
+
+def _gpu_block_count(scan: Scan, m: re.Match[str]) -> None:
+    scan.claim("gpus_per_node", int(m.group(2)), m.start())
 
 
 def _sky_acc(scan: Scan, m: re.Match[str]) -> None:
@@ -1212,7 +1220,7 @@ WORD_RULES = [
     (_INSTALL, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
     (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_AUTOTRAIN, _autotrain), (_RECIPE, _recipe), (_GRES_GPU, _gres),
-    (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible),
+    (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_GPU_BLOCK_COUNT, _gpu_block_count), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible),
     (_SMI_LINE, _smi_line), (_SMI_UUID, lambda scan, m: None), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_RAY_RESOURCES, lambda scan, m: None),
     (_INSTEAD, _instead), (_NOT_REGION, _instead), (_DROPPED, _instead),
