@@ -398,3 +398,13 @@ def test_a_gpu_mapping_with_its_count(block, count, catalog):
 def test_a_gpu_count_range_is_no_count(catalog):
     result, said = _said("qlora qwen2.5 7b\n```yaml\nresources:\n  gpu:\n    name: L40S\n    count: 2..8\n```", catalog)
     assert "num_gpus" not in said and result.intent == "clarify"
+
+
+@pytest.mark.parametrize("text,want", [
+    ("qlora qwen2.5 7b. Datos: lote/gpu 6, secuencia 2048", {"micro_batch": 6, "seq_len": 2048}),
+    ("qlora qwen2.5 7b. Dataset: r/alpha 8/16, seq 2048", {"lora_rank": 8, "lora_alpha": 16.0}),
+])
+def test_a_settings_key_after_the_dataset_word_is_no_dataset_id(text, want, catalog):
+    # a pair of words with a slash and no digit after "Datos:" is a setting's key, never blanked as a Hub dataset
+    _, said = _said(text, catalog)
+    assert {k: said.get(k) for k in want} == want and "dataset_tokens" not in said, said

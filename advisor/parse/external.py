@@ -128,12 +128,20 @@ def blank(text: str, found: list[External]) -> str:
     for e in found:
         text = _repeats(text, e)
     if "/" in text and ("datasets/" in text or "spaces/" in text or _DATASET_WORD.search(text)):
-        text = _DATASET_ID.sub(lambda m: m.group()[:m.start(1) - m.start()] + " " * len(m.group(1)), text)
+        text = _DATASET_ID.sub(_blank_dataset_id, text)
     if "/" in text and ("huggingface" in text or "hf.co" in text):
         text = _page_paths(text)
     if "-ai" in text or "-AI" in text:
         text = _ORG_WORD.sub(lambda m: " " * len(m.group()), text)
     return text
+
+
+def _blank_dataset_id(m: re.Match[str]) -> str:
+    """The dataset's id blanked where it has a digit to misread ("ultrachat_200k"); a pair of words after "Datos:"
+    ("lote/gpu 6", "r/alpha 8/8") is a setting's key, left as it is."""
+    if not re.search(r"\d", m.group(1)):
+        return m.group()
+    return m.group()[:m.start(1) - m.start()] + " " * len(m.group(1))
 
 
 def _repeats(text: str, e: External) -> str:
