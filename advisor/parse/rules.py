@@ -1283,5 +1283,19 @@ def _openrlhf_full(scan: Scan, m: re.Match[str]) -> bool | None:
     return None
 
 
+# Unsloth's loader class (unsloth/models/loader.py: FastLanguageModel, FastVisionModel) names the Unsloth stack when
+# no word does: the word "unsloth" may sit only inside a repo name ("unsloth/Qwen3-14B") that a key's rule consumed.
+# (The Trainer tools' config shapes - axolotl, LLaMA-Factory, SFTConfig - are left unread as a stack: table3/table4
+# label them ``hf`` while tests/phrasegen.py, table2 and the fresh table label no stack for the same shapes.)
+_UNSLOTH_LOADER = R(r"\bfast(?:language|vision)model\b")
+
+
+def _unsloth_loader(scan: Scan, m: re.Match[str]) -> bool | None:
+    if any(c.field == "stack" for c in scan.claims) or not _spec_accepts("stack", "unsloth"):
+        return False  # a word or a recipe named the stack
+    scan.claim("stack", "unsloth", m.start())
+    return None
+
+
 LATE_RULES = [(_FULL_SHORT, _full_short), (_AXOLOTL, _axolotl_full), (_HF_SCRIPT, _hf_full), (_ALL_LAYERS, _all_layers),
-              (_START, _trl_full), (_OPENRLHF, _openrlhf_full)]
+              (_START, _trl_full), (_OPENRLHF, _openrlhf_full), (_UNSLOTH_LOADER, _unsloth_loader)]

@@ -1,0 +1,35 @@
+"""Mechanisms behind the failures of the hand-written diagnosed sets table3 and table4 (issue #13, round 15a).
+
+Each class is tested with phrasings written for this file, in both languages, not copied from either set
+(tests/data/heldout/table3.json, table4.json): the fix is the mechanism, so other words, orders and tools for
+the same thing must pass too, and a near form that means something else must not be read."""
+
+import pytest
+
+from advisor.parse import parse_message
+from advisor.spec import SpecRequest
+
+
+def _said(text, catalog, previous=None):
+    result = parse_message(text, catalog, previous=previous)
+    return result.intent, result.delta.said()
+
+
+# --- Unsloth's loader class names the Unsloth stack, even where "unsloth" is only inside a repo id -----------
+
+@pytest.mark.parametrize("text", [
+    "model, tok = FastLanguageModel.from_pretrained('unsloth/mistral-7b-v0.3', max_seq_length=2048, "
+    "load_in_4bit=True)\nqlora, r=8",
+    "```python\nm, t = FastLanguageModel.from_pretrained(model_name='mistralai/Mistral-7B-v0.1', max_seq_length=1024)"
+    "\n```\nLoRA de rango 16",
+    "cargamos con FastLanguageModel el qwen2.5 7b, lora a 2k",
+])
+def test_unsloth_loader_names_the_stack(text, catalog):
+    intent, said = _said(text, catalog)
+    assert said.get("stack") == "unsloth", (intent, said)
+
+
+def test_a_fast_tokenizer_is_not_unsloth(catalog):  # a near form: transformers' fast tokenizers
+    _, said = _said("lora mistral 7b a 2k con AutoTokenizer use_fast=True y PreTrainedTokenizerFast", catalog)
+    assert said.get("stack") != "unsloth", said
+
