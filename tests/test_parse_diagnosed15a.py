@@ -33,3 +33,26 @@ def test_a_fast_tokenizer_is_not_unsloth(catalog):  # a near form: transformers'
     _, said = _said("lora mistral 7b a 2k con AutoTokenizer use_fast=True y PreTrainedTokenizerFast", catalog)
     assert said.get("stack") != "unsloth", said
 
+
+# --- a word spelled as no English or Spanish word is (no vowel) before a size names a model nobody can place ------
+
+@pytest.mark.parametrize("text", [
+    "lora brtx 8b at 4k",
+    "full fine-tune of qwrtz 3b, seq 1024",
+    "afinar completo pfft 2b con contexto de 2k",
+    "qlora del krnl 14b, secuencia 4096",
+])
+def test_a_vowelless_word_before_a_size_is_asked_about(text, catalog):
+    result = parse_message(text, catalog)
+    assert result.intent == "clarify" and result.delta.params_b is None, (result.clarify_code, result.delta.said())
+
+
+@pytest.mark.parametrize("text,size", [
+    ("the team wants 33b lora at 4k", 33.0),  # an ordinary word before the size
+    ("lora against a 7b at 2k", 7.0),
+    ("qlora para unos 13b, secuencia 2048", 13.0),
+])
+def test_an_ordinary_word_before_a_size_leaves_the_size(text, size, catalog):
+    _, said = _said(text, catalog)
+    assert said.get("params_b") == size, said
+
