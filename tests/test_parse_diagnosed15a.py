@@ -56,3 +56,36 @@ def test_an_ordinary_word_before_a_size_leaves_the_size(text, size, catalog):
     _, said = _said(text, catalog)
     assert said.get("params_b") == size, said
 
+
+# --- "twice as many GPUs" scales the thread's count; with no count in the thread it asks for the total ------
+
+_TWO = SpecRequest(method="lora", model="qwen3-8b", seq_len=2048, num_gpus=2)
+_NONE = SpecRequest(method="lora", model="qwen3-8b", seq_len=2048)
+
+
+@pytest.mark.parametrize("text,previous,want", [
+    ("could we use twice as many cards?", _TWO, 4),
+    ("half as many GPUs then", SpecRequest(method="lora", model="qwen3-8b", seq_len=2048, num_gpus=8), 4),
+    ("three times as many gpus", _TWO, 6),
+    ("¿y con el doble de GPUs?", _TWO, 4),
+])
+def test_as_many_scales_the_threads_count(text, previous, want, catalog):
+    intent, said = _said(text, catalog, previous)
+    assert intent == "followup" and said.get("num_gpus") == want, (intent, said)
+
+
+@pytest.mark.parametrize("text", ["twice as many cards, please", "dale el doble de tarjetas", "¿y la mitad de GPUs?"])
+def test_a_relative_gpu_count_without_one_in_the_thread_is_asked(text, catalog):
+    result = parse_message(text, catalog, previous=_NONE)
+    assert result.intent == "clarify" and result.clarify_code == "relative", (result.clarify_code, result.delta.said())
+
+
+def test_twice_as_many_epochs_scales_the_default(catalog):  # epochs have a documented default to scale
+    intent, said = _said("twice as many epochs", catalog, _NONE)
+    assert intent == "followup" and said.get("epochs") is not None, said
+
+
+def test_many_gpus_alone_is_still_unreadable(catalog):  # the near form: no factor, a vague count
+    result = parse_message("lora qwen3 8b on many GPUs", catalog)
+    assert result.clarify_code == "unreadable", result.clarify_code
+

@@ -562,6 +562,12 @@ class _Assembler:
 
     def _followup(self) -> ParseResult:
         assert self.previous is not None
+        unscaled = {k: v for k, v in relative.unscaled(self.normalized, self.previous).items()
+                    if getattr(self.delta, k) is None}
+        if unscaled:  # "el doble de GPUs" where the thread has no count: ask for the total
+            self.relative_unknown.extend(unscaled)
+            self.relative_factors = unscaled
+            return self._clarify_relative()
         scaled = {k: v for k, v in relative.changes(self.normalized, self.previous).items()
                   if getattr(self.delta, k) is None}
         if scaled:  # "double the context": a change like "seq 16384", checked against the spec's bounds
@@ -747,9 +753,10 @@ class _Assembler:
         """"+2 GPUs" with no count to add to (a first message, or a thread whose GPU count the
         recommender chose): ask for the total instead of reading the change as the count."""
         name = self.relative_unknown[0]
-        change = self.increments[name]
+        factor = getattr(self, "relative_factors", {}).get(name)
+        change = self.increments[name] if factor is None else 1
         question = t("parse.clarify.relative", self.lang, field=t(f"parse.field.{name}", self.lang),
-                     change=f"{change:+g}")
+                     change=f"{change:+g}" if factor is None else f"×{factor:g}")
         request = merge(self.previous, self.delta) if self.previous is not None else self.delta
         example = describe.example_message(request.model_copy(update={name: max(2, abs(int(change)) + 1)}), self.lang) \
             if request.model is not None or request.params_b is not None else None

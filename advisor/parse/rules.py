@@ -793,6 +793,7 @@ _FULL_QUALIFIES = R(_FULL_QUALIFIED + r"\b")
 _FT_ANYWHERE = R(r"\b(?:sft|fine[\s_-]*tun\w*|finetun\w*|train\w*|entrenar|entrenamiento|afinar|ajuste|ajustar)\b")
 
 
+from advisor.parse.relative import AS_MANY as _AS_MANY  # noqa: E402
 from advisor.parse.relative import INCREMENT as _INCREMENT  # noqa: E402
 from advisor.parse.relative import INCREMENT_NEEDS as _INCREMENT_NEEDS  # noqa: E402
 from advisor.parse.relative import INCREMENT_SIGN as _INCREMENT_SIGN  # noqa: E402
@@ -1181,6 +1182,8 @@ def _increment(scan: Scan, m: re.Match[str]) -> bool | None:
 
 WORD_RULES = [
     (_INSTALL, lambda scan, m: None),
+    # "twice as many GPUs": a relative change read against the thread (``relative.changes``), never a vague count
+    (_AS_MANY, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
     (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_RECIPE, _recipe), (_GRES_GPU, _gres),
     (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible),

@@ -20,9 +20,9 @@ from __future__ import annotations
 import re
 
 # Quantifiers that count without a number, in both languages (Spanish in every gender). "how many GPUs?" asks,
-# "too many epochs" judges: neither states a value. "some" counts only a plural ("some GPUs"; "some L40S card" is
+# "too many epochs" judges, "twice as many GPUs" scales the thread's count (``relative``): none states a value. "some" counts only a plural ("some GPUs"; "some L40S card" is
 # one card, which one unsaid: ``_SOME``).
-_FEW = (r"(?<!how\s)(?<!too\s)(?<!so\s)(?:a\s+few|few|several|many|multiple|various|a\s+bunch\s+of|bunch\s+of|a\s+lot\s+of|lots\s+of"
+_FEW = (r"(?<!how\s)(?<!too\s)(?<!so\s)(?<!as\s)(?:a\s+few|few|several|many|multiple|various|a\s+bunch\s+of|bunch\s+of|a\s+lot\s+of|lots\s+of"
         r"|plenty\s+of|a\s+handful\s+of|handful\s+of|a\s+number\s+of|a\s+ton\s+of|tons\s+of|loads\s+of|a\s+load\s+of"
         r"|unas\s+cuantas|unos\s+cuantos|unas\s+pocas|unos\s+pocos|pocas|pocos|varias|varios|algunas|algunos"
         r"|muchas|muchos|muchisimas|muchisimos|bastantes|un\s+monton\s+de|montones\s+de|un\s+punado\s+de)")
