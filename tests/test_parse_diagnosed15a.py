@@ -89,3 +89,24 @@ def test_many_gpus_alone_is_still_unreadable(catalog):  # the near form: no fact
     result = parse_message("lora qwen3 8b on many GPUs", catalog)
     assert result.clarify_code == "unreadable", result.clarify_code
 
+
+# --- a count per day / week / month is the product's traffic, no dataset size nor a number to ask about ----------
+
+@pytest.mark.parametrize("text", [
+    "lora qwen3 8b at 2k; support gets 300 tickets a week",
+    "We see 2,500 user messages per day, want a LoRA of qwen3 8b at 2k",
+    "lora de qwen3 8b a 2k, entran unas 5.000 consultas por semana",
+    "qlora qwen3 8b seq 2048 (800 daily users)",
+    "lora qwen3 8b a 2k; recibimos 40 mil mensajes al mes",
+])
+def test_a_rate_per_period_is_no_setting(text, catalog):
+    result = parse_message(text, catalog)
+    said = result.delta.said()
+    assert result.intent == "estimate" and "dataset_tokens" not in said and said.get("seq_len") == 2048, (
+        result.clarify_code, said)
+
+
+def test_examples_to_train_on_are_still_data(catalog):  # the near form: a count of examples, no period
+    _, said = _said("lora qwen3 8b, 20k examples of 512 tokens", catalog)
+    assert said.get("dataset_tokens") == 20_000 * 512, said
+

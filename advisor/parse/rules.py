@@ -1180,8 +1180,15 @@ def _increment(scan: Scan, m: re.Match[str]) -> bool | None:
     return None
 
 
+# A count per day, week, month or year ("1,200 new chats per day", "unas 1.200 conversaciones al día", "300 tickets a
+# week", "5k solicitudes por semana", "2,000 daily users"): a rate of the product's traffic, never a dataset size, an
+# example count or any setting of the run (the run's data is what is said to train on). Read and left alone.
+_PERIOD = r"(?:days?|weeks?|months?|years?|dias?|semanas?|mes(?:es)?|anos?)"
+_RATE = R(r"(?<![\w.,])\d[\d.,_]*\s*[km]?(?:[ \t]+[a-z]{2,}){0,3}[ \t]*(?:(?:per|a|an|each|every|al|a\s+la|por|cada)[ \t]+|/[ \t]*)"
+          + _PERIOD + r"\b|(?<![\w.,])\d[\d.,_]*\s*[km]?[ \t]+(?:daily|weekly|monthly|diari[oa]s|semanales|mensuales)\b")
+
 WORD_RULES = [
-    (_INSTALL, lambda scan, m: None),
+    (_INSTALL, lambda scan, m: None), (_RATE, lambda scan, m: None),
     # "twice as many GPUs": a relative change read against the thread (``relative.changes``), never a vague count
     (_AS_MANY, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
