@@ -110,3 +110,25 @@ def test_examples_to_train_on_are_still_data(catalog):  # the near form: a count
     _, said = _said("lora qwen3 8b, 20k examples of 512 tokens", catalog)
     assert said.get("dataset_tokens") == 20_000 * 512, said
 
+
+# --- a value quoted from the bot's last answer is the thread's; the other number is the new one ----------------
+
+_EIGHT = SpecRequest(method="lora", model="qwen3-8b", seq_len=4096, num_gpus=8)
+
+
+@pytest.mark.parametrize("text,want", [
+    ("you suggested 8 GPUs, what about 4?", {"num_gpus": 4}),
+    ("the bot said 8 cards; could we do it on 2?", {"num_gpus": 2}),
+    ("me dijiste 8 GPUs; ¿y con 16?", {"num_gpus": 16}),
+    ("tu respuesta dice 4096 de contexto, ¿probamos 8192?", {"seq_len": 8192}),
+    ("your last answer had 4096 context, try 2048?", {"seq_len": 2048}),
+])
+def test_a_quoted_answer_value_names_the_new_ones_field(text, want, catalog):
+    intent, said = _said(text, catalog, _EIGHT)
+    assert intent == "followup" and {k: said.get(k) for k in want} == want, (intent, said)
+
+
+def test_two_counts_without_a_quote_stay_a_question(catalog):  # the near form: nothing says which is the thread's
+    result = parse_message("8 GPUs or 4?", catalog, previous=_EIGHT)
+    assert result.intent == "clarify", result.delta.said()
+

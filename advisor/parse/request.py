@@ -84,6 +84,12 @@ UNREADABLE_FIELDS = frozenset(_EXAMPLE_VALUES)
 # "2048 not 4096", "2048, no 4096", "8 instead of 4", "16 en vez de 8": the later number is withdrawn
 _NEGATED_BETWEEN = re.compile(r"\s*,?\s*(?:not|no|instead\s+of|rather\s+than|en\s+vez\s+de|en\s+lugar\s+de|y\s+no)\s+")
 _CHANGED_BETWEEN = re.compile(r"\s*(?:->|=>|to|a|hasta)\s*")
+# The bot's last answer quoted in a thread: "your answer said", "you suggested", "the bot gave", "en tu respuesta salen",
+# "me dijiste", "el bot recomendó"
+_QUOTED = re.compile(r"\b(?:your\s+(?:last\s+)?(?:answer|reply|estimate|suggestion|recommendation)|you\s+(?:said|suggested"
+                     r"|recommended|picked|proposed|gave)|the\s+bot\s+(?:said|suggested|recommended|gave|picked)"
+                     r"|tu\s+(?:ultima\s+)?(?:respuesta|estimacion|sugerencia|recomendacion)|(?:me\s+)?dijiste|sugeriste"
+                     r"|recomendaste|propusiste|el\s+bot\s+(?:dijo|dio|sugirio|recomendo|propuso))\b")
 _THREAD_FIELDS = (("seq_len", "seq"), ("micro_batch", "count"), ("lora_rank", "count"), ("num_gpus", "count"),
                   ("epochs", "count"), ("lora_alpha", "count"), ("gradient_accumulation_steps", "count"))
 # The size inside a catalog id ("qwen2.5-7b", "llama-3.1-8b", "gemma-2-9b"): the thread's series at another size
@@ -200,6 +206,7 @@ class _Assembler:
         self.conflicts: list[tuple[str, list[Any]]] = []  # (field, its values) said twice with no correction
         self.fields = self._settle()
         self._named_by_thread()
+        self._quoted_from_thread()
         self.delta = self._delta()
         self.relative_unknown: list[str] = []  # increments with no count to add to: asked about
         self._increments()
@@ -286,6 +293,27 @@ class _Assembler:
             self.scan.stray = [t for t in self.scan.stray if t is not a and t is not b]
             return
 
+    def _quoted_from_thread(self) -> None:
+        """"your answer said 2 GPUs; can we try 1?", "en tu respuesta salen 2 GPUs; ¿probamos con 1?": a value quoted
+        from the bot's last answer (``_QUOTED``) is the thread's, not a new one, and it names the field of the one
+        number after it nothing else explains. Only where the quoted value is the thread's own value of that field."""
+        previous = self.previous
+        if previous is None or len(self.scan.stray) != 1:
+            return
+        quote = _QUOTED.search(self.scan.marked)
+        tok = self.scan.stray[0]
+        if quote is None or tok.start < quote.end():
+            return
+        for name, kind in _THREAD_FIELDS:
+            if name not in self.fields or self.fields[name] != getattr(previous, name, None):
+                continue
+            value = slots.value_of(tok, kind, self.lang)
+            if not value or value == self.fields[name]:
+                return
+            self.fields[name] = int(value) if float(value).is_integer() and name != "epochs" else value
+            self.scan.stray = []
+            return
+
     def _source_at(self, pos: int) -> str:
         """What kind of line ``pos`` is on: a pasted config's ``key: value`` line, a comment line of a pasted
         config ("# learning rate: torchtune's recipe value"), or prose."""
@@ -323,9 +351,23 @@ class _Assembler:
             self.warnings.append(("parse.warn.corrected", {"field": t(f"parse.field.{name}", self.lang),
                                                            "taken": shown[-1], "dropped": shown[-2]}))
             return vals[-1]
+        quoted = self._quoted_other(name, vals, where)
+        if quoted is not None:
+            return quoted
         self.conflicts.append((name, vals))
         self._conflict(name, vals)
         return vals[0]
+
+    def _quoted_other(self, name: str, vals: list[Any], where: list[int]) -> Any:
+        """"el bot recomendó 2 GPUs; ¿y con 8?", "you said 4096 context, what about 8192?": of two values, the one
+        quoted from the bot's last answer (after ``_QUOTED``, equal to the thread's value) is the thread's; the other
+        is the new one."""
+        old = getattr(self.previous, name, None) if self.previous is not None else None
+        quote = _QUOTED.search(self.scan.marked) if old is not None and len(vals) == 2 == len(where) else None
+        if quote is None or vals.count(old) != 1:
+            return None
+        i = vals.index(old)
+        return vals[1 - i] if where[i] >= quote.start() else None
 
     def _conflict(self, name: str, vals: list[Any]) -> None:
         shown = [self._show(name, v) for v in vals]
