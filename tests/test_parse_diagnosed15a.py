@@ -132,3 +132,29 @@ def test_two_counts_without_a_quote_stay_a_question(catalog):  # the near form: 
     result = parse_message("8 GPUs or 4?", catalog, previous=_EIGHT)
     assert result.intent == "clarify", result.delta.said()
 
+
+# --- a judgement of a length, a dataset named by habit: stated values nobody can read --------------
+
+@pytest.mark.parametrize("text,field", [
+    ("qlora mistral 7b with a reasonable context", "seq_len"),
+    ("lora de mistral 7b con secuencias razonables", "seq_len"),
+    ("full fine-tune of qwen2.5 1.5b, generous context please", "seq_len"),
+    ("qlora de mistral 7b con un buen contexto", "seq_len"),
+    ("lora mistral 7b at 2k on the same data as always", "dataset_tokens"),
+    ("lora de mistral 7b a 2k con nuestro dataset habitual", "dataset_tokens"),
+    ("lora mistral 7b 2k, corpus: the usual one", "dataset_tokens"),
+])
+def test_a_judged_or_habitual_value_is_asked_about(text, field, catalog):
+    result = parse_message(text, catalog)
+    assert result.intent == "clarify" and result.clarify_code == "unreadable", (result.clarify_code, result.delta.said())
+    assert getattr(result.delta, field) is None
+
+
+@pytest.mark.parametrize("text", [
+    "lora mistral 7b at 2k, we got decent results last time",  # a judgement of results, not of a length
+    "lora mistral 7b at 2k on some H100 card",  # one card, which one unsaid: a card, not a count
+    "lora mistral 7b, a reasonable context of 4096",  # the judgement beside the value it states
+])
+def test_near_forms_state_their_value(text, catalog):
+    result = parse_message(text, catalog)
+    assert result.intent == "estimate", (result.clarify_code, result.delta.said())
