@@ -158,3 +158,23 @@ def test_a_judged_or_habitual_value_is_asked_about(text, field, catalog):
 def test_near_forms_state_their_value(text, catalog):
     result = parse_message(text, catalog)
     assert result.intent == "estimate", (result.clarify_code, result.delta.said())
+
+
+# --- "N of them" after a count of people is part of that group, never a GPU count ------------------------------
+
+@pytest.mark.parametrize("text", [
+    "we are 8 engineers, 3 of them on call; lora qwen3 8b at 2k",
+    "Team of 12 people (4 of them new): qlora qwen3 8b seq 2048",
+    "somos 5 personas, 2 de ellas de ML: lora de qwen3 8b a 2k",
+    "10 investigadores, 3 de ellos en remoto; lora qwen3 8b secuencia 2048",
+])
+def test_part_of_a_group_of_people_is_no_gpu_count(text, catalog):
+    result = parse_message(text, catalog)
+    said = result.delta.said()
+    assert result.intent == "estimate" and "num_gpus" not in said and said.get("seq_len") == 2048, (
+        result.clarify_code, said)
+
+
+def test_of_them_after_a_card_still_counts_gpus(catalog):  # the near form: the group is of cards
+    _, said = _said("lora qwen3 8b at 2k on L4 24GB, 4 of them", catalog)
+    assert said.get("num_gpus") == 4 and said.get("gpu") == "l4", said

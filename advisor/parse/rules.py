@@ -1187,8 +1187,14 @@ _PERIOD = r"(?:days?|weeks?|months?|years?|dias?|semanas?|mes(?:es)?|anos?)"
 _RATE = R(r"(?<![\w.,])\d[\d.,_]*\s*[km]?(?:[ \t]+[a-z]{2,}){0,3}[ \t]*(?:(?:per|a|an|each|every|al|a\s+la|por|cada)[ \t]+|/[ \t]*)"
           + _PERIOD + r"\b|(?<![\w.,])\d[\d.,_]*\s*[km]?[ \t]+(?:daily|weekly|monthly|diari[oa]s|semanales|mensuales)\b")
 
+# "N of them" right after a count of people ("6 people, 2 of them ML", "8 engineers - 3 of them on call", "somos 5
+# personas, 2 de ellas de ML"): part of that group, never devices ("4 of them" counts GPUs after a card: slots' cue)
+_PEOPLE_PART = R(r"(?:(?<![\w.,])\d+\s+)?\b(?:people|persons|folks|engineers|devs|developers|members|researchers|users|interns|personas|gente"
+                 r"|ingenieros|ingenieras|miembros|investigadores|usuarios|becarios)\b[^\d\n.;]{0,12}?\d+\s+"
+                 r"(?:of\s+(?:them|those|us)|de\s+(?:ellos|ellas|esos|esas|nosotros))\b")
+
 WORD_RULES = [
-    (_INSTALL, lambda scan, m: None), (_RATE, lambda scan, m: None),
+    (_INSTALL, lambda scan, m: None), (_RATE, lambda scan, m: None), (_PEOPLE_PART, lambda scan, m: None),
     # "twice as many GPUs": a relative change read against the thread (``relative.changes``), never a vague count
     (_AS_MANY, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
