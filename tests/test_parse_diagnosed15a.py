@@ -178,3 +178,21 @@ def test_part_of_a_group_of_people_is_no_gpu_count(text, catalog):
 def test_of_them_after_a_card_still_counts_gpus(catalog):  # the near form: the group is of cards
     _, said = _said("lora qwen3 8b at 2k on L4 24GB, 4 of them", catalog)
     assert said.get("num_gpus") == 4 and said.get("gpu") == "l4", said
+
+
+# --- an arrow between two values of one field, each with its cue, is a correction: the later one --------------
+
+@pytest.mark.parametrize("text,want", [
+    ("lora de mistral 7b, lote 4 => lote 8", {"micro_batch": 8}),
+    ("full qwen2.5 3b seq 2048 -> seq 4096, 2 epochs", {"seq_len": 4096}),
+    ("qlora mistral 7b 2k, r 32 → r 16", {"lora_rank": 16}),
+    ("qlora de mistral 7b, épocas 3 → épocas 1", {"epochs": 1.0}),
+])
+def test_an_arrow_between_cued_values_takes_the_later(text, want, catalog):
+    intent, said = _said(text, catalog)
+    assert intent == "estimate" and {k: said.get(k) for k in want} == want, (intent, said)
+
+
+def test_two_cued_values_without_an_arrow_are_asked(catalog):  # the near form: "or" is no correction
+    result = parse_message("qlora mistral 7b, rank 16 or rank 8?", catalog)
+    assert result.clarify_code == "conflict", result.clarify_code

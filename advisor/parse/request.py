@@ -57,7 +57,10 @@ _CORRECTION = re.compile(
     # "last time 2k, this time 4096", "la otra vez a 2k, esta vez a 4096", "lote 8, bueno, que sea lote 4")
     r"|edit|edited|editado|edito|errata|erratum|update|updated|upd|fix|fixed|nvm|never\s*mind|this\s+time|esta\s+vez"
     r"|que\s+sea|bueno|mejor\s+dicho)\b"
-    r"|(?:^|[\s,;.(])(?:no|nope)\s*[,:.!]")
+    r"|(?:^|[\s,;.(])(?:no|nope)\s*[,:.!]"
+    # an arrow between two values of one field, each with its cue ("rank 16 → rank 8", "lote 4 => lote 8"): the old
+    # value, then the new one (normalize writes "→" as "->")
+    r"|->|=>")
 # A change of what is asked between a model and a later size ("now the PM wants the 72B one", "this time the 14B",
 # "ahora queremos el de 72B", "esta vez el de 14B", "switch to the 3B")
 _SWITCH = re.compile(r"\b(?:now|instead|this\s+time|switch\w*\s+to|move\s+to|go\s+(?:with|for)|upgrad\w*\s+to|bump\w*\s+to"
