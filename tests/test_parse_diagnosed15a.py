@@ -196,3 +196,21 @@ def test_an_arrow_between_cued_values_takes_the_later(text, want, catalog):
 def test_two_cued_values_without_an_arrow_are_asked(catalog):  # the near form: "or" is no correction
     result = parse_message("qlora mistral 7b, rank 16 or rank 8?", catalog)
     assert result.clarify_code == "conflict", result.clarify_code
+
+
+# --- "+1," agreeing in a thread and a notebook's "In [14]:" prompt are no numbers to ask about -----------------
+
+@pytest.mark.parametrize("text,want", [
+    ("> qlora qwen3 8b at 2k?\n+1, and on 2 L40S please", {"num_gpus": 2, "seq_len": 2048}),
+    ("> lora de qwen3 8b a 4k\n+1. en 2 A100", {"num_gpus": 2, "seq_len": 4096}),
+    ("In [22]: job = dict(method='lora', model='Qwen/Qwen3-8B', seq_len=2048)\nsize it?", {"seq_len": 2048}),
+    ("Out[3]: {'method': 'qlora', 'model': 'Qwen/Qwen3-8B', 'seq_len': 4096}\n¿cuánto cuesta?", {"seq_len": 4096}),
+])
+def test_agreement_and_notebook_prompts_are_no_settings(text, want, catalog):
+    intent, said = _said(text, catalog)
+    assert intent == "estimate" and {k: said.get(k) for k in want} == want, (intent, said)
+
+
+def test_a_decimal_after_plus_one_is_still_a_number(catalog):  # the near form: "+1,5" is one and a half
+    _, said = _said("lora qwen3 8b at 2k\n+1,5 epochs", catalog)
+    assert said.get("epochs") == 1.5, said

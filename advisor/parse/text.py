@@ -221,6 +221,8 @@ def clean(text: str) -> str:
         text = _PART_COUNTER.sub(" ", text)
     if "+1" in text:
         text = _PLUS_ONE.sub(" ", text)
+    if "[" in text:
+        text = _PROMPT_NUMBER.sub(r"\1 ", text)
     if ")" in text or "." in text:
         text = _LIST_MARKER.sub(_list_marker, text)
     return text.strip()
@@ -252,8 +254,14 @@ def _emoji(m: re.Match[str]) -> str:
 # "+1" opening a line (after any mention): the chat idiom for "I agree / me too", no count of anything.
 # Only "+1": another signed number ("+2 GPUs") is a change nobody here reads, left for the slots to ask about.
 # ("+1 GPU" closing its clause is an increment, read in a thread: "+1 gpu advice for ..." is still agreement)
-_PLUS_ONE = re.compile(r"(?m)^([ \t]*)\+1(?![\d.,])(?!\s*(?:more\s+|extra\s+)?(?:gpus?|cards?|tarjetas?|graficas?|devices?"
+# ("+1, on 4 H100s please": a comma or period after it is punctuation; before a digit, "+1,5" / "+1.5", a number)
+_PLUS_ONE = re.compile(r"(?m)^([ \t]*)\+1(?!\d|[.,]\d)(?!\s*(?:more\s+|extra\s+)?(?:gpus?|cards?|tarjetas?|graficas?|devices?"
                        r"|epochs?|[eé]pocas?)\s*(?:[^\w\s]|$|(?:and|y|then|please|instead|por\s+favor)\b))")
+
+
+# A notebook's prompt opening a line ("In [14]: spec = dict(...)", "Out[14]: {...}", IPython's and Jupyter's
+# console): the cell's execution count, no setting. The line after it is read as any other.
+_PROMPT_NUMBER = re.compile(r"(?im)^([ \t>]*)(?:in|out)[ \t]*\[\d+\][ \t]*:")
 
 
 # A bare number in a link's label ("<https://wandb.ai/...|run 42>", "<...|PR 1234>") names what the link points
