@@ -214,3 +214,29 @@ def test_agreement_and_notebook_prompts_are_no_settings(text, want, catalog):
 def test_a_decimal_after_plus_one_is_still_a_number(catalog):  # the near form: "+1,5" is one and a half
     _, said = _said("lora qwen3 8b at 2k\n+1,5 epochs", catalog)
     assert said.get("epochs") == 1.5, said
+
+
+# --- "the 27B, not the 9B": a negation right before the second of two values withdraws it ---------------------
+
+_NINE = SpecRequest(method="qlora", model="gemma-2-9b", seq_len=4096)
+
+
+@pytest.mark.parametrize("text", [
+    "oops, the 27B one, not the 9B",
+    "quise decir el de 27B y no el de 9B",
+    "it should be the 27B rather than the 9B",
+    "era el de 27B, no el de 9B, perdona",
+])
+def test_a_negated_second_size_is_withdrawn(text, catalog):
+    intent, said = _said(text, catalog, _NINE)
+    assert intent == "followup" and said.get("model") == "gemma-2-27b", (intent, said)
+
+
+def test_a_negated_second_setting_is_withdrawn(catalog):
+    _, said = _said("lora qwen3 8b at 2k, rank 16 instead of rank 8", catalog)
+    assert said.get("lora_rank") == 16, said
+
+
+def test_two_sizes_with_or_stay_a_question(catalog):  # the near form: an alternative, no negation
+    result = parse_message("the 27B or the 9B?", catalog, previous=_NINE)
+    assert result.intent == "clarify", result.delta.said()

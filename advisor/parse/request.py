@@ -86,6 +86,10 @@ _EXAMPLE_VALUES: dict[str, Any] = {
 UNREADABLE_FIELDS = frozenset(_EXAMPLE_VALUES)
 # "2048 not 4096", "2048, no 4096", "8 instead of 4", "16 en vez de 8": the later number is withdrawn
 _NEGATED_BETWEEN = re.compile(r"\s*,?\s*(?:not|no|instead\s+of|rather\s+than|en\s+vez\s+de|en\s+lugar\s+de|y\s+no)\s+")
+# A negation right before the second of two values ("the 27B, not the 9B", "el de 3B, no el de 1B", "rank 16 instead
+# of rank 8"): what the user does not mean, the first value is (``_two_values``)
+_NEGATED_AFTER = re.compile(r"[\s,;(]+(?:not|no|instead\s+of|rather\s+than|en\s+vez\s+de|en\s+lugar\s+de|y\s+no)\s+"
+                            r"(?:the\s+|(?:el|la|los|las)(?:\s+de)?\s+|de\s+)?(?:[a-z]+\s+)?$")
 _CHANGED_BETWEEN = re.compile(r"\s*(?:->|=>|to|a|hasta)\s*")
 # The bot's last answer quoted in a thread: "your answer said", "you suggested", "the bot gave", "en tu respuesta salen",
 # "me dijiste", "el bot recomendó"
@@ -348,6 +352,10 @@ class _Assembler:
             if all(src <= {"config", "comment"} for src in sources):
                 self._conflict(name, vals)
                 return vals[0]
+        if len(vals) == 2 == len(where) and where[0] < where[1] \
+                and _NEGATED_AFTER.search(self.scan.marked, where[0], where[1]):
+            return vals[0]  # "I meant the 27B, not the 9B", "es el de 3B, no el de 1B": the later value is withdrawn
+        # (before the corrections: "the 27B rather than the 9B" is no "or rather")
         if len(where) == len(vals) and where[-2] < where[-1] \
                 and _CORRECTION.search(self.scan.marked, where[-2], where[-1]):
             shown = [self._show(name, v) for v in vals]
