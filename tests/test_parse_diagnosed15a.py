@@ -240,3 +240,23 @@ def test_a_negated_second_setting_is_withdrawn(catalog):
 def test_two_sizes_with_or_stay_a_question(catalog):  # the near form: an alternative, no negation
     result = parse_message("the 27B or the 9B?", catalog, previous=_NINE)
     assert result.intent == "clarify", result.delta.said()
+
+
+# --- a planning period's number and a setting turned off by a verb ----------------------------------------------
+
+@pytest.mark.parametrize("text,want", [
+    ("for sprint 22: lora qwen3 8b at 2k", {"seq_len": 2048}),
+    ("para el hito 3: lora de qwen3 8b a 2k", {"seq_len": 2048}),
+    ("milestone 4 - qlora qwen3 8b seq 4096", {"seq_len": 4096}),
+    ("lora qwen3 8b at 2k, gradient checkpointing turned off", {"gradient_checkpointing": False}),
+    ("lora qwen3 8b at 2k, activation checkpointing switched off", {"gradient_checkpointing": False}),
+    ("lora de qwen3 8b a 2k, el checkpointing queda apagado", {"gradient_checkpointing": False}),
+])
+def test_sprint_numbers_and_settings_turned_off(text, want, catalog):
+    intent, said = _said(text, catalog)
+    assert intent == "estimate" and {k: said.get(k) for k in want} == want, (intent, said)
+
+
+def test_a_setting_turned_on_stays_on(catalog):  # the near form: "turned" is no typo of "tuned"
+    _, said = _said("lora qwen3 8b at 2k, gradient checkpointing turned on", catalog)
+    assert said.get("gradient_checkpointing") is True, said

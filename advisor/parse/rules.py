@@ -1017,7 +1017,10 @@ _GC = (r"(?:(?:gradient|grad|activation|activations|activaciones)[\s_-]*(?:check
        r"|act\.?[\s_-]*(?:ckpt|ckpting|checkpointing)|(?:ckpt|checkpoints?|checkpointing)\s+de\s+(?:las\s+)?activaciones)")
 _GC_OFF = R(r"\b(?:without|w/o|no|not|disable[ds]?|disabling|turn(?:ed|ing)?\s+off|switch(?:ed)?\s+off|drop|sin|desactiva\w*"
             r"|quita\w*|apaga\w*|deshabilita\w*)\s+(?:the\s+|el\s+|la\s+|any\s+|de\s+)?" + _GC + r"\b"
-            r"|\b" + _GC + r"\s*(?:[:=]\s*|is\s+|esta\s+)?(?:off|disabled|false|no|desactivad[oa]|apagad[oa]|deshabilitad[oa])\b"
+            # the state after the term, also with a verb of setting it ("gradient checkpointing turned off", "... switched
+            # off", "... set to false", "... kept disabled", "el checkpointing queda apagado")
+            r"|\b" + _GC + r"\s*(?:[:=]\s*|is\s+|esta\s+)?(?:(?:turned|switched|set|kept|left|toggled|queda|quedaria)\s+(?:to\s+)?)?"
+            r"(?:off|disabled|false|no|desactivad[oa]|apagad[oa]|deshabilitad[oa])\b"
             r"|\bno\s+gc\b|\bgc\s*[:=]?\s*(?:off|false)\b")
 _GC_ON = R(r"\b" + _GC + r"(?:[\s_-]*enable\w*)?\b|\bgc\s*[:=]?\s*(?:on|true)\b")
 
