@@ -88,8 +88,11 @@ UNREADABLE_FIELDS = frozenset(_EXAMPLE_VALUES)
 _NEGATED_BETWEEN = re.compile(r"\s*,?\s*(?:not|no|instead\s+of|rather\s+than|en\s+vez\s+de|en\s+lugar\s+de|y\s+no)\s+")
 # A negation right before the second of two values ("the 27B, not the 9B", "el de 3B, no el de 1B", "rank 16 instead
 # of rank 8"): what the user does not mean, the first value is (``_two_values``)
-_NEGATED_AFTER = re.compile(r"[\s,;(]+(?:not|no|instead\s+of|rather\s+than|en\s+vez\s+de|en\s+lugar\s+de|y\s+no)\s+"
-                            r"(?:the\s+|(?:el|la|los|las)(?:\s+de)?\s+|de\s+)?(?:[a-z]+\s+)?$")
+# ("y si no cabe 4096", "if not, 4096" are a fallback, a second value asked about: only an article or the field's own
+# cue may stand between the negation and the value)
+_NEGATED_AFTER = re.compile(r"[\s,;(]+(?<!\bif\s)(?<!\bsi\s)(?:not|no|instead\s+of|rather\s+than|en\s+vez\s+de|en\s+lugar\s+de|y\s+no)\s+"
+                            r"(?:the\s+|(?:el|la|los|las)(?:\s+de)?\s+|de\s+)?(?:(?:rank|rango|r|seq|sequence|secuencia|context"
+                            r"|contexto|ctx|batch|lote|bs|epochs?|epocas?)\s+)?$")
 _CHANGED_BETWEEN = re.compile(r"\s*(?:->|=>|to|a|hasta)\s*")
 # The bot's last answer quoted in a thread: "your answer said", "you suggested", "the bot gave", "en tu respuesta salen",
 # "me dijiste", "el bot recomendó"
