@@ -260,3 +260,25 @@ def test_sprint_numbers_and_settings_turned_off(text, want, catalog):
 def test_a_setting_turned_on_stays_on(catalog):  # the near form: "turned" is no typo of "tuned"
     _, said = _said("lora qwen3 8b at 2k, gradient checkpointing turned on", catalog)
     assert said.get("gradient_checkpointing") is True, said
+
+
+# --- a number spelled out with thousands, hundreds or tens and units is that number ---------------------------
+
+@pytest.mark.parametrize("text,want", [
+    ("lora de qwen2.5 7b, cuatro mil noventa y seis tokens de contexto", {"seq_len": 4096}),
+    ("lora qwen2.5 7b, secuencia de mil veinticuatro", {"seq_len": 1024}),
+    ("qlora qwen2.5 7b, sequence length eight thousand one hundred ninety-two", {"seq_len": 8192}),
+    ("lora qwen2.5 7b at two thousand forty-eight tokens", {"seq_len": 2048}),
+    ("lora de qwen2.5 7b, rango treinta y dos, secuencia 2048", {"lora_rank": 32}),
+    ("lora qwen2.5 7b, quinientos doce tokens de secuencia", {"seq_len": 512}),
+])
+def test_spelled_out_numbers_are_read(text, want, catalog):
+    intent, said = _said(text, catalog)
+    assert intent == "estimate" and {k: said.get(k) for k in want} == want, (intent, said)
+
+
+def test_two_units_in_a_row_are_no_compound_number(catalog):  # the near form: "dos tres" is no 5
+    from advisor.parse.text import normalize
+
+    assert "dos tres" in normalize("lora de qwen3 8b, dos tres veces")
+    assert normalize("dos mil millones de tokens").startswith("2000 millones")  # a thousand millions stay millions
