@@ -282,3 +282,30 @@ def test_two_units_in_a_row_are_no_compound_number(catalog):  # the near form: "
 
     assert "dos tres" in normalize("lora de qwen3 8b, dos tres veces")
     assert normalize("dos mil millones de tokens").startswith("2000 millones")  # a thousand millions stay millions
+
+
+# --- a thanks alone in a thread is nothing asked; a new job or a dropped thread is a reset ---------------------
+
+_THREAD = SpecRequest(method="qlora", model="qwen3-8b", seq_len=4096)
+
+
+@pytest.mark.parametrize("text", ["perfect, ty", "cheers mate!", "vale, genial", "muchas gracias, chavales"])
+def test_a_thanks_alone_is_nothing_asked(text, catalog):
+    result = parse_message(text, catalog, previous=_THREAD)
+    assert result.intent == "clarify" and result.clarify_code == "nothing", result.clarify_code
+
+
+def test_a_thanks_with_a_change_is_the_change(catalog):  # the near form: thanks, then a value
+    intent, said = _said("thanks, and with 4 GPUs?", catalog, _THREAD)
+    assert intent == "followup" and said.get("num_gpus") == 4, said
+
+
+@pytest.mark.parametrize("text", ["new task, disregard everything above", "drop this conversation please",
+                                  "nuevo encargo, ignora lo de arriba", "olvida este hilo"])
+def test_a_new_job_or_a_dropped_thread_is_a_reset(text, catalog):
+    assert parse_message(text, catalog, previous=_THREAD).intent == "reset"
+
+
+def test_a_new_job_with_its_spec_is_that_spec(catalog):  # the near form: the new job said in the message
+    intent, said = _said("new job: full fine-tune of qwen2.5 1.5b at 2k", catalog, _THREAD)
+    assert said.get("method") == "full" and said.get("seq_len") == 2048, (intent, said)

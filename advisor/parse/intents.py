@@ -29,7 +29,12 @@ RESET = R(r"^(?:/[a-z][\w-]*\s+)?(?:(?:scrap|scratch|forget|drop)\s+(?:that|this
           r"|reset|restart|new\s+(?:question|request|chat|estimate)|forget\s+(?:it|that|this|everything|all(?:\s+that)?)"
           r"|clear(?:\s+(?:it|that|everything))?|scratch\s+that|never\s*mind|empe(?:zar|cemos|zamos|cemos)\s+de\s+nuevo"
           r"|empe(?:zar|cemos|zamos)\s+de\s+cero|empieza\s+de\s+(?:nuevo|cero)|volver\s+a\s+empezar|vuelve\s+a\s+empezar|desde\s+cero|reinici\w*|borr\w*(?:\s+todo)?"
-          r"|olvid\w*(?:\s+todo)?|nueva\s+(?:pregunta|consulta|estimacion)|otra\s+consulta)\b")
+          r"|olvid\w*(?:\s+todo)?|nueva\s+(?:pregunta|consulta|estimacion)|otra\s+consulta"
+          # a new job, the thread or what was said above dropped: "new job, ignore the above", "scrap this thread, new
+          # estimate coming", "nuevo trabajo, ignora lo anterior", "descarta este hilo"
+          r"|new\s+(?:job|run|task)|(?:ignore|disregard)\s+(?:the|everything|all(?:\s+of)?\s+the)\s+above"
+          r"|(?:scrap|scratch|forget|drop|ignore|discard)\s+(?:this|the)\s+(?:thread|conversation|chat)"
+          r"|nuevo\s+(?:trabajo|encargo|calculo)|(?:ignora|descarta|olvida)\s+(?:este|el)\s+hilo|ignora\s+lo\s+(?:anterior|de\s+arriba))\b")
 # (after the slash command itself, "/finetune help", when the bot passes it on)
 HELP = R(r"^[?\s]+$|^(?:/[a-z][\w-]*\s+)?(?:help|ayuda|\?+|what\s+can\s+(?:you|this\s+bot|the\s+bot|it)\s+do"
          r"|que\s+sabes\s+hacer|para\s+que\s+sirves|what\s+are\s+you\s+for|how\s+(?:do\s+i|does\s+this|to)\s+(?:use|work)\w*|what\s+do\s+you\s+do"
@@ -150,6 +155,17 @@ ABOUT_TRAINING = R(r"\b(?:fine[\s-]*tun\w*|finetun\w*|train\w*|entren\w*|afin\w*
 # request to ask a model for.
 CHATTER = R(r"\b(?:did|has|have|is|was)\s+(?:anyone|anybody|someone|somebody)\b|\bwho(?:'s|\s+is|\s+has|\s+had|\s+booked"
             r"|\s+took|\s+reserved)\b|\balguien\b|\bquien(?:es)?\s+(?:tiene|tienen|ha|han|reserv\w*|usa\w*|esta\w*|cogio|pill\w*)\b")
+
+
+# A thanks or an acknowledgement and nothing else ("thanks! 👍", "¡gracias, crack!", "perfect, ty", "vale, genial"):
+# no request and no change to the thread's
+THANKS = R(r"^[\W_]*(?:(?:thanks?|thank\s+you|thx|ty|cheers|great|perfect|awesome|nice|cool|ok|okay|got\s+it|gracias|muchas"
+           r"|genial|perfecto|vale|guay|de\s+lujo|crack|mil|a\s+lot|so\s+much|mate|man|tio|tia|chicos|chavales|bot|team|equipo)"
+           r"[\W_]*)+$")
+
+
+def is_thanks(text: str) -> bool:
+    return THANKS.search(text) is not None
 
 
 def is_chatter(text: str) -> bool:

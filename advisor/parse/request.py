@@ -646,6 +646,8 @@ class _Assembler:
                 return self._clarify_family(merged)
             if self._stray_number() is not None:
                 return self._clarify_number(merged)
+            if intents.is_thanks(self.normalized):  # "thanks! 👍": nothing asked, nothing to change
+                return self._clarify("nothing", merged, t("parse.clarify.nothing", self.lang))
             return self._clarify("followup_empty", merged, t("parse.clarify.followup_empty", self.lang),
                                  example=t("parse.example.followup", self.lang))
         return self._make("followup", merged, self.delta)
