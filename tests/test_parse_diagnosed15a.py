@@ -309,3 +309,22 @@ def test_a_new_job_or_a_dropped_thread_is_a_reset(text, catalog):
 def test_a_new_job_with_its_spec_is_that_spec(catalog):  # the near form: the new job said in the message
     intent, said = _said("new job: full fine-tune of qwen2.5 1.5b at 2k", catalog, _THREAD)
     assert said.get("method") == "full" and said.get("seq_len") == 2048, (intent, said)
+
+
+# --- the cards asked for with their prices are the catalog; how to pick GPUs for training is the FAQ ------------
+
+@pytest.mark.parametrize("text", ["show me your cards with their prices", "muéstrame las tarjetas con sus precios",
+                                  "list gpus and hourly rates", "dame la lista de gráficas con precios"])
+def test_cards_with_prices_are_the_catalog(text, catalog):
+    assert parse_message(text, catalog).intent == "catalog"
+
+
+@pytest.mark.parametrize("text", ["new to renting GPUs for fine-tuning - how should we choose?",
+                                  "nunca he alquilado GPUs para entrenar, ¿cómo escojo?"])
+def test_how_to_pick_gpus_for_training_is_the_faq(text, catalog):
+    result = parse_message(text, catalog)
+    assert result.intent == "faq" and result.faq == "gpu_choice", (result.intent, result.clarify_code)
+
+
+def test_the_gpus_used_before_are_no_catalog(catalog):  # the near form: no prices asked
+    assert parse_message("list the gpus we used last time", catalog).intent != "catalog"

@@ -59,6 +59,9 @@ CATALOG = R(r"\b(?:which|what|list|show|que|cuales|cual|lista|muestra|muestrame|
             r"|graficas?|models|modelos|prices?|precios|catalog|catalogo)\b[^?.!]{0,40}?\b(?:have|offer|rent|available|do\s+you|are\s+there|"
             r"know|support|tienen|teneis|ofrecen|alquilan|hay|disponibles?|conoces|soportas?|cost|cuestan|cuesta)\b"
             r"|^(?:/[a-z][\w-]*\s+)?(?:list\s+)?(?:gpus?|prices?|precios|catalog|catalogo|models|modelos|lista\s+de\s+(?:gpus?|precios|modelos))\W*$"
+            # the cards asked for with their prices: "list the gpus + hourly prices", "pásame la lista de gpus con precios"
+            r"|\b(?:list|show(?:\s+me)?|give\s+me|send\s+me|pasame|dame|muestrame|ensename|mandame)\s+(?:the\s+|your\s+|la\s+|el\s+|las\s+|los\s+|tus\s+)?"
+            r"(?:lista\s+de\s+|list\s+of\s+)?(?:gpus?|cards?|tarjetas?|graficas?)\b[^?.!]{0,30}?\b(?:prices?|precios|hourly|rates?)\b"
             # "what's in the catalog right now?", "¿qué hay en el catálogo?"
             r"|\bwhat(?:'?s|\s+is)\s+(?:in|on)\s+(?:the|your)\s+(?:catalog(?:ue)?|price\s+list)\b"
             r"|\bque\s+hay\s+en\s+(?:el|tu|vuestro)\s+catalogo\b"
@@ -143,7 +146,13 @@ GOAL_SPEED = R(r"\b(?:faster|fastest|quicker|sooner|mas\s+rapid\w*|menos\s+tiemp
 GPU_CHOICE = R(r"\b(?:which|what)\s+(?:(?:kind|sort|type)s?\s+of\s+)?(?:gpus?|cards?|hardware|accelerators?)\b[^?.!]{0,40}?"
                r"\b(?:should|recommend\w*|suggest\w*|best|pick|choose|rent|use)\b[^.!]{0,40}?\b(?:fine[\s-]*tun\w*|finetun\w*|train\w*|sft)"
                r"|\bque\s+(?:(?:tipo|clase)s?\s+de\s+)?(?:gpus?|tarjetas?|graficas?|hardware)\b[^?.!]{0,40}?\b(?:recomienda\w*|conviene|deberia\w*|debo|debemos|eleg\w*|elij\w*"
-               r"|usar|alquilar|uso)\b[^.!]{0,40}?\b(?:fine[\s-]*tun\w*|finetun\w*|afinar|entrenar|ajust\w*|sft)")
+               r"|usar|alquilar|uso)\b[^.!]{0,40}?\b(?:fine[\s-]*tun\w*|finetun\w*|afinar|entrenar|ajust\w*|sft)"
+               # how to pick one, after GPUs for training were named: "first time renting GPUs for training: how do I pick
+               # one?", "es la primera vez que alquilo GPUs para entrenar: ¿cómo elijo una?"
+               r"|\b(?:gpus?|cards?)\b[^.!?]{0,40}?\b(?:train\w*|fine[\s-]*tun\w*|finetun\w*)\b[^.!?]{0,20}?\bhow\s+(?:do|should|can)\s+"
+               r"(?:i|we)\s+(?:pick|choose|select)\b"
+               r"|\b(?:gpus?|tarjetas?|graficas?)\b[^.!?]{0,40}?\b(?:entren\w*|afinar|ajust\w*)\b[^.!?]{0,20}?\bcomo\s+"
+               r"(?:elijo|escojo|selecciono|elegimos|escogemos|elegir|escoger)\b")
 # Words of fine-tuning talk: a number in a message with none of them ("¿dónde está la sala 3?") is no setting asked about.
 ABOUT_TRAINING = R(r"\b(?:fine[\s-]*tun\w*|finetun\w*|train\w*|entren\w*|afin\w*|ajust\w*|q?lora|sft|peft|gpus?|seq\w*|secuencia\w*"
                    r"|context\w*|batch\w*|lote\w*|epochs?|epocas?|tokens?|rank|rango|models?|modelos?|llms?|params?|parametros?"
