@@ -328,3 +328,24 @@ def test_how_to_pick_gpus_for_training_is_the_faq(text, catalog):
 
 def test_the_gpus_used_before_are_no_catalog(catalog):  # the near form: no prices asked
     assert parse_message("list the gpus we used last time", catalog).intent != "catalog"
+
+
+# --- a notebook's or a script's own key names, and a device count beside what makes the devices GPUs -----------
+
+@pytest.mark.parametrize("text,want", [
+    (">>> train_tokens = 30_000_000\nlora qwen3 8b seq 2048", {"dataset_tokens": 30_000_000}),
+    (">>> tokens_totales = 12_000_000\n>>> lora de qwen3 8b a 2k", {"dataset_tokens": 12_000_000}),
+    ('cfg = {"model": "Qwen/Qwen3-8B", "method": "lora", "max_seq_len": 2048, "batch_per_gpu": 4}', {"micro_batch": 4}),
+    ("deploy:\n  resources:\n    reservations:\n      devices:\n        - driver: nvidia\n          count: 8\n"
+     "          capabilities: [gpu]\nlora qwen3 8b at 2k", {"num_gpus": 8}),
+    ('devices:\n  - capabilities: ["gpu"]\n    count: 2\nlora de qwen3 8b a 2k', {"num_gpus": 2}),
+    ("hardware:\n  gpu: H100\n  count: 4\ntrain:\n  method: lora\nmodel: Qwen/Qwen3-8B", {"num_gpus": 4}),
+])
+def test_script_keys_and_device_counts(text, want, catalog):
+    intent, said = _said(text, catalog)
+    assert {k: said.get(k) for k in want} == want, (intent, said)
+
+
+def test_a_count_of_something_else_is_no_gpu_count(catalog):  # the near form: no GPU beside the count
+    _, said = _said("lora qwen3 8b at 2k; retry count: 3", catalog)
+    assert "num_gpus" not in said, said

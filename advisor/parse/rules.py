@@ -43,7 +43,9 @@ _CONFIG_KEYS = {
                "max_length|cutoff_len|block_size|context_length|model_max_length|max_tokens_per_sample",
     "micro_batch": "per_device_train_batch_size|micro_batch_size|train_micro_batch_size_per_gpu|"
                    "micro_batch|batch_size|mbs|bs|per_gpu_train_batch_size|train_batch_size_per_device|"
-                   "micro_train_batch_size",  # OpenRLHF's per-GPU batch (openrlhf/cli/train_sft.py)
+                   "micro_train_batch_size|"  # OpenRLHF's per-GPU batch (openrlhf/cli/train_sft.py)
+                   # a hand-written script's or dict's own names for the same per-device batch
+                   "per_device_batch|per_device_batch_size|batch_per_device|batch_per_gpu|batch_size_per_gpu",
     "lora_rank": "lora_r|lora_rank|rank|r",
     "lora_alpha": "lora_alpha|alpha",
     "lora_dropout": "lora_dropout",
@@ -84,7 +86,9 @@ _CONFIG_KEYS = {
     "double_quant": "bnb_4bit_use_double_quant",
     "quant_type": "bnb_4bit_quant_type",
     "lora_target_linear": "lora_target_linear",
-    "dataset_tokens": "dataset_tokens|num_tokens|total_tokens",
+    # (and a notebook's own names: ">>> n_tokens = 48_000_000", ">>> tokens_totales = 75_000_000")
+    "dataset_tokens": "dataset_tokens|num_tokens|total_tokens|n_tokens|train_tokens|training_tokens|tokens_totales"
+                      "|tokens_total|num_tokens_total",
     "grad_accum": "gradient_accumulation_steps|gradient_accumulation|grad_accum_steps",
     # fields other parts of the advisor add to the spec; read when the spec has them (``_spec_accepts``)
     "compile": "torch_compile|compile",
@@ -1196,8 +1200,25 @@ _PEOPLE_PART = R(r"(?:(?<![\w.,])\d+\s+)?\b(?:people|persons|folks|engineers|dev
                  r"|ingenieros|ingenieras|miembros|investigadores|usuarios|becarios)\b[^\d\n.;]{0,12}?\d+\s+"
                  r"(?:of\s+(?:them|those|us)|de\s+(?:ellos|ellas|esos|esas|nosotros))\b")
 
+# A device count beside what says the devices are GPUs: a docker compose reservation (deploy.resources.reservations
+# .devices[]: driver nvidia, count N, capabilities [gpu]; the Compose file spec, "GPU support": count is how many
+# devices to reserve) and a job spec's card with its count on the next line ("gpu: A100-80GB" / "count: 2")
+_DEVICE_COUNT = R(r"(?:driver\s*:\s*nvidia|capabilities\s*:\s*\[[^\]\n]*gpu)[^§]{0,80}?\bcount\s*:\s*(\d{1,3})\b"
+                  r"|\bcount\s*:\s*(\d{1,3})\b[^§]{0,80}?capabilities\s*:\s*\[[^\]\n]*\bgpu"
+                  r"|\bgpus?\s*:\s*§G\d+§[ \t]*\n[ \t]*(?:count|num|number)\s*:\s*(\d{1,3})\b"
+                  r"|\b(?:count|num|number)\s*:\s*(\d{1,3})[ \t]*\n[ \t]*gpus?\s*:\s*§G\d+§")
+
+
+def _device_count(scan: Scan, m: re.Match[str]) -> bool | None:
+    n = int(next(g for g in m.groups() if g))
+    if n < 1:
+        return False
+    scan.claim("num_gpus", n, m.start())
+    return None
+
+
 WORD_RULES = [
-    (_INSTALL, lambda scan, m: None), (_RATE, lambda scan, m: None), (_PEOPLE_PART, lambda scan, m: None),
+    (_INSTALL, lambda scan, m: None), (_DEVICE_COUNT, _device_count), (_RATE, lambda scan, m: None), (_PEOPLE_PART, lambda scan, m: None),
     # "twice as many GPUs": a relative change read against the thread (``relative.changes``), never a vague count
     (_AS_MANY, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
