@@ -349,3 +349,32 @@ def test_script_keys_and_device_counts(text, want, catalog):
 def test_a_count_of_something_else_is_no_gpu_count(catalog):  # the near form: no GPU beside the count
     _, said = _said("lora qwen3 8b at 2k; retry count: 3", catalog)
     assert "num_gpus" not in said, said
+
+
+# --- in a thread, a bare count a run is done "with" is the GPU count; "N more" changes it ----------------------
+
+_NO_COUNT = SpecRequest(method="qlora", model="qwen3-8b", seq_len=4096)
+_TWO_4090 = SpecRequest(method="qlora", model="qwen2.5-32b", seq_len=4096, gpu="rtx-4090", num_gpus=2)
+
+
+@pytest.mark.parametrize("text,previous,want", [
+    ("what about with 8?", _NO_COUNT, 8),
+    ("y con solo 2?", _NO_COUNT, 2),
+    ("can we do it with six?", _NO_COUNT, 6),
+    ("and with 3 more?", _TWO_4090, 5),
+    ("¿y con dos más?", _TWO_4090, 4),
+])
+def test_a_bare_count_with_is_the_gpu_count(text, previous, want, catalog):
+    intent, said = _said(text, catalog, previous)
+    assert intent == "followup" and said.get("num_gpus") == want, (intent, said)
+
+
+def test_more_with_no_count_in_the_thread_is_asked(catalog):
+    result = parse_message("and with 3 more?", catalog, previous=_NO_COUNT)
+    assert result.clarify_code == "relative", result.clarify_code
+
+
+@pytest.mark.parametrize("text,field", [("and with 8192?", "seq_len"), ("¿y con lora?", "method")])
+def test_with_a_length_or_a_method_is_that(text, field, catalog):  # near forms: not a device count
+    _, said = _said(text, catalog, _NO_COUNT)
+    assert field in said and "num_gpus" not in said, said

@@ -94,6 +94,13 @@ _NEGATED_AFTER = re.compile(r"[\s,;(]+(?<!\bif\s)(?<!\bsi\s)(?:not|no|instead\s+
                             r"(?:the\s+|(?:el|la|los|las)(?:\s+de)?\s+|de\s+)?(?:(?:rank|rango|r|seq|sequence|secuencia|context"
                             r"|contexto|ctx|batch|lote|bs|epochs?|epocas?)\s+)?$")
 _CHANGED_BETWEEN = re.compile(r"\s*(?:->|=>|to|a|hasta)\s*")
+# A follow-up that is only a count a run is done with ("and with 4?", "¿y con 4?", "¿y si lo hacemos con cuatro?",
+# "and with 2 more?"): ``_Assembler._with_count``. At most one node's GPUs (8 on the HGX / DGX boxes the catalog
+# rents): a bigger bare number ("¿y con 64?") is as likely a rank or a batch, and is asked about.
+_WITH_COUNT = re.compile(r"^\W*(?:and\s+|y\s+|e\s+)?(?:(?:what|how)\s+about\s+|que\s+tal\s+|(?:y\s+)?(?:si\s+)?lo\s+hacemos\s+"
+                         r"|if\s+we\s+(?:do|run)\s+it\s+|(?:can|could)\s+we\s+(?:do\s+it\s+|run\s+it\s+)?)?(?:with|con)\s+"
+                         r"(?:only\s+|just\s+|solo\s+)?(?P<n>[a-z0-9]+)(?P<more>\s+(?:more|extra|mas))?\W*$")
+_WITH_COUNT_MAX = 8
 # The bot's last answer quoted in a thread: "your answer said", "you suggested", "the bot gave", "en tu respuesta salen",
 # "me dijiste", "el bot recomendó"
 _QUOTED = re.compile(r"\b(?:your\s+(?:last\s+)?(?:answer|reply|estimate|suggestion|recommendation)|you\s+(?:said|suggested"
@@ -217,6 +224,7 @@ class _Assembler:
         self.fields = self._settle()
         self._named_by_thread()
         self._quoted_from_thread()
+        self._with_count()
         self.delta = self._delta()
         self.relative_unknown: list[str] = []  # increments with no count to add to: asked about
         self._increments()
@@ -302,6 +310,28 @@ class _Assembler:
             self.fields[name] = int(value) if float(value).is_integer() and name != "epochs" else value
             self.scan.stray = [t for t in self.scan.stray if t is not a and t is not b]
             return
+
+    def _with_count(self) -> None:
+        """"and with 4?", "¿y con 4?", "¿y si lo hacemos con cuatro?", "what about with 8?": in a thread, a bare small
+        count that a run is done *with*, and nothing else said, is the GPU count (the hardware a run is done with; a
+        length, a rank or a batch is said with its word); "and with 2 more?" / "¿y con 2 más?" changes it by that much
+        (asked about where the thread has no count, as any increment is)."""
+        if self.previous is None or self.fields or len(self.scan.stray) > 1:
+            return
+        m = _WITH_COUNT.match(self.scan.marked.strip())
+        if m is None:
+            return
+        if self.scan.stray:
+            value = slots.value_of(self.scan.stray[0], "count", self.lang)
+        else:
+            value = slots.WORD_NUMBERS.get(m.group("n"))
+        if not value or not float(value).is_integer() or not 1 <= value <= _WITH_COUNT_MAX:
+            return
+        if m.group("more"):
+            self.increments["num_gpus"] = self.increments.get("num_gpus", 0) + int(value)
+        else:
+            self.fields["num_gpus"] = int(value)
+        self.scan.stray = []
 
     def _quoted_from_thread(self) -> None:
         """"your answer said 2 GPUs; can we try 1?", "en tu respuesta salen 2 GPUs; ¿probamos con 1?": a value quoted
