@@ -378,3 +378,58 @@ def test_more_with_no_count_in_the_thread_is_asked(catalog):
 def test_with_a_length_or_a_method_is_that(text, field, catalog):  # near forms: not a device count
     _, said = _said(text, catalog, _NO_COUNT)
     assert field in said and "num_gpus" not in said, said
+
+
+# --- a meal's or a meeting's time of day is no number to ask about ----------------------------------------------
+
+@pytest.mark.parametrize("text", ["coffee at 3?", "¿cenamos a las 9?", "quedamos a las 10 para revisar"])
+def test_a_meeting_time_is_nothing_asked(text, catalog):
+    result = parse_message(text, catalog)
+    assert result.intent == "clarify" and result.clarify_code == "nothing", result.clarify_code
+
+
+def test_a_meeting_time_beside_a_request_leaves_the_request(catalog):
+    intent, said = _said("standup at 10, then lora qwen3 8b at 2k on 4 GPUs", catalog)
+    assert intent == "estimate" and said.get("num_gpus") == 4 and said.get("seq_len") == 2048, said
+
+
+# --- a card named as a quota's or an allocation's is what the team holds, not this job's card -------------------
+
+@pytest.mark.parametrize("text,gpu", [
+    ("our A100 allocation is full, so lora qwen3 8b at 2k on 2 L40S", "l40s"),
+    ("si no queda cuota de H100 (tenemos 8), lora de qwen3 8b a 2k en 2 L40S", "l40s"),
+    ("the quota of H100s ran out; qlora qwen3 8b seq 2048 on one A100", "a100-80gb"),
+])
+def test_a_quota_card_is_not_this_jobs(text, gpu, catalog):
+    intent, said = _said(text, catalog)
+    assert intent == "estimate" and said.get("gpu") == gpu, (intent, said)
+
+
+def test_a_card_asked_for_is_still_read(catalog):  # the near form: no quota
+    _, said = _said("lora qwen3 8b at 2k on 2 H100s", catalog)
+    assert said.get("gpu") == "h100-sxm" and said.get("num_gpus") == 2, said
+
+
+# --- a region or a card said to have no room is the one not to use ----------------------------------------------
+
+_PARIS = SpecRequest(method="full", model="qwen2.5-7b", seq_len=4096, gpu="h100-sxm", num_gpus=8, region="eu-west")
+
+
+@pytest.mark.parametrize("text,want", [
+    ("Frankfurt, since Paris is out of capacity", {"region": "eu-central"}),
+    ("Fráncfort, que París está lleno", {"region": "eu-central"}),
+    ("A100s then, the H100s are sold out", {"gpu": "a100-80gb"}),
+])
+def test_a_full_region_or_card_is_not_used(text, want, catalog):
+    intent, said = _said(text, catalog, _PARIS)
+    assert intent == "followup" and {k: said.get(k) for k in want} == want, (intent, said)
+
+
+def test_two_regions_without_a_reason_stay_a_question(catalog):  # the near form: nothing rules one out
+    result = parse_message("Frankfurt or Paris?", catalog, previous=_PARIS)
+    assert result.intent == "clarify", result.delta.said()
+
+
+def test_a_bigger_bare_count_with_is_asked(catalog):  # the near form: 64 may be a rank or a batch
+    result = parse_message("and with 32?", catalog, previous=_NO_COUNT)
+    assert result.clarify_code == "number", result.clarify_code

@@ -826,6 +826,31 @@ def _lora(scan: Scan, m: re.Match[str]) -> bool | None:
     return None
 
 
+# A card named as a quota's or an allocation's ("if the H100 quota is gone", "la cuota de H100", "our A100 allocation"):
+# what the team holds, not the card this job asks for (table3/table4's convention: a quota is not this job's value).
+# The count said of the quota ("(we have 16)", "(tenemos 16)") goes with it.
+_QUOTA = R(r"§G(\d+)§\s*(?:quota|allocation|reservation)s?\b(?:\s*\((?:we\s+have|tenemos)\s+\d+\))?"
+           r"|\b(?:quota|cuota|allocation|asignacion)\s+(?:of|de)\s+" + _ART + r"(?:\d+\s*(?:x\s*)?)?§G(\d+)§"
+           r"(?:\s*\((?:we\s+have|tenemos)\s+\d+\))?")
+
+
+def _quota(scan: Scan, m: re.Match[str]) -> None:
+    scan.excluded_gpus.add(int(m.group(1) or m.group(2)))
+
+
+# A region or a card said to have no room ("Paris is full this week", "Frankfurt is out of capacity", "que en
+# Fráncfort no hay cupo", "París está lleno", "las H100 están agotadas"): the one not to use, as "instead of" says
+_NO_ROOM = R(r"§([GR])(\d+)§\s*(?:is|are|'s|'re)\s+(?:full|booked|out(?:\s+of\s+(?:capacity|stock))?|unavailable|sold\s+out"
+             r"|at\s+capacity)\b"
+             r"|§([GR])(\d+)§\s*(?:no\s+(?:hay|tiene|tienen|queda|quedan)\s+(?:cupo|capacidad|sitio|hueco|stock)"
+             r"|(?:esta|estan)\s+(?:llen[oa]s?|complet[oa]s?|agotad[oa]s?)|sin\s+cupo)\b")
+
+
+def _no_room(scan: Scan, m: re.Match[str]) -> None:
+    kind, index = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    (scan.excluded_gpus if kind == "G" else scan.excluded_regions).add(int(index))
+
+
 def _instead(scan: Scan, m: re.Match[str]) -> None:
     """"on H100s instead of A100s": the A100 (or the model, or the method) after "instead of" is
     not asked for."""
@@ -1217,8 +1242,14 @@ def _device_count(scan: Scan, m: re.Match[str]) -> bool | None:
     return None
 
 
+# A time of day for a meal or a meeting ("lunch at 1?", "¿comemos a la 1?", "standup at 10", "reunión a las 5"): an
+# hour, no setting of any run
+_MEETING_TIME = R(r"\b(?:lunch|dinner|breakfast|coffee|meeting|call|standup|sync|demo|comer|comemos|almorzamos|almuerzo|cenamos|cena"
+                  r"|comida|desayuno|cafe|reunion|llamada|quedamos|nos\s+vemos)\b[^.?!\n\d]{0,20}?"
+                  r"\b(?:at|around|a\s+las?|sobre\s+las?|hacia\s+las?)\s+\d{1,2}(?::\d\d)?(?:\s*(?:am|pm|h))?\b")
+
 WORD_RULES = [
-    (_INSTALL, lambda scan, m: None), (_DEVICE_COUNT, _device_count), (_RATE, lambda scan, m: None), (_PEOPLE_PART, lambda scan, m: None),
+    (_INSTALL, lambda scan, m: None), (_DEVICE_COUNT, _device_count), (_MEETING_TIME, lambda scan, m: None), (_RATE, lambda scan, m: None), (_PEOPLE_PART, lambda scan, m: None),
     # "twice as many GPUs": a relative change read against the thread (``relative.changes``), never a vague count
     (_AS_MANY, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
@@ -1226,7 +1257,7 @@ WORD_RULES = [
     (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible),
     (_SMI_LINE, _smi_line), (_SMI_UUID, lambda scan, m: None), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_RAY_RESOURCES, lambda scan, m: None),
-    (_INSTEAD, _instead), (_NOT_REGION, _instead), (_DROPPED, _instead),
+    (_INSTEAD, _instead), (_NOT_REGION, _instead), (_DROPPED, _instead), (_QUOTA, _quota), (_NO_ROOM, _no_room),
     (_ADAM_MODS, _adam_mods), (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
     (_SGD, _claim("optimizer", "sgd")), (_OTHER_OPT, _other_opt),
     (_SPLIT_PRECISION, _split_precision), (_FP32_STATES, lambda scan, m: None),
