@@ -433,3 +433,18 @@ def test_two_regions_without_a_reason_stay_a_question(catalog):  # the near form
 def test_a_bigger_bare_count_with_is_asked(catalog):  # the near form: 64 may be a rank or a batch
     result = parse_message("and with 32?", catalog, previous=_NO_COUNT)
     assert result.clarify_code == "number", result.clarify_code
+
+
+# --- a paged optimizer's bits said with a preposition -----------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["qlora de phi 3 medium a 2k, adamw paginado de 8 bits",
+                                  "qlora phi 3 medium seq 2048, paged AdamW in 8 bits",
+                                  "qlora de phi 3 medium, secuencia 2048, paged adamw en 8 bits"])
+def test_paged_adamw_with_its_bits_after_a_preposition(text, catalog):
+    intent, said = _said(text, catalog)
+    assert intent == "estimate" and said.get("optimizer") == "paged-adamw-8bit", (intent, said)
+
+
+def test_plain_adamw_with_a_count_after_it_is_no_paged_optimizer(catalog):  # the near form
+    _, said = _said("qlora phi 3 medium seq 2048, adamw, 8 gpus", catalog)
+    assert said.get("optimizer") == "adamw" and said.get("num_gpus") == 8, said

@@ -915,7 +915,9 @@ def _full_short(scan: Scan, m: re.Match[str]) -> bool | None:
 
 _ADAM = r"adam(?:[\s_-]?w)?"
 # "paged AdamW 8-bit", Spanish "AdamW paginado de 8 bits" (the adjective after the noun)
-_PAGED = R(r"\b(?:paged|paginad[oa])[\s_-]*(?:(?:8|32)[\s_-]*bits?[\s_-]*)?" + _ADAM + r"(?:[\s_-]*\(?(?:8|32)[\s_-]*bits?\)?)?"
+# (the bits after it also with a preposition: "paged adamw de 8 bits", "paged AdamW in 8 bits")
+_PAGED = R(r"\b(?:paged|paginad[oa])[\s_-]*(?:(?:8|32)[\s_-]*bits?[\s_-]*)?" + _ADAM
+           + r"(?:(?:[\s_-]*|\s+(?:de|en|a|in|at)\s+)\(?(?:8|32)[\s_-]*bits?\)?)?"
            r"|\b" + _ADAM + r"(?:[\s_-]*(?:8|32)[\s_-]*bits?)?\s+paginad[oa](?:\s+(?:de|en|a)?\s*(?:8|32)[\s_-]*bits?)?\b"
            # the optimizer named by its kind, not its name ("optimizador paginado de 8 bits", "a paged 8-bit
            # optimizer", "8-bit paged optimizer"): bitsandbytes' paged AdamW is the paged optimizer the stacks offer
