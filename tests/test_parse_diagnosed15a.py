@@ -448,3 +448,20 @@ def test_paged_adamw_with_its_bits_after_a_preposition(text, catalog):
 def test_plain_adamw_with_a_count_after_it_is_no_paged_optimizer(catalog):  # the near form
     _, said = _said("qlora phi 3 medium seq 2048, adamw, 8 gpus", catalog)
     assert said.get("optimizer") == "adamw" and said.get("num_gpus") == 8, said
+
+
+# --- a share of the data under or over a length is a statistic, not the length trained at ----------------------
+
+@pytest.mark.parametrize("text", [
+    "90% of the examples are over 512 tokens; lora qwen3 8b at 2k",
+    "el 80% de las muestras tiene menos de 1k tokens; lora de qwen3 8b a 2048",
+    "lora qwen3 8b seq 2048 (95% of our tickets are shorter than 900 tokens)",
+])
+def test_a_share_under_a_length_is_no_length(text, catalog):
+    intent, said = _said(text, catalog)
+    assert intent == "estimate" and said.get("seq_len") == 2048, (intent, said)
+
+
+def test_a_bound_on_every_sample_is_still_the_length(catalog):  # the near form: no share
+    _, said = _said("full fine-tune of Qwen2.5 0.5B, samples under 2k tokens", catalog)
+    assert said.get("seq_len") == 2048, said

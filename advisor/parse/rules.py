@@ -1250,8 +1250,17 @@ _MEETING_TIME = R(r"\b(?:lunch|dinner|breakfast|coffee|meeting|call|standup|sync
                   r"|comida|desayuno|cafe|reunion|llamada|quedamos|nos\s+vemos)\b[^.?!\n\d]{0,20}?"
                   r"\b(?:at|around|a\s+las?|sobre\s+las?|hacia\s+las?)\s+\d{1,2}(?::\d\d)?(?:\s*(?:am|pm|h))?\b")
 
+# A share of the data under or over a length ("70% of our prompts are under 2k tokens", "cerca del 70% de los prompts son
+# de menos de 2k tokens"): a statistic of the data, not the length trained at (that is said on its own: "we'll train
+# at 4096"); read and left alone. Without the share ("samples under 2k tokens") the bound is the length, as before.
+_SHARE_UNDER = R(r"\b\d{1,3}(?:[.,]\d+)?\s*%\s+(?:of\s+(?:the\s+|our\s+)?|de\s+(?:los\s+|las\s+|nuestros\s+|nuestras\s+)?)"
+                 r"(?:prompts|samples|examples|docs|documents|messages|conversations|tickets|rows|sequences|muestras|ejemplos"
+                 r"|mensajes|conversaciones|documentos|filas|secuencias)\b[^.;:\n\d]{0,30}?\b(?:under|below|less\s+than"
+                 r"|shorter\s+than|over|above|more\s+than|longer\s+than|menos\s+de|mas\s+de|por\s+debajo\s+de|por\s+encima\s+de)"
+                 r"\s+\d[\d.,]*\s*k?(?:\s+tokens)?\b")
+
 WORD_RULES = [
-    (_INSTALL, lambda scan, m: None), (_DEVICE_COUNT, _device_count), (_MEETING_TIME, lambda scan, m: None), (_RATE, lambda scan, m: None), (_PEOPLE_PART, lambda scan, m: None),
+    (_INSTALL, lambda scan, m: None), (_SHARE_UNDER, lambda scan, m: None), (_DEVICE_COUNT, _device_count), (_MEETING_TIME, lambda scan, m: None), (_RATE, lambda scan, m: None), (_PEOPLE_PART, lambda scan, m: None),
     # "twice as many GPUs": a relative change read against the thread (``relative.changes``), never a vague count
     (_AS_MANY, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
