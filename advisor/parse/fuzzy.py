@@ -104,6 +104,7 @@ had not no yes all any some each every both few more most other such only own sa
 under again further once about above below between through during before after up down out off new old first last
 long great little right big high small large next early young important public bad able free full fine line mine
 nine wine dine file fire find final fines tone tones tuna tunes tuned tuner train trains trained trainer training
+turn turns turned turning
 rank ranks range ranges ranked rang bank tank batch batches match patch watch catch botch token tokens taken
 context contexts contest contents content sequence sequences frequency epoch epochs gamma memo
 queen when then than hello help model models modal modes medal mode data date gate rate late flora loro lord lore

@@ -29,7 +29,12 @@ RESET = R(r"^(?:/[a-z][\w-]*\s+)?(?:(?:scrap|scratch|forget|drop)\s+(?:that|this
           r"|reset|restart|new\s+(?:question|request|chat|estimate)|forget\s+(?:it|that|this|everything|all(?:\s+that)?)"
           r"|clear(?:\s+(?:it|that|everything))?|scratch\s+that|never\s*mind|empe(?:zar|cemos|zamos|cemos)\s+de\s+nuevo"
           r"|empe(?:zar|cemos|zamos)\s+de\s+cero|empieza\s+de\s+(?:nuevo|cero)|volver\s+a\s+empezar|vuelve\s+a\s+empezar|desde\s+cero|reinici\w*|borr\w*(?:\s+todo)?"
-          r"|olvid\w*(?:\s+todo)?|nueva\s+(?:pregunta|consulta|estimacion)|otra\s+consulta)\b")
+          r"|olvid\w*(?:\s+todo)?|nueva\s+(?:pregunta|consulta|estimacion)|otra\s+consulta"
+          # a new job, the thread or what was said above dropped: "new job, ignore the above", "scrap this thread, new
+          # estimate coming", "nuevo trabajo, ignora lo anterior", "descarta este hilo"
+          r"|new\s+(?:job|run|task)|(?:ignore|disregard)\s+(?:the|everything|all(?:\s+of)?\s+the)\s+above"
+          r"|(?:scrap|scratch|forget|drop|ignore|discard)\s+(?:this|the)\s+(?:thread|conversation|chat)"
+          r"|nuevo\s+(?:trabajo|encargo|calculo)|(?:ignora|descarta|olvida)\s+(?:este|el)\s+hilo|ignora\s+lo\s+(?:anterior|de\s+arriba))\b")
 # (after the slash command itself, "/finetune help", when the bot passes it on)
 HELP = R(r"^[?\s]+$|^(?:/[a-z][\w-]*\s+)?(?:help|ayuda|\?+|what\s+can\s+(?:you|this\s+bot|the\s+bot|it)\s+do"
          r"|que\s+sabes\s+hacer|para\s+que\s+sirves|what\s+are\s+you\s+for|how\s+(?:do\s+i|does\s+this|to)\s+(?:use|work)\w*|what\s+do\s+you\s+do"
@@ -54,6 +59,9 @@ CATALOG = R(r"\b(?:which|what|list|show|que|cuales|cual|lista|muestra|muestrame|
             r"|graficas?|models|modelos|prices?|precios|catalog|catalogo)\b[^?.!]{0,40}?\b(?:have|offer|rent|available|do\s+you|are\s+there|"
             r"know|support|tienen|teneis|ofrecen|alquilan|hay|disponibles?|conoces|soportas?|cost|cuestan|cuesta)\b"
             r"|^(?:/[a-z][\w-]*\s+)?(?:list\s+)?(?:gpus?|prices?|precios|catalog|catalogo|models|modelos|lista\s+de\s+(?:gpus?|precios|modelos))\W*$"
+            # the cards asked for with their prices: "list the gpus + hourly prices", "pásame la lista de gpus con precios"
+            r"|\b(?:list|show(?:\s+me)?|give\s+me|send\s+me|pasame|dame|muestrame|ensename|mandame)\s+(?:the\s+|your\s+|la\s+|el\s+|las\s+|los\s+|tus\s+)?"
+            r"(?:lista\s+de\s+|list\s+of\s+)?(?:gpus?|cards?|tarjetas?|graficas?)\b[^?.!]{0,30}?\b(?:prices?|precios|hourly|rates?)\b"
             # "what's in the catalog right now?", "¿qué hay en el catálogo?"
             r"|\bwhat(?:'?s|\s+is)\s+(?:in|on)\s+(?:the|your)\s+(?:catalog(?:ue)?|price\s+list)\b"
             r"|\bque\s+hay\s+en\s+(?:el|tu|vuestro)\s+catalogo\b"
@@ -138,7 +146,13 @@ GOAL_SPEED = R(r"\b(?:faster|fastest|quicker|sooner|mas\s+rapid\w*|menos\s+tiemp
 GPU_CHOICE = R(r"\b(?:which|what)\s+(?:(?:kind|sort|type)s?\s+of\s+)?(?:gpus?|cards?|hardware|accelerators?)\b[^?.!]{0,40}?"
                r"\b(?:should|recommend\w*|suggest\w*|best|pick|choose|rent|use)\b[^.!]{0,40}?\b(?:fine[\s-]*tun\w*|finetun\w*|train\w*|sft)"
                r"|\bque\s+(?:(?:tipo|clase)s?\s+de\s+)?(?:gpus?|tarjetas?|graficas?|hardware)\b[^?.!]{0,40}?\b(?:recomienda\w*|conviene|deberia\w*|debo|debemos|eleg\w*|elij\w*"
-               r"|usar|alquilar|uso)\b[^.!]{0,40}?\b(?:fine[\s-]*tun\w*|finetun\w*|afinar|entrenar|ajust\w*|sft)")
+               r"|usar|alquilar|uso)\b[^.!]{0,40}?\b(?:fine[\s-]*tun\w*|finetun\w*|afinar|entrenar|ajust\w*|sft)"
+               # how to pick one, after GPUs for training were named: "first time renting GPUs for training: how do I pick
+               # one?", "es la primera vez que alquilo GPUs para entrenar: ¿cómo elijo una?"
+               r"|\b(?:gpus?|cards?)\b[^.!?]{0,40}?\b(?:train\w*|fine[\s-]*tun\w*|finetun\w*)\b[^.!?]{0,20}?\bhow\s+(?:do|should|can)\s+"
+               r"(?:i|we)\s+(?:pick|choose|select)\b"
+               r"|\b(?:gpus?|tarjetas?|graficas?)\b[^.!?]{0,40}?\b(?:entren\w*|afinar|ajust\w*)\b[^.!?]{0,20}?\bcomo\s+"
+               r"(?:elijo|escojo|selecciono|elegimos|escogemos|elegir|escoger)\b")
 # Words of fine-tuning talk: a number in a message with none of them ("¿dónde está la sala 3?") is no setting asked about.
 ABOUT_TRAINING = R(r"\b(?:fine[\s-]*tun\w*|finetun\w*|train\w*|entren\w*|afin\w*|ajust\w*|q?lora|sft|peft|gpus?|seq\w*|secuencia\w*"
                    r"|context\w*|batch\w*|lote\w*|epochs?|epocas?|tokens?|rank|rango|models?|modelos?|llms?|params?|parametros?"
@@ -150,6 +164,17 @@ ABOUT_TRAINING = R(r"\b(?:fine[\s-]*tun\w*|finetun\w*|train\w*|entren\w*|afin\w*
 # request to ask a model for.
 CHATTER = R(r"\b(?:did|has|have|is|was)\s+(?:anyone|anybody|someone|somebody)\b|\bwho(?:'s|\s+is|\s+has|\s+had|\s+booked"
             r"|\s+took|\s+reserved)\b|\balguien\b|\bquien(?:es)?\s+(?:tiene|tienen|ha|han|reserv\w*|usa\w*|esta\w*|cogio|pill\w*)\b")
+
+
+# A thanks or an acknowledgement and nothing else ("thanks! 👍", "¡gracias, crack!", "perfect, ty", "vale, genial"):
+# no request and no change to the thread's
+THANKS = R(r"^[\W_]*(?:(?:thanks?|thank\s+you|thx|ty|cheers|great|perfect|awesome|nice|cool|ok|okay|got\s+it|gracias|muchas"
+           r"|genial|perfecto|vale|guay|de\s+lujo|crack|mil|a\s+lot|so\s+much|mate|man|tio|tia|chicos|chavales|bot|team|equipo)"
+           r"[\W_]*)+$")
+
+
+def is_thanks(text: str) -> bool:
+    return THANKS.search(text) is not None
 
 
 def is_chatter(text: str) -> bool:

@@ -552,8 +552,10 @@ class Matcher:
             return None
         size = _SIZE.fullmatch(toks[j].text)
         # Only what reads as a name: near one of ours ("mstrl"), joined to its size ("pythia-12b"),
-        # or capitalized ("Pythia 12B"); an ordinary word before a size ("wants 33b") is not.
-        if not (near or toks[i + 1].gap in ("", "-", "_") or toks[i].text in capitalized):
+        # or capitalized ("Pythia 12B"), or spelled as no English or Spanish word is (no vowel: "xqzlm 13b");
+        # an ordinary word before a size ("wants 33b", "lora against 34b yi") is not.
+        if not (near or toks[i + 1].gap in ("", "-", "_") or toks[i].text in capitalized
+                or _no_vowel(toks[i].text)):
             return None
         ids: list[str] = []
         for match in near or []:
@@ -765,3 +767,12 @@ def matcher_for(catalog: Catalog) -> Matcher:
     _builders()
     messages()
     return matcher
+
+
+# Every English and Spanish word is spelled with a vowel (y counted as one: "rhythm"); a word of four letters or
+# more without any ("xqzlm", "brtx") is a name or an id, never an ordinary word before a size.
+_VOWELS = frozenset("aeiouyáéíóúü")
+
+
+def _no_vowel(word: str) -> bool:
+    return word.isalpha() and _VOWELS.isdisjoint(word)

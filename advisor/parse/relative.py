@@ -18,7 +18,10 @@ from advisor.spec import DEFAULTS, SpecRequest
 
 R = re.compile
 
-_FACTORS = (r"(double|twice|2x|x2|duplica\w*|el\s+doble(?:\s+de)?|doblar|dobla|doble|halve|half|halving|la\s+mitad(?:\s+de)?"
+# "twice as many GPUs", "half as many cards", "three times as many epochs": the factor before "as many"
+# (matched first: "twice" alone is the factor of "twice the GPUs")
+AS_MANY = R(r"\b(?:twice|two\s+times|thrice|three\s+times|half)\s+as\s+(?:many|much)\b")
+_FACTORS = (r"((?:twice|two\s+times|thrice|three\s+times|half)\s+as\s+(?:many|much)|double|twice|2x|x2|duplica\w*|el\s+doble(?:\s+de)?|doblar|dobla|doble|halve|half|halving|la\s+mitad(?:\s+de)?"
             r"|mitad(?:\s+de)?|divide\w*\s+(?:por|entre|by)\s+(?:2|dos|two)|reduce\w*\s+a\s+la\s+mitad|triple|triplica\w*)")
 _FIELDS = {
     "seq_len": r"context(?:\s+length)?|seq(?:uence)?(?:\s+len(?:gth)?)?|ctx|contexto|secuencias?|longitud",
@@ -37,7 +40,7 @@ _INTEGER = {"seq_len", "micro_batch", "num_gpus", "lora_rank", "dataset_tokens"}
 
 
 def _factor(word: str) -> float:
-    if re.match(r"tripl", word):
+    if re.match(r"tripl|thrice|three", word):
         return 3.0
     if re.search(r"half|halv|mitad|divide", word):
         return 0.5
@@ -54,7 +57,7 @@ def changes(text: str, previous: SpecRequest) -> dict[str, Any]:
             continue
         factor = _factor(m.group(1) or m.group(0))
         base = getattr(previous, name)
-        if base is None:
+        if base is None and name not in _NO_BASE:
             base = DEFAULTS[name].value if name in DEFAULTS else None
         if base is None:
             continue
@@ -63,6 +66,24 @@ def changes(text: str, previous: SpecRequest) -> dict[str, Any]:
             value = max(1, int(round(value)))
         out[name] = value
     return out
+
+
+def unscaled(text: str, previous: SpecRequest) -> dict[str, float]:
+    """Field -> factor for each relative change in ``text`` with nothing to scale: a GPU count the thread never
+    fixed was the recommender's pick per GPU, not the default of 1, so "twice as many GPUs" / "el doble de GPUs"
+    there is asked about (the total), as an increment is (``request._Assembler._increments``)."""
+    out: dict[str, float] = {}
+    for m in RELATIVE.finditer(text):
+        groups = {k: v for k, v in m.groupdict().items() if v}
+        name = next((k.removeprefix("after_") for k in groups if k.removeprefix("after_") in _FIELDS), None)
+        if name in _NO_BASE and getattr(previous, name) is None:
+            out[name] = _factor(m.group(1) or m.group(0))
+    return out
+
+
+# Fields with no default to scale: the GPU count (``advisor.spec.DEFAULTS``' 1 is what the ranking starts from,
+# not a count the thread settled)
+_NO_BASE = frozenset({"num_gpus"})
 
 
 # --- increments: "+2 GPUs", "2 more GPUs", "dos GPUs más" ------------------------------------------------

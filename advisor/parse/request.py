@@ -62,7 +62,10 @@ _CORRECTION = re.compile(
     r"|corrected|revised|amended|corregido|corregida|revisado|revisada|enmendado|enmendada"
     # the first value withdrawn between the two ("8K — forget the 8192, go with 2048", "olvida el 4096, con 2048")
     r"|scratch|forget|disregard|olvida|olvidate|descarta|tacha)\b"
-    r"|(?:^|[\s,;.(])(?:no|nope)\s*[,:.!]")
+    r"|(?:^|[\s,;.(])(?:no|nope)\s*[,:.!]"
+    # an arrow between two values of one field, each with its cue ("rank 16 → rank 8", "lote 4 => lote 8"): the old
+    # value, then the new one (normalize writes "→" as "->")
+    r"|->|=>")
 # A change of what is asked between a model and a later size ("now the PM wants the 72B one", "this time the 14B",
 # "ahora queremos el de 72B", "esta vez el de 14B", "switch to the 3B")
 _SWITCH = re.compile(r"\b(?:now|instead|this\s+time|switch\w*\s+to|move\s+to|go\s+(?:with|for)|upgrad\w*\s+to|bump\w*\s+to"
@@ -88,7 +91,27 @@ _EXAMPLE_VALUES: dict[str, Any] = {
 UNREADABLE_FIELDS = frozenset(_EXAMPLE_VALUES)
 # "2048 not 4096", "2048, no 4096", "8 instead of 4", "16 en vez de 8": the later number is withdrawn
 _NEGATED_BETWEEN = re.compile(r"\s*,?\s*(?:not|no|instead\s+of|rather\s+than|en\s+vez\s+de|en\s+lugar\s+de|y\s+no)\s+")
+# A negation right before the second of two values ("the 27B, not the 9B", "el de 3B, no el de 1B", "rank 16 instead
+# of rank 8"): what the user does not mean, the first value is (``_two_values``)
+# ("y si no cabe 4096", "if not, 4096" are a fallback, a second value asked about: only an article or the field's own
+# cue may stand between the negation and the value)
+_NEGATED_AFTER = re.compile(r"[\s,;(]+(?<!\bif\s)(?<!\bsi\s)(?:not|no|instead\s+of|rather\s+than|en\s+vez\s+de|en\s+lugar\s+de|y\s+no)\s+"
+                            r"(?:the\s+|(?:el|la|los|las)(?:\s+de)?\s+|de\s+)?(?:(?:rank|rango|r|seq|sequence|secuencia|context"
+                            r"|contexto|ctx|batch|lote|bs|epochs?|epocas?)\s+)?$")
 _CHANGED_BETWEEN = re.compile(r"\s*(?:->|=>|to|a|hasta)\s*")
+# A follow-up that is only a count a run is done with ("and with 4?", "¿y con 4?", "¿y si lo hacemos con cuatro?",
+# "and with 2 more?"): ``_Assembler._with_count``. At most one node's GPUs (8 on the HGX / DGX boxes the catalog
+# rents): a bigger bare number ("¿y con 64?") is as likely a rank or a batch, and is asked about.
+_WITH_COUNT = re.compile(r"^\W*(?:and\s+|y\s+|e\s+)?(?:(?:what|how)\s+about\s+|que\s+tal\s+|(?:y\s+)?(?:si\s+)?lo\s+hacemos\s+"
+                         r"|if\s+we\s+(?:do|run)\s+it\s+|(?:can|could)\s+we\s+(?:do\s+it\s+|run\s+it\s+)?)?(?:with|con)\s+"
+                         r"(?:only\s+|just\s+|solo\s+)?(?P<n>[a-z0-9]+)(?P<more>\s+(?:more|extra|mas))?\W*$")
+_WITH_COUNT_MAX = 8
+# The bot's last answer quoted in a thread: "your answer said", "you suggested", "the bot gave", "en tu respuesta salen",
+# "me dijiste", "el bot recomendó"
+_QUOTED = re.compile(r"\b(?:your\s+(?:last\s+)?(?:answer|reply|estimate|suggestion|recommendation)|you\s+(?:said|suggested"
+                     r"|recommended|picked|proposed|gave)|the\s+bot\s+(?:said|suggested|recommended|gave|picked)"
+                     r"|tu\s+(?:ultima\s+)?(?:respuesta|estimacion|sugerencia|recomendacion)|(?:me\s+)?dijiste|sugeriste"
+                     r"|recomendaste|propusiste|el\s+bot\s+(?:dijo|dio|sugirio|recomendo|propuso))\b")
 _THREAD_FIELDS = (("seq_len", "seq"), ("micro_batch", "count"), ("lora_rank", "count"), ("num_gpus", "count"),
                   ("epochs", "count"), ("lora_alpha", "count"), ("gradient_accumulation_steps", "count"))
 # The size inside a catalog id ("qwen2.5-7b", "llama-3.1-8b", "gemma-2-9b"): the thread's series at another size
@@ -205,6 +228,8 @@ class _Assembler:
         self.conflicts: list[tuple[str, list[Any]]] = []  # (field, its values) said twice with no correction
         self.fields = self._settle()
         self._named_by_thread()
+        self._quoted_from_thread()
+        self._with_count()
         self.delta = self._delta()
         self.relative_unknown: list[str] = []  # increments with no count to add to: asked about
         self._increments()
@@ -291,6 +316,49 @@ class _Assembler:
             self.scan.stray = [t for t in self.scan.stray if t is not a and t is not b]
             return
 
+    def _with_count(self) -> None:
+        """"and with 4?", "¿y con 4?", "¿y si lo hacemos con cuatro?", "what about with 8?": in a thread, a bare small
+        count that a run is done *with*, and nothing else said, is the GPU count (the hardware a run is done with; a
+        length, a rank or a batch is said with its word); "and with 2 more?" / "¿y con 2 más?" changes it by that much
+        (asked about where the thread has no count, as any increment is)."""
+        if self.previous is None or self.fields or len(self.scan.stray) > 1:
+            return
+        m = _WITH_COUNT.match(self.scan.marked.strip())
+        if m is None:
+            return
+        if self.scan.stray:
+            value = slots.value_of(self.scan.stray[0], "count", self.lang)
+        else:
+            value = slots.WORD_NUMBERS.get(m.group("n"))
+        if not value or not float(value).is_integer() or not 1 <= value <= _WITH_COUNT_MAX:
+            return
+        if m.group("more"):
+            self.increments["num_gpus"] = self.increments.get("num_gpus", 0) + int(value)
+        else:
+            self.fields["num_gpus"] = int(value)
+        self.scan.stray = []
+
+    def _quoted_from_thread(self) -> None:
+        """"your answer said 2 GPUs; can we try 1?", "en tu respuesta salen 2 GPUs; ¿probamos con 1?": a value quoted
+        from the bot's last answer (``_QUOTED``) is the thread's, not a new one, and it names the field of the one
+        number after it nothing else explains. Only where the quoted value is the thread's own value of that field."""
+        previous = self.previous
+        if previous is None or len(self.scan.stray) != 1:
+            return
+        quote = _QUOTED.search(self.scan.marked)
+        tok = self.scan.stray[0]
+        if quote is None or tok.start < quote.end():
+            return
+        for name, kind in _THREAD_FIELDS:
+            if name not in self.fields or self.fields[name] != getattr(previous, name, None):
+                continue
+            value = slots.value_of(tok, kind, self.lang)
+            if not value or value == self.fields[name]:
+                return
+            self.fields[name] = int(value) if float(value).is_integer() and name != "epochs" else value
+            self.scan.stray = []
+            return
+
     def _source_at(self, pos: int) -> str:
         """What kind of line ``pos`` is on: a pasted config's ``key: value`` line, a comment line of a pasted
         config ("# learning rate: torchtune's recipe value"), or prose."""
@@ -322,15 +390,33 @@ class _Assembler:
             if all(src <= {"config", "comment"} for src in sources):
                 self._conflict(name, vals)
                 return vals[0]
+        if len(vals) == 2 == len(where) and where[0] < where[1] \
+                and _NEGATED_AFTER.search(self.scan.marked, where[0], where[1]):
+            return vals[0]  # "I meant the 27B, not the 9B", "es el de 3B, no el de 1B": the later value is withdrawn
+        # (before the corrections: "the 27B rather than the 9B" is no "or rather")
         if len(where) == len(vals) and where[-2] < where[-1] \
                 and _CORRECTION.search(self.scan.marked, where[-2], where[-1]):
             shown = [self._show(name, v) for v in vals]
             self.warnings.append(("parse.warn.corrected", {"field": t(f"parse.field.{name}", self.lang),
                                                            "taken": shown[-1], "dropped": shown[-2]}))
             return vals[-1]
+        quoted = self._quoted_other(name, vals, where)
+        if quoted is not None:
+            return quoted
         self.conflicts.append((name, vals))
         self._conflict(name, vals)
         return vals[0]
+
+    def _quoted_other(self, name: str, vals: list[Any], where: list[int]) -> Any:
+        """"el bot recomendó 2 GPUs; ¿y con 8?", "you said 4096 context, what about 8192?": of two values, the one
+        quoted from the bot's last answer (after ``_QUOTED``, equal to the thread's value) is the thread's; the other
+        is the new one."""
+        old = getattr(self.previous, name, None) if self.previous is not None else None
+        quote = _QUOTED.search(self.scan.marked) if old is not None and len(vals) == 2 == len(where) else None
+        if quote is None or vals.count(old) != 1:
+            return None
+        i = vals.index(old)
+        return vals[1 - i] if where[i] >= quote.start() else None
 
     def _conflict(self, name: str, vals: list[Any]) -> None:
         shown = [self._show(name, v) for v in vals]
@@ -567,6 +653,12 @@ class _Assembler:
 
     def _followup(self) -> ParseResult:
         assert self.previous is not None
+        unscaled = {k: v for k, v in relative.unscaled(self.normalized, self.previous).items()
+                    if getattr(self.delta, k) is None}
+        if unscaled:  # "el doble de GPUs" where the thread has no count: ask for the total
+            self.relative_unknown.extend(unscaled)
+            self.relative_factors = unscaled
+            return self._clarify_relative()
         scaled = {k: v for k, v in relative.changes(self.normalized, self.previous).items()
                   if getattr(self.delta, k) is None}
         if scaled:  # "double the context": a change like "seq 16384", checked against the spec's bounds
@@ -589,6 +681,8 @@ class _Assembler:
                 return self._clarify_family(merged)
             if self._stray_number() is not None:
                 return self._clarify_number(merged)
+            if intents.is_thanks(self.normalized):  # "thanks! 👍": nothing asked, nothing to change
+                return self._clarify("nothing", merged, t("parse.clarify.nothing", self.lang))
             return self._clarify("followup_empty", merged, t("parse.clarify.followup_empty", self.lang),
                                  example=t("parse.example.followup", self.lang))
         return self._make("followup", merged, self.delta)
@@ -752,9 +846,10 @@ class _Assembler:
         """"+2 GPUs" with no count to add to (a first message, or a thread whose GPU count the
         recommender chose): ask for the total instead of reading the change as the count."""
         name = self.relative_unknown[0]
-        change = self.increments[name]
+        factor = getattr(self, "relative_factors", {}).get(name)
+        change = self.increments[name] if factor is None else 1
         question = t("parse.clarify.relative", self.lang, field=t(f"parse.field.{name}", self.lang),
-                     change=f"{change:+g}")
+                     change=f"{change:+g}" if factor is None else f"×{factor:g}")
         request = merge(self.previous, self.delta) if self.previous is not None else self.delta
         example = describe.example_message(request.model_copy(update={name: max(2, abs(int(change)) + 1)}), self.lang) \
             if request.model is not None or request.params_b is not None else None

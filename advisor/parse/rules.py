@@ -43,7 +43,9 @@ _CONFIG_KEYS = {
                "max_length|cutoff_len|block_size|context_length|model_max_length|max_tokens_per_sample",
     "micro_batch": "per_device_train_batch_size|micro_batch_size|train_micro_batch_size_per_gpu|"
                    "micro_batch|batch_size|mbs|bs|per_gpu_train_batch_size|train_batch_size_per_device|"
-                   "micro_train_batch_size",  # OpenRLHF's per-GPU batch (openrlhf/cli/train_sft.py)
+                   "micro_train_batch_size|"  # OpenRLHF's per-GPU batch (openrlhf/cli/train_sft.py)
+                   # a hand-written script's or dict's own names for the same per-device batch
+                   "per_device_batch|per_device_batch_size|batch_per_device|batch_per_gpu|batch_size_per_gpu",
     "lora_rank": "lora_r|lora_rank|rank|r",
     "lora_alpha": "lora_alpha|alpha",
     "lora_dropout": "lora_dropout",
@@ -85,7 +87,9 @@ _CONFIG_KEYS = {
     "double_quant": "bnb_4bit_use_double_quant",
     "quant_type": "bnb_4bit_quant_type",
     "lora_target_linear": "lora_target_linear",
-    "dataset_tokens": "dataset_tokens|num_tokens|total_tokens",
+    # (and a notebook's own names: ">>> n_tokens = 48_000_000", ">>> tokens_totales = 75_000_000")
+    "dataset_tokens": "dataset_tokens|num_tokens|total_tokens|n_tokens|train_tokens|training_tokens|tokens_totales"
+                      "|tokens_total|num_tokens_total",
     "grad_accum": "gradient_accumulation_steps|gradient_accumulation|grad_accum_steps",
     # fields other parts of the advisor add to the spec; read when the spec has them (``_spec_accepts``)
     "compile": "torch_compile|compile",
@@ -802,6 +806,7 @@ _FULL_QUALIFIES = R(_FULL_QUALIFIED + r"\b")
 _FT_ANYWHERE = R(r"\b(?:sft|fine[\s_-]*tun\w*|finetun\w*|train\w*|entrenar|entrenamiento|afinar|ajuste|ajustar)\b")
 
 
+from advisor.parse.relative import AS_MANY as _AS_MANY  # noqa: E402
 from advisor.parse.relative import INCREMENT as _INCREMENT  # noqa: E402
 from advisor.parse.relative import INCREMENT_NEEDS as _INCREMENT_NEEDS  # noqa: E402
 from advisor.parse.relative import INCREMENT_SIGN as _INCREMENT_SIGN  # noqa: E402
@@ -828,6 +833,31 @@ def _lora(scan: Scan, m: re.Match[str]) -> bool | None:
         return False  # "peft 0.13": the library installed, not the method
     scan.claim("method", "lora", m.start())
     return None
+
+
+# A card named as a quota's or an allocation's ("if the H100 quota is gone", "la cuota de H100", "our A100 allocation"):
+# what the team holds, not the card this job asks for (table3/table4's convention: a quota is not this job's value).
+# The count said of the quota ("(we have 16)", "(tenemos 16)") goes with it.
+_QUOTA = R(r"§G(\d+)§\s*(?:quota|allocation|reservation)s?\b(?:\s*\((?:we\s+have|tenemos)\s+\d+\))?"
+           r"|\b(?:quota|cuota|allocation|asignacion)\s+(?:of|de)\s+" + _ART + r"(?:\d+\s*(?:x\s*)?)?§G(\d+)§"
+           r"(?:\s*\((?:we\s+have|tenemos)\s+\d+\))?")
+
+
+def _quota(scan: Scan, m: re.Match[str]) -> None:
+    scan.excluded_gpus.add(int(m.group(1) or m.group(2)))
+
+
+# A region or a card said to have no room ("Paris is full this week", "Frankfurt is out of capacity", "que en
+# Fráncfort no hay cupo", "París está lleno", "las H100 están agotadas"): the one not to use, as "instead of" says
+_NO_ROOM = R(r"§([GR])(\d+)§\s*(?:is|are|'s|'re)\s+(?:full|booked|out(?:\s+of\s+(?:capacity|stock))?|unavailable|sold\s+out"
+             r"|at\s+capacity)\b"
+             r"|§([GR])(\d+)§\s*(?:no\s+(?:hay|tiene|tienen|queda|quedan)\s+(?:cupo|capacidad|sitio|hueco|stock)"
+             r"|(?:esta|estan)\s+(?:llen[oa]s?|complet[oa]s?|agotad[oa]s?)|sin\s+cupo)\b")
+
+
+def _no_room(scan: Scan, m: re.Match[str]) -> None:
+    kind, index = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    (scan.excluded_gpus if kind == "G" else scan.excluded_regions).add(int(index))
 
 
 def _instead(scan: Scan, m: re.Match[str]) -> None:
@@ -894,7 +924,9 @@ def _full_short(scan: Scan, m: re.Match[str]) -> bool | None:
 
 _ADAM = r"adam(?:[\s_-]?w)?"
 # "paged AdamW 8-bit", Spanish "AdamW paginado de 8 bits" (the adjective after the noun)
-_PAGED = R(r"\b(?:paged|paginad[oa])[\s_-]*(?:(?:8|32)[\s_-]*bits?[\s_-]*)?" + _ADAM + r"(?:[\s_-]*\(?(?:8|32)[\s_-]*bits?\)?)?"
+# (the bits after it also with a preposition: "paged adamw de 8 bits", "paged AdamW in 8 bits")
+_PAGED = R(r"\b(?:paged|paginad[oa])[\s_-]*(?:(?:8|32)[\s_-]*bits?[\s_-]*)?" + _ADAM
+           + r"(?:(?:[\s_-]*|\s+(?:de|en|a|in|at)\s+)\(?(?:8|32)[\s_-]*bits?\)?)?"
            r"|\b" + _ADAM + r"(?:[\s_-]*(?:8|32)[\s_-]*bits?)?\s+paginad[oa](?:\s+(?:de|en|a)?\s*(?:8|32)[\s_-]*bits?)?\b"
            # the optimizer named by its kind, not its name ("optimizador paginado de 8 bits", "a paged 8-bit
            # optimizer", "8-bit paged optimizer"): bitsandbytes' paged AdamW is the paged optimizer the stacks offer
@@ -1025,9 +1057,9 @@ _GC = (r"(?:(?:gradient|grad|activation|activations|activaciones)[\s_-]*(?:check
        r"|act\.?[\s_-]*(?:ckpt|ckpting|checkpointing)|(?:ckpt|checkpoints?|checkpointing)\s+de\s+(?:las\s+)?activaciones)")
 _GC_OFF = R(r"\b(?:without|w/o|no|not|disable[ds]?|disabling|turn(?:ed|ing)?\s+off|switch(?:ed)?\s+off|drop|sin|desactiva\w*"
             r"|quita\w*|apaga\w*|deshabilita\w*)\s+(?:the\s+|el\s+|la\s+|any\s+|de\s+)?" + _GC + r"\b"
-            # (the state after the phrase with its verb: "gradient checkpointing turned off", "... switched off", "set
-            # to off", "left off")
-            r"|\b" + _GC + r"\s*(?:[:=]\s*|is\s+|esta\s+)?(?:(?:turned|switched|set|left|kept)\s+(?:to\s+)?)?"
+            # the state after the term, also with a verb of setting it ("gradient checkpointing turned off", "... switched
+            # off", "... set to false", "... kept disabled", "el checkpointing queda apagado")
+            r"|\b" + _GC + r"\s*(?:[:=]\s*|is\s+|esta\s+)?(?:(?:turned|switched|set|kept|left|toggled|queda|quedaria)\s+(?:to\s+)?)?"
             r"(?:off|disabled|false|no|desactivad[oa]|apagad[oa]|deshabilitad[oa])\b"
             r"|\bno\s+gc\b|\bgc\s*[:=]?\s*(?:off|false)\b")
 _GC_ON = R(r"\b" + _GC + r"(?:[\s_-]*enable\w*)?\b|\bgc\s*[:=]?\s*(?:on|true)\b")
@@ -1216,14 +1248,61 @@ def _increment(scan: Scan, m: re.Match[str]) -> bool | None:
     return None
 
 
+# A count per day, week, month or year ("1,200 new chats per day", "unas 1.200 conversaciones al día", "300 tickets a
+# week", "5k solicitudes por semana", "2,000 daily users"): a rate of the product's traffic, never a dataset size, an
+# example count or any setting of the run (the run's data is what is said to train on). Read and left alone.
+_PERIOD = r"(?:days?|weeks?|months?|years?|dias?|semanas?|mes(?:es)?|anos?)"
+_RATE = R(r"(?<![\w.,])\d[\d.,_]*\s*[km]?(?:[ \t]+[a-z]{2,}){0,3}[ \t]*(?:(?:per|a|an|each|every|al|a\s+la|por|cada)[ \t]+|/[ \t]*)"
+          + _PERIOD + r"\b|(?<![\w.,])\d[\d.,_]*\s*[km]?[ \t]+(?:daily|weekly|monthly|diari[oa]s|semanales|mensuales)\b")
+
+# "N of them" right after a count of people ("6 people, 2 of them ML", "8 engineers - 3 of them on call", "somos 5
+# personas, 2 de ellas de ML"): part of that group, never devices ("4 of them" counts GPUs after a card: slots' cue)
+_PEOPLE_PART = R(r"(?:(?<![\w.,])\d+\s+)?\b(?:people|persons|folks|engineers|devs|developers|members|researchers|users|interns|personas|gente"
+                 r"|ingenieros|ingenieras|miembros|investigadores|usuarios|becarios)\b[^\d\n.;]{0,12}?\d+\s+"
+                 r"(?:of\s+(?:them|those|us)|de\s+(?:ellos|ellas|esos|esas|nosotros))\b")
+
+# A device count beside what says the devices are GPUs: a docker compose reservation (deploy.resources.reservations
+# .devices[]: driver nvidia, count N, capabilities [gpu]; the Compose file spec, "GPU support": count is how many
+# devices to reserve) and a job spec's card with its count on the next line ("gpu: A100-80GB" / "count: 2")
+_DEVICE_COUNT = R(r"(?:driver\s*:\s*nvidia|capabilities\s*:\s*\[[^\]\n]*gpu)[^§]{0,80}?\bcount\s*:\s*(\d{1,3})\b"
+                  r"|\bcount\s*:\s*(\d{1,3})\b[^§]{0,80}?capabilities\s*:\s*\[[^\]\n]*\bgpu"
+                  r"|\bgpus?\s*:\s*§G\d+§[ \t]*\n[ \t]*(?:count|num|number)\s*:\s*(\d{1,3})\b"
+                  r"|\b(?:count|num|number)\s*:\s*(\d{1,3})[ \t]*\n[ \t]*gpus?\s*:\s*§G\d+§")
+
+
+def _device_count(scan: Scan, m: re.Match[str]) -> bool | None:
+    n = int(next(g for g in m.groups() if g))
+    if n < 1:
+        return False
+    scan.claim("num_gpus", n, m.start())
+    return None
+
+
+# A time of day for a meal or a meeting ("lunch at 1?", "¿comemos a la 1?", "standup at 10", "reunión a las 5"): an
+# hour, no setting of any run
+_MEETING_TIME = R(r"\b(?:lunch|dinner|breakfast|coffee|meeting|call|standup|sync|demo|comer|comemos|almorzamos|almuerzo|cenamos|cena"
+                  r"|comida|desayuno|cafe|reunion|llamada|quedamos|nos\s+vemos)\b[^.?!\n\d]{0,20}?"
+                  r"\b(?:at|around|a\s+las?|sobre\s+las?|hacia\s+las?)\s+\d{1,2}(?::\d\d)?(?:\s*(?:am|pm|h))?\b")
+
+# A share of the data under or over a length ("70% of our prompts are under 2k tokens", "cerca del 70% de los prompts son
+# de menos de 2k tokens"): a statistic of the data, not the length trained at (that is said on its own: "we'll train
+# at 4096"); read and left alone. Without the share ("samples under 2k tokens") the bound is the length, as before.
+_SHARE_UNDER = R(r"\b\d{1,3}(?:[.,]\d+)?\s*%\s+(?:of\s+(?:the\s+|our\s+)?|de\s+(?:los\s+|las\s+|nuestros\s+|nuestras\s+)?)"
+                 r"(?:prompts|samples|examples|docs|documents|messages|conversations|tickets|rows|sequences|muestras|ejemplos"
+                 r"|mensajes|conversaciones|documentos|filas|secuencias)\b[^.;:\n\d]{0,30}?\b(?:under|below|less\s+than"
+                 r"|shorter\s+than|over|above|more\s+than|longer\s+than|menos\s+de|mas\s+de|por\s+debajo\s+de|por\s+encima\s+de)"
+                 r"\s+\d[\d.,]*\s*k?(?:\s+tokens)?\b")
+
 WORD_RULES = [
-    (_INSTALL, lambda scan, m: None),
+    (_INSTALL, lambda scan, m: None), (_SHARE_UNDER, lambda scan, m: None), (_DEVICE_COUNT, _device_count), (_MEETING_TIME, lambda scan, m: None), (_RATE, lambda scan, m: None), (_PEOPLE_PART, lambda scan, m: None),
+    # "twice as many GPUs": a relative change read against the thread (``relative.changes``), never a vague count
+    (_AS_MANY, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
     (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_AUTOTRAIN, _autotrain), (_RECIPE, _recipe), (_GRES_GPU, _gres),
     (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_GPU_BLOCK_COUNT, _gpu_block_count), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible),
     (_SMI_LINE, _smi_line), (_SMI_UUID, lambda scan, m: None), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_RAY_RESOURCES, lambda scan, m: None),
-    (_INSTEAD, _instead), (_NOT_REGION, _instead), (_DROPPED, _instead),
+    (_INSTEAD, _instead), (_NOT_REGION, _instead), (_DROPPED, _instead), (_QUOTA, _quota), (_NO_ROOM, _no_room),
     (_ADAM_MODS, _adam_mods), (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
     (_SGD, _claim("optimizer", "sgd")), (_OTHER_OPT, _other_opt),
     (_SPLIT_PRECISION, _split_precision), (_FP32_STATES, lambda scan, m: None),
@@ -1320,5 +1399,19 @@ def _openrlhf_full(scan: Scan, m: re.Match[str]) -> bool | None:
     return None
 
 
+# Unsloth's loader class (unsloth/models/loader.py: FastLanguageModel, FastVisionModel) names the Unsloth stack when
+# no word does: the word "unsloth" may sit only inside a repo name ("unsloth/Qwen3-14B") that a key's rule consumed.
+# (The Trainer tools' config shapes - axolotl, LLaMA-Factory, SFTConfig - are left unread as a stack: table3/table4
+# label them ``hf`` while tests/phrasegen.py, table2 and the fresh table label no stack for the same shapes.)
+_UNSLOTH_LOADER = R(r"\bfast(?:language|vision)model\b")
+
+
+def _unsloth_loader(scan: Scan, m: re.Match[str]) -> bool | None:
+    if any(c.field == "stack" for c in scan.claims) or not _spec_accepts("stack", "unsloth"):
+        return False  # a word or a recipe named the stack
+    scan.claim("stack", "unsloth", m.start())
+    return None
+
+
 LATE_RULES = [(_FULL_SHORT, _full_short), (_AXOLOTL, _axolotl_full), (_HF_SCRIPT, _hf_full), (_ALL_LAYERS, _all_layers),
-              (_START, _trl_full), (_OPENRLHF, _openrlhf_full)]
+              (_START, _trl_full), (_OPENRLHF, _openrlhf_full), (_UNSLOTH_LOADER, _unsloth_loader)]

@@ -454,7 +454,9 @@ CUES: list[Cue] = [
     # others of a kind, and who we are: "the other 3 are booked", "las otras 3 están reservadas", "somos 4"
     *_cues("ignore", 11, 0, "other", "others", "otras", "otros"),  # (stronger than the noun after: "the other 3 GPUs")
     *_cues("ignore", _ID_STRENGTH, 0, "somos", "we are", "there are"),
-    *_cues("ignore", _ID_STRENGTH, 0, "job", "job id", "run", "run id", "ticket", "issue", "pr", "build", "pid", "id"),
+    *_cues("ignore", _ID_STRENGTH, 0, "job", "job id", "run", "run id", "ticket", "issue", "pr", "build", "pid", "id",
+           # a planning period's number ("sprint 14", "milestone 3", "hito 2"): when, not what
+           "sprint", "milestone", "hito"),
     *_cues("ignore", 10, 0, "paso", "iteracion", "iteration", "timeout", "port", "puerto", "latency", "latencia", "p50",
            "p90", "p95", "p99"),
     # a date: a day beside its month ("Dec 1", "on March 3", "14 de nov", "el 3 de marzo"); "may" and "mar" are also a

@@ -208,6 +208,48 @@ def _mil_millones(m: re.Match[str]) -> str:
     return f"{_SPOKEN_ES.get(m.group(1), 1) * 1000} millones"
 
 
+# A number spelled out in words with hundreds, thousands or tens and units ("dos mil cuarenta y ocho", "cuatro mil
+# noventa y seis", "quinientos doce", "treinta y dos", "two thousand forty-eight", "one thousand twenty four"): the
+# number in digits, read as typed digits are. A single word ("dos", "four") is left to the slots' own word numbers.
+_ONES_ES = {"un": 1, "uno": 1, "una": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8,
+            "nueve": 9, "diez": 10, "once": 11, "doce": 12, "trece": 13, "catorce": 14, "quince": 15, "dieciseis": 16,
+            "diecisiete": 17, "dieciocho": 18, "diecinueve": 19, "veinte": 20, "veintiuno": 21, "veintiun": 21,
+            "veintidos": 22, "veintitres": 23, "veinticuatro": 24, "veinticinco": 25, "veintiseis": 26, "veintisiete": 27,
+            "veintiocho": 28, "veintinueve": 29}
+_TENS = {"treinta": 30, "cuarenta": 40, "cincuenta": 50, "sesenta": 60, "setenta": 70, "ochenta": 80, "noventa": 90,
+         "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_HUNDREDS_ES = {"cien": 100, "ciento": 100, "doscientos": 200, "trescientos": 300, "cuatrocientos": 400, "quinientos": 500,
+                "seiscientos": 600, "setecientos": 700, "ochocientos": 800, "novecientos": 900}
+_ONES_EN = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+            "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17,
+            "eighteen": 18, "nineteen": 19}
+_SPOKEN_VALUES = {**_ONES_ES, **_ONES_EN, **_TENS, **_HUNDREDS_ES, "hundred": -100, "mil": -1000, "thousand": -1000}
+_SPOKEN_WORD = r"(?:" + "|".join(sorted(_SPOKEN_VALUES, key=len, reverse=True)) + r")"
+_SPOKEN_RUN = re.compile(r"\b" + _SPOKEN_WORD + r"(?:(?:\s+(?:y|and)\s+|\s+|-)" + _SPOKEN_WORD + r")+\b(?!\s+millon)")
+_SPOKEN_HINT = re.compile(r"\b(?:mil|thousand|hundred|" + "|".join([*_HUNDREDS_ES, *_TENS]) + r")\b")
+
+
+def _spoken_number(m: re.Match[str]) -> str:
+    words = re.split(r"\s+(?:y|and)\s+|\s+|-", m.group(0))
+    if not any(w in _TENS or w in _HUNDREDS_ES or _SPOKEN_VALUES[w] < 0 for w in words):
+        return m.group(0)  # "dos tres", "one two": no compound number
+    total = current = 0
+    last = None
+    for w in words:
+        v = _SPOKEN_VALUES[w]
+        if v == -1000:
+            total += max(current, 1) * 1000
+            current = 0
+        elif v == -100:
+            current = max(current, 1) * 100
+        elif last is not None and 0 < last < 10 and v < 100:
+            return m.group(0)  # two units in a row ("dos tres"): a list, not one number
+        else:
+            current += v
+        last = v
+    return str(total + current)
+
+
 def clean(text: str) -> str:
     """Slack markup removed; letters, accents and line breaks kept."""
     if "&" in text:
@@ -230,6 +272,8 @@ def clean(text: str) -> str:
         text = _PART_COUNTER.sub(" ", text)
     if "+1" in text:
         text = _PLUS_ONE.sub(" ", text)
+    if "[" in text:
+        text = _PROMPT_NUMBER.sub(r"\1 ", text)
     if ")" in text or "." in text:
         text = _LIST_MARKER.sub(_list_marker, text)
     return text.strip()
@@ -261,8 +305,14 @@ def _emoji(m: re.Match[str]) -> str:
 # "+1" opening a line (after any mention): the chat idiom for "I agree / me too", no count of anything.
 # Only "+1": another signed number ("+2 GPUs") is a change nobody here reads, left for the slots to ask about.
 # ("+1 GPU" closing its clause is an increment, read in a thread: "+1 gpu advice for ..." is still agreement)
-_PLUS_ONE = re.compile(r"(?m)^([ \t]*)\+1(?![\d.,])(?!\s*(?:more\s+|extra\s+)?(?:gpus?|cards?|tarjetas?|graficas?|devices?"
+# ("+1, on 4 H100s please": a comma or period after it is punctuation; before a digit, "+1,5" / "+1.5", a number)
+_PLUS_ONE = re.compile(r"(?m)^([ \t]*)\+1(?!\d|[.,]\d)(?!\s*(?:more\s+|extra\s+)?(?:gpus?|cards?|tarjetas?|graficas?|devices?"
                        r"|epochs?|[eé]pocas?)\s*(?:[^\w\s]|$|(?:and|y|then|please|instead|por\s+favor)\b))")
+
+
+# A notebook's prompt opening a line ("In [14]: spec = dict(...)", "Out[14]: {...}", IPython's and Jupyter's
+# console): the cell's execution count, no setting. The line after it is read as any other.
+_PROMPT_NUMBER = re.compile(r"(?im)^([ \t>]*)(?:in|out)[ \t]*\[\d+\][ \t]*:")
 
 
 # A bare number in a link's label ("<https://wandb.ai/...|run 42>", "<...|PR 1234>") names what the link points
@@ -318,6 +368,8 @@ def normalize(text: str) -> str:
     if "mil " in text:
         text = fast(_IDIOMS).sub("muchas ", text)
         text = fast(_MIL_MILLONES).sub(_mil_millones, text)
+    if _SPOKEN_HINT.search(text):
+        text = _SPOKEN_RUN.sub(_spoken_number, text)
     if (":" in text or "-" in text or "am" in text or "pm" in text or "las " in text) and (
             fast(_DATE_DIGIT_HINT).search(text) or fast(_CLOCK_LAS_HINT).search(text)):  # _DATE_TIME_HINT
         text = fast(_DATE_TIME).sub(" ", text)

@@ -20,9 +20,9 @@ from __future__ import annotations
 import re
 
 # Quantifiers that count without a number, in both languages (Spanish in every gender). "how many GPUs?" asks,
-# "too many epochs" judges: neither states a value. "some" counts only a plural ("some GPUs"; "some L40S card" is
+# "too many epochs" judges, "twice as many GPUs" scales the thread's count (``relative``): none states a value. "some" counts only a plural ("some GPUs"; "some L40S card" is
 # one card, which one unsaid: ``_SOME``).
-_FEW = (r"(?<!how\s)(?<!too\s)(?<!so\s)(?:a\s+few|few|several|many|multiple|various|a\s+bunch\s+of|bunch\s+of|a\s+lot\s+of|lots\s+of"
+_FEW = (r"(?<!how\s)(?<!too\s)(?<!so\s)(?<!as\s)(?:a\s+few|few|several|many|multiple|various|a\s+bunch\s+of|bunch\s+of|a\s+lot\s+of|lots\s+of"
         r"|plenty\s+of|a\s+handful\s+of|handful\s+of|a\s+number\s+of|a\s+ton\s+of|tons\s+of|loads\s+of|a\s+load\s+of"
         r"|unas\s+cuantas|unos\s+cuantos|unas\s+pocas|unos\s+pocos|pocas|pocos|varias|varios|algunas|algunos"
         r"|muchas|muchos|muchisimas|muchisimos|bastantes|un\s+monton\s+de|montones\s+de|un\s+punado\s+de)")
@@ -39,9 +39,18 @@ _DATA = (r"(?:(?:training\s+)?data|datos(?:\s+de\s+entrenamiento)?|tokens?|(?:tr
          r"|(?:million|billion|millones)\s+(?:of\s+|de\s+)?tokens)")
 _DATASET = r"(?:dataset|data\s*set|corpus|training\s+set|set\s+de\s+datos|conjunto\s+de\s+datos)"
 _MODEL = r"(?:model|llm|network|modelo|red)"
-_LONG = r"(?:(?:very\s+|really\s+|super\s+)?(?:long|longer|short|shorter|large|big|huge))"
+# (a judgement of the length is no length either: "a decent context", "a reasonable sequence length", "un contexto
+# decente", "un buen contexto")
+_LONG = r"(?:(?:very\s+|really\s+|super\s+)?(?:long|longer|short|shorter|large|big|huge|decent|reasonable|generous))"
 _SEQ = r"(?:context(?:\s+windows?|\s+lengths?)?|sequences?|seqs|inputs|prompts|documents|docs)"
-_LARGO = r"(?:largos?|largas?|cortos?|cortas?|grandes?|extensos?|extensas?)"
+_LARGO = r"(?:largos?|largas?|cortos?|cortas?|grandes?|extensos?|extensas?|decentes?|razonables?|generos[oa]s?|ampli[oa]s?)"
+# "el dataset de siempre", "dataset: the usual", "our usual dataset", "the same data as always": a dataset named by habit,
+# its size unsaid
+_USUAL = (r"\b" + _DATASET + r"\s*(?::\s*|\s+is\s+|\s+es\s+)?(?:the\s+usual(?:\s+one)?|(?:the\s+)?same\s+as\s+(?:always|usual|before"
+          r"|last\s+time)|(?:el\s+|lo\s+)?de\s+siempre|el\s+habitual|el\s+mismo\s+(?:de\s+siempre|que\s+(?:siempre|antes)))\b"
+          r"|\b(?:the|our)\s+usual\s+" + _DATASET + r"\b|\b(?:nuestro\s+|el\s+)?" + _DATASET + r"\s+habitual\b"
+          r"|\b(?:the\s+)?same\s+(?:data|" + _DATASET + r")\s+as\s+(?:always|usual|before|last\s+time)\b"
+          r"|\blos\s+(?:mismos\s+)?datos\s+de\s+siempre\b")
 _SEQ_ES = r"(?:contextos?|secuencias?|ventanas?\s+de\s+contexto|entradas|documentos)"
 # "the biggest batch that fits", "el lote más grande que quepa": the batch left to what fits, no value said
 _MAX_BATCH = (r"\b(?:the\s+)?(?:largest|biggest|max(?:imum)?)\s+(?:micro[\s-]*)?(?:batch(?:\s+size)?|bs)\s+(?:that\s+|we\s+can\s+|which\s+)?"
@@ -53,10 +62,12 @@ _VAGUE = {
     "num_gpus": re.compile(r"\b" + _FEW + r"\s+" + _GPUS + r"(?![a-z])|\bmulti[\s-]*(?:gpu|node)\b|" + _SOME + "|" + _ISH + _GPUS),
     "dataset_tokens": re.compile(r"\b(?:" + _FEW + r"|some)\s+" + _DATA + r"\b|\b(?:an?\s+|the\s+|our\s+)?" + _BIG + r"\s+" + _DATASET + r"\b"
                                  r"|\b(?:un|el|nuestro)\s+" + _DATASET + r"\s+" + _GRANDE + r"\b"
-                                 r"|\b(?:a\s+few|several|some|unos\s+cuantos|unos\s+pocos|varios)\s+(?:million|billion|millones)\b"),
+                                 r"|\b(?:a\s+few|several|some|unos\s+cuantos|unos\s+pocos|varios)\s+(?:million|billion|millones)\b"
+                                 r"|" + _USUAL),
     "params_b": re.compile(r"\b(?:an?\s+|the\s+|our\s+|some\s+)" + _BIG + r"\s+(?:(?:open|base|custom|dense|instruct)\s+)?" + _MODEL + r"\b"
                            r"|\b(?:un|el|nuestro)\s+" + _MODEL + r"\s+" + _GRANDE + r"\b"),
-    "seq_len": re.compile(r"\b" + _LONG + r"[\s-]+" + _SEQ + r"\b|\b" + _SEQ_ES + r"\s+(?:(?:muy|bien|super|re)\s+)?" + _LARGO + r"\b"),
+    "seq_len": re.compile(r"\b" + _LONG + r"[\s-]+" + _SEQ + r"\b|\b" + _SEQ_ES + r"\s+(?:(?:muy|bien|super|re)\s+)?" + _LARGO + r"\b"
+                          r"|\bun\s+buen\s+contexto\b"),
     "micro_batch": re.compile(_MAX_BATCH),
 }
 # Only a word a rule would read as the field's noun makes the phrase about that field: "some context:" opens
@@ -71,7 +82,8 @@ cuantas cuantos pocas pocos varias varios algunas algunos muchas muchos muchisim
 punado big bigger large larger huge massive giant enormous small smaller tiny medium mid decent grande grandes enorme
 enormes gigante pequeno pequena pequenos chico chica mediano mediana long longer short shorter largo largos larga largas
 corto cortos corta cortas extenso extensos extensa extensas multi million billion millones ish largest biggest maximum
-max mas""".split())
+max mas reasonable generous decente decentes razonable razonables generoso generosa generosos generosas amplio amplia
+amplios amplias buen usual siempre habitual same""".split())
 _WORD = re.compile(r"[a-z]+")
 
 
