@@ -1,0 +1,72 @@
+"""How often the chat parser reads the round-15 sets fully right (issue #13): BLIND until measured once.
+
+Two sets, written for issue #13's held-out measurement of round 15 by two engineers who did not read
+or run the parser while writing them (each set's docstring says what they read), and committed before
+this benchmark existed:
+
+- ``heldout/table5``: 547 hand-written Slack messages, 271 English and 276 Spanish
+  (tests/heldout/table5.py, tests/data/heldout/table5.json; "freeze round-15 blind set table5", 199d1c4);
+- ``generated/gen15``: round 15's independent generator, 3,000 messages from seed 15
+  (tests/heldout/gen15.py; "freeze round-15 blind set gen15", d9512ad), with vocabularies, frames, noise
+  and config shapes checked absent from tests/phrasegen.py, gen9.py, gen11.py and gen13.py.
+
+Nobody tunes the parser on them before the lead measures them once; the figures of that measurement
+are then written here and the sets become diagnosed, as round 13's did (benchmarks/parse_blind13.py).
+
+Each set prints one line, as benchmarks/parse_heldout.py, parse_blind.py and parse_blind13.py do (the
+judging, the counts and the line are parse_heldout.py's ``judge_all``, ``summary``, ``report`` and
+``composition``, imported, not copied): how many messages are fully right (``tests.phrasegen.judge``), by
+language, and the count of answers built on a value the user did not say (invented, misread, or a default
+over a stated value). Then the set's composition. Without ``--show`` it prints counts only, never a message.
+
+    python benchmarks/parse_blind15.py [--n 3000] [--seed 15] [--limit N] [--show N]
+
+``--limit N`` reads only the first N messages of each set (a smoke run for tests); ``--show N`` prints up
+to N failing messages per set; it is refused while the sets are blind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # the judging and report of parse_heldout.py, shared
+
+from advisor.catalog import Catalog  # noqa: E402
+from parse_heldout import composition, judge_all, report, show_failures, summary  # noqa: E402
+from tests.heldout import gen15, table5  # noqa: E402
+
+__all__ = ["SETS", "composition", "judge_all", "load_sets", "main", "report", "show_failures", "summary"]  # summary: for tests
+
+SETS = ("heldout/table5", "generated/gen15")
+BLIND = True  # until the one measurement; then False, and the lines are relabelled diagnosed
+
+
+def load_sets(catalog: Catalog, *, n: int = gen15.N_DEFAULT, seed: int = 15) -> list[tuple[str, list[dict]]]:
+    return [(SETS[0], table5.load()), (SETS[1], gen15.generate(n, catalog=catalog, seed=seed))]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=gen15.N_DEFAULT, help="generated messages (gen15)")
+    parser.add_argument("--seed", type=int, default=15)
+    parser.add_argument("--limit", type=int, default=None, help="read only the first N messages of each set")
+    parser.add_argument("--show", type=int, default=0, help="failing messages to print per set")
+    args = parser.parse_args(argv)
+    if args.show and BLIND:
+        parser.error("the round-15 sets are blind until measured once: --show is refused")
+    catalog = Catalog.in_memory()
+    for name, entries in load_sets(catalog, n=args.n, seed=args.seed):
+        entries = entries[: args.limit] if args.limit is not None else entries
+        results: list = []
+        verdicts = judge_all(entries, catalog, results)
+        report(name, entries, verdicts)
+        if args.show:
+            show_failures(entries, verdicts, results, args.show)
+
+
+if __name__ == "__main__":
+    main()
