@@ -42,7 +42,6 @@ benchmarks/parse_heldout.py does).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -51,7 +50,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))  # the judging and report of parse_heldout.py, shared
 
 from advisor.catalog import Catalog  # noqa: E402
-from parse_heldout import judge_all, report, show_failures, summary  # noqa: E402
+from parse_heldout import judge_all, report, run_sets, show_failures, summary  # noqa: E402
 from tests.heldout import gen11, table3  # noqa: E402
 
 __all__ = ["SETS", "judge_all", "load_sets", "main", "report", "show_failures", "summary"]  # summary: for tests
@@ -64,20 +63,7 @@ def load_sets(catalog: Catalog, *, n: int = gen11.N_DEFAULT, seed: int = 11) -> 
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=gen11.N_DEFAULT, help="generated messages (gen11)")
-    parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--limit", type=int, default=None, help="read only the first N messages of each set")
-    parser.add_argument("--show", type=int, default=0, help="failing messages to print per set")
-    args = parser.parse_args(argv)
-    catalog = Catalog.in_memory()
-    for name, entries in load_sets(catalog, n=args.n, seed=args.seed):
-        entries = entries[: args.limit] if args.limit is not None else entries
-        results: list = []
-        verdicts = judge_all(entries, catalog, results)
-        report(name, entries, verdicts)
-        if args.show:
-            show_failures(entries, verdicts, results, args.show)
+    run_sets(__doc__.splitlines()[0], load_sets, generator="gen11", n_default=gen11.N_DEFAULT, seed=11, argv=argv)
 
 
 if __name__ == "__main__":

@@ -41,7 +41,6 @@ merged; load 0.8), 2026-12-02:
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -50,7 +49,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))  # the judging and report of parse_heldout.py, shared
 
 from advisor.catalog import Catalog  # noqa: E402
-from parse_heldout import composition, judge_all, report, show_failures, summary  # noqa: E402
+from parse_heldout import composition, judge_all, report, run_sets, show_failures, summary  # noqa: E402
 from tests.heldout import gen13, table4  # noqa: E402
 
 __all__ = ["SETS", "composition", "judge_all", "load_sets", "main", "report", "show_failures", "summary"]  # summary: for tests
@@ -63,20 +62,7 @@ def load_sets(catalog: Catalog, *, n: int = gen13.N_DEFAULT, seed: int = 13) -> 
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=gen13.N_DEFAULT, help="generated messages (gen13)")
-    parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--limit", type=int, default=None, help="read only the first N messages of each set")
-    parser.add_argument("--show", type=int, default=0, help="failing messages to print per set")
-    args = parser.parse_args(argv)
-    catalog = Catalog.in_memory()
-    for name, entries in load_sets(catalog, n=args.n, seed=args.seed):
-        entries = entries[: args.limit] if args.limit is not None else entries
-        results: list = []
-        verdicts = judge_all(entries, catalog, results)
-        report(name, entries, verdicts)
-        if args.show:
-            show_failures(entries, verdicts, results, args.show)
+    run_sets(__doc__.splitlines()[0], load_sets, generator="gen13", n_default=gen13.N_DEFAULT, seed=13, argv=argv)
 
 
 if __name__ == "__main__":

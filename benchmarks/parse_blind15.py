@@ -1,4 +1,4 @@
-"""How often the chat parser reads the round-15 sets fully right (issue #13): BLIND until measured once.
+"""How often the chat parser reads the round-15 sets fully right (issue #13): measured once blind, now diagnosed.
 
 Two sets, written for issue #13's held-out measurement of round 15 by two engineers who did not read
 or run the parser while writing them (each set's docstring says what they read), and committed before
@@ -38,7 +38,6 @@ were blind).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -47,13 +46,12 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))  # the judging and report of parse_heldout.py, shared
 
 from advisor.catalog import Catalog  # noqa: E402
-from parse_heldout import composition, judge_all, report, show_failures, summary  # noqa: E402
+from parse_heldout import composition, judge_all, report, run_sets, show_failures, summary  # noqa: E402
 from tests.heldout import gen15, table5  # noqa: E402
 
 __all__ = ["SETS", "composition", "judge_all", "load_sets", "main", "report", "show_failures", "summary"]  # summary: for tests
 
 SETS = ("heldout/diagnosed-table5", "generated/diagnosed15")
-BLIND = False  # measured once at 0e5bd7c (docstring); --show was refused before
 
 
 def load_sets(catalog: Catalog, *, n: int = gen15.N_DEFAULT, seed: int = 15) -> list[tuple[str, list[dict]]]:
@@ -61,22 +59,7 @@ def load_sets(catalog: Catalog, *, n: int = gen15.N_DEFAULT, seed: int = 15) -> 
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=gen15.N_DEFAULT, help="generated messages (gen15)")
-    parser.add_argument("--seed", type=int, default=15)
-    parser.add_argument("--limit", type=int, default=None, help="read only the first N messages of each set")
-    parser.add_argument("--show", type=int, default=0, help="failing messages to print per set")
-    args = parser.parse_args(argv)
-    if args.show and BLIND:
-        parser.error("the round-15 sets are blind until measured once: --show is refused")
-    catalog = Catalog.in_memory()
-    for name, entries in load_sets(catalog, n=args.n, seed=args.seed):
-        entries = entries[: args.limit] if args.limit is not None else entries
-        results: list = []
-        verdicts = judge_all(entries, catalog, results)
-        report(name, entries, verdicts)
-        if args.show:
-            show_failures(entries, verdicts, results, args.show)
+    run_sets(__doc__.splitlines()[0], load_sets, generator="gen15", n_default=gen15.N_DEFAULT, seed=15, argv=argv)
 
 
 if __name__ == "__main__":

@@ -149,23 +149,35 @@ def report(name: str, entries: list[dict], verdicts: list[dict]) -> dict:
     return s
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=gen9.N_DEFAULT, help="generated messages (gen9)")
-    parser.add_argument("--seed", type=int, default=9)
+def run_sets(description: str, load_sets, *, generator: str, n_default: int, seed: int,
+             argv: list[str] | None = None) -> None:
+    """The command line every parse benchmark of independently written sets shares (this file,
+    parse_blind.py, parse_blind13.py, parse_blind15.py): ``--n``/``--seed`` for the generator, ``--limit``,
+    ``--show``; ``load_sets(catalog, n=, seed=)`` gives the (line label, entries) pairs, judged and reported
+    in order."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--n", type=int, default=n_default, help=f"generated messages ({generator})")
+    parser.add_argument("--seed", type=int, default=seed)
     parser.add_argument("--limit", type=int, default=None, help="read only the first N messages of each set")
     parser.add_argument("--show", type=int, default=0, help="failing messages to print per set")
     args = parser.parse_args(argv)
     catalog = Catalog.in_memory()
-    sets = [("heldout/diagnosed-table2", table2.load()),
-            ("generated/diagnosed10", gen9.generate(args.n, catalog=catalog, seed=args.seed))]
-    for name, entries in sets:
+    for name, entries in load_sets(catalog, n=args.n, seed=args.seed):
         entries = entries[: args.limit] if args.limit is not None else entries
         results: list = []
         verdicts = judge_all(entries, catalog, results)
         report(name, entries, verdicts)
         if args.show:
             show_failures(entries, verdicts, results, args.show)
+
+
+def load_sets(catalog: Catalog, *, n: int = gen9.N_DEFAULT, seed: int = 9) -> list[tuple[str, list[dict]]]:
+    return [("heldout/diagnosed-table2", table2.load()),
+            ("generated/diagnosed10", gen9.generate(n, catalog=catalog, seed=seed))]
+
+
+def main(argv: list[str] | None = None) -> None:
+    run_sets(__doc__.splitlines()[0], load_sets, generator="gen9", n_default=gen9.N_DEFAULT, seed=9, argv=argv)
 
 
 if __name__ == "__main__":
