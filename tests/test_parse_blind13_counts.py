@@ -30,7 +30,7 @@ from advisor.parse.result import INTENTS
 from advisor.spec import SpecRequest
 from tests import phrasings
 from tests.heldout import gen11, gen13, table3, table4
-from tests.test_parse_blind_counts import FIELDS, TARGET, _check_result_labels, _earlier_texts, _fields, _ids
+from tests.test_parse_blind_counts import FIELDS, TARGET, _check_result_labels, _earlier_texts, _fields, _ids, check_generated_entry
 
 ROOT = Path(__file__).resolve().parent.parent
 # What a table row may label besides the request (advisor/parse/result.py), as tests.phrasegen.judge reads it.
@@ -118,17 +118,7 @@ def test_gen13_is_deterministic_bilingual_and_mixed(catalog):
 
 def test_gen13_labels_are_valid_everywhere(catalog):
     for entry in GEN:
-        assert entry["split"] == gen13.SPLIT and isinstance(entry["noise"], list)  # judged as generated: the delta
-        expected = entry["expected"]
-        assert set(expected) <= FIELDS | {"intent", "clarify_code"}
-        said = _fields(expected)
-        phrasings.check_said_fields(said, catalog)
-        intent = _check_result_labels(expected, catalog)
-        if intent == "followup":
-            previous = SpecRequest(**entry["previous"]).said()
-            assert previous and said and any(previous.get(k) != v for k, v in said.items())
-        if intent == "estimate":
-            assert "method" in said and ("model" in said or "params_b" in said)
+        said, _ = check_generated_entry(entry, catalog, gen13.SPLIT)
         if entry["kind"] == "correction":  # the corrected value is the one labelled, and it is in the text
             assert f"{said['seq_len']}]" in entry["text"] or f"make it {said['seq_len']}" in entry["text"] \
                 or f"que sea {said['seq_len']}" in entry["text"]

@@ -144,19 +144,28 @@ def test_gen11_is_deterministic_bilingual_and_mixed(catalog):
     assert sum(e["text"].strip().lower() in earlier for e in GEN) == 0
 
 
+def check_generated_entry(entry, catalog, split):
+    """A generated entry's labels are well formed (every generated set's check: gen11, gen13, gen15): judged as
+    generated (``noise`` present, so ``judge`` compares the parse's delta), labels only ``SpecRequest`` fields
+    the catalog accepts plus an intent and clarify code, a follow-up changes something of its thread, and an
+    estimate names a method and a model or size. Returns the fields said and the intent."""
+    assert entry["split"] == split and isinstance(entry["noise"], list)  # judged as generated: the delta
+    expected = entry["expected"]
+    assert set(expected) <= FIELDS | {"intent", "clarify_code"}
+    said = _fields(expected)
+    phrasings.check_said_fields(said, catalog)
+    intent = _check_result_labels(expected, catalog)
+    if intent == "followup":
+        previous = SpecRequest(**entry["previous"]).said()
+        assert previous and said and any(previous.get(k) != v for k, v in said.items())
+    if intent == "estimate":
+        assert "method" in said and ("model" in said or "params_b" in said)
+    return said, intent
+
+
 def test_gen11_labels_are_valid_everywhere(catalog):
     for entry in GEN:
-        assert entry["split"] == gen11.SPLIT and isinstance(entry["noise"], list)  # judged as generated: the delta
-        expected = entry["expected"]
-        assert set(expected) <= FIELDS | {"intent", "clarify_code"}
-        said = _fields(expected)
-        phrasings.check_said_fields(said, catalog)
-        intent = _check_result_labels(expected, catalog)
-        if intent == "followup":
-            previous = SpecRequest(**entry["previous"]).said()
-            assert previous and said and any(previous.get(k) != v for k, v in said.items())
-        if intent == "estimate":
-            assert "method" in said and ("model" in said or "params_b" in said)
+        said, _ = check_generated_entry(entry, catalog, gen11.SPLIT)
         if entry["kind"] == "correction":  # the corrected value is the one labelled, the old one is in the text
             assert str(said["seq_len"]) in entry["text"]
 
