@@ -18,7 +18,6 @@ from pathlib import Path
 
 from advisor.catalog import Catalog
 from advisor.spec import SpecRequest
-from tests import phrasings
 from tests.heldout import gen9, gen11, gen13, gen15
 from tests.test_parse_blind13_counts import GEN as GEN13
 from tests.test_parse_blind13_counts import TABLE as TABLE4
