@@ -425,7 +425,10 @@ class _Assembler:
             "taken": shown[0]}))
 
     def _show(self, name: str, value: Any) -> str:
-        items = describe.phrases(SpecRequest(**{name: value}), self.lang, self.catalog) if name in SpecRequest.model_fields else []
+        try:  # a value past the spec's bounds is shown as said (it is reported by _delta), never raised on
+            items = describe.phrases(SpecRequest(**{name: value}), self.lang, self.catalog) if name in SpecRequest.model_fields else []
+        except ValidationError:
+            items = []
         return items[0] if items else str(value)
 
     def _families(self, fields: dict[str, Any], families: list[NameMatch]) -> None:
