@@ -42,3 +42,26 @@ def test_tokens_per_sample_is_still_a_per_sample_length(catalog):
     # the near form that must still be read: "512 tokens/sample" with a count is the dataset's size
     result, said = _said("LoRA on Mistral 7B, 512 tokens/sample, 10k samples", catalog)
     assert said.get("dataset_tokens") == 5_120_000, (result.intent, said)
+
+
+# --- items per forward pass are the micro-batch -----------------------------------------------------------------
+
+@pytest.mark.parametrize("text,batch", [
+    ("LoRA on Llama 3 8B, seq 2048, 4 examples in each fwd pass", 4),
+    ("full fine-tune of qwen2.5 3b, 6 sequences every forward, seq 1024", 6),
+    ("QLoRA de Llama 3 8B, 2 ejemplos por pasada hacia adelante, secuencia 4096", 2),
+    ("ajuste completo de qwen2.5 3b con 12 secuencias en cada pasada", 12),
+])
+def test_items_per_forward_pass_are_the_micro_batch(text, batch, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("micro_batch") == batch and "dataset_tokens" not in said, (result.intent, said)
+
+
+@pytest.mark.parametrize("text,epochs", [
+    ("LoRA on Llama 3 8B, seq 2048, 3 passes over the data", 3.0),
+    ("LoRA de Llama 3 8B, secuencia 2048, 2 pasadas por los datos", 2.0),
+])
+def test_passes_over_the_data_stay_epochs(text, epochs, catalog):
+    # the near form: a pass over the data, no items before it, is an epoch, never a batch
+    result, said = _said(text, catalog)
+    assert said.get("epochs") == epochs and "micro_batch" not in said, (result.intent, said)
