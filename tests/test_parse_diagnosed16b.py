@@ -65,3 +65,26 @@ def test_passes_over_the_data_stay_epochs(text, epochs, catalog):
     # the near form: a pass over the data, no items before it, is an epoch, never a batch
     result, said = _said(text, catalog)
     assert said.get("epochs") == epochs and "micro_batch" not in said, (result.intent, said)
+
+
+# --- "actually NEW, not OLD" where OLD is a value this message gave one field earlier ----------------------------
+
+@pytest.mark.parametrize("text,field,value", [
+    ("LoRA on Llama 3 8B, seq 2048, rank 16. wait, 4096 not 2048", "seq_len", 4096),
+    ("LoRA on Llama 3 8B at seq 2048 with rank 8 — no wait, 64 instead of 8", "lora_rank", 64),
+    ("LoRA de Llama 3 8B, rango 16, secuencia 2048 — perdón, 32, no 16", "lora_rank", 32),
+    ("ajuste completo de qwen2.5 3b con contexto de 4k; mejor dicho 8192 en vez de 4096", "seq_len", 8192),
+])
+def test_a_bare_correction_names_the_field_said_earlier(text, field, value, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate" and said.get(field) == value, (result.intent, said)
+
+
+@pytest.mark.parametrize("text", [
+    "LoRA on Llama 3 8B, seq 2048, 8 not 4",  # the withdrawn 4 was never said: both are asked about
+    "LoRA on Llama 3 8B, seq 2048 rank 2048, oops 4096 not 2048",  # two fields have 2048: which one is unknown
+    "LoRA de Llama 3 8B, secuencia 2048 y rango 2048; perdón, 4096, no 2048",
+])
+def test_a_bare_correction_with_no_single_field_is_asked_about(text, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "clarify" and said.get("seq_len") == 2048, (result.intent, said)
