@@ -88,3 +88,24 @@ def test_a_bare_correction_names_the_field_said_earlier(text, field, value, cata
 def test_a_bare_correction_with_no_single_field_is_asked_about(text, catalog):
     result, said = _said(text, catalog)
     assert result.intent == "clarify" and said.get("seq_len") == 2048, (result.intent, said)
+
+
+# --- precision: the half type "end to end" is pure; with its fp32 masters beside it, mixed ---------------------
+
+@pytest.mark.parametrize("text,precision", [
+    ("LoRA on Llama 3 8B, bf16 throughout, no fp32 copy", "bf16"),
+    ("LoRA on Llama 3 8B, bf16 end-to-end", "bf16"),
+    ("LoRA de Llama 3 8B en bf16 de principio a fin", "bf16"),
+    ("LoRA on Llama 3 8B, autocast bf16 (with fp32 master weights)", "bf16-mixed"),
+    ("LoRA de Llama 3 8B con AMP bf16 (pesos maestros en fp32)", "bf16-mixed"),
+    ("LoRA on Llama 3 8B, fp16 amp, fp32 masters", "fp16-mixed"),
+])
+def test_the_half_type_pure_or_over_fp32_masters(text, precision, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate" and said.get("precision") == precision, (result.intent, said)
+
+
+def test_two_precisions_for_two_phases_stay_asked_about(catalog):
+    # the near form: bf16 then fp32 for another phase is two values, not masters beside the half type
+    result, said = _said("LoRA on Llama 3 8B, bf16, then fp32 eval", catalog)
+    assert result.intent == "clarify", (result.intent, said)
