@@ -109,3 +109,16 @@ def test_two_precisions_for_two_phases_stay_asked_about(catalog):
     # the near form: bf16 then fp32 for another phase is two values, not masters beside the half type
     result, said = _said("LoRA on Llama 3 8B, bf16, then fp32 eval", catalog)
     assert result.intent == "clarify", (result.intent, said)
+
+
+# --- voice-to-text: the letter Q spoken ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,method", [
+    ("so we'd do queue lora on llama 3 8b at a context of two thousand forty eight", "qlora"),
+    ("um kyu lora for mistral 7b on one h100", "qlora"),
+    ("pues hacemos cu lora sobre llama 3 8b con contexto de 4096", "qlora"),
+    ("so we'd do lora on llama 3 8b, cue the estimate", "lora"),  # near form: "cue" not before LoRA is no letter
+])
+def test_the_letter_q_spoken_before_lora_is_qlora(text, method, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("method") == method, (result.intent, said)
