@@ -30,7 +30,7 @@ from advisor.parse.lang import _ES as _ES_WORDS
 from advisor.parse.lang import detect_language
 from advisor.parse.names import NameMatch, matcher_for
 from advisor.parse.numbers import HUGE
-from advisor.parse.quantities import _bounds
+from advisor.parse.quantities import _bounds, within
 from advisor.parse.result import ParseResult
 from advisor.parse.rules import LATE_RULES, WORD_RULES, flags_to_pairs
 from advisor.parse.scan import _PLACEHOLDER, Scan
@@ -297,7 +297,10 @@ class _Assembler:
         4096: the withdrawn number is the thread's value of one field, which names the field of the meant one. Only
         where exactly one of the thread's fields has that value; otherwise both numbers stay asked about."""
         previous = self.previous
-        if previous is None or len(self.scan.stray) < 2:
+        if len(self.scan.stray) < 2:
+            return
+        if previous is None:
+            self._named_by_message()
             return
         toks = sorted(self.scan.stray, key=lambda t: t.start)
         for a, b in zip(toks, toks[1:]):
@@ -314,6 +317,32 @@ class _Assembler:
             value = slots.value_of(a, kind, self.lang)
             self.fields[name] = int(value) if float(value).is_integer() and name != "epochs" else value
             self.scan.stray = [t for t in self.scan.stray if t is not a and t is not b]
+            return
+
+    def _named_by_message(self) -> None:
+        """"context window pinned at 2k ... hmm actually 4096, not 2048", "ventanas de 2k tokens ... bueno, en realidad
+        8192, no 2048": the withdrawn number is a value this message gave one field earlier (read with its cue), which
+        names the field of the meant one, as the thread's value does in ``_named_by_thread``. Only where exactly one
+        field said before the pair has that value; otherwise both numbers stay asked about."""
+        toks = sorted(self.scan.stray, key=lambda t: t.start)
+        for a, b in zip(toks, toks[1:]):
+            if not _NEGATED_BETWEEN.fullmatch(self.scan.marked[a.end:b.start]):
+                continue
+            named = [(name, kind) for name, kind in _THREAD_FIELDS if name in self.fields
+                     and min((p for ps in self._claimed_at.get(name, []) for p in ps), default=a.start) < a.start
+                     and slots.value_of(b, kind, self.lang) == self.fields[name]]
+            if len(named) != 1:
+                continue
+            name, kind = named[0]
+            value = slots.value_of(a, kind, self.lang)
+            value = int(value) if float(value).is_integer() and name != "epochs" else value
+            if not within(name, value):
+                continue  # past the spec's bounds: left stray, asked about
+            dropped = self._show(name, self.fields[name])
+            self.fields[name] = value
+            self.warnings.append(("parse.warn.corrected", {"field": t(f"parse.field.{name}", self.lang),
+                                                           "taken": self._show(name, value), "dropped": dropped}))
+            self.scan.stray = [tok for tok in self.scan.stray if tok is not a and tok is not b]
             return
 
     def _with_count(self) -> None:
@@ -425,7 +454,10 @@ class _Assembler:
             "taken": shown[0]}))
 
     def _show(self, name: str, value: Any) -> str:
-        items = describe.phrases(SpecRequest(**{name: value}), self.lang, self.catalog) if name in SpecRequest.model_fields else []
+        try:  # a value past the spec's bounds is shown as said (it is reported by _delta), never raised on
+            items = describe.phrases(SpecRequest(**{name: value}), self.lang, self.catalog) if name in SpecRequest.model_fields else []
+        except ValidationError:
+            items = []
         return items[0] if items else str(value)
 
     def _families(self, fields: dict[str, Any], families: list[NameMatch]) -> None:

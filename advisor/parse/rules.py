@@ -747,7 +747,9 @@ _DROPPED = R(r"\b(?:scratch|forget|drop|ditch|skip|olvida\w*|quita\w*|descarta\w
 _INT8 = R(r"\b(?:cuantiz\w*|quanti[sz]\w*)\s+(?:(?:la|el|los|the)\s+(?:base|modelo|pesos|model|weights|base\s+model)\s+)?"
           r"(?:a|en|to|in|at)\s+8[\s_-]*bits?\b|\bload[\s_-]*in[\s_-]*8[\s_-]*bits?\b|\b(?:8[\s_-]*bits?|int8|llm\.int8)[\s_-]*(?:q?lora|base|weights|quanti[sz]\w*|cuantiz\w*)\b"
           r"|\bq?lora\s+(?:in\s+|en\s+|a\s+|with\s+|con\s+)?(?:8[\s_-]*bits?|int8)\b|\bint8\b")
-_QLORA = R(r"\bq[\s_-]?lora\b|\bnf4\b|\bload[\s_-]*in[\s_-]*4[\s_-]*bits?\b"
+# (voice-to-text writes the letter Q as its spoken name: "cue lora" / "queue lora" in English, "cu lora" in Spanish,
+# whose letter q is "cu")
+_QLORA = R(r"\bq[\s_-]?lora\b|\b(?:cue|queue|kyu|cu)[\s_-]?lora\b|\bnf4\b|\bload[\s_-]*in[\s_-]*4[\s_-]*bits?\b"
            r"|\b(?:4|four|cuatro)[\s_-]*bits?(?:[\s_-]*(?:nf4|quanti[sz]ed|quant|cuantizad[oa]|base))?(?:[\s_-]*(?:lora|adapters?))?\b"
            r"|\b(?:lora|adapters?)\s+(?:in\s+|en\s+|a\s+|with\s+|con\s+|on\s+|sobre\s+)?(?:(?:an?|un|una)\s+)?(?:4|four|cuatro)[\s_-]*bits?\b"
            r"|\bcuantiza\w*\s+(?:a|en)\s+4\s+bits?\b|\bquanti[sz]ed\s+(?:to\s+)?4[\s_-]*bits?\b"
@@ -954,7 +956,9 @@ _OTHER_OPT = R(r"\b(adafactor|lion|muon|sophia|lamb|galore|shampoo|soap|lomo)\b"
 
 _BF16 = r"(?:bf16|bfloat16|bfloat[\s_-]16)"
 _PURE_BF16 = R(r"\b(?:pure|full|only|solo|puro|all)[\s_-]*" + _BF16 + r"\b(?![\s_-]*(?:autocast|amp|mixed|mixta|con\s+amp))|\b" + _BF16
-               + r"[\s_-]*(?:pure|only|puro|weights|everywhere|puros)\b"
+               # "bf16 end to end", "bf16 de punta a punta", "bf16 throughout": weights and math alike, as "everywhere"
+               + r"[\s_-]*(?:pure|only|puro|weights|everywhere|puros|end[\s-]+to[\s-]+end|throughout|de\s+punta\s+a\s+punta"
+               r"|de\s+principio\s+a\s+fin)\b"
                # "bf16 (no AMP)", "bf16 sin AMP": bf16 without autocast (HF's bf16=True is autocast, i.e. mixed)
                r"|\b" + _BF16 + r"[\s_-]*[(,]?\s*(?:(?:with|con|and|y|but|pero)\s+)?(?:no|sin|without|w/o)\s+(?:amp|autocast|mixed(?:\s+precision)?|precision\s+mixta"
                # "bf16, no fp32 masters", "todo en bf16, sin copia maestra": no fp32 master copy is what pure bf16 is
@@ -986,7 +990,12 @@ _SPLIT_PRECISION = R(
     r"\b" + _MASTER + _AS + _FP32_WORD + _JOINT + _COMPUTE + _AS + _HALF + r"\b"
     r"|\b" + _COMPUTE + _AS + _HALF + _JOINT + _MASTER + _AS + _FP32_WORD + r"\b"
     r"|\b" + _FP32_WORD + r"\s+" + _MASTER + _JOINT + _HALF + r"\s+" + _COMPUTE + r"\b"
-    r"|\b" + _HALF + r"\s+" + _COMPUTE + _JOINT + _FP32_WORD + r"\s+" + _MASTER + r"\b")
+    r"|\b" + _HALF + r"\s+" + _COMPUTE + _JOINT + _FP32_WORD + r"\s+" + _MASTER + r"\b"
+    # the half type with its fp32 masters in a parenthesis or after a comma: "AMP bf16 (fp32 master weights)",
+    # "bf16 mixed, with fp32 masters", "AMP bf16 (pesos maestros en fp32)": the same mixed precision
+    r"|\b(?:(?:amp|autocast|mixed(?:\s+precision)?|precision\s+mixta)\s+)?" + _HALF
+    + r"(?:[\s_-]*(?:amp|mixed|mixta|autocast))?\s*[(,;]\s*(?:(?:with|con|and|y)\s+)?(?:" + _FP32_WORD + r"\s+" + _MASTER
+    + r"|" + _MASTER + _AS + _FP32_WORD + r")\b")
 # The optimizer's states in fp32 ("fp32 states", "estados fp32", "optimizer states in fp32") are plain 32-bit AdamW's,
 # kept in fp32 whatever the training precision is (torch/optim/adamw.py: exp_avg/exp_avg_sq are zeros_like(param),
 # fp32 masters under AMP): they say nothing of the precision, so the span is read and left alone.

@@ -41,7 +41,11 @@ _EXAMPLES_X_LEN = R(r"\b" + N + SC + r"[ \t]*(?:of\s+|de\s+)?" + _ITEMS + r"\b(?
 _PER_ITEM = (r"(?:examples?|samples?|ejemplos?|muestras?|rows?|filas?|conversations?|convos?|conversaciones?|documents?|documentos?"
              r"|pairs?|pares|instructions?|instrucciones|dialogues?|dialogos?|records?|registros?|item|sequences?|secuencias?"
              r"|chats?|messages?|mensajes?|prompts?|transcripts?|turns?|docs?)")
-_EXAMPLE_LEN = R(r"\b" + N + SC + r"\s*" + _TOK + r"\s*(?:per|por|each|cada|/|an?|every)\s*(?:una?\s+)?" + _PER_ITEM + r"\b"
+# An English item word that modifies the noun after it ("the mix is 4B tokens / sample windows of 2048": a
+# " / "-joined list, then "sample windows", "sample length", "sequence size") is not the item the tokens are
+# per; Spanish puts the modifier after its noun ("ventanas de muestra"), so no Spanish form is at stake.
+_ITEM_MODIFIES = r"(?!\s+(?:windows?|lengths?|len|sizes?|limits?|caps?)\b)"
+_EXAMPLE_LEN = R(r"\b" + N + SC + r"\s*" + _TOK + r"\s*(?:per|por|each|cada|/|an?|every)\s*(?:una?\s+)?" + _PER_ITEM + r"\b" + _ITEM_MODIFIES +
                  r"|\b" + N + SC + r"\s*" + _TOK + r"\s*(?:on\s+average|de\s+media|en\s+promedio|avg|each|cada\s+un[oa]|de\s+promedio)\b"
                  r"|\b(?:avg|average|averaging|mean|media|promedio|promediando|typical|tipica)\s*(?:example\s+|sample\s+|sequence\s+|de\s+)?(?:length|len|longitud|size)?"
                  r"\s*(?:of|de|:|=|is|es|around|about|~)?\s*" + _ABOUT + N + SC + r"\s*" + _TOK + r"\b")
@@ -98,7 +102,11 @@ def _example_len(scan: Scan, m: re.Match[str]) -> None:
     if _MEAN_WORDS.search(m.group(0)):  # "avg length 300 tokens": the samples' mean length, not each one's;
         scan.sample_means.append(num.seq_tokens(raw, unit, scan.lang))  # the length distribution unless a count
     else:                                                                # makes it the dataset's size (request)
-        scan.example_seq.append((num.seq_tokens(raw, unit, scan.lang), m.start()))  # the same length, as a sequence length
+        seq = num.seq_tokens(raw, unit, scan.lang)  # the same length, as a sequence length; one past the spec's
+        if q.within("seq_len", seq):                # bounds ("4 billion tokens per sample") is reported, a question
+            scan.example_seq.append((seq, m.start()))  # back (q.accept's rule), never a length settled or shown
+        else:
+            scan.limits.append(("seq_len", seq))
 
 
 # How long the samples are, when batches are padded to their longest sample (``advisor.spec.LengthDistribution``,

@@ -273,6 +273,16 @@ _DEVICE_RATES = {"en": tuple(f"{per} {dev}" for per in ("per", "/", "each", "on 
                              for dev in ("gpu", "dispositivo", "tarjeta"))}
 _STEP_RATES = {"en": tuple(f"{per} {step}" for per in ("per", "/", "each", "every") for step in ("step", "batch", "iteration")),
                "es": tuple(f"{per} {step}" for per in ("por", "/", "cada") for step in ("paso", "iteracion"))}
+# Items per forward pass: what one device takes through the model at once is its micro-batch (HF
+# TrainingArguments.per_device_train_batch_size; an accumulated step is several such passes): "8 samples per forward
+# pass", "16 examples in each fwd pass", "4 muestras por pasada", "ejemplos por pasada hacia adelante". A pass over
+# the data ("3 passes over the corpus", "2 pasadas por los datos") has no items before it: those are epochs.
+_PASS_RATES = {"en": tuple(f"{per} {fwd}" for per in ("per", "/", "each", "every", "in each", "in one", "in a", "in every")
+                           for fwd in ("forward pass", "forward", "fwd pass", "fwd", "forward step")),
+               "es": tuple(f"{per} {fwd}" for per in ("por", "/", "cada", "en cada", "por cada", "en una")
+                           for fwd in ("pasada", "pasada hacia adelante", "pasada forward", "pase hacia adelante",
+                                       "forward"))}
+_ITEMS_PER_PASS = tuple(f"{what} {rate}" for lang in _ITEMS for what in _ITEMS[lang] for rate in _PASS_RATES[lang])
 _PER_DEVICE_RATES = tuple(dict.fromkeys(_DEVICE_RATES["en"] + _DEVICE_RATES["es"]))
 _ITEMS_PER_DEVICE = tuple(f"{what} {rate}" for lang in _ITEMS for what in _ITEMS[lang] for rate in _DEVICE_RATES[lang])
 _ITEMS_PER_STEP = tuple(f"{what} {rate}" for lang in _ITEMS for what in _ITEMS[lang] for rate in _STEP_RATES[lang])
@@ -334,7 +344,7 @@ CUES: list[Cue] = [
            # items at a rate per device, the rate's step said or not, in either order and with either joint:
            # "samples per GPU", "samples per step per GPU", "muestras por paso y GPU", "ejemplos por GPU y paso"
            # (HF TrainingArguments.per_device_train_batch_size: the samples one device takes in one step)
-           *_ITEMS_PER_DEVICE),
+           *_ITEMS_PER_DEVICE, *_ITEMS_PER_PASS),
     # items per step with no device: the step's batch over all devices ("64 samples per step", "muestras por paso")
     *_cues("global_batch", 0, 9, *_ITEMS_PER_STEP),
     *_cues("rank", 10, 6, "rank", "lora rank", "lora r", "rango", "rango lora", "rango de lora", "adapter rank",
