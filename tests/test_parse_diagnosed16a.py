@@ -34,3 +34,26 @@ def test_a_numbered_phase_before_a_count_of_examples_is_no_epoch_word(text, toke
 def test_the_setting_word_without_an_ordinal_still_takes_its_number(text, epochs, catalog):
     result, said = _said(text, catalog)
     assert said.get("epochs") == epochs, (result.intent, said)
+
+
+# --- GPU-hours are compute spent, not a count of GPUs ------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "we used 300 GPU hours last month. lora qwen2.5-7b at 4k",
+    "about 500 gpu-hrs so far; lora qwen2.5-7b at 4k",
+    "usamos 40 GPU-horas el trimestre pasado; lora qwen2.5-7b a 4k",
+    "llevamos 2.000 horas de GPU este año, lora qwen2.5-7b a 4k",
+])
+def test_gpu_hours_are_no_gpu_count(text, catalog):
+    result, said = _said(text, catalog)
+    assert "num_gpus" not in said and said.get("seq_len") == 4096, (result.intent, said)
+
+
+@pytest.mark.parametrize("text", [
+    "lora qwen2.5-7b at 4k on 8 GPUs for 10 hours",
+    "lora qwen2.5-7b a 4k en 8 GPUs durante 10 horas",
+    "lora qwen2.5-7b 4k 8 gpu h100",
+])
+def test_a_gpu_count_beside_hours_is_still_read(text, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("num_gpus") == 8, (result.intent, said)
