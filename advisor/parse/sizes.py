@@ -82,8 +82,16 @@ def _setting_before(scan: Scan, pos: int) -> bool:
         tail = tail[:-1].rstrip()
     if not tail.endswith(_SETTING_ENDS):
         return False
+    if _PHASE.search(tail):  # "for the first pass: 20k examples of 800 tokens", "la primera pasada: 20 mil ejemplos"
+        return False  # a run's phase named by an ordinal, not a setting waiting for its number
     m = _SETTING_BEFORE.search(scan.text, start, pos)
     return m is not None and (m.group("strict") is not None or m.group("number") is None)
+
+
+# An ordinal before a setting's word names a phase of the work ("the first pass", "a second run", "la
+# primera pasada", "la segunda vuelta"), not the setting: the count after it is what the phase trains on.
+_PHASE = R(r"\b(?:first|second|third|next|last|final|initial|1st|2nd|3rd|primer[ao]?|segund[ao]|tercer[ao]?"
+           r"|proxim[ao]|ultim[ao]|inicial)\s+[a-z]+$")
 
 
 def _examples_x_len(scan: Scan, m: re.Match[str]) -> bool | None:

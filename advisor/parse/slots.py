@@ -437,7 +437,11 @@ CUES: list[Cue] = [
     *_cues("ignore", 0, 10, "steps", "step", "pasos", "iterations", "iteraciones", "iters", "hours", "hour", "horas",
            "hora", "days", "day", "dias", "dia", "minutes", "minutos", "weeks", "semanas", "dollars", "dolares",
            "euros", "usd", "eur", "mins", "h", "people", "personas", "users", "usuarios", "teams", "equipos",
-           "languages", "idiomas", "experiments", "experimentos", "per epoch", "por epoca", "checkpoints kept"),
+           "languages", "idiomas", "experiments", "experimentos", "per epoch", "por epoca", "checkpoints kept",
+           # an amount of compute spent, not a count of GPUs ("we burned 1,240 GPU-hours"; Spanish says "horas de GPU")
+           # ("gpu - hours": the tokenizer reads the hyphen as its own token, as "eff ." above)
+           *(f"gpu{dash} {unit}" for dash in ("", " -") for unit in ("hours", "hour", "hrs", "hr", "days", "day",
+                                                                      "horas", "hora"))),
     # money written with its sign after the amount, as Spanish and most of Europe write it ("480 $ gastados", "300 €":
     # "€" is "eur" by now, right-ignored above), and a queue's depth and its jobs ("queue depth 12", "12 jobs queued",
     # "cola de 12 trabajos", "12 tareas en cola"): no setting of the job we size
