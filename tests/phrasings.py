@@ -63,3 +63,12 @@ def check_said_fields(said: dict, catalog) -> None:
         assert catalog.find_gpu(said["gpu"]) is not None and catalog.find_gpu(said["gpu"]).id == said["gpu"]
     if "region" in said:
         assert catalog.find_region(said["region"]).id == said["region"]
+
+
+def parsed_and_said(text: str, catalog, previous=None):
+    """The parse of one chat message and the fields the message itself said (``result.delta.said()``): what the
+    diagnosed-round tests (tests/test_parse_diagnosed13a.py, 15b, 16a, 16b) check a phrasing against."""
+    from advisor.parse import parse_message
+
+    result = parse_message(text, catalog, previous=previous)
+    return result, result.delta.said()

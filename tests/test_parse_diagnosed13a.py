@@ -17,11 +17,7 @@ import pytest
 
 from advisor.parse import parse_message
 from advisor.spec import SpecRequest
-
-
-def _said(text, catalog, previous=None):
-    result = parse_message(text, catalog, previous=previous)
-    return result, result.delta.said()
+from tests.phrasings import parsed_and_said as _said
 
 
 # --- precision: fp32 master weights with half-precision math is mixed precision ----------------------------

@@ -6,13 +6,8 @@ sits beside each class."""
 
 import pytest
 
-from advisor.parse import parse_message
 from advisor.spec import SpecRequest
-
-
-def _said(text, catalog, previous=None):
-    result = parse_message(text, catalog, previous=previous)
-    return result, result.delta.said()
+from tests.phrasings import parsed_and_said as _said
 
 
 # --- a Hub model the catalog lacks, said as a link without its scheme, or with its owner in brackets -----------

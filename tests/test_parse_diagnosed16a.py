@@ -6,12 +6,7 @@ sits beside each class."""
 
 import pytest
 
-from advisor.parse import parse_message
-
-
-def _said(text, catalog, previous=None):
-    result = parse_message(text, catalog, previous=previous)
-    return result, result.delta.said()
+from tests.phrasings import parsed_and_said as _said
 
 
 # --- an ordinal before a setting's word names a phase ("the first pass:"), so the count after it is the data's ----
