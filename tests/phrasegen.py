@@ -1738,6 +1738,7 @@ def _join(rng: random.Random, parts: list[str], lang: str) -> str:
 # --- pasted configs -------------------------------------------------------------------------------
 
 def _axolotl(hub, method, seq, b, e, r, expected, rng) -> str:
+    expected["stack"] = "hf"  # the tool trains with the Hugging Face Trainer (advisor/parse/rules.py, _trainer_config_stack)
     lines = [f"base_model: {hub}"]
     if method != "full":
         lines.append(f"adapter: {method}")
@@ -1768,6 +1769,7 @@ def _axolotl(hub, method, seq, b, e, r, expected, rng) -> str:
 
 
 def _axolotl_json(hub, method, seq, b, e, r, expected, rng) -> str:
+    expected["stack"] = "hf"  # the tool trains with the Hugging Face Trainer (advisor/parse/rules.py, _trainer_config_stack)
     import json
 
     obj: dict[str, Any] = {"base_model": hub}
@@ -1784,6 +1786,7 @@ def _axolotl_json(hub, method, seq, b, e, r, expected, rng) -> str:
 
 
 def _llamafactory(hub, method, seq, b, e, r, expected, rng) -> str:
+    expected["stack"] = "hf"  # the tool trains with the Hugging Face Trainer (advisor/parse/rules.py, _trainer_config_stack)
     lines = [f"model_name_or_path: {hub}", "stage: sft", "do_train: true",
              f"finetuning_type: {'full' if method == 'full' else 'lora'}"]
     if method == "qlora":
@@ -1800,6 +1803,7 @@ def _llamafactory(hub, method, seq, b, e, r, expected, rng) -> str:
 
 
 def _llamafactory_cli(hub, method, seq, b, e, r, expected, rng) -> str:
+    expected["stack"] = "hf"  # the tool trains with the Hugging Face Trainer (advisor/parse/rules.py, _trainer_config_stack)
     args = ["llamafactory-cli train", f"--model_name_or_path {hub}", "--stage sft",
             f"--finetuning_type {'full' if method == 'full' else 'lora'}"]
     if method == "qlora":
@@ -1812,6 +1816,7 @@ def _llamafactory_cli(hub, method, seq, b, e, r, expected, rng) -> str:
 
 
 def _trl_python(hub, method, seq, b, e, r, expected, rng) -> str:
+    expected["stack"] = "hf"  # the tool trains with the Hugging Face Trainer (advisor/parse/rules.py, _trainer_config_stack)
     key = rng.choice(("max_length", "max_seq_length"))
     parts = [f'model = AutoModelForCausalLM.from_pretrained("{hub}"' +
              (', quantization_config=BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4"))' if method == "qlora" else ")")]
@@ -1970,6 +1975,7 @@ def _llamafactory_cli(m, method, seq, b, e, r, expected, rng, lang) -> str:
     """LLaMA-Factory's command line (llamafactory-cli train with its hparams as flags: model_name_or_path,
     finetuning_type lora|full, quantization_bit 4 for QLoRA, cutoff_len, per_device_train_batch_size,
     num_train_epochs, lora_rank; src/llamafactory/hparams/finetuning_args.py, model_args.py)."""
+    expected["stack"] = "hf"  # the tool trains with the Hugging Face Trainer (advisor/parse/rules.py, _trainer_config_stack)
     parts = ["llamafactory-cli train --stage sft", f"--model_name_or_path {m.hub_id}",
              f"--finetuning_type {'full' if method == 'full' else 'lora'}"]
     if method == "qlora":
@@ -2062,6 +2068,7 @@ def _torchtune_yaml(m, method, seq, b, e, r, expected, rng, lang) -> str:
 
 
 def _hf_python(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    expected["stack"] = "hf"  # the tool trains with the Hugging Face Trainer (advisor/parse/rules.py, _trainer_config_stack)
     quant = ", load_in_4bit=True" if method == "qlora" else ""
     lines = [f'model = AutoModelForCausalLM.from_pretrained("{m.hub_id}"{quant}, torch_dtype=torch.bfloat16)',
              f'tok = AutoTokenizer.from_pretrained("{m.hub_id}")',
@@ -2130,6 +2137,7 @@ def _deepspeed_json(m, method, seq, b, e, r, expected, rng, lang) -> str:
 
 
 def _llamafactory_json(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    expected["stack"] = "hf"  # the tool trains with the Hugging Face Trainer (advisor/parse/rules.py, _trainer_config_stack)
     import json
 
     obj: dict[str, Any] = {"model_name_or_path": m.hub_id, "stage": "sft", "do_train": True,
@@ -2173,6 +2181,7 @@ def _train_py_cli(m, method, seq, b, e, r, expected, rng, lang) -> str:
 
 
 def _axolotl_v2(m, method, seq, b, e, r, expected, rng, lang) -> str:
+    expected["stack"] = "hf"  # the tool trains with the Hugging Face Trainer (advisor/parse/rules.py, _trainer_config_stack)
     lines = [f"base_model: {m.hub_id}", "model_type: AutoModelForCausalLM", "tokenizer_type: AutoTokenizer"]
     if method == "qlora":
         lines += ["load_in_4bit: true", "adapter: qlora"]
@@ -2240,6 +2249,7 @@ def _litgpt_cli(m, method, seq, b, e, r, expected, rng, lang) -> str:
 def _axolotl_minimal(m, method, seq, b, e, r, expected, rng, lang) -> str:
     """A short axolotl config; the QLoRA here is LoRA on an 8-bit base (load_in_8bit: the advisor's qlora
     with quant int8, as LLaMA-Factory's quantization_bit: 8)."""
+    expected["stack"] = "hf"  # the tool trains with the Hugging Face Trainer (advisor/parse/rules.py, _trainer_config_stack)
     lines = [f"base_model: {m.hub_id}"]
     if method == "qlora":
         lines += ["load_in_8bit: true", "adapter: lora"]

@@ -290,8 +290,9 @@ def test_a_torchtune_config_names_method_model_targets_and_dtype(catalog):
 def test_a_transformers_script_without_adapters_is_full(catalog):
     text = ('m = AutoModelForCausalLM.from_pretrained("Qwen/Qwen3-1.7B")\n'
             "t = Trainer(model=m, args=TrainingArguments(per_device_train_batch_size=16, num_train_epochs=2))")
+    # A Trainer(...) call runs on transformers: the stack said is hf (tests/test_parse_trainer_stack.py).
     assert said(parse_message(text, catalog)) == {"method": "full", "model": "qwen3-1.7b", "micro_batch": 16,
-                                                  "epochs": 2.0}
+                                                  "epochs": 2.0, "stack": "hf"}
 
 
 def test_unsloth_code_is_not_the_hf_stack(catalog):

@@ -1410,8 +1410,6 @@ def _openrlhf_full(scan: Scan, m: re.Match[str]) -> bool | None:
 
 # Unsloth's loader class (unsloth/models/loader.py: FastLanguageModel, FastVisionModel) names the Unsloth stack when
 # no word does: the word "unsloth" may sit only inside a repo name ("unsloth/Qwen3-14B") that a key's rule consumed.
-# (The Trainer tools' config shapes - axolotl, LLaMA-Factory, SFTConfig - are left unread as a stack: table3/table4
-# label them ``hf`` while tests/phrasegen.py, table2 and the fresh table label no stack for the same shapes.)
 _UNSLOTH_LOADER = R(r"\bfast(?:language|vision)model\b")
 
 
@@ -1422,5 +1420,27 @@ def _unsloth_loader(scan: Scan, m: re.Match[str]) -> bool | None:
     return None
 
 
+# A pasted config of a tool that trains with Hugging Face's Trainer states the ``hf`` stack (Transformers + PEFT +
+# bitsandbytes, advisor/stacks.py) when no word or loader named another: axolotl builds a ``transformers.Trainer``
+# subclass (axolotl/core/trainers/base.py, ``AxolotlTrainer(..., Trainer)``), LLaMA-Factory's SFT stage a
+# ``Seq2SeqTrainer`` (llamafactory/train/sft/trainer.py, ``CustomSeq2SeqTrainer``), TRL's ``SFTTrainer`` is a
+# ``transformers.Trainer`` (trl/trainer/sft_trainer.py) and ``TrainingArguments(...)`` is the Trainer's own. The shapes
+# are the tools' own keys: axolotl's ``base_model`` with one of its training or adapter keys, LLaMA-Factory's
+# ``finetuning_type`` / ``llamafactory-cli``, TRL's config (``trl sft``) or a Trainer's arguments called in code.
+_LLAMAFACTORY = R(r"(?m)llamafactory-cli|(?:^|[{,\s])[ \t\"-]*finetuning_type\"?\s*[:=\s]")
+
+
+def _trainer_config_stack(scan: Scan, m: re.Match[str]) -> bool | None:
+    if any(c.field == "stack" for c in scan.claims) or not _spec_accepts("stack", "hf"):
+        return False  # a word, a recipe or Unsloth's loader named the stack
+    marked = scan.marked
+    axolotl = _AXOLOTL.search(marked) and (_AXOLOTL_KEYS.search(marked) or _AXOLOTL_ADAPTER.search(marked))
+    if not (axolotl or _LLAMAFACTORY.search(marked) or _HF_SCRIPT.search(marked) or re.search(r"\btrl\s+sft\b", marked)):
+        return False
+    scan.claim("stack", "hf", m.start())
+    return None
+
+
 LATE_RULES = [(_FULL_SHORT, _full_short), (_AXOLOTL, _axolotl_full), (_HF_SCRIPT, _hf_full), (_ALL_LAYERS, _all_layers),
-              (_START, _trl_full), (_OPENRLHF, _openrlhf_full), (_UNSLOTH_LOADER, _unsloth_loader)]
+              (_START, _trl_full), (_OPENRLHF, _openrlhf_full), (_UNSLOTH_LOADER, _unsloth_loader),
+              (_START, _trainer_config_stack)]

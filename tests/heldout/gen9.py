@@ -439,6 +439,7 @@ class _Gen:
             r = self.pick((8, 16, 32))
             lines.append(f"model = get_peft_model(model, LoraConfig(r={r}, task_type=\"CAUSAL_LM\"))")
             expected["lora_rank"] = r
+        expected["stack"] = "hf"  # SFTConfig: TRL, on the HF Trainer (advisor/parse/rules.py, _trainer_config_stack)
         lines += [f"args = SFTConfig(max_length={seq}, per_device_train_batch_size={b})",
                   f'scaling = ScalingConfig(num_workers={n}, use_gpu=True, accelerator_type="{RAY_TYPE[gpu]}")',
                   "trainer = TorchTrainer(train_loop, scaling_config=scaling)", "```"]
