@@ -1,0 +1,125 @@
+"""Round 17's hand-written blind set (tests/heldout/table6.py) loads, and its labels are well formed.
+
+Structure only, never how the parser reads a message: no test here runs the parser. Every label names a
+real ``SpecRequest`` field with a value the spec accepts, catalog names are canonical catalog ids
+(tests/phrasings.check_said_fields), intents, clarify codes and FAQs are the ones ``ParseResult`` documents
+(advisor/parse/result.py), comparisons name catalog GPUs, follow-ups carry the thread they follow and change
+it, the set is big, bilingual and covers every kind in both languages, the configs it pastes are the new tools
+its docstring lists (with the stack labelled where the docstring's conventions say a tool states one, and only
+there), and it repeats no message of its own nor of any earlier set (the hand-written tables 2-5, the phrasings
+files and the generated sets gen9, gen11, gen13 and gen15). The label checks are
+tests/test_parse_blind_counts.py's helpers, imported. The set was frozen blind, before any parser run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from advisor.catalog import Catalog
+from advisor.parse.result import INTENTS
+from advisor.spec import SpecRequest
+from tests import phrasings
+from tests.heldout import gen9, gen11, gen13, gen15, table3, table4, table5, table6
+from tests.test_parse_blind_counts import FIELDS, RESULT_LABELS, _check_result_labels, _earlier_texts, _fields, _ids
+
+TABLE = table6.load()
+
+
+def _earlier_sets() -> set[str]:
+    catalog = Catalog.in_memory()
+    entries = table3.load() + table4.load() + table5.load()
+    entries += gen9.generate(gen9.N_DEFAULT, catalog=catalog, seed=9)
+    entries += gen11.generate(gen11.N_DEFAULT, catalog=catalog, seed=11)
+    entries += gen13.generate(gen13.N_DEFAULT, catalog=catalog, seed=13)
+    entries += gen15.generate(gen15.N_DEFAULT, catalog=catalog, seed=15)
+    return _earlier_texts() | {e["text"].strip().lower() for e in entries}
+
+
+def test_table6_is_big_bilingual_and_covers_every_kind_in_both_languages():
+    langs = Counter(e["lang"] for e in TABLE)
+    assert len(TABLE) >= 500 and set(langs) == {"en", "es"}
+    assert 0.45 <= langs["es"] / len(TABLE) <= 0.55
+    assert table6.KINDS == table5.KINDS
+    for lang in ("en", "es"):
+        kinds = Counter(k for e in TABLE if e["lang"] == lang for k in e["kind"])
+        assert set(kinds) == set(table6.KINDS) and min(kinds.values()) >= 20, (lang, kinds)
+    codes = {e["expected"]["clarify_code"] for e in TABLE if "clarify_code" in e["expected"]}
+    assert {"unreadable", "number", "model", "family", "family_size", "limit", "conflict", "relative", "nothing",
+            "followup_empty"} <= codes
+    for lang in ("en", "es"):  # every intent, every FAQ and every clarify code in both languages
+        mine = [e["expected"] for e in TABLE if e["lang"] == lang]
+        assert set(INTENTS) <= {x.get("intent", "estimate") for x in mine}, lang
+        assert {x["faq"] for x in mine if "faq" in x} == {"can_i_gpu", "a100_or_h100", "gpu_choice", "what_persists"}
+        assert {x["clarify_code"] for x in mine if "clarify_code" in x} == codes, lang
+
+
+NEW_TOOLS = ("litgpt finetune", "_component_: torchtune", "tune run", "trainer.devices=",
+             "train_micro_batch_size_per_gpu", "distributed_type: fsdp", "torch.distributed.run", "slots_per_trial",
+             "pytorchjob", "ml.p4d.24xlarge", "ml.p5.48xlarge", "ml.g5.", "jira", "fastlanguagemodel",
+             "trainingarguments", "base_model:", "finetuning_type:")
+
+
+def test_table6_pastes_the_new_config_tools_in_both_languages():
+    for lang in ("en", "es"):
+        configs = [e["text"].lower() for e in TABLE if "config" in e["kind"] and e["lang"] == lang]
+        for tool in NEW_TOOLS:
+            assert any(tool in t for t in configs), (lang, tool)
+
+
+STACK_OF = {"litgpt": "litgpt", "_component_: torchtune": "torchtune",
+            "tune run": "torchtune", "fastlanguagemodel": "unsloth", "base_model:": "hf", "finetuning_type:": "hf",
+            "trainingarguments(": "hf", "sftconfig(": "hf"}
+
+
+@pytest.mark.parametrize("entry", TABLE, ids=_ids(TABLE))
+def test_table6_labels_a_stack_only_where_a_pasted_tool_states_one(entry):
+    text, stack = entry["text"].lower(), entry["expected"].get("stack")
+    stated = {s for tool, s in STACK_OF.items() if tool in text}
+    assert len(stated) <= 1
+    if stack is not None:
+        assert "config" in entry["kind"] and stated == {stack}
+    elif "config" in entry["kind"]:
+        assert not stated, "a pasted tool that states a stack is labelled with it"
+
+
+def test_table6_repeats_no_message_of_its_own_or_of_the_earlier_sets():
+    keys = Counter((e["text"], json.dumps(e.get("previous"), sort_keys=True)) for e in TABLE)
+    assert [k for k, n in keys.items() if n > 1] == []
+    assert len({e["text"].strip().lower() for e in TABLE if "previous" not in e}) == sum(
+        "previous" not in e for e in TABLE)
+    earlier = _earlier_sets()
+    repeated = [i for i, e in enumerate(TABLE) if e["text"].strip().lower() in earlier]
+    assert repeated == [], f"{len(repeated)} messages repeat an earlier set's (entries {repeated})"
+
+
+@pytest.mark.parametrize("entry", TABLE, ids=_ids(TABLE))
+def test_table6_labels_are_valid(entry, catalog):
+    assert set(entry) <= {"text", "lang", "kind", "expected", "previous"}
+    assert {"text", "lang", "kind", "expected"} <= set(entry) and "noise" not in entry  # judged as a table row
+    assert isinstance(entry["text"], str) and entry["text"].strip() and entry["lang"] in ("en", "es")
+    assert entry["kind"] and set(entry["kind"]) <= set(table6.KINDS) and len(set(entry["kind"])) == len(entry["kind"])
+    expected = entry["expected"]
+    assert set(expected) <= FIELDS | RESULT_LABELS, set(expected) - FIELDS - RESULT_LABELS
+    fields = _fields(expected)
+    phrasings.check_said_fields({k: v for k, v in fields.items() if v is not None}, catalog)
+    SpecRequest(**fields)  # every value within the spec's bounds, the cost assumptions included
+    intent = _check_result_labels(expected, catalog)
+    assert not (fields.get("model") and fields.get("params_b")), "a catalog model and a size are never both set"
+    if intent == "followup" or "followup" in entry["kind"]:
+        assert "previous" in entry
+    if "previous" in entry:
+        previous = SpecRequest(**entry["previous"])
+        assert previous.said(), "a thread follow-up needs a request to follow"
+        if intent in ("followup", "clarify"):  # the merged request: every field of the thread kept, changed or cleared
+            assert set(entry["previous"]) <= set(fields)
+        if intent == "followup":
+            assert {k for k in fields if fields[k] != entry["previous"].get(k)}, "a follow-up changes something"
+    if intent == "estimate":
+        assert "method" in fields and ("model" in fields or "params_b" in fields)
+    if intent == "compare":
+        assert all(n >= 1 for n in expected.get("gpu_counts", {}).values())
+    if expected.get("method") != "qlora":
+        assert expected.get("quant") is None, "quantized base weights are QLoRA"
