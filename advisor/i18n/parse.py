@@ -230,6 +230,18 @@ MESSAGES = {
     "parse.field.packing": {"en": "sequence packing", "es": "empaquetado de secuencias"},
     "parse.field.length_distribution": {"en": "sample lengths", "es": "longitudes de las muestras"},
     "parse.field.expandable_segments": {"en": "expandable segments", "es": "segmentos expandibles"},
+    "parse.field.gradient_accumulation_steps": {"en": "gradient accumulation steps",
+                                                "es": "pasos de acumulación de gradientes"},
+    "parse.field.optimizer_in_backward": {"en": "optimizer step in the backward pass",
+                                          "es": "paso del optimizador en el backward"},
+    "parse.field.liger_kernel": {"en": "Liger kernels", "es": "kernels de Liger"},
+    "parse.field.layers": {"en": "layers", "es": "capas"},
+    "parse.field.hidden": {"en": "hidden size", "es": "tamaño oculto"},
+    "parse.field.intermediate": {"en": "intermediate (MLP) size", "es": "tamaño intermedio (MLP)"},
+    "parse.field.heads": {"en": "attention heads", "es": "cabezas de atención"},
+    "parse.field.kv_heads": {"en": "key/value heads", "es": "cabezas de clave/valor"},
+    "parse.field.vocab": {"en": "vocabulary size", "es": "tamaño del vocabulario"},
+    "parse.field.tied_embeddings": {"en": "tied embeddings", "es": "embeddings atados"},
     # --- warnings ------------------------------------------------------------------------------
     "parse.warn.conflict": {
         "en": "you gave more than one {field} ({values}); I used {taken}. Say just one to change it.",
