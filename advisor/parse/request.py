@@ -14,6 +14,7 @@ and a working example, or the value taken plus a warning that says so.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from dataclasses import replace
@@ -102,6 +103,13 @@ _CHANGED_BETWEEN = re.compile(r"\s*(?:->|=>|to|a|hasta)\s*")
 # A follow-up that is only a count a run is done with ("and with 4?", "¿y con 4?", "¿y si lo hacemos con cuatro?",
 # "and with 2 more?"): ``_Assembler._with_count``. At most one node's GPUs (8 on the HGX / DGX boxes the catalog
 # rents): a bigger bare number ("¿y con 64?") is as likely a rank or a batch, and is asked about.
+# Where a sentence ends, for ``_Assembler._asides`` (a period, a colon, ... before a space; a line break; a
+# parenthesis either way), a catalog name's placeholder, and a word of prose (not a number's glued unit: "2nd").
+_ASIDE_END = re.compile(r"[.!?;:](?=\s|$)|[\n()]")
+_NAME_MARK = re.compile(r"§[MGRFU]\d+§")
+_ASIDE_WORD = re.compile(r"(?<![\w§])[a-z][a-z']*")
+# A setting's key before a colon and a value of words ("GPUs: a bunch of them", "tokens: a big chunk of the dump").
+_UNREAD_KEY = re.compile(r"(?<![\w§])([a-z]+)[ \t]*:[ \t]*(?=[a-z])([^\n.;:!?|()]*)")
 _WITH_COUNT = re.compile(r"^\W*(?:and\s+|y\s+|e\s+)?(?:(?:what|how)\s+about\s+|que\s+tal\s+|(?:y\s+)?(?:si\s+)?lo\s+hacemos\s+"
                          r"|if\s+we\s+(?:do|run)\s+it\s+|(?:can|could)\s+we\s+(?:do\s+it\s+|run\s+it\s+)?)?(?:with|con)\s+"
                          r"(?:only\s+|just\s+|solo\s+)?(?P<n>[a-z0-9]+)(?P<more>\s+(?:more|extra|mas))?\W*$")
@@ -230,6 +238,7 @@ class _Assembler:
         self._named_by_thread()
         self._quoted_from_thread()
         self._with_count()
+        self._asides()
         self.delta = self._delta()
         self.relative_unknown: list[str] = []  # increments with no count to add to: asked about
         self._increments()
@@ -366,6 +375,40 @@ class _Assembler:
         else:
             self.fields["num_gpus"] = int(value)
         self.scan.stray = []
+
+    def _asides(self) -> None:
+        """A number in a sentence of its own that says nothing we size, beside another that does ("Team of 6,
+        deadline April 2nd. We want to qlora Qwen2.5-72B ...", "Tío, llevo desde las 8 con esto. Ajuste completo de
+        ...", "(account 4471-22)", "El clúster tenía 99,2 % de disponibilidad, da igual. ¿qlora de ...?") is the
+        story around the request (a team, a date, an id, a score), not a setting: no "which number" question about
+        it. A sentence here ends at ". ", "!", "?", ";", ": " or a line break, and a parenthesis is one of its own;
+        it says something we size when it holds a name (model, GPU, region, family) or a value read. Only prose
+        (two words or more; one in a parenthesis: "(PO 7781)") and only where another sentence holds the request:
+        "lora qwen2.5-7b. 24." and a thread's "what about 64?" still ask."""
+        stray = self.scan.stray
+        if not stray or not self.scan.claims:
+            return
+        text = self.scan.marked
+        if any(slots.setting_word(m.group(1)) and not any(c.isdigit() for c in m.group(2))
+               for m in _UNREAD_KEY.finditer(text)):
+            return  # "GPUs: a bunch of them", "tokens: a big chunk": a setting said, its value unread; asked about
+        cuts = [0, *(m.end() for m in _ASIDE_END.finditer(text)), len(text) + 1]
+        said = {bisect.bisect_right(cuts, c.pos) - 1 for c in self.scan.claims}
+        said |= {bisect.bisect_right(cuts, m.start()) - 1 for m in _NAME_MARK.finditer(text)}
+        aside = []
+        for tok in stray:
+            seg = bisect.bisect_right(cuts, tok.start) - 1
+            if seg in said:
+                continue
+            start, end = cuts[seg], cuts[seg + 1]
+            found = _ASIDE_WORD.findall(text, start, end)
+            if any(slots.setting_word(w) for w in found):
+                continue  # "r pinned at 32": the setting's word is there, its number joined in a way we do not read
+            words = sum(len(w) > 1 for w in found)
+            if words >= 2 or words == 1 and start and text[start - 1] == "(":
+                aside.append(tok)
+        if aside:
+            self.scan.stray = [tok for tok in stray if tok not in aside]
 
     def _quoted_from_thread(self) -> None:
         """"your answer said 2 GPUs; can we try 1?", "en tu respuesta salen 2 GPUs; ¿probamos con 1?": a value quoted

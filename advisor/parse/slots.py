@@ -48,7 +48,7 @@ BLANK = "\x01"
 _TOKEN = re.compile(
     r"(?P<name>§[MGRFU]\d+§)"
 
-    r"|(?P<num>(?<![a-z0-9])\d+(?:[.,]\d+)*(?:e[-+]?\d{1,3}|\s?\^\s?\d{1,3})?)(?P<glued>[a-z%]+)?"
+    r"|(?P<num>(?<![a-z0-9])\d+(?:[.,]\d+)*(?:e[-+]?\d{1,3}|\s?\^\s?\d{1,3})?)(?P<glued>[a-z%]+|[ \t]%)?"
     r"|(?P<word>[a-z][a-z0-9]*(?:\.\d+)*(?:'[a-z]+)?)"
     r"|(?P<punct>[,;:=()?!/|+~@$*\[\]{}\"#<>&\n.-])"
     r"|(?P<blank>\x01+)")
@@ -136,7 +136,7 @@ def _tokenize(text: str) -> list[Tok]:
                     tok.scale = _GLUED_SCALES[glued]
                 elif glued == "x":
                     tok.unit = "x"
-                elif glued == "%":
+                elif glued.lstrip() == "%":  # "40%", and "40 %" as Spanish and French write it
                     tok.unit = "%"
                 elif glued in _BYTES:
                     tok.unit = "bytes"
@@ -506,6 +506,14 @@ CUE_KEYS = frozenset("_".join(c.words) for c in CUES if c.slot != "ignore")
 def cue_word(word: str) -> bool:
     """``word`` alone is a cue of a setting we read ("seq", "bs", "gpus", "r"): a key=value with it is that setting."""
     return any(c.slot != "ignore" and c.words == (word,) for c in _CUE_INDEX.get(word, ()))
+def setting_word(word: str) -> bool:
+    """``word`` alone names a setting we size ("seq", "rank", "gpus", "epochs", "lote"), not a model's size ("model"
+    is said of many things), a count of examples (their size needs a length) nor a count we read and leave alone
+    ("steps", "hours"); a weak left cue ("at", "con": "at 8k") is a preposition first."""
+    return any(c.slot not in ("ignore", "params", "examples") and c.words == (word,) and max(c.left, c.right) >= 6
+               for c in _CUE_INDEX.get(word, ()))
+
+
 # One occurrence of a word binds one number: a phrase listed for the same slot on both sides ("steps"
 # after a count and before a setting) is one cue with both strengths, not two.
 _MERGED: dict[tuple[tuple[str, ...], str], Cue] = {}
