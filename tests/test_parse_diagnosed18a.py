@@ -44,3 +44,29 @@ def test_a_percentage_written_with_a_space_is_no_setting(catalog):
     for text in ("lora qwen2.5-7b a 4k, el 40 % más barato", "lora qwen2.5-7b at 4k, 40 % cheaper"):
         result, said = _said(text, catalog)
         assert result.clarify_code != "number", (text, result.intent, said)
+
+
+# --- a typo of a setting's key right before its number is that key ------------------------------------------------
+
+@pytest.mark.parametrize("text,field,value", [
+    ("lora qwen2.5-7b at 4k, rabk 8", "lora_rank", 8),          # a neighbouring key (b beside n)
+    ("lora qwen2.5-7b at 4k, rannk 8", "lora_rank", 8),         # a letter typed twice
+    ("lora qwen2.5-7b at 4k, epohcs: 3", "epochs", 3),          # two letters swapped
+    ("lora qwen2.5-7b at 4k, batcj 2", "micro_batch", 2),
+    ("lora de qwen2.5-7b a 4k, ranfo 8", "lora_rank", 8),
+    ("lora de qwen2.5-7b a 4k, epocaz 3", "epochs", 3),
+    ("lora de qwen2.5-7b a 4k, lptes 2", "micro_batch", 2),
+])
+def test_a_typo_of_a_setting_key_before_a_number_is_read_as_the_key(text, field, value, catalog):
+    result, said = _said(text, catalog)
+    assert said.get(field) == value, (result.intent, said)
+
+
+@pytest.mark.parametrize("text", [
+    "lora qwen2.5-7b at 4k, rack 8",            # a word of its own, one key away from nothing we read
+    "lora qwen2.5-7b at 4k, past 3 weeks",      # "pass" is prose too: never a typo's target
+    "lora de qwen2.5-7b a 4k, pasa 3 veces",
+])
+def test_an_ordinary_word_before_a_number_is_no_typo_of_a_key(text, catalog):
+    result, said = _said(text, catalog)
+    assert not {"lora_rank", "epochs", "micro_batch"} & set(said), (result.intent, said)

@@ -81,6 +81,13 @@ _VOCABULARY = frozenset(w for cue in slots.CUES for w in cue.words) | fuzzy.METH
 # Words never corrected as a typo: ordinary words and the parser's own cue words ("param" is a word of
 # its own, not a typo of "params").
 _NOT_TYPOS = fuzzy.KNOWN | _VOCABULARY
+# The one-word keys of a setting before its number ("rank", "epochs", "lote", "contexto"): what a typo right before a
+# number is read as (``fuzzy.correct``'s keys); four letters or more, as every typo ``fuzzy`` reads
+# (the settings the "which number?" question names, and epochs; a key that is also an ordinary word of prose, "pass" /
+# "pase", is never a typo's target: "past 3 weeks" is no epoch count)
+_SETTING_KEYS = frozenset(c.words[0] for c in slots.CUES if len(c.words) == 1 and len(c.words[0]) >= 4 and c.left >= 6
+                          and c.words[0].isalpha() and c.slot in ("seq", "batch", "rank", "epochs", "grad_accum")
+                          and not c.words[0].startswith("pas"))
 
 # A value that shows what to type when a stated value could not be read: one for every field a rule
 # can find unreadable (``scan.unreadable``: the typed slots' UNREADABLE_FIELDS, the config keys in
@@ -172,7 +179,8 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
         raise ParseError(t("parse.error.empty", lang, example=t("parse.example.estimate", lang)),
                          example=t("parse.example.estimate", lang), code="empty")
     matcher = matcher_for(catalog)
-    normalized, corrections = fuzzy.correct(normalized, known=_NOT_TYPOS, extra_known=matcher.known_tokens)
+    normalized, corrections = fuzzy.correct(normalized, known=_NOT_TYPOS, extra_known=matcher.known_tokens,
+                                            keys=_SETTING_KEYS)
     names = matcher.find(normalized, known=_VOCABULARY, capitalized=_capitalized(cleaned))
     scan = Scan.of(normalized, names, short=len(normalized.split()) <= SHORT_MESSAGE_WORDS, lang=lang)
     for field_name, value, pos in components:  # pasted torchtune components, read before the rules
