@@ -13,11 +13,11 @@ from tests.phrasings import parsed_and_said as _said
 
 @pytest.mark.parametrize("text", [
     "Our office moved to floor 9 last month. lora qwen2.5-7b at 4k on an L40S",
-    "Standup got moved to 10, sorry for the noise; full fine-tune of llama-3.2-1b at 2k",
+    "Standup got moved to 10, just so you know; full fine-tune of llama-3.2-1b at 2k",
     "We scored 83,4 on the internal eval, nobody cares. qlora mistral 7b v0.3 at 4k",
     "Budget line 7710 (cost center 51) covers it: lora gemma-2-9b 4k, 2 epochs",
     "La reunión pasó al piso 9 el mes pasado. lora de qwen2.5-7b a 4k en una L40S",
-    "El daily se movió a las 10, perdón el ruido; ajuste completo de llama-3.2-1b a 2k",
+    "El daily se movió a las 10, para que sepan; ajuste completo de llama-3.2-1b a 2k",
     "Sacamos 83,4 en la evaluación interna, da igual. qlora de mistral 7b v0.3 a 4k",
     "La partida 7710 (centro de coste 51) lo cubre: lora de gemma-2-9b a 4k, 2 épocas",
 ])
@@ -30,10 +30,10 @@ def test_a_number_in_a_sentence_about_something_else_is_not_asked_about(text, ca
 @pytest.mark.parametrize("text", [
     "lora qwen2.5-7b at 4k. 24.",                 # a sentence of one bare number: a setting nobody named
     "lora qwen2.5-7b at 4k, then 24 please",      # in the request's own sentence
-    "on floor 9 we have r pinned at 32. lora qwen2.5-7b at 4k",  # a setting's word beside it, joined oddly
+    "yesterday we left r pinned, 32 i think. lora qwen2.5-7b at 4k",  # a setting's word beside it, joined oddly
     "lora de qwen2.5-7b a 4k. 24.",
     "lora de qwen2.5-7b a 4k, y 24 porfa",
-    "en el piso 9 tenemos el rango fijado en 32. lora de qwen2.5-7b a 4k",
+    "ayer dejamos el rango clavado, 32 creo. lora de qwen2.5-7b a 4k",
 ])
 def test_a_bare_number_beside_the_request_or_a_setting_word_is_still_asked_about(text, catalog):
     result, said = _said(text, catalog)
@@ -70,3 +70,55 @@ def test_a_typo_of_a_setting_key_before_a_number_is_read_as_the_key(text, field,
 def test_an_ordinary_word_before_a_number_is_no_typo_of_a_key(text, catalog):
     result, said = _said(text, catalog)
     assert not {"lora_rank", "epochs", "micro_batch"} & set(said), (result.intent, said)
+
+
+# --- dates, hours of the clock, phone numbers, identifiers and decimals are no settings -------------------------
+
+@pytest.mark.parametrize("text", [
+    "lora qwen2.5-7b at 4k, due 28/09 for the demo",                    # a day no month can be
+    "lora qwen2.5-7b at 4k, review on 07/11/2026",                      # with the year
+    "ring me on +44 20 7946 0958 about the lora qwen2.5-7b at 4k",      # a telephone number
+    "invoice 55120 covers a lora of qwen2.5-7b at 4k",                  # a document's number
+    "the eval rose from 55.2 with the adapter, so lora qwen2.5-7b at 4k",  # scores with a fraction
+    "lora de qwen2.5-7b a 4k, entrega el 28/09 para la demo",
+    "lora de qwen2.5-7b a 4k, revisión el 07/11/2026",
+    "llamame al +34 91 123 4567 por el lora de qwen2.5-7b a 4k",
+    "desde las 7 con esto, lora de qwen2.5-7b a 4k",                    # an hour of the clock
+    "la factura 55120 cubre un lora de qwen2.5-7b a 4k",
+])
+def test_dates_hours_phones_ids_and_scores_are_no_settings(text, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate" and said.get("seq_len") == 4096, (result.intent, result.clarify_code, said)
+    assert not {"num_gpus", "micro_batch", "lora_rank", "epochs"} & set(said), said
+
+
+@pytest.mark.parametrize("text,field,values", [
+    ("lora qwen2.5-7b at 4k on 8/16 GPUs", "num_gpus", None),           # two powers of two: alternatives, not a date
+    ("lora qwen2.5-7b seq 2048/4096", "seq_len", None),
+    ("lora de qwen2.5-7b a 4k en 4 GPUs a las 9", "num_gpus", 4),       # the count still read beside an hour
+    ("lora qwen2.5-7b at 4k +2 GPUs", None, None),                      # one number after "+": a change, no phone
+])
+def test_near_forms_of_dates_and_hours_keep_their_settings(text, field, values, catalog):
+    result, said = _said(text, catalog)
+    if values is None:
+        assert result.intent == "clarify", (result.intent, said)  # two values or a change with no count: asked
+    else:
+        assert said.get(field) == values, (result.intent, said)
+
+
+# --- the machine a message leaves is no GPU of this job -------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "the old L4 keeps running out of memory, so lora qwen2.5-7b at 4k please",
+    "our previous A100 box died; lora qwen2.5-7b at 4k",
+    "la L4 vieja se queda sin memoria, así que lora de qwen2.5-7b a 4k",
+])
+def test_the_old_card_is_not_this_jobs_gpu(text, catalog):
+    result, said = _said(text, catalog)
+    assert "gpu" not in said, (result.intent, said)
+
+
+def test_a_card_said_with_the_job_is_still_its_gpu(catalog):
+    for text in ("move from the old L4 to an H100: lora qwen2.5-7b at 4k", "de la L4 vieja a una H100: lora de qwen2.5-7b a 4k"):
+        result, said = _said(text, catalog)
+        assert said.get("gpu") == "h100-sxm", (text, result.intent, said)

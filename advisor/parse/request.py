@@ -113,7 +113,7 @@ _CHANGED_BETWEEN = re.compile(r"\s*(?:->|=>|to|a|hasta)\s*")
 # Where a sentence ends, for ``_Assembler._asides`` (a period, a colon, ... before a space; a line break; a
 # parenthesis either way), a catalog name's placeholder, and a word of prose (not a number's glued unit: "2nd").
 _ASIDE_END = re.compile(r"[.!?;:](?=\s|$)|[\n()]")
-_NAME_MARK = re.compile(r"§[MGRFU]\d+§")
+_NAME_MARK = re.compile(r"§[MGRF]\d+§")  # (a name we are unsure of, "llamame", is no name said)
 _ASIDE_WORD = re.compile(r"(?<![\w§])[a-z][a-z']*")
 # A setting's key before a colon and a value of words ("GPUs: a bunch of them", "tokens: a big chunk of the dump").
 _UNREAD_KEY = re.compile(r"(?<![\w§])([a-z]+)[ \t]*:[ \t]*(?=[a-z])([^\n.;:!?|()]*)")
@@ -201,6 +201,17 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
     result = _Assembler(scan, catalog, lang, previous, normalized).result()
     configs = {e.ref: e.config for e in outside if e.config is not None}
     return replace(result, configs=configs) if configs else result
+
+
+def _decimal(tok: Any, lang: str) -> bool:
+    """A number with a fraction and no unit ("61.3", "0,71"): no length, batch, rank or GPU count, what the "which
+    number?" question offers."""
+    if tok.scale or tok.unit or tok.spoken or not any(c in tok.text for c in ".,"):
+        return False
+    try:
+        return not float(slots.value_of(tok, "count", lang)).is_integer()
+    except (ValueError, OverflowError):
+        return False
 
 
 def _capitalized(text: str) -> frozenset[str]:
@@ -401,17 +412,19 @@ class _Assembler:
                for m in _UNREAD_KEY.finditer(text)):
             return  # "GPUs: a bunch of them", "tokens: a big chunk": a setting said, its value unread; asked about
         cuts = [0, *(m.end() for m in _ASIDE_END.finditer(text)), len(text) + 1]
-        said = {bisect.bisect_right(cuts, c.pos) - 1 for c in self.scan.claims}
+        said = {bisect.bisect_right(cuts, c.pos) - 1 for c in self.scan.claims if c.field != "unsure"}
         said |= {bisect.bisect_right(cuts, m.start()) - 1 for m in _NAME_MARK.finditer(text)}
         aside = []
         for tok in stray:
             seg = bisect.bisect_right(cuts, tok.start) - 1
-            if seg in said:
-                continue
             start, end = cuts[seg], cuts[seg + 1]
             found = _ASIDE_WORD.findall(text, start, end)
+            if seg in said and not (_decimal(tok, self.lang) and sum(len(w) > 1 for w in found) >= 2):
+                continue  # (a decimal in prose, "the eval went from 61.3 to 64.8 with the adapter", is no count we ask)
             if any(slots.setting_word(w) for w in found):
                 continue  # "r pinned at 32": the setting's word is there, its number joined in a way we do not read
+            if _CORRECTION.search(text, start, end) or _SWITCH.search(text, start, end):
+                continue  # "; perdón, 4096, no 2048": a correction of a value said before, asked about where unclear
             words = sum(len(w) > 1 for w in found)
             if words >= 2 or words == 1 and start and text[start - 1] == "(":
                 aside.append(tok)

@@ -857,6 +857,18 @@ _NO_ROOM = R(r"§([GR])(\d+)§\s*(?:is|are|'s|'re)\s+(?:full|booked|out(?:\s+of\
              r"|(?:esta|estan)\s+(?:llen[oa]s?|complet[oa]s?|agotad[oa]s?)|sin\s+cupo)\b")
 
 
+# The card a message leaves behind ("the old A10G box OOMed again, we're moving off it", "la A10G vieja se quedó sin
+# memoria", "our previous A100s"): the machine it had, not the one this job asks for (table5's convention, as a
+# previous run's GPUs are no value of this job)
+_OLD_CARD = R(r"\b(?:old|older|previous|former|legacy)\s+§G(\d+)§"
+              r"|§G(\d+)§\s+(?:viej[oa]s?|anterior(?:es)?|antigu[oa]s?)\b|\b(?:viej[oa]s?|antigu[oa]s?)\s+§G(\d+)§")
+
+
+def _old_card(scan: Scan, m: re.Match[str]) -> bool:
+    scan.excluded_gpus.add(int(m.group(1) or m.group(2) or m.group(3)))
+    return False  # (the words stay for the other rules)
+
+
 def _no_room(scan: Scan, m: re.Match[str]) -> None:
     kind, index = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
     (scan.excluded_gpus if kind == "G" else scan.excluded_regions).add(int(index))
@@ -1311,7 +1323,7 @@ WORD_RULES = [
     (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_GPU_BLOCK_COUNT, _gpu_block_count), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible),
     (_SMI_LINE, _smi_line), (_SMI_UUID, lambda scan, m: None), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_RAY_RESOURCES, lambda scan, m: None),
-    (_INSTEAD, _instead), (_NOT_REGION, _instead), (_DROPPED, _instead), (_QUOTA, _quota), (_NO_ROOM, _no_room),
+    (_INSTEAD, _instead), (_NOT_REGION, _instead), (_DROPPED, _instead), (_QUOTA, _quota), (_NO_ROOM, _no_room), (_OLD_CARD, _old_card),
     (_ADAM_MODS, _adam_mods), (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
     (_SGD, _claim("optimizer", "sgd")), (_OTHER_OPT, _other_opt),
     (_SPLIT_PRECISION, _split_precision), (_FP32_STATES, lambda scan, m: None),
