@@ -122,3 +122,44 @@ def test_a_card_said_with_the_job_is_still_its_gpu(catalog):
     for text in ("move from the old L4 to an H100: lora qwen2.5-7b at 4k", "de la L4 vieja a una H100: lora de qwen2.5-7b a 4k"):
         result, said = _said(text, catalog)
         assert said.get("gpu") == "h100-sxm", (text, result.intent, said)
+
+
+# --- a quota's count is no GPU count of this job -----------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "we have an allocation of 32 GPUs this quarter; lora qwen2.5-7b at 4k",
+    "the quota is 24 cards in Oregon, but lora qwen2.5-7b at 4k on whatever fits",
+    "nos dieron cuota de 32 GPUs este trimestre; lora de qwen2.5-7b a 4k",
+    "la asignación es de 24 tarjetas, pero lora de qwen2.5-7b a 4k con lo que quepa",
+])
+def test_a_quotas_count_is_not_the_jobs(text, catalog):
+    result, said = _said(text, catalog)
+    assert "num_gpus" not in said and said.get("seq_len") == 4096, (result.intent, said)
+
+
+def test_a_count_for_the_job_beside_a_quota_is_read(catalog):
+    for text in ("lora qwen2.5-7b at 4k on 4 GPUs, our quota is 16", "lora de qwen2.5-7b a 4k en 4 GPUs, la cuota es de 16"):
+        result, said = _said(text, catalog)
+        assert said.get("num_gpus") == 4, (text, result.intent, said)
+
+
+# --- "N tokens context" is a length, however large -----------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "qlora qwen2.5-7b with 3 million tokens of context",
+    "qlora qwen2.5-7b, 2M tokens context window",
+    "qlora de qwen2.5-7b con 3 millones de tokens de contexto",
+])
+def test_a_huge_count_of_tokens_of_context_is_a_length_beyond_the_limit(text, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "clarify" and result.clarify_code == "limit" and "dataset_tokens" not in said, (result.intent, said)
+
+
+@pytest.mark.parametrize("text,tokens,seq", [
+    ("qlora qwen2.5-7b, 30M tokens, context max 4096", 30_000_000, 4096),     # the context has its own number
+    ("qlora de qwen2.5-7b, 30M tokens contexto máximo 4096", 30_000_000, 4096),
+    ("qlora qwen2.5-7b, 8192 tokens of context", None, 8192),
+])
+def test_tokens_beside_a_context_with_its_own_number_stay_the_dataset(text, tokens, seq, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("dataset_tokens") == tokens and said.get("seq_len") == seq, (result.intent, said)

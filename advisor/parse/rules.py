@@ -845,6 +845,13 @@ _QUOTA = R(r"§G(\d+)§\s*(?:quota|allocation|reservation)s?\b(?:\s*\((?:we\s+ha
            r"(?:\s*\((?:we\s+have|tenemos)\s+\d+\))?")
 
 
+# A count said as a quota's ("our quota is 16 GPUs", "tenemos cuota de 16 GPUs", "an allocation of 32 cards", "16 GPUs
+# of quota"): what the team may use, not what this job asks for; read and left alone (the convention's quota)
+_QUOTA_COUNT = R(r"\b(?:quota|cuota|allocation|asignacion|cupo)\s+(?:(?:is|es|of|de|was|era)\s+|:\s*)*(?:(?:an?|the|una?)\s+)?"
+                 r"\d+\s*(?:x\s*)?(?:gpus?|cards?|tarjetas?|graficas?)?"
+                 r"|\b\d+\s*(?:gpus?|cards?|tarjetas?|graficas?)\s+(?:of|de)\s+(?:quota|cuota|allocation|asignacion|cupo)\b")
+
+
 def _quota(scan: Scan, m: re.Match[str]) -> None:
     scan.excluded_gpus.add(int(m.group(1) or m.group(2)))
 
@@ -1323,7 +1330,7 @@ WORD_RULES = [
     (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_GPU_BLOCK_COUNT, _gpu_block_count), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible),
     (_SMI_LINE, _smi_line), (_SMI_UUID, lambda scan, m: None), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_RAY_RESOURCES, lambda scan, m: None),
-    (_INSTEAD, _instead), (_NOT_REGION, _instead), (_DROPPED, _instead), (_QUOTA, _quota), (_NO_ROOM, _no_room), (_OLD_CARD, _old_card),
+    (_INSTEAD, _instead), (_NOT_REGION, _instead), (_DROPPED, _instead), (_QUOTA, _quota), (_QUOTA_COUNT, lambda scan, m: None), (_NO_ROOM, _no_room), (_OLD_CARD, _old_card),
     (_ADAM_MODS, _adam_mods), (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
     (_SGD, _claim("optimizer", "sgd")), (_OTHER_OPT, _other_opt),
     (_SPLIT_PRECISION, _split_precision), (_FP32_STATES, lambda scan, m: None),
