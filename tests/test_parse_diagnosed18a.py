@@ -163,3 +163,25 @@ def test_a_huge_count_of_tokens_of_context_is_a_length_beyond_the_limit(text, ca
 def test_tokens_beside_a_context_with_its_own_number_stay_the_dataset(text, tokens, seq, catalog):
     result, said = _said(text, catalog)
     assert said.get("dataset_tokens") == tokens and said.get("seq_len") == seq, (result.intent, said)
+
+
+# --- a piece of the data with no size is a stated dataset nobody can read ---------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "lora qwen2.5-7b at 4k on a subset of the corpus",
+    "lora qwen2.5-7b at 4k over a small slice of our training data",
+    "lora de qwen2.5-7b a 4k con un trozo del dataset",
+    "lora de qwen2.5-7b a 4k sobre un subconjunto de nuestros datos",
+])
+def test_a_piece_of_the_data_is_asked_about(text, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "clarify" and result.clarify_code == "unreadable", (result.intent, said)
+
+
+@pytest.mark.parametrize("text,tokens", [
+    ("lora qwen2.5-7b at 4k on a 20M-token subset of the corpus", 20_000_000),
+    ("lora de qwen2.5-7b a 4k con un trozo del dataset de 20M tokens", 20_000_000),
+])
+def test_a_piece_of_the_data_with_its_size_is_that_size(text, tokens, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("dataset_tokens") == tokens, (result.intent, said)
