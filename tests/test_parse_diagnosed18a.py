@@ -185,3 +185,27 @@ def test_a_piece_of_the_data_is_asked_about(text, catalog):
 def test_a_piece_of_the_data_with_its_size_is_that_size(text, tokens, catalog):
     result, said = _said(text, catalog)
     assert said.get("dataset_tokens") == tokens, (result.intent, said)
+
+
+# --- "N more <card>" changes the thread's count, as "N more GPUs" does -------------------------------------------
+
+_THREAD = {"method": "qlora", "model": "llama-3.3-70b", "seq_len": 8192, "num_gpus": 2, "gpu": "h100-sxm"}
+
+
+@pytest.mark.parametrize("text,total", [
+    ("throw in three more H100s", 5),
+    ("one fewer H100 then", 1),
+    ("sumale dos H100 más", 4),
+    ("con tres H100 más", 5),
+])
+def test_more_of_the_threads_card_changes_its_count(text, total, catalog):
+    from advisor.spec import SpecRequest
+    result, said = _said(text, catalog, previous=SpecRequest(**_THREAD))
+    assert result.intent == "followup" and result.request.num_gpus == total, (result.intent, said)
+
+
+def test_cheaper_cards_are_no_change_of_count(catalog):
+    from advisor.spec import SpecRequest
+    for text in ("dos H100 más baratas", "two H100s, more or less"):
+        result, said = _said(text, catalog, previous=SpecRequest(**_THREAD))
+        assert result.request.num_gpus == 2, (text, result.intent, said)

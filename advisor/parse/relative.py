@@ -92,25 +92,27 @@ _COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, 
                 "a": 1, "an": 1, "un": 1, "una": 1, "uno": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6,
                 "siete": 7, "ocho": 8, "diez": 10}
 _INC_N = r"(\d{1,4}|an|a|one|two|three|four|five|six|seven|eight|ten|uno|una|un|dos|tres|cuatro|cinco|seis|siete|ocho|diez)"
-_INC_FIELDS = {"num_gpus": r"gpus?|cards?|tarjetas?|graficas?|devices?|dispositivos?",
+# (a card's name is a count of that card: "two more H100s", "dos H100 más", "agregale dos H100 más")
+_INC_FIELDS = {"num_gpus": r"gpus?|cards?|tarjetas?|graficas?|devices?|dispositivos?|§G\d+§",
                "epochs": r"epochs?|epocas?|passes|pasadas?"}
 _INC_FIELD = "(" + "|".join(_INC_FIELDS.values()) + ")"
 _MORE = r"(?:more|extra|additional|mas|adicionales?|de\s+mas)"
+_END = r"(?:\b|(?<=§))"  # the field's end: a word's, or a card's placeholder's
 _FEWER = r"(?:fewer|less|menos)"
 # a signed number before the field ("+2 GPUs", "-1 gpu", "+1 epoch"): the sign touches its number (a
 # dash before a space is a bullet or an aside: "- 4 passes over the data")
 INCREMENT_SIGN = R(
-    r"(?<![\w.+-])(?P<sign>[+-])(?P<n1>\d{1,4})\s+(?:" + _MORE + r"\s+)?" + _INC_FIELD.replace("(", "(?P<f1>", 1) + r"\b")
+    r"(?<![\w.+-])(?P<sign>[+-])(?P<n1>\d{1,4})\s+(?:" + _MORE + r"\s+)?" + _INC_FIELD.replace("(", "(?P<f1>", 1) + _END)
 INCREMENT = R(
     # "2 more GPUs", "two fewer cards"
-    r"\b(?P<n2>" + _INC_N[1:-1] + r")\s+(?P<d2>" + _MORE[3:-1] + "|" + _FEWER[3:-1] + r")\s+" + _INC_FIELD.replace("(", "(?P<f2>", 1) + r"\b"
+    r"\b(?P<n2>" + _INC_N[1:-1] + r")\s+(?P<d2>" + _MORE[3:-1] + "|" + _FEWER[3:-1] + r")\s+" + _INC_FIELD.replace("(", "(?P<f2>", 1) + _END +
     # "2 GPUs more", "dos GPUs más", "una GPU menos", "one epoch extra"
     # (the comparative runs to the clause's end: "dos GPUs más baratas" are two cheaper GPUs)
-    r"|\b(?P<n3>" + _INC_N[1:-1] + r")\s+" + _INC_FIELD.replace("(", "(?P<f3>", 1) + r"\s+(?P<d3>" + _MORE[3:-1] + "|" + _FEWER[3:-1] + r")\b"
+    r"|\b(?P<n3>" + _INC_N[1:-1] + r")\s+" + _INC_FIELD.replace("(", "(?P<f3>", 1) + r"\s*(?P<d3>" + _MORE[3:-1] + "|" + _FEWER[3:-1] + r")\b"
     r"(?=\s*(?:[^\w\s]|$|(?:and|y|then|entonces|please|por\s+favor|porfa|instead|en\s+vez)\b))"
     # "add 2 GPUs", "another 2 cards", "otras 2 GPUs", "añade 2 GPUs"; "remove 1 GPU", "quita una GPU"
-    r"|\b(?P<v4>add(?:\s+another)?|another|otr[oa]s?|anade|agrega|suma|anadir|agregar|sumar|remove|drop|quita|quitar|saca)\s+"
-    r"(?P<n4>" + _INC_N[1:-1] + r")\s+(?:" + _MORE + r"\s+)?" + _INC_FIELD.replace("(", "(?P<f4>", 1) + r"\b")
+    r"|\b(?P<v4>add(?:\s+another)?|another|otr[oa]s?|anade|agrega|suma|anadir|agregar|sumar|remove|drop|quita|quitar|saca)(?:le|les|me|nos)?\s+"
+    r"(?P<n4>" + _INC_N[1:-1] + r")\s+(?:" + _MORE + r"\s+)?" + _INC_FIELD.replace("(", "(?P<f4>", 1) + _END)
 
 
 # Literals every INCREMENT match contains (``scan.Scan.run_all`` skips the rule without them): a sign glued to
