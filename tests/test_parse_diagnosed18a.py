@@ -209,3 +209,33 @@ def test_cheaper_cards_are_no_change_of_count(catalog):
     for text in ("dos H100 más baratas", "two H100s, more or less"):
         result, said = _said(text, catalog, previous=SpecRequest(**_THREAD))
         assert result.request.num_gpus == 2, (text, result.intent, said)
+
+
+# --- intents said in other words: how to pick a GPU, what the bot needs, a reset after a dropped thought, the catalog
+
+@pytest.mark.parametrize("text,intent", [
+    ("how should we choose the hardware for training an LLM?", "faq"),
+    ("¿cómo escojo una tarjeta para entrenar un LLM?", "faq"),
+    ("what would the bot need to know to make an estimate?", "help"),
+    ("¿qué información necesitas para hacerme un presupuesto?", "help"),
+    ("which kind of commands do you take?", "help"),
+    ("¿qué clase de comandos entiendes?", "help"),
+    ("never mind, just reset", "reset"),
+    ("no importa, mejor reinicia", "reset"),
+    ("start the conversation over", "reset"),
+    ("empezar el chat de nuevo", "reset"),
+    ("*prices?*", "catalog"),
+    ("¿qué tarjetas se pueden rentar acá?", "catalog"),
+])
+def test_intents_said_in_other_words(text, intent, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == intent, (result.intent, result.clarify_code, said)
+
+
+def test_a_dropped_thought_before_a_value_is_a_correction_not_a_reset(catalog):
+    from advisor.spec import SpecRequest
+    thread = SpecRequest(method="qlora", model="llama-3.3-70b", seq_len=8192, num_gpus=2, gpu="h100-sxm")
+    for text in ("nvm, make it 8 GPUs", "nada, mejor 8 GPUs"):
+        result, said = _said(text, catalog, previous=thread)
+        assert result.intent == "followup" and result.request.model == "llama-3.3-70b" and said.get("num_gpus") == 8, (
+            text, result.intent, said)
