@@ -239,3 +239,21 @@ def test_a_dropped_thought_before_a_value_is_a_correction_not_a_reset(catalog):
         result, said = _said(text, catalog, previous=thread)
         assert result.intent == "followup" and result.request.model == "llama-3.3-70b" and said.get("num_gpus") == 8, (
             text, result.intent, said)
+
+
+# --- a throughput is no length nor dataset ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "last run did 2,900 tokens/sec, fyi. lora qwen2.5-7b at 4k",
+    "we hit 1.8k tok/s before; lora qwen2.5-7b at 4k",
+    "íbamos a 2.900 tokens por segundo; lora de qwen2.5-7b a 4k",
+])
+def test_a_throughput_is_no_setting(text, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate" and said.get("seq_len") == 4096 and "dataset_tokens" not in said, (result.intent, said)
+
+
+def test_tokens_per_sample_stay_a_length(catalog):
+    for text in ("lora qwen2.5-7b, 2048 tokens/sample", "lora de qwen2.5-7b, 2048 tokens por muestra"):
+        result, said = _said(text, catalog)
+        assert said.get("seq_len") == 2048, (text, result.intent, said)

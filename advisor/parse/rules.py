@@ -1283,6 +1283,11 @@ _PERIOD = r"(?:days?|weeks?|months?|years?|dias?|semanas?|mes(?:es)?|anos?)"
 _RATE = R(r"(?<![\w.,])\d[\d.,_]*\s*[km]?(?:[ \t]+[a-z]{2,}){0,3}[ \t]*(?:(?:per|a|an|each|every|al|a\s+la|por|cada)[ \t]+|/[ \t]*)"
           + _PERIOD + r"\b|(?<![\w.,])\d[\d.,_]*\s*[km]?[ \t]+(?:daily|weekly|monthly|diari[oa]s|semanales|mensuales)\b")
 
+# A throughput ("3,400 tokens/s", "1.2k tok/sec", "900 tokens per second", "3.400 tokens por segundo"): how fast a run
+# went, no length nor dataset of this job; read and left alone
+_THROUGHPUT = R(r"(?<![\w.,])\d[\d.,_]*\s*[km]?\s*(?:tokens?|toks?|samples?|muestras)\s*(?:/\s*(?:s|sec|seg|second|segundo)\b"
+                r"|(?:per|a|por|each|cada)\s+(?:sec(?:ond)?|segundo|seg)s?\b)")
+
 # "N of them" right after a count of people ("6 people, 2 of them ML", "8 engineers - 3 of them on call", "somos 5
 # personas, 2 de ellas de ML"): part of that group, never devices ("4 of them" counts GPUs after a card: slots' cue)
 _PEOPLE_PART = R(r"(?:(?<![\w.,])\d+\s+)?\b(?:people|persons|folks|engineers|devs|developers|members|researchers|users|interns|personas|gente"
@@ -1322,7 +1327,7 @@ _SHARE_UNDER = R(r"\b\d{1,3}(?:[.,]\d+)?\s*%\s+(?:of\s+(?:the\s+|our\s+)?|de\s+(
                  r"\s+\d[\d.,]*\s*k?(?:\s+tokens)?\b")
 
 WORD_RULES = [
-    (_INSTALL, lambda scan, m: None), (_SHARE_UNDER, lambda scan, m: None), (_DEVICE_COUNT, _device_count), (_MEETING_TIME, lambda scan, m: None), (_RATE, lambda scan, m: None), (_PEOPLE_PART, lambda scan, m: None),
+    (_INSTALL, lambda scan, m: None), (_SHARE_UNDER, lambda scan, m: None), (_DEVICE_COUNT, _device_count), (_MEETING_TIME, lambda scan, m: None), (_RATE, lambda scan, m: None), (_THROUGHPUT, lambda scan, m: None), (_PEOPLE_PART, lambda scan, m: None),
     # "twice as many GPUs": a relative change read against the thread (``relative.changes``), never a vague count
     (_AS_MANY, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
