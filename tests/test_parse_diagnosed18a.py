@@ -257,3 +257,21 @@ def test_tokens_per_sample_stay_a_length(catalog):
     for text in ("lora qwen2.5-7b, 2048 tokens/sample", "lora de qwen2.5-7b, 2048 tokens por muestra"):
         result, said = _said(text, catalog)
         assert said.get("seq_len") == 2048, (text, result.intent, said)
+
+
+# --- one more epoch where the thread never said how many: ask for the total, never add to the default ----------
+
+@pytest.mark.parametrize("text", ["let's do two more epochs", "+1 epoch please", "dale dos épocas más", "una época menos"])
+def test_an_epoch_change_with_no_count_in_the_thread_is_asked_about(text, catalog):
+    from advisor.spec import SpecRequest
+    thread = SpecRequest(method="lora", model="qwen2.5-7b", seq_len=4096)
+    result, said = _said(text, catalog, previous=thread)
+    assert result.intent == "clarify" and result.clarify_code == "relative" and "epochs" not in said, (result.intent, said)
+
+
+@pytest.mark.parametrize("text,total", [("let's do two more epochs", 5), ("dale dos épocas más", 5), ("una época menos", 2)])
+def test_an_epoch_change_adds_to_the_threads_count(text, total, catalog):
+    from advisor.spec import SpecRequest
+    thread = SpecRequest(method="lora", model="qwen2.5-7b", seq_len=4096, epochs=3)
+    result, said = _said(text, catalog, previous=thread)
+    assert result.intent == "followup" and result.request.epochs == total, (result.intent, said)
