@@ -275,3 +275,21 @@ def test_an_epoch_change_adds_to_the_threads_count(text, total, catalog):
     thread = SpecRequest(method="lora", model="qwen2.5-7b", seq_len=4096, epochs=3)
     result, said = _said(text, catalog, previous=thread)
     assert result.intent == "followup" and result.request.epochs == total, (result.intent, said)
+
+
+# --- a correction that names only a memory size names that variant of the same card ----------------------------
+
+@pytest.mark.parametrize("text", [
+    "qlora qwen2.5-7b at 4k on an A100 80GB... wait, the 40GB one",
+    "qlora de qwen2.5-7b a 4k en una A100 de 80GB, perdón, la de 40GB",
+])
+def test_a_memory_after_a_correction_is_the_cards_variant(text, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("gpu") == "a100-40gb", (result.intent, said)
+
+
+def test_a_memory_without_a_correction_changes_no_card(catalog):
+    for text in ("qlora qwen2.5-7b at 4k on an A100 40GB, the 80GB ones are booked",
+                 "qlora de qwen2.5-7b a 4k en una A100 de 40GB, las de 80GB están ocupadas"):
+        result, said = _said(text, catalog)
+        assert said.get("gpu") == "a100-40gb", (text, result.intent, said)

@@ -110,6 +110,9 @@ _CHANGED_BETWEEN = re.compile(r"\s*(?:->|=>|to|a|hasta)\s*")
 # A follow-up that is only a count a run is done with ("and with 4?", "¿y con 4?", "¿y si lo hacemos con cuatro?",
 # "and with 2 more?"): ``_Assembler._with_count``. At most one node's GPUs (8 on the HGX / DGX boxes the catalog
 # rents): a bigger bare number ("¿y con 64?") is as likely a rank or a batch, and is asked about.
+# A card's memory in its catalog id ("a100-40gb") and a memory said alone as the card ("the 80GB one", "la de 80GB")
+_MEMORY_IN_ID = re.compile(r"-(\d{2,3})gb$")
+_MEMORY_SAID = re.compile(r"\b(?:the|la|el|una?|one)\s+(?:de\s+|with\s+|con\s+)?(\d{2,3})\s*(?:gb|g)\b")
 # Where a sentence ends, for ``_Assembler._asides`` (a period, a colon, ... before a space; a line break; a
 # parenthesis either way), a catalog name's placeholder, and a word of prose (not a number's glued unit: "2nd").
 _ASIDE_END = re.compile(r"[.!?;:](?=\s|$)|[\n()]")
@@ -254,6 +257,7 @@ class _Assembler:
         self.gpus: list[str] = []
         self.conflicts: list[tuple[str, list[Any]]] = []  # (field, its values) said twice with no correction
         self.fields = self._settle()
+        self._memory_corrected()
         self._named_by_thread()
         self._quoted_from_thread()
         self._with_count()
@@ -319,6 +323,30 @@ class _Assembler:
             self._conflict("quant", values["quant"])
         self._examples(fields)
         return fields
+
+    def _memory_corrected(self) -> None:
+        """"on A100 40GB — correction, the 80GB one", "en A100 de 40GB — corrijo, la de 80GB": a correction that names
+        only a memory size names the same card with that memory (the catalog's variant of its id), not a card of its
+        own; the answer says which was taken. Only where the catalog has that variant."""
+        gpu = self.fields.get("gpu")
+        if not isinstance(gpu, str) or len(self.gpus) != 1 or not _MEMORY_IN_ID.search(gpu):
+            return
+        text = self.scan.marked
+        at = [m.end() for m in _NAME_MARK.finditer(text) if m.group(0).startswith("§G")]
+        if not at:
+            return
+        fix = _CORRECTION.search(text, at[-1])
+        said = _MEMORY_SAID.search(text, fix.end()) if fix else None
+        if said is None:
+            return
+        variant = _MEMORY_IN_ID.sub(f"-{said.group(1)}gb", gpu)
+        card = self.catalog.find_gpu(variant)
+        if variant == gpu or card is None or card.id != variant:
+            return
+        self.warnings.append(("parse.warn.corrected", {"field": t("parse.field.gpu", self.lang),
+                                                       "taken": card.display_name, "dropped": self._gpu_name(gpu)}))
+        self.fields["gpu"] = variant
+        self.gpus = [variant]
 
     def _named_by_thread(self) -> None:
         """"sorry, I meant 2048 not 4096", "perdón, quería decir 2048, no 4096" in a thread whose sequence length is
