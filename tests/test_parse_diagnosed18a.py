@@ -293,3 +293,26 @@ def test_a_memory_without_a_correction_changes_no_card(catalog):
                  "qlora de qwen2.5-7b a 4k en una A100 de 40GB, las de 80GB están ocupadas"):
         result, said = _said(text, catalog)
         assert said.get("gpu") == "a100-40gb", (text, result.intent, said)
+
+
+# --- "one or two H100s", "a 4090 or two": two counts, a question back, never the larger one -----------------------
+
+@pytest.mark.parametrize("text", [
+    "lora qwen2.5-7b at 4k on one or two L40S",
+    "lora qwen2.5-7b at 4k, an L40S or two",
+    "lora de qwen2.5-7b a 4k en una o dos L40S",
+    "lora de qwen2.5-7b a 4k, una L40S o dos",
+])
+def test_one_or_two_cards_is_asked_about(text, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "clarify" and "num_gpus" not in said and said.get("gpu") == "l40s", (result.intent, said)
+
+
+@pytest.mark.parametrize("text,intent", [
+    ("lora qwen2.5-7b at 4k on an L40S or an A100", "compare"),
+    ("lora de qwen2.5-7b a 4k en una L40S o una A100", "compare"),
+    ("lora qwen2.5-7b at 4k on two L40S", "estimate"),
+])
+def test_a_card_or_another_card_is_no_count(text, intent, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == intent and said.get("num_gpus") in (None, 2), (result.intent, said)

@@ -805,6 +805,7 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
         out.stray += [b.tok for b in weak]
         out.stray.sort(key=lambda t: t.start)
     _alternatives(toks, out, lang)
+    _counts_or_counts(toks, out, lang)
     _replaced(toks, out, lang)
     if out.stray:
         _withdrawn_repeats(toks, out, lang)
@@ -859,6 +860,32 @@ def _alternatives(toks: list[Tok], out: Slots, lang: str) -> None:
             break
         else:
             _hedged(toks, ti, tok, bound, out, lang)
+
+
+def _counts_or_counts(toks: list[Tok], out: Slots, lang: str) -> None:
+    """A count said in words or with an article, joined by "or" to a GPU count: "one or two H100s", "una o dos 4090",
+    "on a 4090 or two", "en una H100 o dos". The user has not chosen: both are claimed, and two values for the GPU
+    count are a question back, never the larger one alone. ("a" counts one only here, beside the other count.)"""
+    bound = {id(b.tok) for b in out.bindings}
+    for b in [b for b in out.bindings if b.slot == "gpus"]:
+        j = next((k for k, t in enumerate(toks) if t is b.tok), None)
+        if j is None or j < 2 or not (toks[j - 1].kind == "word" and toks[j - 1].text in _OR):
+            continue
+        first = toks[j - 2]
+        if first.kind == "num" and id(first) not in bound and (first.article or first.spoken):
+            value = 1.0 if first.article else value_of(first, "count", lang)
+            out.bindings.append(Binding("gpus", first, value, first.start, b.cue, b.cue_pos))
+            bound.add(id(first))
+    for j in range(2, len(toks) - 1):  # "a §G0§ or two": the article before the card, the count after "or"
+        card, join, second, first = toks[j - 1], toks[j], toks[j + 1], toks[j - 2]
+        if not (card.kind == "name" and card.text.startswith("§G") and join.kind == "word" and join.text in _OR
+                and second.kind == "num" and second.spoken and not second.article and id(second) not in bound
+                and first.kind == "num" and (first.article or first.spoken) and id(first) not in bound):
+            continue
+        for tok in (first, second):
+            value = 1.0 if tok.article else value_of(tok, "count", lang)
+            out.bindings.append(Binding("gpus", tok, value, tok.start, None))
+            bound.add(id(tok))
 
 
 # A second value after a hedge or a correction, with no cue of its own: "4 GPUs, maybe 8", "rank 16, quizás 32", "seq
