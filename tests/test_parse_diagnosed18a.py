@@ -316,3 +316,21 @@ def test_one_or_two_cards_is_asked_about(text, catalog):
 def test_a_card_or_another_card_is_no_count(text, intent, catalog):
     result, said = _said(text, catalog)
     assert result.intent == intent and said.get("num_gpus") in (None, 2), (result.intent, said)
+
+
+# --- "what I can train on an X": the subject before its verb is still the can-I-GPU question ---------------------
+
+@pytest.mark.parametrize("text", [
+    "the largest model we could fine-tune on an L40S?",
+    "what's the biggest thing one can train on a 4090?",
+    "¿cuál es el modelo más grande que podemos afinar en una L40S?",
+])
+def test_what_i_can_train_on_a_card_is_the_faq(text, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "faq" and result.faq == "can_i_gpu", (result.intent, result.clarify_code, said)
+
+
+def test_a_named_job_with_can_we_run_is_an_estimate(catalog):
+    for text in ("lora llama-3.1-8b at 4k, can we run it on an H200?", "lora de llama-3.1-8b a 4k, ¿podemos correrlo en una H200?"):
+        result, said = _said(text, catalog)
+        assert result.intent == "estimate" and said.get("gpu") == "h200", (text, result.intent, said)

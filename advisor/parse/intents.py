@@ -126,7 +126,10 @@ CAN_I = R(r"\b(?:can\s+(?:i|we|you|one)|could\s+(?:i|we)|is\s+it\s+possible|poss
           r"|\b(?:would|will|does|do)\s+(?:an?\s+|the\s+|one\s+|a\s+single\s+)?§G\d+§\s+(?:work|do|cut\s+it|suffice|be\s+(?:enough|ok|fine))\b"
           r"|\b(?:es|son|seria|serian)\s+(?:una?\s+|la\s+|el\s+)?(?:§G\d+§\s+)?(?:util(?:es)?|viables?|adecuad[oa]s?|suficientes?)\b"
           r"|\baguanta\w*\b"
-          r"|\bcan\s+(?:an?\s+|the\s+|one\s+|a\s+single\s+)?§G\d+§\s+(?:train|fine[\s-]*tune|finetune|run|handle|fit|do)\b")
+          r"|\bcan\s+(?:an?\s+|the\s+|one\s+|a\s+single\s+)?§G\d+§\s+(?:train|fine[\s-]*tune|finetune|run|handle|fit|do)\b"
+          # the subject before its verb, in a relative clause: "the biggest model I can train on an H200", "what we could
+          # fine-tune on an L4"
+          r"|\b(?:i|we|one|you)\s+(?:can|could)\s+(?:realistically\s+|actually\s+)?(?:train|fine[\s-]*tune|finetune|tune|run|fit)\b")
 GENERIC_LLM = R(r"\b(?:an?\s+|un\s+|una\s+)?(?:llms?|large\s+language\s+models?|language\s+models?|models?|modelos?(?:\s+de\s+lenguaje)?)\b")
 COMPARE_JOIN = R(r"§G(\d+)§s?\s*(?:,|or|vs\.?|versus|o|u|/|against|contra)\s*(?:(?:on|in|with|en|con|sobre)\s+)?"
                  r"(?:an?\s+|the\s+|una?\s+|la\s+|el\s+|las\s+|los\s+)?"
