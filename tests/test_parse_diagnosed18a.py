@@ -334,3 +334,27 @@ def test_a_named_job_with_can_we_run_is_an_estimate(catalog):
     for text in ("lora llama-3.1-8b at 4k, can we run it on an H200?", "lora de llama-3.1-8b a 4k, ¿podemos correrlo en una H200?"):
         result, said = _said(text, catalog)
         assert result.intent == "estimate" and said.get("gpu") == "h200", (text, result.intent, said)
+
+
+# --- "4x the batch", "el lote por 4": the number is the factor, not the value -------------------------------------
+
+_BATCH_THREAD = {"method": "full", "model": "qwen2.5-1.5b", "seq_len": 4096, "micro_batch": 4, "num_gpus": 2}
+
+
+@pytest.mark.parametrize("text,batch", [
+    ("3x the batch", 12),
+    ("ok, 2x the micro batch then", 8),
+    ("el micro-lote por 3", 12),
+    ("el lote por dos", 8),
+])
+def test_a_factor_said_as_a_number_multiplies_the_threads_value(text, batch, catalog):
+    from advisor.spec import SpecRequest
+    result, said = _said(text, catalog, previous=SpecRequest(**_BATCH_THREAD))
+    assert result.intent == "followup" and result.request.micro_batch == batch, (result.intent, said)
+
+
+@pytest.mark.parametrize("text,batch", [("batch 3", 3), ("lote 3", 3), ("el lote por dispositivo 3", 3)])
+def test_a_batch_said_outright_is_that_batch(text, batch, catalog):
+    from advisor.spec import SpecRequest
+    result, said = _said(text, catalog, previous=SpecRequest(**_BATCH_THREAD))
+    assert result.request.micro_batch == batch, (result.intent, said)

@@ -33,13 +33,26 @@ _FIELDS = {
 }
 _FIELD_WORDS = "|".join(f"(?P<{name}>{words})" for name, words in _FIELDS.items())
 _ART = r"(?:(?:the|our|el|la|los|las|del|de\s+la|de\s+los|my|mi|el\s+numero\s+de|number\s+of|the\s+number\s+of)\s+)*"
+# a factor said as a number: "4x the batch", "3 times the context", "el lote por 4", "the batch times 3" (the number
+# is the factor, not the value: ``MULTIPLIED`` tells the caller to drop the value the slots read from it)
+_TIMES_N = r"(?:[2-9]|two|three|four|dos|tres|cuatro)"
 RELATIVE = R(r"\b" + _FACTORS + r"\s+" + _ART + r"(?:" + _FIELD_WORDS + r")\b"
-             r"|\b(?:" + _FIELD_WORDS.replace("?P<", "?P<after_") + r")\s+(?:x\s*2|2x|times\s+two|por\s+dos|(?:al|a\s+el)\s+doble"
-             r"|(?:a\s+la\s+)?mitad|in\s+half|doubled|halved)\b")
+             r"|\b(?:" + _FIELD_WORDS.replace("?P<", "?P<after_") + r")\s+(?:x\s*2|2x|(?:al|a\s+el)\s+doble"
+             r"|(?:a\s+la\s+)?mitad|in\s+half|doubled|halved)\b"
+             r"|\b(?P<times_n>[2-9])\s*x\s+(?:the|el|la|our|my)\s+(?:" + _FIELD_WORDS.replace("?P<", "?P<times_") + r")\b"
+             r"|\b(?:" + _FIELD_WORDS.replace("?P<", "?P<by_") + r")\s+(?:por|times)\s+(?P<by_n>" + _TIMES_N + r")\b"
+             r"(?!\s*(?:gpus?|cards?|devices?|dispositivos?|tarjetas?|graficas?|§G))")
 _INTEGER = {"seq_len", "micro_batch", "num_gpus", "lora_rank", "dataset_tokens"}
 
 
+_N_WORDS = {"two": 2, "three": 3, "four": 4, "dos": 2, "tres": 3, "cuatro": 4}
+
+
 def _factor(word: str) -> float:
+    said = re.search(r"\b(?:por|times)\s+(\w+)\s*$|^([2-9])\s*x\b", word)
+    if said:
+        n = said.group(1) or said.group(2)
+        return float(n) if n.isdigit() else float(_N_WORDS.get(n, 2))
     if re.match(r"tripl|thrice|three", word):
         return 3.0
     if re.search(r"half|halv|mitad|divide", word):
@@ -47,12 +60,26 @@ def _factor(word: str) -> float:
     return 2.0
 
 
+def _field_of(group: str) -> str:
+    return group.removeprefix("after_").removeprefix("times_").removeprefix("by_")
+
+
+def multiplied(text: str) -> set[str]:
+    """Fields a number multiplies in ``text`` ("4x the batch", "el lote por 4"): the number read beside them is the
+    factor, not a value of the field."""
+    out = set()
+    for m in RELATIVE.finditer(text):
+        if m.group("times_n") or m.group("by_n"):
+            out |= {_field_of(k) for k, v in m.groupdict().items() if v and _field_of(k) in _FIELDS}
+    return out
+
+
 def changes(text: str, previous: SpecRequest) -> dict[str, Any]:
     """Field -> new value for each relative change in ``text`` (normalized) against ``previous``."""
     out: dict[str, Any] = {}
     for m in RELATIVE.finditer(text):
         groups = {k: v for k, v in m.groupdict().items() if v}
-        name = next((k.removeprefix("after_") for k in groups if k.removeprefix("after_") in _FIELDS), None)
+        name = next((_field_of(k) for k in groups if _field_of(k) in _FIELDS), None)
         if name is None:
             continue
         factor = _factor(m.group(1) or m.group(0))
@@ -75,7 +102,7 @@ def unscaled(text: str, previous: SpecRequest) -> dict[str, float]:
     out: dict[str, float] = {}
     for m in RELATIVE.finditer(text):
         groups = {k: v for k, v in m.groupdict().items() if v}
-        name = next((k.removeprefix("after_") for k in groups if k.removeprefix("after_") in _FIELDS), None)
+        name = next((_field_of(k) for k in groups if _field_of(k) in _FIELDS), None)
         if name in _NO_BASE and getattr(previous, name) is None:
             out[name] = _factor(m.group(1) or m.group(0))
     return out

@@ -781,6 +781,10 @@ class _Assembler:
             self.relative_unknown.extend(unscaled)
             self.relative_factors = unscaled
             return self._clarify_relative()
+        times = relative.multiplied(self.normalized)
+        if times:  # "el lote por 4": the 4 the slots read beside the batch is the factor, not the batch
+            self.delta = self.delta.model_copy(update={k: None for k in times})
+            self.scan.stray = []
         scaled = {k: v for k, v in relative.changes(self.normalized, self.previous).items()
                   if getattr(self.delta, k) is None}
         if scaled:  # "double the context": a change like "seq 16384", checked against the spec's bounds
