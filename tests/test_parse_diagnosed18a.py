@@ -358,3 +358,22 @@ def test_a_batch_said_outright_is_that_batch(text, batch, catalog):
     from advisor.spec import SpecRequest
     result, said = _said(text, catalog, previous=SpecRequest(**_BATCH_THREAD))
     assert result.request.micro_batch == batch, (result.intent, said)
+
+
+# --- a sentence the user dismisses says no value of this job ------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "we've got 6 spare GPUs right now but that doesn't matter: lora qwen2.5-7b at 4k",
+    "the old box had 4 A10G cards, irrelevant I know. lora qwen2.5-7b at 4k",
+    "ahora mismo hay 6 GPUs libres pero eso no importa: lora de qwen2.5-7b a 4k",
+    "la máquina tenía 4 tarjetas A10G, da igual. lora de qwen2.5-7b a 4k",
+])
+def test_a_dismissed_sentence_states_no_value(text, catalog):
+    result, said = _said(text, catalog)
+    assert "num_gpus" not in said and "gpu" not in said and said.get("seq_len") == 4096, (result.intent, said)
+
+
+def test_the_request_itself_is_never_dismissed(catalog):
+    for text in ("lora qwen2.5-7b at 4k on 4 GPUs, that doesn't matter much", "lora de qwen2.5-7b a 4k en 4 GPUs, da igual"):
+        result, said = _said(text, catalog)
+        assert said.get("num_gpus") == 4 and said.get("model") == "qwen2.5-7b", (text, result.intent, said)

@@ -110,6 +110,12 @@ _CHANGED_BETWEEN = re.compile(r"\s*(?:->|=>|to|a|hasta)\s*")
 # A follow-up that is only a count a run is done with ("and with 4?", "¿y con 4?", "¿y si lo hacemos con cuatro?",
 # "and with 2 more?"): ``_Assembler._with_count``. At most one node's GPUs (8 on the HGX / DGX boxes the catalog
 # rents): a bigger bare number ("¿y con 64?") is as likely a rank or a batch, and is asked about.
+# The end of a sentence the user dismisses: "... but that doesn't matter", "..., irrelevant I know", "... pero eso no
+# importa", "..., da igual", "..., no viene al caso" (what it said is no value of this job)
+_DISMISSED = re.compile(r"(?:,\s*|\s+)(?:but\s+|pero\s+)?(?:that|this|eso|esto)\s+(?:doesn'?t|does\s+not|no)\s+"
+                        r"(?:matter|importa|viene\s+al\s+caso)\b"
+                        r"|,\s*(?:(?:totally\s+|completely\s+)?irrelevant(?:\s+i\s+know)?|da\s+igual|no\s+importa"
+                        r"|no\s+viene\s+al\s+caso)\s*(?=[.:;!?\n]|$)")
 # A card's memory in its catalog id ("a100-40gb") and a memory said alone as the card ("the 80GB one", "la de 80GB")
 _MEMORY_IN_ID = re.compile(r"-(\d{2,3})gb$")
 _MEMORY_SAID = re.compile(r"\b(?:the|la|el|una?|one)\s+(?:de\s+|with\s+|con\s+)?(\d{2,3})\s*(?:gb|g)\b")
@@ -256,6 +262,7 @@ class _Assembler:
         self.family_size: NameMatch | None = None  # a family at a size the catalog lacks: asked about
         self.gpus: list[str] = []
         self.conflicts: list[tuple[str, list[Any]]] = []  # (field, its values) said twice with no correction
+        self._dismissed()
         self.fields = self._settle()
         self._memory_corrected()
         self._named_by_thread()
@@ -323,6 +330,23 @@ class _Assembler:
             self._conflict("quant", values["quant"])
         self._examples(fields)
         return fields
+
+    def _dismissed(self) -> None:
+        """A sentence the user dismisses as it ends ("we have 3 free cards but that doesn't matter:", "tenemos 3
+        tarjetas libres pero eso no importa:", "the node has 2x 400Gb NICs, irrelevant I know.", "99,2 % de
+        disponibilidad, da igual."): what it says is no value of this job; its claims are dropped."""
+        text = self.scan.marked
+        found = list(_DISMISSED.finditer(text))
+        if not found:
+            return
+        cuts = [0, *(m.end() for m in _ASIDE_END.finditer(text))]
+        spans = []
+        for m in found:
+            start = cuts[bisect.bisect_right(cuts, m.start()) - 1]
+            if not any(start <= c.pos < m.start() and c.field in ("model", "method", "params_b") for c in self.scan.claims):
+                spans.append((start, m.start()))  # (the request's own sentence is never dismissed whole)
+        self.scan.claims = [c for c in self.scan.claims if not any(a <= c.pos < b for a, b in spans)]
+        self.scan.stray = [tok for tok in self.scan.stray if not any(a <= tok.start < b for a, b in spans)]
 
     def _memory_corrected(self) -> None:
         """"on A100 40GB — correction, the 80GB one", "en A100 de 40GB — corrijo, la de 80GB": a correction that names
