@@ -181,9 +181,40 @@ class Correction:
     end: int
 
 
+# A word right before a number ("ranl 16", "epoches: 2"): the number says the word is a setting's key.
+_NUMBER_NEXT = re.compile(r"[ \t]*[:=]?[ \t]*\d")
+
+
+def _keyed(word: str, text: str, end: int, keys: frozenset[str]) -> Match | None:
+    """A typo of a setting's key before its number: one edit of any kind from exactly one key (of one meaning), a
+    four-letter key too ("ranl 16", "reank 32" are "rank"; "epoches 2" is "epochs", not a plural of "epoch"), where
+    a word alone must be longer or a swap (``_closest``): the number beside it is what makes the key sure."""
+    if not keys or not _NUMBER_NEXT.match(text, end):
+        return None
+    near = tuple(sorted(k for k in keys if abs(len(k) - len(word)) <= 1 and k[0] == word[0] and damerau(word, k, 1) == 1
+                        and (len(k) >= 5 or len(word) > len(k) or is_swap(word, k) or _neighbour_key(word, k))))
+    return Match(word, near, 1) if near and _one_meaning(near) else None
+
+
+# A QWERTY keyboard's rows: a finger slips to a key beside the one it meant ("ranl" for "rank": l is beside k).
+_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+_NEIGHBOURS = {c: {r[j] for j in (i - 1, i + 1) if 0 <= j < len(r)} for r in _ROWS for i, c in enumerate(r)}
+
+
+def _neighbour_key(typed: str, word: str) -> bool:
+    """``typed`` is ``word`` with one letter replaced by the key beside it on a QWERTY row: the one substitution a
+    four-letter key is read through ("rack", "rant", "love" are words of their own, one key away from nothing)."""
+    if len(typed) != len(word):
+        return False
+    diff = [(a, b) for a, b in zip(typed, word) if a != b]
+    return len(diff) == 1 and diff[0][0] in _NEIGHBOURS.get(diff[0][1], ())
+
+
 def correct(text: str, vocabulary: frozenset[str] = METHOD_WORDS, known: frozenset[str] = KNOWN,
-            extra_known: frozenset[str] | set[str] = frozenset()) -> tuple[str, list[Correction]]:
-    """``text`` (normalized) with every sure typo of a vocabulary word replaced, and the corrections."""
+            extra_known: frozenset[str] | set[str] = frozenset(),
+            keys: frozenset[str] = frozenset()) -> tuple[str, list[Correction]]:
+    """``text`` (normalized) with every sure typo of a vocabulary word replaced, and the corrections. ``keys``:
+    settings' words a typo right before a number is read as (``_keyed``)."""
     safe = ascii_safe(text)  # the patterns' ASCII twins read such a text alike (``prefilter.ascii_safe``)
     # the protected spans are looked for only when a word would be corrected (rarely: the look tries every position of
     # a pasted config); ``closest`` is a pure function, so asking it first changes nothing but the time
@@ -194,9 +225,12 @@ def correct(text: str, vocabulary: frozenset[str] = METHOD_WORDS, known: frozens
     prev = 0
     for m in (ascii_twin(_WORD) if safe else _WORD).finditer(text):
         word = m.group()
-        if word in vocabulary or word in known or word in extra_known or _inflected(word, vocabulary):
+        if word in vocabulary or word in known or word in extra_known or word in keys:
             continue
-        found = closest(word, vocabulary, max_distance=1)
+        found = _keyed(word, text, m.end(), keys)
+        if found is None and _inflected(word, vocabulary):
+            continue
+        found = found or closest(word, vocabulary, max_distance=1)
         if found is None or found.distance != 1 or not _one_meaning(found.words):
             continue
         if protected is None:

@@ -24,10 +24,12 @@ R = Anchored
 
 # (after the slash command itself, "/finetune reset", and after a phrase that drops what was said, "scrap that, let's
 # start from scratch")
-RESET = R(r"^(?:/[a-z][\w-]*\s+)?(?:(?:scrap|scratch|forget|drop)\s+(?:that|this|it)[,.;!\s]+|olvida\s+(?:eso|esto)[,.;!\s]+)?"
+RESET = R(r"^(?:/[a-z][\w-]*\s+)?(?:(?:scrap|scratch|forget|drop)\s+(?:that|this|it)[,.;!\s]+|olvida\s+(?:eso|esto)[,.;!\s]+"
+          # a thought dropped before the command ("nvm, just reset", "nada, mejor reinicia")
+          r"|(?:nvm|never\s*mind|nada|no\s+importa|da\s+igual)[,.;!\s]+(?:just\s+|mejor\s+|solo\s+)?)?"
           r"(?:ok[, ]+|okay[, ]+|vale[, ]+|please[, ]+|por\s+favor[, ]+)?(?:let'?s\s+|vamos\s+a\s+)?(?:start\s+(?:over|again|afresh|from\s+scratch)"
           r"|reset|restart|new\s+(?:question|request|chat|estimate)|forget\s+(?:it|that|this|everything|all(?:\s+that)?)"
-          r"|clear(?:\s+(?:it|that|everything))?|scratch\s+that|never\s*mind|empe(?:zar|cemos|zamos|cemos)\s+de\s+nuevo"
+          r"|clear(?:\s+(?:it|that|everything))?|scratch\s+that|never\s*mind|start\s+(?:this|the)\s+(?:thread|conversation|chat)\s+(?:over|again|afresh)|empe(?:zar|cemos|zamos)\s+(?:este|el)\s+(?:hilo|chat)\s+de\s+(?:cero|nuevo)|empe(?:zar|cemos|zamos|cemos)\s+de\s+nuevo"
           r"|empe(?:zar|cemos|zamos)\s+de\s+cero|empieza\s+de\s+(?:nuevo|cero)|volver\s+a\s+empezar|vuelve\s+a\s+empezar|desde\s+cero|reinici\w*|borr\w*(?:\s+todo)?"
           r"|olvid\w*(?:\s+todo)?|nueva\s+(?:pregunta|consulta|estimacion)|otra\s+consulta"
           # a new job, the thread or what was said above dropped: "new job, ignore the above", "scrap this thread, new
@@ -42,7 +44,13 @@ HELP = R(r"^[?\s]+$|^(?:/[a-z][\w-]*\s+)?(?:help|ayuda|\?+|what\s+can\s+(?:you|t
          r"|hi|hello|hey|hola|buenas|buenos\s+dias|good\s+morning)\b"
          # the bot's commands and how to talk to it: "what commands does the bot understand?", "¿qué comandos entiende
          # el bot?", "how do I talk to you?", "need help with the bot", "necesito ayuda con el bot"
-         r"|\b(?:what|which)\s+commands\b|\b(?:que|cuales)\s+comandos\b|\bcommands?\s+(?:list|available)\b"
+         r"|\b(?:what|which)\s+(?:(?:kind|sort|type)s?\s+of\s+)?commands\b|\b(?:que|cuales)\s+(?:(?:tipo|clase)s?\s+de\s+)?comandos\b|"
+         # what the bot needs to answer: "what do you need from me to give an estimate?", "¿qué datos necesitas para
+         # darme una estimación?"
+         r"\bwhat\s+(?:do|does|would)\s+(?:you|the\s+bot|it)\s+need\s+(?:from\s+(?:me|us)\s+|to\s+know\s+)?(?:to|for)\s+"
+         r"(?:(?:give|make|do|get|produce)\s+(?:me\s+|us\s+)?)?(?:an?\s+)?(?:estimate|quote)\b"
+         r"|\bque\s+(?:datos|informacion|info|cosas)?\s*(?:necesitas|necesita|necesitais|hace\s+falta)\s+(?:saber\s+)?para\s+"
+         r"(?:(?:darme|darnos|dar|hacer|hacerme|sacar)\s+)?(?:una?\s+)?(?:estimacion|presupuesto|calculo)\b|\bcommands?\s+(?:list|available)\b"
          r"|\bhow\s+(?:do|can|should)\s+(?:i|we)\s+(?:talk|speak|write)\s+to\s+(?:you|the\s+bot|this\s+bot|it)\b"
          r"|\bcomo\s+(?:te\s+hablo|hablo\s+contigo|le\s+hablo\s+al\s+bot|te\s+escribo)\b"
          r"|\b(?:need|want|get)\s+(?:some\s+)?help\s+(?:with|using)\s+(?:the|this|your)\s+bot\b"
@@ -57,8 +65,8 @@ HELP = R(r"^[?\s]+$|^(?:/[a-z][\w-]*\s+)?(?:help|ayuda|\?+|what\s+can\s+(?:you|t
          r"|\bque\s+(?:preguntas|cosas|consultas)\s+(?:respondes|contestas|entiendes|atiendes|sabes\s+responder)\b")
 CATALOG = R(r"\b(?:which|what|list|show|que|cuales|cual|lista|muestra|muestrame|ensena\w*)\b[^?.!]{0,40}?\b(?:gpus?|cards?|tarjetas?"
             r"|graficas?|models|modelos|prices?|precios|catalog|catalogo)\b[^?.!]{0,40}?\b(?:have|offer|rent|available|do\s+you|are\s+there|"
-            r"know|support|tienen|teneis|ofrecen|alquilan|hay|disponibles?|conoces|soportas?|cost|cuestan|cuesta)\b"
-            r"|^(?:/[a-z][\w-]*\s+)?(?:list\s+)?(?:gpus?|prices?|precios|catalog|catalogo|models|modelos|lista\s+de\s+(?:gpus?|precios|modelos))\W*$"
+            r"know|support|tienen|teneis|ofrecen|alquilan|alquilar|rentar|hay|disponibles?|conoces|soportas?|cost|cuestan|cuesta)\b"
+            r"|^(?:/[a-z][\w-]*\s+)?(?:list\s+)?(?:gpus?|prices?|precios|catalog|catalogo|models|modelos|lista\s+de\s+(?:gpus?|precios|modelos))[\W_]*$"
             # the cards asked for with their prices: "list the gpus + hourly prices", "pásame la lista de gpus con precios"
             r"|\b(?:list|show(?:\s+me)?|give\s+me|send\s+me|pasame|dame|muestrame|ensename|mandame)\s+(?:the\s+|your\s+|la\s+|el\s+|las\s+|los\s+|tus\s+)?"
             r"(?:lista\s+de\s+|list\s+of\s+)?(?:gpus?|cards?|tarjetas?|graficas?)\b[^?.!]{0,30}?\b(?:prices?|precios|hourly|rates?)\b"
@@ -118,7 +126,10 @@ CAN_I = R(r"\b(?:can\s+(?:i|we|you|one)|could\s+(?:i|we)|is\s+it\s+possible|poss
           r"|\b(?:would|will|does|do)\s+(?:an?\s+|the\s+|one\s+|a\s+single\s+)?§G\d+§\s+(?:work|do|cut\s+it|suffice|be\s+(?:enough|ok|fine))\b"
           r"|\b(?:es|son|seria|serian)\s+(?:una?\s+|la\s+|el\s+)?(?:§G\d+§\s+)?(?:util(?:es)?|viables?|adecuad[oa]s?|suficientes?)\b"
           r"|\baguanta\w*\b"
-          r"|\bcan\s+(?:an?\s+|the\s+|one\s+|a\s+single\s+)?§G\d+§\s+(?:train|fine[\s-]*tune|finetune|run|handle|fit|do)\b")
+          r"|\bcan\s+(?:an?\s+|the\s+|one\s+|a\s+single\s+)?§G\d+§\s+(?:train|fine[\s-]*tune|finetune|run|handle|fit|do)\b"
+          # the subject before its verb, in a relative clause: "the biggest model I can train on an H200", "what we could
+          # fine-tune on an L4"
+          r"|\b(?:i|we|one|you)\s+(?:can|could)\s+(?:realistically\s+|actually\s+)?(?:train|fine[\s-]*tune|finetune|tune|run|fit)\b")
 GENERIC_LLM = R(r"\b(?:an?\s+|un\s+|una\s+)?(?:llms?|large\s+language\s+models?|language\s+models?|models?|modelos?(?:\s+de\s+lenguaje)?)\b")
 COMPARE_JOIN = R(r"§G(\d+)§s?\s*(?:,|or|vs\.?|versus|o|u|/|against|contra)\s*(?:(?:on|in|with|en|con|sobre)\s+)?"
                  r"(?:an?\s+|the\s+|una?\s+|la\s+|el\s+|las\s+|los\s+)?"
@@ -151,6 +162,11 @@ GPU_CHOICE = R(r"\b(?:which|what)\s+(?:(?:kind|sort|type)s?\s+of\s+)?(?:gpus?|ca
                # one?", "es la primera vez que alquilo GPUs para entrenar: ¿cómo elijo una?"
                r"|\b(?:gpus?|cards?)\b[^.!?]{0,40}?\b(?:train\w*|fine[\s-]*tun\w*|finetun\w*)\b[^.!?]{0,20}?\bhow\s+(?:do|should|can)\s+"
                r"(?:i|we)\s+(?:pick|choose|select)\b"
+               # "how do I pick a GPU for fine-tuning an LLM?", "¿cómo elijo una GPU para afinar un LLM?"
+               r"|\bhow\s+(?:do|should|can)\s+(?:i|we|you)\s+(?:pick|choose|select)\s+(?:an?\s+|the\s+)?(?:gpus?|cards?|hardware)\s+"
+               r"(?:for|to)\s+(?:train\w*|fine[\s-]*tun\w*|finetun\w*|sft)"
+               r"|\bcomo\s+(?:elijo|escojo|selecciono|elegimos|escogemos|elegir|escoger)\s+(?:una?\s+|la\s+)?(?:gpus?|tarjetas?|graficas?)"
+               r"\s+para\s+(?:entren\w*|afinar|ajust\w*)"
                r"|\b(?:gpus?|tarjetas?|graficas?)\b[^.!?]{0,40}?\b(?:entren\w*|afinar|ajust\w*)\b[^.!?]{0,20}?\bcomo\s+"
                r"(?:elijo|escojo|selecciono|elegimos|escogemos|elegir|escoger)\b")
 # Words of fine-tuning talk: a number in a message with none of them ("¿dónde está la sala 3?") is no setting asked about.

@@ -33,13 +33,26 @@ _FIELDS = {
 }
 _FIELD_WORDS = "|".join(f"(?P<{name}>{words})" for name, words in _FIELDS.items())
 _ART = r"(?:(?:the|our|el|la|los|las|del|de\s+la|de\s+los|my|mi|el\s+numero\s+de|number\s+of|the\s+number\s+of)\s+)*"
+# a factor said as a number: "4x the batch", "3 times the context", "el lote por 4", "the batch times 3" (the number
+# is the factor, not the value: ``MULTIPLIED`` tells the caller to drop the value the slots read from it)
+_TIMES_N = r"(?:[2-9]|two|three|four|dos|tres|cuatro)"
 RELATIVE = R(r"\b" + _FACTORS + r"\s+" + _ART + r"(?:" + _FIELD_WORDS + r")\b"
-             r"|\b(?:" + _FIELD_WORDS.replace("?P<", "?P<after_") + r")\s+(?:x\s*2|2x|times\s+two|por\s+dos|(?:al|a\s+el)\s+doble"
-             r"|(?:a\s+la\s+)?mitad|in\s+half|doubled|halved)\b")
+             r"|\b(?:" + _FIELD_WORDS.replace("?P<", "?P<after_") + r")\s+(?:x\s*2|2x|(?:al|a\s+el)\s+doble"
+             r"|(?:a\s+la\s+)?mitad|in\s+half|doubled|halved)\b"
+             r"|\b(?P<times_n>[2-9])\s*x\s+(?:the|el|la|our|my)\s+(?:" + _FIELD_WORDS.replace("?P<", "?P<times_") + r")\b"
+             r"|\b(?:" + _FIELD_WORDS.replace("?P<", "?P<by_") + r")\s+(?:por|times)\s+(?P<by_n>" + _TIMES_N + r")\b"
+             r"(?!\s*(?:gpus?|cards?|devices?|dispositivos?|tarjetas?|graficas?|§G))")
 _INTEGER = {"seq_len", "micro_batch", "num_gpus", "lora_rank", "dataset_tokens"}
 
 
+_N_WORDS = {"two": 2, "three": 3, "four": 4, "dos": 2, "tres": 3, "cuatro": 4}
+
+
 def _factor(word: str) -> float:
+    said = re.search(r"\b(?:por|times)\s+(\w+)\s*$|^([2-9])\s*x\b", word)
+    if said:
+        n = said.group(1) or said.group(2)
+        return float(n) if n.isdigit() else float(_N_WORDS.get(n, 2))
     if re.match(r"tripl|thrice|three", word):
         return 3.0
     if re.search(r"half|halv|mitad|divide", word):
@@ -47,12 +60,26 @@ def _factor(word: str) -> float:
     return 2.0
 
 
+def _field_of(group: str) -> str:
+    return group.removeprefix("after_").removeprefix("times_").removeprefix("by_")
+
+
+def multiplied(text: str) -> set[str]:
+    """Fields a number multiplies in ``text`` ("4x the batch", "el lote por 4"): the number read beside them is the
+    factor, not a value of the field."""
+    out = set()
+    for m in RELATIVE.finditer(text):
+        if m.group("times_n") or m.group("by_n"):
+            out |= {_field_of(k) for k, v in m.groupdict().items() if v and _field_of(k) in _FIELDS}
+    return out
+
+
 def changes(text: str, previous: SpecRequest) -> dict[str, Any]:
     """Field -> new value for each relative change in ``text`` (normalized) against ``previous``."""
     out: dict[str, Any] = {}
     for m in RELATIVE.finditer(text):
         groups = {k: v for k, v in m.groupdict().items() if v}
-        name = next((k.removeprefix("after_") for k in groups if k.removeprefix("after_") in _FIELDS), None)
+        name = next((_field_of(k) for k in groups if _field_of(k) in _FIELDS), None)
         if name is None:
             continue
         factor = _factor(m.group(1) or m.group(0))
@@ -75,7 +102,7 @@ def unscaled(text: str, previous: SpecRequest) -> dict[str, float]:
     out: dict[str, float] = {}
     for m in RELATIVE.finditer(text):
         groups = {k: v for k, v in m.groupdict().items() if v}
-        name = next((k.removeprefix("after_") for k in groups if k.removeprefix("after_") in _FIELDS), None)
+        name = next((_field_of(k) for k in groups if _field_of(k) in _FIELDS), None)
         if name in _NO_BASE and getattr(previous, name) is None:
             out[name] = _factor(m.group(1) or m.group(0))
     return out
@@ -92,25 +119,27 @@ _COUNT_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, 
                 "a": 1, "an": 1, "un": 1, "una": 1, "uno": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6,
                 "siete": 7, "ocho": 8, "diez": 10}
 _INC_N = r"(\d{1,4}|an|a|one|two|three|four|five|six|seven|eight|ten|uno|una|un|dos|tres|cuatro|cinco|seis|siete|ocho|diez)"
-_INC_FIELDS = {"num_gpus": r"gpus?|cards?|tarjetas?|graficas?|devices?|dispositivos?",
+# (a card's name is a count of that card: "two more H100s", "dos H100 más", "agregale dos H100 más")
+_INC_FIELDS = {"num_gpus": r"gpus?|cards?|tarjetas?|graficas?|devices?|dispositivos?|§G\d+§",
                "epochs": r"epochs?|epocas?|passes|pasadas?"}
 _INC_FIELD = "(" + "|".join(_INC_FIELDS.values()) + ")"
 _MORE = r"(?:more|extra|additional|mas|adicionales?|de\s+mas)"
+_END = r"(?:\b|(?<=§))"  # the field's end: a word's, or a card's placeholder's
 _FEWER = r"(?:fewer|less|menos)"
 # a signed number before the field ("+2 GPUs", "-1 gpu", "+1 epoch"): the sign touches its number (a
 # dash before a space is a bullet or an aside: "- 4 passes over the data")
 INCREMENT_SIGN = R(
-    r"(?<![\w.+-])(?P<sign>[+-])(?P<n1>\d{1,4})\s+(?:" + _MORE + r"\s+)?" + _INC_FIELD.replace("(", "(?P<f1>", 1) + r"\b")
+    r"(?<![\w.+-])(?P<sign>[+-])(?P<n1>\d{1,4})\s+(?:" + _MORE + r"\s+)?" + _INC_FIELD.replace("(", "(?P<f1>", 1) + _END)
 INCREMENT = R(
     # "2 more GPUs", "two fewer cards"
-    r"\b(?P<n2>" + _INC_N[1:-1] + r")\s+(?P<d2>" + _MORE[3:-1] + "|" + _FEWER[3:-1] + r")\s+" + _INC_FIELD.replace("(", "(?P<f2>", 1) + r"\b"
+    r"\b(?P<n2>" + _INC_N[1:-1] + r")\s+(?P<d2>" + _MORE[3:-1] + "|" + _FEWER[3:-1] + r")\s+" + _INC_FIELD.replace("(", "(?P<f2>", 1) + _END +
     # "2 GPUs more", "dos GPUs más", "una GPU menos", "one epoch extra"
     # (the comparative runs to the clause's end: "dos GPUs más baratas" are two cheaper GPUs)
-    r"|\b(?P<n3>" + _INC_N[1:-1] + r")\s+" + _INC_FIELD.replace("(", "(?P<f3>", 1) + r"\s+(?P<d3>" + _MORE[3:-1] + "|" + _FEWER[3:-1] + r")\b"
+    r"|\b(?P<n3>" + _INC_N[1:-1] + r")\s+" + _INC_FIELD.replace("(", "(?P<f3>", 1) + r"\s*(?P<d3>" + _MORE[3:-1] + "|" + _FEWER[3:-1] + r")\b"
     r"(?=\s*(?:[^\w\s]|$|(?:and|y|then|entonces|please|por\s+favor|porfa|instead|en\s+vez)\b))"
     # "add 2 GPUs", "another 2 cards", "otras 2 GPUs", "añade 2 GPUs"; "remove 1 GPU", "quita una GPU"
-    r"|\b(?P<v4>add(?:\s+another)?|another|otr[oa]s?|anade|agrega|suma|anadir|agregar|sumar|remove|drop|quita|quitar|saca)\s+"
-    r"(?P<n4>" + _INC_N[1:-1] + r")\s+(?:" + _MORE + r"\s+)?" + _INC_FIELD.replace("(", "(?P<f4>", 1) + r"\b")
+    r"|\b(?P<v4>add(?:\s+another)?|another|otr[oa]s?|anade|agrega|suma|anadir|agregar|sumar|remove|drop|quita|quitar|saca)(?:le|les|me|nos)?\s+"
+    r"(?P<n4>" + _INC_N[1:-1] + r")\s+(?:" + _MORE + r"\s+)?" + _INC_FIELD.replace("(", "(?P<f4>", 1) + _END)
 
 
 # Literals every INCREMENT match contains (``scan.Scan.run_all`` skips the rule without them): a sign glued to

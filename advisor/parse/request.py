@@ -14,6 +14,7 @@ and a working example, or the value taken plus a warning that says so.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from dataclasses import replace
@@ -80,6 +81,13 @@ _VOCABULARY = frozenset(w for cue in slots.CUES for w in cue.words) | fuzzy.METH
 # Words never corrected as a typo: ordinary words and the parser's own cue words ("param" is a word of
 # its own, not a typo of "params").
 _NOT_TYPOS = fuzzy.KNOWN | _VOCABULARY
+# The one-word keys of a setting before its number ("rank", "epochs", "lote", "contexto"): what a typo right before a
+# number is read as (``fuzzy.correct``'s keys); four letters or more, as every typo ``fuzzy`` reads
+# (the settings the "which number?" question names, and epochs; a key that is also an ordinary word of prose, "pass" /
+# "pase", is never a typo's target: "past 3 weeks" is no epoch count)
+_SETTING_KEYS = frozenset(c.words[0] for c in slots.CUES if len(c.words) == 1 and len(c.words[0]) >= 4 and c.left >= 6
+                          and c.words[0].isalpha() and c.slot in ("seq", "batch", "rank", "epochs", "grad_accum")
+                          and not c.words[0].startswith("pas"))
 
 # A value that shows what to type when a stated value could not be read: one for every field a rule
 # can find unreadable (``scan.unreadable``: the typed slots' UNREADABLE_FIELDS, the config keys in
@@ -102,6 +110,22 @@ _CHANGED_BETWEEN = re.compile(r"\s*(?:->|=>|to|a|hasta)\s*")
 # A follow-up that is only a count a run is done with ("and with 4?", "¿y con 4?", "¿y si lo hacemos con cuatro?",
 # "and with 2 more?"): ``_Assembler._with_count``. At most one node's GPUs (8 on the HGX / DGX boxes the catalog
 # rents): a bigger bare number ("¿y con 64?") is as likely a rank or a batch, and is asked about.
+# The end of a sentence the user dismisses: "... but that doesn't matter", "..., irrelevant I know", "... pero eso no
+# importa", "..., da igual", "..., no viene al caso" (what it said is no value of this job)
+_DISMISSED = re.compile(r"(?:,\s*|\s+)(?:but\s+|pero\s+)?(?:that|this|eso|esto)\s+(?:doesn'?t|does\s+not|no)\s+"
+                        r"(?:matter|importa|viene\s+al\s+caso)\b"
+                        r"|,\s*(?:(?:totally\s+|completely\s+)?irrelevant(?:\s+i\s+know)?|da\s+igual|no\s+importa"
+                        r"|no\s+viene\s+al\s+caso)\s*(?=[.:;!?\n]|$)")
+# A card's memory in its catalog id ("a100-40gb") and a memory said alone as the card ("the 80GB one", "la de 80GB")
+_MEMORY_IN_ID = re.compile(r"-(\d{2,3})gb$")
+_MEMORY_SAID = re.compile(r"\b(?:the|la|el|una?|one)\s+(?:de\s+|with\s+|con\s+)?(\d{2,3})\s*(?:gb|g)\b")
+# Where a sentence ends, for ``_Assembler._asides`` (a period, a colon, ... before a space; a line break; a
+# parenthesis either way), a catalog name's placeholder, and a word of prose (not a number's glued unit: "2nd").
+_ASIDE_END = re.compile(r"[.!?;:](?=\s|$)|[\n()]")
+_NAME_MARK = re.compile(r"§[MGRF]\d+§")  # (a name we are unsure of, "llamame", is no name said)
+_ASIDE_WORD = re.compile(r"(?<![\w§])[a-z][a-z']*")
+# A setting's key before a colon and a value of words ("GPUs: a bunch of them", "tokens: a big chunk of the dump").
+_UNREAD_KEY = re.compile(r"(?<![\w§])([a-z]+)[ \t]*:[ \t]*(?=[a-z])([^\n.;:!?|()]*)")
 _WITH_COUNT = re.compile(r"^\W*(?:and\s+|y\s+|e\s+)?(?:(?:what|how)\s+about\s+|que\s+tal\s+|(?:y\s+)?(?:si\s+)?lo\s+hacemos\s+"
                          r"|if\s+we\s+(?:do|run)\s+it\s+|(?:can|could)\s+we\s+(?:do\s+it\s+|run\s+it\s+)?)?(?:with|con)\s+"
                          r"(?:only\s+|just\s+|solo\s+)?(?P<n>[a-z0-9]+)(?P<more>\s+(?:more|extra|mas))?\W*$")
@@ -164,7 +188,8 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
         raise ParseError(t("parse.error.empty", lang, example=t("parse.example.estimate", lang)),
                          example=t("parse.example.estimate", lang), code="empty")
     matcher = matcher_for(catalog)
-    normalized, corrections = fuzzy.correct(normalized, known=_NOT_TYPOS, extra_known=matcher.known_tokens)
+    normalized, corrections = fuzzy.correct(normalized, known=_NOT_TYPOS, extra_known=matcher.known_tokens,
+                                            keys=_SETTING_KEYS)
     names = matcher.find(normalized, known=_VOCABULARY, capitalized=_capitalized(cleaned))
     scan = Scan.of(normalized, names, short=len(normalized.split()) <= SHORT_MESSAGE_WORDS, lang=lang)
     for field_name, value, pos in components:  # pasted torchtune components, read before the rules
@@ -185,6 +210,17 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
     result = _Assembler(scan, catalog, lang, previous, normalized).result()
     configs = {e.ref: e.config for e in outside if e.config is not None}
     return replace(result, configs=configs) if configs else result
+
+
+def _decimal(tok: Any, lang: str) -> bool:
+    """A number with a fraction and no unit ("61.3", "0,71"): no length, batch, rank or GPU count, what the "which
+    number?" question offers."""
+    if tok.scale or tok.unit or tok.spoken or not any(c in tok.text for c in ".,"):
+        return False
+    try:
+        return not float(slots.value_of(tok, "count", lang)).is_integer()
+    except (ValueError, OverflowError):
+        return False
 
 
 def _capitalized(text: str) -> frozenset[str]:
@@ -226,10 +262,13 @@ class _Assembler:
         self.family_size: NameMatch | None = None  # a family at a size the catalog lacks: asked about
         self.gpus: list[str] = []
         self.conflicts: list[tuple[str, list[Any]]] = []  # (field, its values) said twice with no correction
+        self._dismissed()
         self.fields = self._settle()
+        self._memory_corrected()
         self._named_by_thread()
         self._quoted_from_thread()
         self._with_count()
+        self._asides()
         self.delta = self._delta()
         self.relative_unknown: list[str] = []  # increments with no count to add to: asked about
         self._increments()
@@ -291,6 +330,47 @@ class _Assembler:
             self._conflict("quant", values["quant"])
         self._examples(fields)
         return fields
+
+    def _dismissed(self) -> None:
+        """A sentence the user dismisses as it ends ("we have 3 free cards but that doesn't matter:", "tenemos 3
+        tarjetas libres pero eso no importa:", "the node has 2x 400Gb NICs, irrelevant I know.", "99,2 % de
+        disponibilidad, da igual."): what it says is no value of this job; its claims are dropped."""
+        text = self.scan.marked
+        found = list(_DISMISSED.finditer(text))
+        if not found:
+            return
+        cuts = [0, *(m.end() for m in _ASIDE_END.finditer(text))]
+        spans = []
+        for m in found:
+            start = cuts[bisect.bisect_right(cuts, m.start()) - 1]
+            if not any(start <= c.pos < m.start() and c.field in ("model", "method", "params_b") for c in self.scan.claims):
+                spans.append((start, m.start()))  # (the request's own sentence is never dismissed whole)
+        self.scan.claims = [c for c in self.scan.claims if not any(a <= c.pos < b for a, b in spans)]
+        self.scan.stray = [tok for tok in self.scan.stray if not any(a <= tok.start < b for a, b in spans)]
+
+    def _memory_corrected(self) -> None:
+        """"on A100 40GB — correction, the 80GB one", "en A100 de 40GB — corrijo, la de 80GB": a correction that names
+        only a memory size names the same card with that memory (the catalog's variant of its id), not a card of its
+        own; the answer says which was taken. Only where the catalog has that variant."""
+        gpu = self.fields.get("gpu")
+        if not isinstance(gpu, str) or len(self.gpus) != 1 or not _MEMORY_IN_ID.search(gpu):
+            return
+        text = self.scan.marked
+        at = [m.end() for m in _NAME_MARK.finditer(text) if m.group(0).startswith("§G")]
+        if not at:
+            return
+        fix = _CORRECTION.search(text, at[-1])
+        said = _MEMORY_SAID.search(text, fix.end()) if fix else None
+        if said is None:
+            return
+        variant = _MEMORY_IN_ID.sub(f"-{said.group(1)}gb", gpu)
+        card = self.catalog.find_gpu(variant)
+        if variant == gpu or card is None or card.id != variant:
+            return
+        self.warnings.append(("parse.warn.corrected", {"field": t("parse.field.gpu", self.lang),
+                                                       "taken": card.display_name, "dropped": self._gpu_name(gpu)}))
+        self.fields["gpu"] = variant
+        self.gpus = [variant]
 
     def _named_by_thread(self) -> None:
         """"sorry, I meant 2048 not 4096", "perdón, quería decir 2048, no 4096" in a thread whose sequence length is
@@ -366,6 +446,42 @@ class _Assembler:
         else:
             self.fields["num_gpus"] = int(value)
         self.scan.stray = []
+
+    def _asides(self) -> None:
+        """A number in a sentence of its own that says nothing we size, beside another that does ("Team of 6,
+        deadline April 2nd. We want to qlora Qwen2.5-72B ...", "Tío, llevo desde las 8 con esto. Ajuste completo de
+        ...", "(account 4471-22)", "El clúster tenía 99,2 % de disponibilidad, da igual. ¿qlora de ...?") is the
+        story around the request (a team, a date, an id, a score), not a setting: no "which number" question about
+        it. A sentence here ends at ". ", "!", "?", ";", ": " or a line break, and a parenthesis is one of its own;
+        it says something we size when it holds a name (model, GPU, region, family) or a value read. Only prose
+        (two words or more; one in a parenthesis: "(PO 7781)") and only where another sentence holds the request:
+        "lora qwen2.5-7b. 24." and a thread's "what about 64?" still ask."""
+        stray = self.scan.stray
+        if not stray or not self.scan.claims:
+            return
+        text = self.scan.marked
+        if any(slots.setting_word(m.group(1)) and not any(c.isdigit() for c in m.group(2))
+               for m in _UNREAD_KEY.finditer(text)):
+            return  # "GPUs: a bunch of them", "tokens: a big chunk": a setting said, its value unread; asked about
+        cuts = [0, *(m.end() for m in _ASIDE_END.finditer(text)), len(text) + 1]
+        said = {bisect.bisect_right(cuts, c.pos) - 1 for c in self.scan.claims if c.field != "unsure"}
+        said |= {bisect.bisect_right(cuts, m.start()) - 1 for m in _NAME_MARK.finditer(text)}
+        aside = []
+        for tok in stray:
+            seg = bisect.bisect_right(cuts, tok.start) - 1
+            start, end = cuts[seg], cuts[seg + 1]
+            found = _ASIDE_WORD.findall(text, start, end)
+            if seg in said and not (_decimal(tok, self.lang) and sum(len(w) > 1 for w in found) >= 2):
+                continue  # (a decimal in prose, "the eval went from 61.3 to 64.8 with the adapter", is no count we ask)
+            if any(slots.setting_word(w) for w in found):
+                continue  # "r pinned at 32": the setting's word is there, its number joined in a way we do not read
+            if _CORRECTION.search(text, start, end) or _SWITCH.search(text, start, end):
+                continue  # "; perdón, 4096, no 2048": a correction of a value said before, asked about where unclear
+            words = sum(len(w) > 1 for w in found)
+            if words >= 2 or words == 1 and start and text[start - 1] == "(":
+                aside.append(tok)
+        if aside:
+            self.scan.stray = [tok for tok in stray if tok not in aside]
 
     def _quoted_from_thread(self) -> None:
         """"your answer said 2 GPUs; can we try 1?", "en tu respuesta salen 2 GPUs; ¿probamos con 1?": a value quoted
@@ -591,16 +707,14 @@ class _Assembler:
             self.warnings.append(("parse.warn.examples_need_length", {"examples": shown}))
 
     def _increments(self) -> None:
-        """"+2 GPUs" in a thread: the thread's count plus two; epochs from the thread's or the documented
-        default (``advisor.spec.DEFAULTS``). A GPU count the thread never fixed was the recommender's pick
-        per GPU, so there is nothing to add to: ask for the total (``relative_unknown``). A value said
-        outright in the same message ("4 GPUs") wins over an increment."""
+        """"+2 GPUs", "one more epoch" in a thread: the thread's value plus that much. A value the thread never
+        stated has nothing said to add to (a GPU count the recommender picked per GPU, an epoch count left to
+        ``advisor.spec.DEFAULTS``): adding to the default would answer with a total nobody said, so ask for it
+        (``relative_unknown``). A value said outright in the same message ("4 GPUs") wins over an increment."""
         for name, change in self.increments.items():
             if getattr(self.delta, name) is not None:
                 continue
             base = getattr(self.previous, name) if self.previous is not None else None
-            if base is None and name != "num_gpus" and self.previous is not None and name in DEFAULTS:
-                base = DEFAULTS[name].value
             if base is None or base + change < 1:
                 self.relative_unknown.append(name)
                 continue
@@ -691,6 +805,10 @@ class _Assembler:
             self.relative_unknown.extend(unscaled)
             self.relative_factors = unscaled
             return self._clarify_relative()
+        times = relative.multiplied(self.normalized)
+        if times:  # "el lote por 4": the 4 the slots read beside the batch is the factor, not the batch
+            self.delta = self.delta.model_copy(update={k: None for k in times})
+            self.scan.stray = []
         scaled = {k: v for k, v in relative.changes(self.normalized, self.previous).items()
                   if getattr(self.delta, k) is None}
         if scaled:  # "double the context": a change like "seq 16384", checked against the spec's bounds

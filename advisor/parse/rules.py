@@ -845,6 +845,13 @@ _QUOTA = R(r"§G(\d+)§\s*(?:quota|allocation|reservation)s?\b(?:\s*\((?:we\s+ha
            r"(?:\s*\((?:we\s+have|tenemos)\s+\d+\))?")
 
 
+# A count said as a quota's ("our quota is 16 GPUs", "tenemos cuota de 16 GPUs", "an allocation of 32 cards", "16 GPUs
+# of quota"): what the team may use, not what this job asks for; read and left alone (the convention's quota)
+_QUOTA_COUNT = R(r"\b(?:quota|cuota|allocation|asignacion|cupo)\s+(?:(?:is|es|of|de|was|era)\s+|:\s*)*(?:(?:an?|the|una?)\s+)?"
+                 r"\d+\s*(?:x\s*)?(?:gpus?|cards?|tarjetas?|graficas?)?"
+                 r"|\b\d+\s*(?:gpus?|cards?|tarjetas?|graficas?)\s+(?:of|de)\s+(?:quota|cuota|allocation|asignacion|cupo)\b")
+
+
 def _quota(scan: Scan, m: re.Match[str]) -> None:
     scan.excluded_gpus.add(int(m.group(1) or m.group(2)))
 
@@ -855,6 +862,18 @@ _NO_ROOM = R(r"§([GR])(\d+)§\s*(?:is|are|'s|'re)\s+(?:full|booked|out(?:\s+of\
              r"|at\s+capacity)\b"
              r"|§([GR])(\d+)§\s*(?:no\s+(?:hay|tiene|tienen|queda|quedan)\s+(?:cupo|capacidad|sitio|hueco|stock)"
              r"|(?:esta|estan)\s+(?:llen[oa]s?|complet[oa]s?|agotad[oa]s?)|sin\s+cupo)\b")
+
+
+# The card a message leaves behind ("the old A10G box OOMed again, we're moving off it", "la A10G vieja se quedó sin
+# memoria", "our previous A100s"): the machine it had, not the one this job asks for (table5's convention, as a
+# previous run's GPUs are no value of this job)
+_OLD_CARD = R(r"\b(?:old|older|previous|former|legacy)\s+§G(\d+)§"
+              r"|§G(\d+)§\s+(?:viej[oa]s?|anterior(?:es)?|antigu[oa]s?)\b|\b(?:viej[oa]s?|antigu[oa]s?)\s+§G(\d+)§")
+
+
+def _old_card(scan: Scan, m: re.Match[str]) -> bool:
+    scan.excluded_gpus.add(int(m.group(1) or m.group(2) or m.group(3)))
+    return False  # (the words stay for the other rules)
 
 
 def _no_room(scan: Scan, m: re.Match[str]) -> None:
@@ -1264,6 +1283,11 @@ _PERIOD = r"(?:days?|weeks?|months?|years?|dias?|semanas?|mes(?:es)?|anos?)"
 _RATE = R(r"(?<![\w.,])\d[\d.,_]*\s*[km]?(?:[ \t]+[a-z]{2,}){0,3}[ \t]*(?:(?:per|a|an|each|every|al|a\s+la|por|cada)[ \t]+|/[ \t]*)"
           + _PERIOD + r"\b|(?<![\w.,])\d[\d.,_]*\s*[km]?[ \t]+(?:daily|weekly|monthly|diari[oa]s|semanales|mensuales)\b")
 
+# A throughput ("3,400 tokens/s", "1.2k tok/sec", "900 tokens per second", "3.400 tokens por segundo"): how fast a run
+# went, no length nor dataset of this job; read and left alone
+_THROUGHPUT = R(r"(?<![\w.,])\d[\d.,_]*\s*[km]?\s*(?:tokens?|toks?|samples?|muestras)\s*(?:/\s*(?:s|sec|seg|second|segundo)\b"
+                r"|(?:per|a|por|each|cada)\s+(?:sec(?:ond)?|segundo|seg)s?\b)")
+
 # "N of them" right after a count of people ("6 people, 2 of them ML", "8 engineers - 3 of them on call", "somos 5
 # personas, 2 de ellas de ML"): part of that group, never devices ("4 of them" counts GPUs after a card: slots' cue)
 _PEOPLE_PART = R(r"(?:(?<![\w.,])\d+\s+)?\b(?:people|persons|folks|engineers|devs|developers|members|researchers|users|interns|personas|gente"
@@ -1303,7 +1327,7 @@ _SHARE_UNDER = R(r"\b\d{1,3}(?:[.,]\d+)?\s*%\s+(?:of\s+(?:the\s+|our\s+)?|de\s+(
                  r"\s+\d[\d.,]*\s*k?(?:\s+tokens)?\b")
 
 WORD_RULES = [
-    (_INSTALL, lambda scan, m: None), (_SHARE_UNDER, lambda scan, m: None), (_DEVICE_COUNT, _device_count), (_MEETING_TIME, lambda scan, m: None), (_RATE, lambda scan, m: None), (_PEOPLE_PART, lambda scan, m: None),
+    (_INSTALL, lambda scan, m: None), (_SHARE_UNDER, lambda scan, m: None), (_DEVICE_COUNT, _device_count), (_MEETING_TIME, lambda scan, m: None), (_RATE, lambda scan, m: None), (_THROUGHPUT, lambda scan, m: None), (_PEOPLE_PART, lambda scan, m: None),
     # "twice as many GPUs": a relative change read against the thread (``relative.changes``), never a vague count
     (_AS_MANY, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
@@ -1311,7 +1335,7 @@ WORD_RULES = [
     (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_GPU_BLOCK_COUNT, _gpu_block_count), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible),
     (_SMI_LINE, _smi_line), (_SMI_UUID, lambda scan, m: None), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_RAY_RESOURCES, lambda scan, m: None),
-    (_INSTEAD, _instead), (_NOT_REGION, _instead), (_DROPPED, _instead), (_QUOTA, _quota), (_NO_ROOM, _no_room),
+    (_INSTEAD, _instead), (_NOT_REGION, _instead), (_DROPPED, _instead), (_QUOTA, _quota), (_QUOTA_COUNT, lambda scan, m: None), (_NO_ROOM, _no_room), (_OLD_CARD, _old_card),
     (_ADAM_MODS, _adam_mods), (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
     (_SGD, _claim("optimizer", "sgd")), (_OTHER_OPT, _other_opt),
     (_SPLIT_PRECISION, _split_precision), (_FP32_STATES, lambda scan, m: None),

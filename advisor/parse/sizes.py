@@ -191,9 +191,18 @@ _PER_ITEM_AFTER = R(r"^\s*(?:tokens?|toks?)?\s*(?:(?:max|maximum|at\s+most|tops|
 _CLAUSE_END = R(r".*[;,.!?\n()\-]")
 
 
+# "N tokens context", "N tokens of context", "N tokens de contexto": the tokens are the length's unit, whatever the
+# size (a context of 4 million tokens is a length beyond our limit, asked about, never a dataset)
+_LENGTH_AFTER = R(r"\s*(?:de\s+)?(?:tokens?|toks?)\s+(?:(?:of|de)\s+)?(?:context|contexto|ctx|sequence|secuencia|window|ventana)\b"
+                  # (not where the length word takes a number of its own: "5M tokens, contexto máximo 2048")
+                  r"(?![\s,:=]*(?:(?:max\w*|maximo|maxima|of|de|is|es|length|longitud|window|ventana)[\s,:=]+){0,2}~?\d)")
+
+
 def _tokens_field(scan: Scan, b: sl.Binding) -> tuple[str, float]:
     tok = b.tok
     as_count = sl.value_of(tok, "count", scan.lang)
+    if _LENGTH_AFTER.match(scan.text, tok.end):
+        return "seq_len", sl.value_of(tok, "seq", scan.lang)
     if _PER_ITEM_AFTER.match(scan.text, tok.end) and as_count <= MAX_SEQ_LEN and tok.scale not in ("m", "b", "t"):
         return "seq_len", sl.value_of(tok, "seq", scan.lang)
     head = scan.text[max(0, tok.start - 24): tok.start]

@@ -48,7 +48,7 @@ BLANK = "\x01"
 _TOKEN = re.compile(
     r"(?P<name>§[MGRFU]\d+§)"
 
-    r"|(?P<num>(?<![a-z0-9])\d+(?:[.,]\d+)*(?:e[-+]?\d{1,3}|\s?\^\s?\d{1,3})?)(?P<glued>[a-z%]+)?"
+    r"|(?P<num>(?<![a-z0-9])\d+(?:[.,]\d+)*(?:e[-+]?\d{1,3}|\s?\^\s?\d{1,3})?)(?P<glued>[a-z%]+|[ \t]%)?"
     r"|(?P<word>[a-z][a-z0-9]*(?:\.\d+)*(?:'[a-z]+)?)"
     r"|(?P<punct>[,;:=()?!/|+~@$*\[\]{}\"#<>&\n.-])"
     r"|(?P<blank>\x01+)")
@@ -136,7 +136,7 @@ def _tokenize(text: str) -> list[Tok]:
                     tok.scale = _GLUED_SCALES[glued]
                 elif glued == "x":
                     tok.unit = "x"
-                elif glued == "%":
+                elif glued.lstrip() == "%":  # "40%", and "40 %" as Spanish and French write it
                     tok.unit = "%"
                 elif glued in _BYTES:
                     tok.unit = "bytes"
@@ -436,7 +436,7 @@ CUES: list[Cue] = [
     # Numbers we read and leave alone: what they measure is not part of a memory, time or cost estimate.
     *_cues("ignore", 0, 10, "steps", "step", "pasos", "iterations", "iteraciones", "iters", "hours", "hour", "horas",
            "hora", "days", "day", "dias", "dia", "minutes", "minutos", "weeks", "semanas", "dollars", "dolares",
-           "euros", "usd", "eur", "mins", "h", "people", "personas", "users", "usuarios", "teams", "equipos",
+           "euros", "usd", "eur", "mins", "min", "h", "people", "personas", "users", "usuarios", "teams", "equipos",
            "languages", "idiomas", "experiments", "experimentos", "per epoch", "por epoca", "checkpoints kept",
            # an amount of compute spent, not a count of GPUs ("we burned 1,240 GPU-hours"; Spanish says "horas de GPU")
            # ("gpu - hours": the tokenizer reads the hyphen as its own token, as "eff ." above)
@@ -470,7 +470,12 @@ CUES: list[Cue] = [
     *_cues("ignore", _ID_STRENGTH, 0, "somos", "we are", "there are"),
     *_cues("ignore", _ID_STRENGTH, 0, "job", "job id", "run", "run id", "ticket", "issue", "pr", "build", "pid", "id",
            # a planning period's number ("sprint 14", "milestone 3", "hito 2"): when, not what
-           "sprint", "milestone", "hito"),
+           "sprint", "milestone", "hito",
+           # a document's, an order's or a place's number ("invoice 88213", "factura n.º 88213", "PO 7781", "OC 7781",
+           # "account 4471", "row 42", "fila 42", "floor 9", "incident 2093"): which one, no size
+           "invoice", "factura", "n . o", "nro", "po", "oc", "order", "pedido", "account", "cuenta", "row", "fila",
+           "sheet", "hoja", "page", "pagina", "floor", "piso", "room", "sala", "incident",
+           "incidencia", "case", "caso", "ext"),
     *_cues("ignore", 10, 0, "paso", "iteracion", "iteration", "timeout", "port", "puerto", "latency", "latencia", "p50",
            "p90", "p95", "p99"),
     # a date: a day beside its month ("Dec 1", "on March 3", "14 de nov", "el 3 de marzo"); "may" and "mar" are also a
@@ -506,6 +511,14 @@ CUE_KEYS = frozenset("_".join(c.words) for c in CUES if c.slot != "ignore")
 def cue_word(word: str) -> bool:
     """``word`` alone is a cue of a setting we read ("seq", "bs", "gpus", "r"): a key=value with it is that setting."""
     return any(c.slot != "ignore" and c.words == (word,) for c in _CUE_INDEX.get(word, ()))
+def setting_word(word: str) -> bool:
+    """``word`` alone names a setting we size ("seq", "rank", "gpus", "epochs", "lote"), not a model's size ("model"
+    is said of many things), a count of examples (their size needs a length) nor a count we read and leave alone
+    ("steps", "hours"); a weak left cue ("at", "con": "at 8k") is a preposition first."""
+    return any(c.slot not in ("ignore", "params", "examples") and c.words == (word,) and max(c.left, c.right) >= 6
+               for c in _CUE_INDEX.get(word, ()))
+
+
 # One occurrence of a word binds one number: a phrase listed for the same slot on both sides ("steps"
 # after a count and before a setting) is one cue with both strengths, not two.
 _MERGED: dict[tuple[tuple[str, ...], str], Cue] = {}
@@ -792,6 +805,7 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
         out.stray += [b.tok for b in weak]
         out.stray.sort(key=lambda t: t.start)
     _alternatives(toks, out, lang)
+    _counts_or_counts(toks, out, lang)
     _replaced(toks, out, lang)
     if out.stray:
         _withdrawn_repeats(toks, out, lang)
@@ -846,6 +860,32 @@ def _alternatives(toks: list[Tok], out: Slots, lang: str) -> None:
             break
         else:
             _hedged(toks, ti, tok, bound, out, lang)
+
+
+def _counts_or_counts(toks: list[Tok], out: Slots, lang: str) -> None:
+    """A count said in words or with an article, joined by "or" to a GPU count: "one or two H100s", "una o dos 4090",
+    "on a 4090 or two", "en una H100 o dos". The user has not chosen: both are claimed, and two values for the GPU
+    count are a question back, never the larger one alone. ("a" counts one only here, beside the other count.)"""
+    bound = {id(b.tok) for b in out.bindings}
+    for b in [b for b in out.bindings if b.slot == "gpus"]:
+        j = next((k for k, t in enumerate(toks) if t is b.tok), None)
+        if j is None or j < 2 or not (toks[j - 1].kind == "word" and toks[j - 1].text in _OR):
+            continue
+        first = toks[j - 2]
+        if first.kind == "num" and id(first) not in bound and (first.article or first.spoken):
+            value = 1.0 if first.article else value_of(first, "count", lang)
+            out.bindings.append(Binding("gpus", first, value, first.start, b.cue, b.cue_pos))
+            bound.add(id(first))
+    for j in range(2, len(toks) - 1):  # "a §G0§ or two": the article before the card, the count after "or"
+        card, join, second, first = toks[j - 1], toks[j], toks[j + 1], toks[j - 2]
+        if not (card.kind == "name" and card.text.startswith("§G") and join.kind == "word" and join.text in _OR
+                and second.kind == "num" and second.spoken and not second.article and id(second) not in bound
+                and first.kind == "num" and (first.article or first.spoken) and id(first) not in bound):
+            continue
+        for tok in (first, second):
+            value = 1.0 if tok.article else value_of(tok, "count", lang)
+            out.bindings.append(Binding("gpus", tok, value, tok.start, None))
+            bound.add(id(tok))
 
 
 # A second value after a hedge or a correction, with no cue of its own: "4 GPUs, maybe 8", "rank 16, quizás 32", "seq
@@ -1200,8 +1240,76 @@ def _part_of_something(toks: list[Tok], ti: int) -> bool:
         return True  # "01-ai", "007": a leading zero is an identifier's, no setting's
     if tok.text.count(".") >= 2:  # "0.6.1": a version
         return True
+    if _in_date(toks, ti) or _hour(toks, ti) or _phone(toks, ti):
+        return True
+    if tok.unit == "x" and nxt is not None and nxt.kind == "num" and nxt.unit == "bytes":
+        return True  # "2x 400Gb NICs", "4x 3.84TB NVMe": that many parts of that size, no GPU count
     # (2048, a power of two in the years' range, is the length people type most: asked about, never taken for a year)
     return bool(_YEAR.fullmatch(tok.text)) and tok.scale is None and tok.unit is None and tok.text != "2048"
+
+
+def _date_run(toks: list[Tok], ti: int) -> list[Tok]:
+    """The numbers joined to ``toks[ti]`` by "/" with nothing between ("20/05/2026", "03/15", "2048/4096")."""
+    lo = ti
+    while lo >= 2 and toks[lo - 1].kind == "punct" and toks[lo - 1].text == "/" and not toks[lo - 1].gap \
+            and not toks[lo].gap and toks[lo - 2].kind == "num":
+        lo -= 2
+    hi = ti
+    while hi + 2 < len(toks) and toks[hi + 1].kind == "punct" and toks[hi + 1].text == "/" and not toks[hi + 1].gap \
+            and not toks[hi + 2].gap and toks[hi + 2].kind == "num":
+        hi += 2
+    return toks[lo:hi + 1:2]
+
+
+def _in_date(toks: list[Tok], ti: int) -> bool:
+    """A day and a month, and maybe a year, joined by "/" ("15/03", "03/15", "12/01/2025", "20/05/2026"): a date.
+    Two parts are a date only when one is a day no month can be (13-31) or is typed with a leading zero, and the pair
+    is not two powers of two ("8/16", "2048/4096" are alternatives of one setting, ``_alternatives``)."""
+    run = _date_run(toks, ti)
+    if len(run) not in (2, 3) or any(t.scale or t.unit or t.spoken or not t.text.isdigit() for t in run):
+        return False
+    day, month = int(run[0].text), int(run[1].text)
+    if not (1 <= day <= 31 and 1 <= month <= 31 and min(day, month) <= 12):
+        return False
+    if len(run) == 3:
+        return len(run[2].text) in (2, 4)
+    if any(t.text[0] == "0" for t in run[:2]):
+        return True
+    both_pow2 = all(v & (v - 1) == 0 for v in (day, month))
+    return max(day, month) > 12 and not both_pow2
+
+
+# "son las 3 de la mañana", "desde las 8", "a las 11", "entre las 9 y las 11": an hour of the clock (Spanish counts
+# them with "las", English glues "3am" / "9:30", read by the rules first)
+_HOUR_BEFORE = {"son", "a", "desde", "hasta", "entre", "y", "sobre", "tipo", "antes", "despues", "eran", "las"}
+_HOUR_AFTER = {"manana", "tarde", "noche", "madrugada"}
+
+
+def _hour(toks: list[Tok], ti: int) -> bool:
+    tok = toks[ti]
+    if tok.scale or tok.unit or not tok.text.isdigit() or not 1 <= int(tok.text) <= 24 or ti < 1:
+        return False
+    if not (toks[ti - 1].kind == "word" and toks[ti - 1].text in ("las", "la")):
+        return False
+    before = toks[ti - 2].text if ti >= 2 and toks[ti - 2].kind == "word" else ""
+    after = [t.text for t in toks[ti + 1:ti + 4] if t.kind == "word"]
+    return before in _HOUR_BEFORE or len(after) >= 3 and after[:2] == ["de", "la"] and after[2] in _HOUR_AFTER
+
+
+def _phone(toks: list[Tok], ti: int) -> bool:
+    """A telephone number: "+" glued to a country code, then groups of digits apart by spaces or hyphens
+    ("+1 415 555 0199", "+54 11 5555-0199"); "+2 GPUs" is one number, a change of a count."""
+    j = ti
+    while j >= 1 and toks[j - 1].kind in ("num", "punct") and (toks[j - 1].kind == "num" or toks[j - 1].text == "-") \
+            and len(toks[j].gap) <= 1:
+        j -= 1
+    if not (j >= 1 and toks[j - 1].kind == "punct" and toks[j - 1].text == "+" and toks[j].kind == "num" and not toks[j].gap):
+        return False
+    k = j
+    while k + 1 < len(toks) and toks[k + 1].kind in ("num", "punct") and (toks[k + 1].kind == "num" or toks[k + 1].text == "-") \
+            and len(toks[k + 1].gap) <= 1:
+        k += 1
+    return sum(t.kind == "num" for t in toks[j:k + 1]) >= 3 and ti <= k
 
 
 def _after_model_paren(toks: list[Tok], ti: int) -> bool:

@@ -52,6 +52,12 @@ _USUAL = (r"\b" + _DATASET + r"\s*(?::\s*|\s+is\s+|\s+es\s+)?(?:the\s+usual(?:\s
           r"|\b(?:the\s+)?same\s+(?:data|" + _DATASET + r")\s+as\s+(?:always|usual|before|last\s+time)\b"
           r"|\blos\s+(?:mismos\s+)?datos\s+de\s+siempre\b")
 _SEQ_ES = r"(?:contextos?|secuencias?|ventanas?\s+de\s+contexto|entradas|documentos)"
+# A piece of the data with no size ("on a chunk of our data", "a subset of the corpus", "sobre un pedazo de nuestros
+# datos", "un trozo del dataset"): the user sizes the data by a part nobody can count
+_PORTION = (r"\b(?:an?\s+)?(?:(?:big|small|large|good|decent)\s+)?(?:chunk|portion|slice|subset|fraction|piece)\s+of\s+"
+            r"(?:the\s+|our\s+|my\s+|their\s+)?(?:training\s+)?(?:data|" + _DATASET + r")\b"
+            r"|\b(?:una?\s+)?(?:pedazo|trozo|cacho|porcion|subconjunto|fraccion)\s+(?:de\s+(?:los\s+|nuestros\s+|mis\s+|sus\s+|el\s+)?|del\s+)"
+            r"(?:datos|" + _DATASET + r")\b")
 # "the biggest batch that fits", "el lote más grande que quepa": the batch left to what fits, no value said
 _MAX_BATCH = (r"\b(?:the\s+)?(?:largest|biggest|max(?:imum)?)\s+(?:micro[\s-]*)?(?:batch(?:\s+size)?|bs)\s+(?:that\s+|we\s+can\s+|which\s+)?"
               r"(?:fits?|possible|get|fit)\b"
@@ -63,7 +69,7 @@ _VAGUE = {
     "dataset_tokens": re.compile(r"\b(?:" + _FEW + r"|some)\s+" + _DATA + r"\b|\b(?:an?\s+|the\s+|our\s+)?" + _BIG + r"\s+" + _DATASET + r"\b"
                                  r"|\b(?:un|el|nuestro)\s+" + _DATASET + r"\s+" + _GRANDE + r"\b"
                                  r"|\b(?:a\s+few|several|some|unos\s+cuantos|unos\s+pocos|varios)\s+(?:million|billion|millones)\b"
-                                 r"|" + _USUAL),
+                                 r"|" + _PORTION + r"|" + _USUAL),
     "params_b": re.compile(r"\b(?:an?\s+|the\s+|our\s+|some\s+)" + _BIG + r"\s+(?:(?:open|base|custom|dense|instruct)\s+)?" + _MODEL + r"\b"
                            r"|\b(?:un|el|nuestro)\s+" + _MODEL + r"\s+" + _GRANDE + r"\b"),
     "seq_len": re.compile(r"\b" + _LONG + r"[\s-]+" + _SEQ + r"\b|\b" + _SEQ_ES + r"\s+(?:(?:muy|bien|super|re)\s+)?" + _LARGO + r"\b"
@@ -83,7 +89,8 @@ punado big bigger large larger huge massive giant enormous small smaller tiny me
 enormes gigante pequeno pequena pequenos chico chica mediano mediana long longer short shorter largo largos larga largas
 corto cortos corta cortas extenso extensos extensa extensas multi million billion millones ish largest biggest maximum
 max mas reasonable generous decente decentes razonable razonables generoso generosa generosos generosas amplio amplia
-amplios amplias buen usual siempre habitual same""".split())
+amplios amplias buen usual siempre habitual same chunk portion slice subset fraction piece pedazo trozo cacho porcion
+subconjunto fraccion""".split())
 _WORD = re.compile(r"[a-z]+")
 
 

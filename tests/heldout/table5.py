@@ -108,6 +108,11 @@ Conventions this set adds:
 - Out of range: a context of 4 million tokens, 5000 GPUs, 2500 epochs, a micro-batch of 10000, a 1500B model
   are "limit" questions (advisor/spec.py's MAX_* bounds); a catalog family with a size it does not have
   ("qwen2.5 20b", "llama 3.1 13b") is a "family_size" question; "hmm and?" in a thread "followup_empty".
+
+Relabelled once, after the set was diagnosed (i13-p14a): the eight ``can_i_gpu`` FAQ rows ("what could I
+realistically fine-tune on an A10G?", "¿una 4090 sirve para afinar algo útil?", ...) named their GPU only in
+``params``; ``expected`` names what the message states, and tables 2-4 label the same FAQ with the GPU field too
+("on an A10G" names a GPU), so those rows now label ``gpu`` as well.
 """
 
 from __future__ import annotations
