@@ -1,0 +1,45 @@
+"""Mechanisms behind the failures of round 15's generated set (tests/heldout/gen15.py, "diagnosed15"), issue #13.
+
+Each class is tested with phrasings written for this file, in both languages, not copied from the set: the fix
+is the mechanism, so other words, orders and near forms must pass too; and a near form that must NOT be read
+sits beside each class."""
+
+import pytest
+
+from tests.phrasings import parsed_and_said as _said
+
+
+# --- a setting's key with a quantity that has no number is a value stated and unreadable: asked, never a default --
+
+@pytest.mark.parametrize("text,field", [
+    ("full fine-tune of Mistral 7B, seq 2048, cards: lots of them", "num_gpus"),
+    ("QLoRA on Llama 3 8B -- num gpus: several, bf16", "num_gpus"),
+    ("ajuste completo de Qwen2.5 7B; tarjetas: unos cuantos, bf16", "num_gpus"),
+    ("LoRA de Llama 3 8B, GPUs: muchas de ellas", "num_gpus"),
+    ("LoRA on Qwen2.5 7B, data: a good portion of our support tickets", "dataset_tokens"),
+    ("LoRA on Qwen2.5 7B | training tokens: half of the crawl | seq 4096", "dataset_tokens"),
+    ("QLoRA de Gemma 2 9B, datos: una parte del corpus legal", "dataset_tokens"),
+    ("QLoRA de Gemma 2 9B, corpus: la mitad de los tickets de soporte", "dataset_tokens"),
+    ("LoRA on Llama 3 8B, epochs: a handful", "epochs"),
+    ("LoRA de Llama 3 8B, épocas: bastantes", "epochs"),
+])
+def test_a_key_with_a_numberless_quantity_is_asked_about(text, field, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "clarify" and result.clarify_code == "unreadable", (result.intent, result.clarify_code, said)
+    assert field not in said, said
+
+
+@pytest.mark.parametrize("text,field,value", [
+    ("LoRA on Llama 3 8B, GPUs: 4 of them, seq 2048", "num_gpus", 4),
+    ("LoRA de Llama 3 8B, GPUs: unas cuantas, al final 4 H100", "num_gpus", 4),  # the count is said too
+    ("LoRA on Qwen2.5 7B, data: a chunk of the crawl, about 20M tokens", "dataset_tokens", 20_000_000),
+])
+def test_a_key_whose_value_is_said_too_is_read(text, field, value, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate" and said.get(field) == value, (result.intent, said)
+
+
+def test_a_portion_phrase_without_a_key_is_no_value(catalog):
+    # the near form: "a big chunk of the budget" after no setting's key says nothing of the data or the GPUs
+    result, said = _said("LoRA on Llama 3 8B, seq 2048, 2 H100, rent eats a big chunk of the budget", catalog)
+    assert result.intent == "estimate" and said.get("num_gpus") == 2 and "dataset_tokens" not in said, (result.intent, said)
