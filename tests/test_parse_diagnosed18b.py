@@ -43,3 +43,42 @@ def test_a_portion_phrase_without_a_key_is_no_value(catalog):
     # the near form: "a big chunk of the budget" after no setting's key says nothing of the data or the GPUs
     result, said = _said("LoRA on Llama 3 8B, seq 2048, 2 H100, rent eats a big chunk of the budget", catalog)
     assert result.intent == "estimate" and said.get("num_gpus") == 2 and "dataset_tokens" not in said, (result.intent, said)
+
+
+# --- a relative change needs a value the thread said: the window, the epochs -------------------------------------
+
+from advisor.spec import SpecRequest  # noqa: E402
+
+_SET = SpecRequest(method="lora", model="llama-3-8b", seq_len=4096, epochs=2, num_gpus=2, gpu="h100-sxm")
+_UNSET = SpecRequest(method="lora", model="llama-3-8b", num_gpus=2, gpu="h100-sxm")
+
+
+@pytest.mark.parametrize("text,field,value", [
+    ("fine, cut the context window in half", "seq_len", 2048),
+    ("now double the window please", "seq_len", 8192),
+    ("vale, duplica la ventana de contexto", "seq_len", 8192),
+    ("y la ventana a la mitad, porfa", "seq_len", 2048),
+    ("let's add three more epochs", "epochs", 5),
+    ("entonces tres épocas más", "epochs", 5),
+])
+def test_a_relative_change_scales_what_the_thread_said(text, field, value, catalog):
+    result, said = _said(text, catalog, previous=_SET)
+    assert result.intent == "followup" and said.get(field) == value, (result.intent, said)
+
+
+@pytest.mark.parametrize("text,field", [
+    ("now double the window please", "seq_len"),
+    ("vale, duplica la ventana de contexto", "seq_len"),
+    ("let's add three more epochs", "epochs"),
+    ("entonces tres épocas más", "epochs"),
+])
+def test_a_relative_change_of_an_unsaid_value_is_asked_about(text, field, catalog):
+    # the thread's window and epochs were defaults the answer assumed: nothing the user said to scale
+    result, said = _said(text, catalog, previous=_UNSET)
+    assert (result.intent, result.clarify_code) == ("clarify", "relative") and field not in said, (result.intent, said)
+
+
+@pytest.mark.parametrize("text", ["halve the time window of the eval job", "la ventana de mantenimiento a la mitad"])
+def test_another_window_is_no_context_window(text, catalog):
+    result, said = _said(text, catalog, previous=_SET)
+    assert "seq_len" not in said, (result.intent, said)

@@ -591,16 +591,15 @@ class _Assembler:
             self.warnings.append(("parse.warn.examples_need_length", {"examples": shown}))
 
     def _increments(self) -> None:
-        """"+2 GPUs" in a thread: the thread's count plus two; epochs from the thread's or the documented
-        default (``advisor.spec.DEFAULTS``). A GPU count the thread never fixed was the recommender's pick
-        per GPU, so there is nothing to add to: ask for the total (``relative_unknown``). A value said
-        outright in the same message ("4 GPUs") wins over an increment."""
+        """"+2 GPUs", "two more epochs" in a thread: the thread's value plus two. A value the thread never
+        fixed has nothing said to add to (a GPU count was the recommender's pick per GPU; epochs were the
+        documented default, an assumption the answer listed, not the user's): ask for the total
+        (``relative_unknown``), as tables 5 and gen15 label "one more epoch" / "dos épocas más" there. A
+        value said outright in the same message ("4 GPUs") wins over an increment."""
         for name, change in self.increments.items():
             if getattr(self.delta, name) is not None:
                 continue
             base = getattr(self.previous, name) if self.previous is not None else None
-            if base is None and name != "num_gpus" and self.previous is not None and name in DEFAULTS:
-                base = DEFAULTS[name].value
             if base is None or base + change < 1:
                 self.relative_unknown.append(name)
                 continue
