@@ -82,3 +82,31 @@ def test_a_relative_change_of_an_unsaid_value_is_asked_about(text, field, catalo
 def test_another_window_is_no_context_window(text, catalog):
     result, said = _said(text, catalog, previous=_SET)
     assert "seq_len" not in said, (result.intent, said)
+
+
+# --- huggingface_hub's file-system path "hf://org/name" names that Hub repository ---------------------------------
+
+@pytest.mark.parametrize("text,model", [
+    ("QLoRA of hf://tiiuae/Falcon3-10B-Base at 4k context, 2 A100", "tiiuae/Falcon3-10B-Base"),
+    ("full FT from hf://ibm-granite/granite-3.1-8b-base@main, seq 2048", "ibm-granite/granite-3.1-8b-base"),
+    ("LoRA sobre hf://internlm/internlm2_5-7b con contexto de 4096", "internlm/internlm2_5-7b"),
+    ("ajuste completo de hf://THUDM/glm-4-9b, 2 épocas", "THUDM/glm-4-9b"),
+])
+def test_an_hf_path_names_its_repository(text, model, catalog):
+    # its name's size ("10B", "9b") is the repository's, never a bare size or a catalog look-alike
+    result, said = _said(text, catalog)
+    assert said.get("model") == model and "params_b" not in said, (result.intent, said)
+
+
+def test_an_hf_path_of_a_catalog_model_is_that_model(catalog):
+    result, said = _said("LoRA on hf://meta-llama/Llama-3.1-8B, seq 2048", catalog)
+    assert said.get("model") == "llama-3.1-8b", (result.intent, said)
+
+
+@pytest.mark.parametrize("text", [
+    "LoRA on Llama 3.1 8B with hf://datasets/acme/tickets-2024, seq 2048",
+    "LoRA de Llama 3.1 8B con los datos de hf://datasets/acme/tickets-2024, secuencia 2048",
+])
+def test_an_hf_path_of_a_dataset_is_no_model(text, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("model") == "llama-3.1-8b", (result.intent, said)
