@@ -110,3 +110,35 @@ def test_an_hf_path_of_a_catalog_model_is_that_model(catalog):
 def test_an_hf_path_of_a_dataset_is_no_model(text, catalog):
     result, said = _said(text, catalog)
     assert said.get("model") == "llama-3.1-8b", (result.intent, said)
+
+
+# --- launchers' and schedulers' own GPU-count keys: RunPod, Determined, NeMo 2, Megatron's recompute --------------
+
+@pytest.mark.parametrize("text,count", [
+    ("LoRA of Llama 3.1 8B, seq 4096, on this pod:\n```\nrunpodctl create pod --gpuType \"NVIDIA H100 80GB HBM3\" --gpuCount 4\n```", 4),
+    ("ajuste completo de Qwen2.5 7B con este experimento:\n```yaml\nresources:\n  slots_per_trial: 8\n```", 8),
+    ("QLoRA de Mistral 7B:\n```python\nr = llm.mistral_7b.finetune_recipe(num_nodes=2, num_gpus_per_node=4, peft_scheme=\"lora\")\n```", 8),
+])
+def test_a_launchers_gpu_count_key_is_the_jobs_count(text, count, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("num_gpus") == count, (result.intent, said)
+
+
+def test_a_runpod_disk_size_is_no_gpu_count(catalog):
+    # the near form: the pod's other sizes are no GPUs
+    result, said = _said("LoRA of Llama 3.1 8B:\n```\nrunpodctl create pod --containerDiskSize 200 --volumeSize 100\n```", catalog)
+    assert "num_gpus" not in said, (result.intent, said)
+
+
+@pytest.mark.parametrize("text,on", [
+    ("full FT of Llama 3.1 8B:\n```\ntorchrun --nproc_per_node 8 pretrain_gpt.py --seq-length 4096 --recompute-activations\n```", True),
+    ("ajuste completo de Llama 3.1 8B:\n```\ntorchrun --nproc_per_node 8 pretrain_gpt.py --recompute-activations --bf16\n```", True),
+])
+def test_megatrons_recompute_flag_is_gradient_checkpointing(text, on, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("gradient_checkpointing") is on, (result.intent, said)
+
+
+def test_without_the_recompute_flag_checkpointing_is_unsaid(catalog):
+    result, said = _said("full FT of Llama 3.1 8B:\n```\ntorchrun --nproc_per_node 8 pretrain_gpt.py --seq-length 4096\n```", catalog)
+    assert "gradient_checkpointing" not in said, (result.intent, said)

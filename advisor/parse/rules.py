@@ -50,13 +50,20 @@ _CONFIG_KEYS = {
     "lora_alpha": "lora_alpha|alpha",
     "lora_dropout": "lora_dropout",
     "epochs": "num_train_epochs|num_epochs|n_epochs|max_epochs|train_epochs|epochs",
+    # (Megatron-LM's --recompute-activations: "recompute activation to allow for training with larger models,
+    # sequences, and batch sizes", megatron/training/arguments.py, _add_training_args)
     "gradient_checkpointing": "use_gradient_checkpointing|gradient_checkpointing|activation_checkpointing|"
-                              "enable_activation_checkpointing",
+                              "enable_activation_checkpointing|recompute_activations",
     "optimizer": "optim|optimizer",
-    "num_gpus": "num_gpus|n_gpus|num_processes|gpus|world_size",  # accelerate's num_processes counts every machine's
+    # (RunPod's ``runpodctl create pod --gpuCount``: "number of GPUs for the pod", docs.runpod.io runpodctl reference;
+    # Determined's ``resources.slots_per_trial``: "the number of slots to use for each trial", a slot being one GPU,
+    # the trial's total over its agents, docs.determined.ai experiment-config-reference)
+    "num_gpus": "num_gpus|n_gpus|num_processes|gpus|world_size|gpucount|gpu_count|slots_per_trial",  # accelerate's num_processes counts every machine's
     # torchrun: per node, times --nnodes; Lightning's Trainer(devices=4, num_nodes=2) and LitGPT's --devices are per
     # node too (lightning/fabric/connector.py: the world size is num_nodes * devices)
-    "gpus_per_node": "nproc_per_node|nproc|gpus_per_node|devices",
+    # (NeMo 2's recipes, ``llm.<model>.finetune_recipe(num_nodes=..., num_gpus_per_node=...)``: the trainer's
+    # devices per node, times num_nodes, nemo/collections/llm/recipes/llama3_8b.py finetune_recipe)
+    "gpus_per_node": "nproc_per_node|nproc|gpus_per_node|devices|num_gpus_per_node",
     # SLURM's sbatch/srun --nodes (-N) counts machines like torchrun's --nnodes (sbatch(1), "-N, --nodes")
     # Kubeflow Trainer v2's TrainJob ``spec.trainer.numNodes`` counts machines too, each with its ``resourcesPerNode``
     # limits (``nvidia.com/gpu: N``, read as per node; trainer.kubeflow.org/v1alpha1, the SDK's TrainerV1alpha1Trainer
@@ -230,7 +237,7 @@ _OPTIM_VALUES = {
 # Flags that stand alone on a command line ("--use_peft", "--bf16"): on.
 _BOOL_FLAGS = {"use_peft", "use_lora", "lora_enable", "enable_lora", "use_dora", "use_fsdp", "load_in_4bit", "load_in_8bit", "gradient_checkpointing", "bf16", "fp16",
                "use_flash_attention_2", "flash_attention", "bnb_4bit_use_double_quant", "lora_target_linear",
-               "multi_gpu", "packing", "use_liger_kernel", "use_liger", "torch_compile"}
+               "multi_gpu", "packing", "use_liger_kernel", "use_liger", "torch_compile", "recompute_activations"}
 _FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9_.-]*)(?:=([^\s?!,;]+)|[ \t]+(?!--)([^\s\\?!,;]+))?")
 
 
