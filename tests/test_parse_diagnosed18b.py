@@ -142,3 +142,40 @@ def test_megatrons_recompute_flag_is_gradient_checkpointing(text, on, catalog):
 def test_without_the_recompute_flag_checkpointing_is_unsaid(catalog):
     result, said = _said("full FT of Llama 3.1 8B:\n```\ntorchrun --nproc_per_node 8 pretrain_gpt.py --seq-length 4096\n```", catalog)
     assert "gradient_checkpointing" not in said, (result.intent, said)
+
+
+# --- a W&B run's config.yaml: each key's setting is its "value" one level down -----------------------------------
+
+@pytest.mark.parametrize("text,field,value", [
+    ("same as this run, LoRA of Llama 3.1 8B:\n```\nwandb_version: 1\nmax_seq_length:\n  desc: null\n  value: 4096\n```",
+     "seq_len", 4096),
+    ("igual que este run, QLoRA de Qwen2.5 7B:\n```\nwandb_version: 1\nper_device_train_batch_size:\n  desc: null\n"
+     "  value: 8\nnum_train_epochs:\n  desc: null\n  value: 2\n```", "micro_batch", 8),
+    ("LoRA of Llama 3.1 8B, W&B config:\n```\nlr:\n  desc: null\n  value: 0.0002\nnum_gpus:\n  desc: Total devices\n  value: 4\n```",
+     "num_gpus", 4),
+])
+def test_a_wandb_config_yaml_value_is_its_keys_setting(text, field, value, catalog):
+    result, said = _said(text, catalog)
+    assert said.get(field) == value, (result.intent, said)
+
+
+def test_a_value_key_of_another_setting_is_no_wandb_block(catalog):
+    # the near form: a key whose mapping has no "desc" is no W&B block ("warmup: value: 100" sets no GPU count)
+    result, said = _said("LoRA of Llama 3.1 8B, seq 2048:\n```\nscheduler:\n  value: 100\n```", catalog)
+    assert "num_gpus" not in said and "micro_batch" not in said, (result.intent, said)
+
+
+# --- a PBS chunk request: select=N chunks of ngpus GPUs each ------------------------------------------------------
+
+@pytest.mark.parametrize("text,count", [
+    ("full FT of Llama 3.1 8B on H100 nodes:\n```\n#PBS -l select=2:ngpus=4:ncpus=32\n#PBS -l walltime=10:00:00\n```", 8),
+    ("LoRA de Qwen2.5 7B en nodos A100:\n```\n#PBS -l select=3:ncpus=48:mem=400gb:ngpus=8\n```", 24),
+])
+def test_a_pbs_select_counts_chunks_times_gpus(text, count, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("num_gpus") == count, (result.intent, said)
+
+
+def test_a_pbs_select_of_mixed_chunks_is_no_single_count(catalog):
+    result, said = _said("LoRA of Llama 3.1 8B:\n```\n#PBS -l select=1:ngpus=8+2:ngpus=4\n```", catalog)
+    assert said.get("num_gpus") not in (8, 16, 24), (result.intent, said)

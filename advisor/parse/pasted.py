@@ -83,6 +83,21 @@ def _show(value: Any) -> str:
     return str(value)
 
 
+# A W&B run's config.yaml (the file its Files tab shows, written by the wandb client): every logged key holds a mapping
+# of ``desc`` (the key's description, null unless given) and ``value`` (what was logged), one level down,
+# "ctx_len:\n  desc: null\n  value: 2048" (wandb/sdk/lib/config_util.py, dict_add_value_dict: {key: {"desc": None,
+# "value": v}}, dumped as YAML; the file opens with "wandb_version: 1"). The setting is the key's ``value``.
+_DESC_VALUE = re.compile(r"(?m)^([ \t]*)([a-z_][\w.-]*)[ \t]*:[ \t]*\n(?:\1[ \t]+desc[ \t]*:[^\n]*\n)?"
+                         r"\1[ \t]+value[ \t]*:[ \t]*([^\n]*)")
+
+
+def desc_values(text: str) -> str:
+    """``text`` with each W&B ``key: {desc, value}`` block written as ``key: value`` (other text as typed)."""
+    if "value:" not in text or "desc:" not in text:
+        return text
+    return _DESC_VALUE.sub(lambda m: f"{m.group(1)}{m.group(2)}: {m.group(3)}", text)
+
+
 _COMPONENT = re.compile(r"\btorchtune\.models\.([a-z0-9_]+)\.(qlora_|lora_|dora_)?([a-z0-9_]+)")
 
 

@@ -40,12 +40,14 @@ _TRUE = {"true", "yes", "on", "1", "si", "enabled", "unsloth", "auto"}
 _FALSE = {"false", "no", "off", "0", "none", "null", "disabled"}
 _CONFIG_KEYS = {
     "seq_len": "max_seq_length|max_seq_len|seq_len|seq_length|sequence_len|sequence_length|seqlen|"
-               "max_length|cutoff_len|block_size|context_length|model_max_length|max_tokens_per_sample",
+               "max_length|cutoff_len|block_size|context_length|model_max_length|max_tokens_per_sample|ctx_len|"
+               "context_len",  # (a script's own short names, as logged to a tracker: "ctx_len", "micro_bsz")
     "micro_batch": "per_device_train_batch_size|micro_batch_size|train_micro_batch_size_per_gpu|"
                    "micro_batch|batch_size|mbs|bs|per_gpu_train_batch_size|train_batch_size_per_device|"
                    "micro_train_batch_size|"  # OpenRLHF's per-GPU batch (openrlhf/cli/train_sft.py)
                    # a hand-written script's or dict's own names for the same per-device batch
-                   "per_device_batch|per_device_batch_size|batch_per_device|batch_per_gpu|batch_size_per_gpu",
+                   "per_device_batch|per_device_batch_size|batch_per_device|batch_per_gpu|batch_size_per_gpu|"
+                   "micro_bsz|micro_bs",
     "lora_rank": "lora_r|lora_rank|rank|r",
     "lora_alpha": "lora_alpha|alpha",
     "lora_dropout": "lora_dropout",
@@ -208,6 +210,18 @@ def _smi_line(scan: Scan, m: re.Match[str]) -> None:
 
 def _visible(scan: Scan, m: re.Match[str]) -> None:
     scan.claim("visible_gpus", len((m.group(1) or m.group(2)).split(",")), m.start())
+
+
+# PBS Professional's chunk request, "#PBS -l select=2:ncpus=64:ngpus=8" (PBS Professional User's Guide, "Requesting
+# Resources": select=<N>:<chunk>, N chunks each with the chunk's resources; ngpus the GPUs in one chunk; a job whose
+# chunks are each a node, as a GPU job's usually are): N chunks of ngpus each, read as nodes and GPUs per node. A
+# request of several kinds of chunk ("select=1:ngpus=8+2:ngpus=4") is left alone (no one count per node).
+_PBS_SELECT = R(r"(?<![\w.])select[ \t]*=[ \t]*(\d{1,4})((?::[a-z_]+=[\w.]+)*?):ngpus=(\d{1,3})\b((?::[a-z_]+=[\w.]+)*)(?![+\w])")
+
+
+def _pbs_select(scan: Scan, m: re.Match[str]) -> None:
+    scan.claim("num_nodes", int(m.group(1)), m.start())
+    scan.claim("gpus_per_node", int(m.group(3)), m.start())
 
 
 def _gres(scan: Scan, m: re.Match[str]) -> None:
@@ -1314,7 +1328,7 @@ WORD_RULES = [
     # "twice as many GPUs": a relative change read against the thread (``relative.changes``), never a vague count
     (_AS_MANY, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
-    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_AUTOTRAIN, _autotrain), (_RECIPE, _recipe), (_GRES_GPU, _gres),
+    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_AUTOTRAIN, _autotrain), (_RECIPE, _recipe), (_GRES_GPU, _gres), (_PBS_SELECT, _pbs_select),
     (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_GPU_BLOCK_COUNT, _gpu_block_count), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible),
     (_SMI_LINE, _smi_line), (_SMI_UUID, lambda scan, m: None), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_RAY_RESOURCES, lambda scan, m: None),
