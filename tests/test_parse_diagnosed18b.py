@@ -179,3 +179,23 @@ def test_a_pbs_select_counts_chunks_times_gpus(text, count, catalog):
 def test_a_pbs_select_of_mixed_chunks_is_no_single_count(catalog):
     result, said = _said("LoRA of Llama 3.1 8B:\n```\n#PBS -l select=1:ngpus=8+2:ngpus=4\n```", catalog)
     assert said.get("num_gpus") not in (8, 16, 24), (result.intent, said)
+
+
+# --- a Flyte task's Resources(gpu=N); a typed parameter's default ("micro_batch_size: int = 4") -------------------
+
+@pytest.mark.parametrize("text,said_", [
+    ("LoRA of Llama 3.1 8B:\n```python\n@task(requests=Resources(cpu=\"8\", gpu=\"4\"), accelerator=A100)\n"
+     "def train(seq_len: int = 4096, batch_size: int = 2):\n    ...\n```", {"num_gpus": 4, "seq_len": 4096, "micro_batch": 2}),
+    ("ajuste completo de Qwen2.5 7B con esta tarea:\n```python\n@task(limits=Resources(gpu='8', mem='500Gi'))\n"
+     "def entrenar(max_seq_length: int=2048, num_train_epochs: float = 1.5):\n    ...\n```",
+     {"num_gpus": 8, "seq_len": 2048, "epochs": 1.5}),
+])
+def test_a_flyte_tasks_gpus_and_typed_defaults_are_read(text, said_, catalog):
+    result, said = _said(text, catalog)
+    assert {k: said.get(k) for k in said_} == said_, (result.intent, said)
+
+
+def test_a_typed_parameter_without_a_default_is_no_value(catalog):
+    # the near form: "seq_len: int" names the parameter's type; no length is said, none is asked about as unreadable
+    result, said = _said("LoRA of Llama 3.1 8B on 2 H100:\n```python\ndef train(seq_len: int, batch_size: int):\n```", catalog)
+    assert "seq_len" not in said and result.clarify_code != "unreadable", (result.intent, result.clarify_code, said)

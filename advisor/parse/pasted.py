@@ -98,6 +98,21 @@ def desc_values(text: str) -> str:
     return _DESC_VALUE.sub(lambda m: f"{m.group(1)}{m.group(2)}: {m.group(3)}", text)
 
 
+# A Python function's parameter with its type and default, "micro_batch_size: int = 4", "max_seq_len: int=8192" (a
+# Flyte task's, a script's ``def main(...)``, a dataclass field): the setting is the default after "=", not the type
+# after ":" (which a config key's rule would read as the value, "int", and ask about).
+# A parameter with its type and no default ("def train(seq_len: int, ...)") says no value: the type is dropped too.
+_ANNOTATED = re.compile(r"(?<![\w.])([a-z_][a-z0-9_]*)[ \t]*:[ \t]*(?:int|float|str|bool|optional\[(?:int|float|str)\])"
+                        r"(?:[ \t]*(=)|(?=[ \t]*[,)]))")
+
+
+def annotated_defaults(text: str) -> str:
+    """``text`` with each ``name: type = value`` parameter written as ``name = value`` (``name: type`` as ``name``)."""
+    if ": int" not in text and ":int" not in text and "float" not in text and "optional[" not in text:
+        return text
+    return _ANNOTATED.sub(lambda m: m.group(1) + (" =" if m.group(2) else ""), text)
+
+
 _COMPONENT = re.compile(r"\btorchtune\.models\.([a-z0-9_]+)\.(qlora_|lora_|dora_)?([a-z0-9_]+)")
 
 

@@ -219,6 +219,16 @@ def _visible(scan: Scan, m: re.Match[str]) -> None:
 _PBS_SELECT = R(r"(?<![\w.])select[ \t]*=[ \t]*(\d{1,4})((?::[a-z_]+=[\w.]+)*?):ngpus=(\d{1,3})\b((?::[a-z_]+=[\w.]+)*)(?![+\w])")
 
 
+# Flyte's task resources, ``@task(requests=Resources(gpu="2", mem="200Gi"))`` (flytekit.Resources: cpu, mem, gpu,
+# ..., "gpu" the number of GPUs the task's pod requests, flytekit/core/resources.py), the GPU type its
+# ``accelerator=`` (flytekit.extras.accelerators): the GPUs of one pod.
+_FLYTE_GPU = R(r"\bresources\([^()]{0,200}?(?<![\w.])gpu[ \t]*=[ \t]*[\"']?(\d{1,3})[\"']?(?=[ \t]*[,)])")
+
+
+def _flyte_gpu(scan: Scan, m: re.Match[str]) -> None:
+    scan.claim("gpus_per_node", int(m.group(1)), m.start())
+
+
 def _pbs_select(scan: Scan, m: re.Match[str]) -> None:
     scan.claim("num_nodes", int(m.group(1)), m.start())
     scan.claim("gpus_per_node", int(m.group(3)), m.start())
@@ -1328,7 +1338,7 @@ WORD_RULES = [
     # "twice as many GPUs": a relative change read against the thread (``relative.changes``), never a vague count
     (_AS_MANY, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
-    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_AUTOTRAIN, _autotrain), (_RECIPE, _recipe), (_GRES_GPU, _gres), (_PBS_SELECT, _pbs_select),
+    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_AUTOTRAIN, _autotrain), (_RECIPE, _recipe), (_GRES_GPU, _gres), (_PBS_SELECT, _pbs_select), (_FLYTE_GPU, _flyte_gpu),
     (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_GPU_BLOCK_COUNT, _gpu_block_count), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible),
     (_SMI_LINE, _smi_line), (_SMI_UUID, lambda scan, m: None), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_RAY_RESOURCES, lambda scan, m: None),
