@@ -199,3 +199,27 @@ def test_a_typed_parameter_without_a_default_is_no_value(catalog):
     # the near form: "seq_len: int" names the parameter's type; no length is said, none is asked about as unreadable
     result, said = _said("LoRA of Llama 3.1 8B on 2 H100:\n```python\ndef train(seq_len: int, batch_size: int):\n```", catalog)
     assert "seq_len" not in said and result.clarify_code != "unreadable", (result.intent, result.clarify_code, said)
+
+
+# --- LLM Foundry / Composer: max_duration in epochs, the per-device microbatch, no peft_config a full fine-tune ---
+
+_FOUNDRY = ("{intro}\n```yaml\nmax_seq_len: 4096\nmodel:\n  name: hf_causal_lm\n  pretrained_model_name_or_path: "
+            "meta-llama/Llama-3.1-8B\n{peft}max_duration: {duration}\ndevice_train_microbatch_size: 4\n```")
+
+
+@pytest.mark.parametrize("intro", ["what would this cost on H100s?", "¿cuánto costaría esto en H100?"])
+def test_an_llmfoundry_yaml_without_peft_is_a_full_fine_tune_of_its_epochs(intro, catalog):
+    result, said = _said(_FOUNDRY.format(intro=intro, peft="", duration="3ep"), catalog)
+    assert (said.get("method"), said.get("epochs"), said.get("micro_batch")) == ("full", 3.0, 4), (result.intent, said)
+
+
+def test_an_llmfoundry_yaml_with_peft_is_lora(catalog):
+    peft = "  peft_config:\n    peft_type: LORA\n    r: 16\n"
+    result, said = _said(_FOUNDRY.format(intro="cost?", peft=peft, duration="1ep"), catalog)
+    assert said.get("method") == "lora" and said.get("lora_rank") == 16, (result.intent, said)
+
+
+def test_a_duration_in_batches_is_no_epoch_count(catalog):
+    # the near form: Composer's "2000ba" is batches, not epochs
+    result, said = _said(_FOUNDRY.format(intro="cost?", peft="", duration="2000ba"), catalog)
+    assert "epochs" not in said, (result.intent, said)

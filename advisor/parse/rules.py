@@ -47,7 +47,10 @@ _CONFIG_KEYS = {
                    "micro_train_batch_size|"  # OpenRLHF's per-GPU batch (openrlhf/cli/train_sft.py)
                    # a hand-written script's or dict's own names for the same per-device batch
                    "per_device_batch|per_device_batch_size|batch_per_device|batch_per_gpu|batch_size_per_gpu|"
-                   "micro_bsz|micro_bs",
+                   "micro_bsz|micro_bs|"
+                   # Composer's (LLM Foundry's YAML) "the number of samples to process on each device per microbatch"
+                   # (composer/trainer/trainer.py, Trainer(device_train_microbatch_size=...))
+                   "device_train_microbatch_size",
     "lora_rank": "lora_r|lora_rank|rank|r",
     "lora_alpha": "lora_alpha|alpha",
     "lora_dropout": "lora_dropout",
@@ -227,6 +230,16 @@ _FLYTE_GPU = R(r"\bresources\([^()]{0,200}?(?<![\w.])gpu[ \t]*=[ \t]*[\"']?(\d{1
 
 def _flyte_gpu(scan: Scan, m: re.Match[str]) -> None:
     scan.claim("gpus_per_node", int(m.group(1)), m.start())
+
+
+# Composer's training length, LLM Foundry's ``max_duration: 2ep`` (composer/core/time.py, Time.from_timestring: an
+# integer then its unit, TimeUnit EPOCH "ep", BATCH "ba", SAMPLE "sp", TOKEN "tok", DURATION "dur"): in epochs only
+# with "ep"; "5000ba" is batches, no epoch count (read and left alone by the other keys' rule).
+_COMPOSER_EPOCHS = R(r"(?<![\w.])max_duration[\"']?[ \t]*[:=][ \t]*[\"']?(\d{1,3}(?:\.\d+)?)[ \t]*ep\b")
+
+
+def _composer_epochs(scan: Scan, m: re.Match[str]) -> None:
+    scan.claim("epochs", float(m.group(1)), m.start())
 
 
 def _pbs_select(scan: Scan, m: re.Match[str]) -> None:
@@ -1338,7 +1351,7 @@ WORD_RULES = [
     # "twice as many GPUs": a relative change read against the thread (``relative.changes``), never a vague count
     (_AS_MANY, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
-    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_AUTOTRAIN, _autotrain), (_RECIPE, _recipe), (_GRES_GPU, _gres), (_PBS_SELECT, _pbs_select), (_FLYTE_GPU, _flyte_gpu),
+    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_AUTOTRAIN, _autotrain), (_RECIPE, _recipe), (_GRES_GPU, _gres), (_PBS_SELECT, _pbs_select), (_FLYTE_GPU, _flyte_gpu), (_COMPOSER_EPOCHS, _composer_epochs),
     (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_GPU_BLOCK_COUNT, _gpu_block_count), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible),
     (_SMI_LINE, _smi_line), (_SMI_UUID, lambda scan, m: None), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_RAY_RESOURCES, lambda scan, m: None),
@@ -1439,6 +1452,20 @@ def _openrlhf_full(scan: Scan, m: re.Match[str]) -> bool | None:
     return None
 
 
+# LLM Foundry's model ``name: hf_causal_lm`` (ComposerHFCausalLM, llmfoundry/models/hf/hf_causal_lm.py, registered
+# as "hf_causal_lm") wraps the model in PEFT only when its ``peft_config`` is given (``peft_config: Optional[dict]``,
+# the adapters built from it, else every weight trains): a config of that model without one is a full fine-tune.
+_LLMFOUNDRY_MODEL = R(r"(?<![\w.])name[\"']?[ \t]*:[ \t]*[\"']?hf_causal_lm\b")
+
+
+def _llmfoundry_full(scan: Scan, m: re.Match[str]) -> bool | None:
+    if any(c.field in ("method", "method_weak") for c in scan.claims) or "peft_config" in scan.marked \
+            or _ADAPTER_CODE.search(scan.marked):
+        return False
+    scan.claim("method", "full", m.start())
+    return None
+
+
 # Unsloth's loader class (unsloth/models/loader.py: FastLanguageModel, FastVisionModel) names the Unsloth stack when
 # no word does: the word "unsloth" may sit only inside a repo name ("unsloth/Qwen3-14B") that a key's rule consumed.
 _UNSLOTH_LOADER = R(r"\bfast(?:language|vision)model\b")
@@ -1473,5 +1500,5 @@ def _trainer_config_stack(scan: Scan, m: re.Match[str]) -> bool | None:
 
 
 LATE_RULES = [(_FULL_SHORT, _full_short), (_AXOLOTL, _axolotl_full), (_HF_SCRIPT, _hf_full), (_ALL_LAYERS, _all_layers),
-              (_START, _trl_full), (_OPENRLHF, _openrlhf_full), (_UNSLOTH_LOADER, _unsloth_loader),
+              (_START, _trl_full), (_OPENRLHF, _openrlhf_full), (_LLMFOUNDRY_MODEL, _llmfoundry_full), (_UNSLOTH_LOADER, _unsloth_loader),
               (_START, _trainer_config_stack)]
