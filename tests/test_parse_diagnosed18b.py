@@ -223,3 +223,22 @@ def test_a_duration_in_batches_is_no_epoch_count(catalog):
     # the near form: Composer's "2000ba" is batches, not epochs
     result, said = _said(_FOUNDRY.format(intro="cost?", peft="", duration="2000ba"), catalog)
     assert "epochs" not in said, (result.intent, said)
+
+
+# --- an AWS instance type names its GPUs; SageMaker's instance_count the machines ---------------------------------
+
+@pytest.mark.parametrize("text,gpu,count", [
+    ("LoRA of Llama 3.1 8B:\n```python\nest = HuggingFace(instance_type=\"ml.p4de.24xlarge\", instance_count=2)\n```", "a100-80gb", 16),
+    ("QLoRA de Qwen2.5 14B:\n```python\nest = PyTorch(instance_type='ml.g5.48xlarge', instance_count=1)\n```", "a10g", 8),
+    ("full FT of Qwen2.5 7B on one p5.48xlarge, seq 4096", "h100-sxm", 8),
+    ("ajuste completo de Qwen2.5 1.5B en una g6e.xlarge", "l40s", 1),
+])
+def test_an_aws_instance_type_names_its_gpus(text, gpu, count, catalog):
+    result, said = _said(text, catalog)
+    assert (said.get("gpu"), said.get("num_gpus")) == (gpu, count), (result.intent, said)
+
+
+def test_a_cpu_instance_type_names_no_gpu(catalog):
+    # the near form: an m5 / c6i type (no accelerator) says nothing of the GPUs
+    result, said = _said("LoRA of Llama 3.1 8B, data prep on a c6i.12xlarge, seq 2048", catalog)
+    assert "gpu" not in said and "num_gpus" not in said, (result.intent, said)

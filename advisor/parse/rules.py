@@ -73,7 +73,7 @@ _CONFIG_KEYS = {
     # Kubeflow Trainer v2's TrainJob ``spec.trainer.numNodes`` counts machines too, each with its ``resourcesPerNode``
     # limits (``nvidia.com/gpu: N``, read as per node; trainer.kubeflow.org/v1alpha1, the SDK's TrainerV1alpha1Trainer
     # model: num_nodes, resources_per_node)
-    "num_nodes": "nnodes|num_nodes|numnodes|num_machines|nodes",
+    "num_nodes": "nnodes|num_nodes|numnodes|num_machines|nodes|instance_count",
     # Ray Train's ScalingConfig(num_workers=N, use_gpu=True): N workers of one GPU each, or of
     # resources_per_worker={"GPU": k} (ray/air/config.py, ScalingConfig._resources_per_worker_not_none, ray 2.60)
     "ray_workers": "num_workers",
@@ -230,6 +230,29 @@ _FLYTE_GPU = R(r"\bresources\([^()]{0,200}?(?<![\w.])gpu[ \t]*=[ \t]*[\"']?(\d{1
 
 def _flyte_gpu(scan: Scan, m: re.Match[str]) -> None:
     scan.claim("gpus_per_node", int(m.group(1)), m.start())
+
+
+# An AWS instance type names its GPUs and their count (Amazon EC2 "Accelerated computing" instance specifications,
+# aws.amazon.com/ec2/instance-types/; SageMaker's "ml." types are the same machines, aws.amazon.com/sagemaker/pricing):
+# P5 p5.48xlarge 8 H100; P5e / P5en .48xlarge 8 H200; P4d p4d.24xlarge 8 A100 40 GB; P4de p4de.24xlarge 8 A100 80 GB;
+# G5 (A10G), G6 (L4), G6e (L40S): 1 GPU up to .16xlarge, 4 in .12xlarge and .24xlarge, 8 in .48xlarge. Per
+# instance: SageMaker's ``instance_count`` (the estimator's "number of Amazon EC2 instances to use for training",
+# sagemaker.estimator.EstimatorBase) counts the machines. Other families (V100's P3, the catalog lacks) are left alone.
+_AWS_INSTANCE = R(r"(?<![\w.-])(?:ml\.)?(p5en|p5e|p5|p4de|p4d|g6e|g6|g5)\.(\d{0,2})[ \t]?x[ \t]?large\b")  # (normalized: "12 x large")
+_AWS_FAMILY = {"p5": "h100-sxm", "p5e": "h200", "p5en": "h200", "p4d": "a100-40gb", "p4de": "a100-80gb",
+               "g5": "a10g", "g6": "l4", "g6e": "l40s"}
+_AWS_SIZES = {"p5": {"48": 8}, "p5e": {"48": 8}, "p5en": {"48": 8}, "p4d": {"24": 8}, "p4de": {"24": 8}}
+_AWS_G_SIZES = {"": 1, "2": 1, "4": 1, "8": 1, "16": 1, "12": 4, "24": 4, "48": 8}
+
+
+def _aws_instance(scan: Scan, m: re.Match[str]) -> bool | None:
+    family, size = m.group(1), m.group(2)
+    count = (_AWS_SIZES.get(family) or _AWS_G_SIZES).get(size)
+    if count is None:
+        return False
+    scan.claim("gpu", _AWS_FAMILY[family], m.start())
+    scan.claim("gpus_per_node", count, m.start())
+    return None
 
 
 # Composer's training length, LLM Foundry's ``max_duration: 2ep`` (composer/core/time.py, Time.from_timestring: an
@@ -1351,7 +1374,7 @@ WORD_RULES = [
     # "twice as many GPUs": a relative change read against the thread (``relative.changes``), never a vague count
     (_AS_MANY, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
-    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_AUTOTRAIN, _autotrain), (_RECIPE, _recipe), (_GRES_GPU, _gres), (_PBS_SELECT, _pbs_select), (_FLYTE_GPU, _flyte_gpu), (_COMPOSER_EPOCHS, _composer_epochs),
+    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_AUTOTRAIN, _autotrain), (_RECIPE, _recipe), (_GRES_GPU, _gres), (_PBS_SELECT, _pbs_select), (_FLYTE_GPU, _flyte_gpu), (_COMPOSER_EPOCHS, _composer_epochs), (_AWS_INSTANCE, _aws_instance),
     (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_GPU_BLOCK_COUNT, _gpu_block_count), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible),
     (_SMI_LINE, _smi_line), (_SMI_UUID, lambda scan, m: None), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_RAY_RESOURCES, lambda scan, m: None),
