@@ -242,3 +242,27 @@ def test_a_cpu_instance_type_names_no_gpu(catalog):
     # the near form: an m5 / c6i type (no accelerator) says nothing of the GPUs
     result, said = _said("LoRA of Llama 3.1 8B, data prep on a c6i.12xlarge, seq 2048", catalog)
     assert "gpu" not in said and "num_gpus" not in said, (result.intent, said)
+
+
+# --- a value held where it is set ("pinned at", "fixed at", "puesto en"); the window each sample is cut to --------
+
+@pytest.mark.parametrize("text,field,value", [
+    ("LoRA of Llama 3.1 8B, max length pinned at 6144", "seq_len", 6144),
+    ("LoRA of Llama 3.1 8B with the rank fixed at 32", "lora_rank", 32),
+    ("LoRA de Llama 3.1 8B, rango puesto en 64", "lora_rank", 64),
+    ("QLoRA de Qwen2.5 7B, contexto establecido en 8192", "seq_len", 8192),
+    ("QLoRA of Qwen2.5 7B, training windows of 2,048", "seq_len", 2048),
+    ("QLoRA de Qwen2.5 7B con ventanas de 3072", "seq_len", 3072),
+])
+def test_a_value_pinned_to_its_setting_is_read(text, field, value, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate" and said.get(field) == value, (result.intent, said)
+
+
+@pytest.mark.parametrize("text", [
+    "LoRA of Llama 3.1 8B on 2 H100, seq 2048, the job is pinned at 3 in the queue",
+    "LoRA de Llama 3.1 8B en 2 H100, secuencia 2048, ventana de mantenimiento de 2 horas",
+])
+def test_a_pinned_number_of_something_else_is_no_setting(text, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("seq_len") == 2048 and said.get("num_gpus") == 2 and "lora_rank" not in said, (result.intent, said)

@@ -304,6 +304,9 @@ CUES: list[Cue] = [
     *_cues("seq", 9, 10, "context", "ctx", "context window", "contexto", "ventana de contexto", "ventana",
            "tokens de contexto", "de contexto", "tokens of context", "of context", "token context"),
     *_cues("seq", 7, 0, "sequences", "secuencias", "sequences of", "secuencias de"),
+    # the window each sample is cut to: "sample windows of 3072", "training windows of 4k", "ventanas de 2048"
+    *_cues("seq", 8, 0, "sample window", "sample windows", "training window", "training windows", "windows",
+           "ventanas", "ventanas de muestra"),
     *_cues("seq", 0, 9, "length sequences", "tokens long", "token long", "long sequences",
            "tokens per sequence", "tokens por secuencia",
            *(f"{unit} {seqs}" for unit in ("token", "tokens", "tok", "toks") for seqs in ("sequences", "seqs", "samples",

@@ -103,7 +103,10 @@ _LORA_PAIR = re.compile(r"\b(r|rank|rango|lora[_ ]r|alpha|alfa|lora[_ ]alpha)\s*
 
 
 # "rank equal to 8", "rango igual a 4", "alpha set to 32": the words say "=", before a number
-_EQUALS_WORDS = re.compile(r"\s+(?:is\s+)?(?:equal\s+to|equals|set\s+to|igual\s+a|fijad[oa]\s+en)\s+(?=\d)")
+# (and a value held where it is set: "context window pinned at 12288", "r fixed at 16", "rango puesto en 16",
+# "contexto establecido en 4096")
+_EQUALS_WORDS = re.compile(r"\s+(?:is\s+)?(?:equal\s+to|equals|set\s+to|igual\s+a|fijad[oa]\s+en|(?:pinned|fixed|locked)\s+(?:at|to)"
+                           r"|(?:puest[oa]|establecid[oa]|bloquead[oa])\s+en)\s+(?=\d)")
 
 
 def _lora_pair(m: re.Match[str]) -> str:
@@ -363,7 +366,8 @@ def normalize(text: str) -> str:
         text = fast(_SIZE_LINK).sub(_size_link, text)
     if ("/" in text or ":" in text) and ("r" in text or "alpha" in text or "alfa" in text):
         text = fast(_LORA_PAIR).sub(_lora_pair, text)
-    if "equal" in text or "igual" in text or "set to" in text or "fijad" in text:
+    if "equal" in text or "igual" in text or "set to" in text or "fijad" in text or "ed at" in text or "ed to" in text \
+            or "o en" in text or "a en" in text:
         text = fast(_EQUALS_WORDS).sub(" = ", text)
     if "mil " in text:
         text = fast(_IDIOMS).sub("muchas ", text)
