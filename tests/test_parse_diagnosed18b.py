@@ -266,3 +266,29 @@ def test_a_value_pinned_to_its_setting_is_read(text, field, value, catalog):
 def test_a_pinned_number_of_something_else_is_no_setting(text, catalog):
     result, said = _said(text, catalog)
     assert said.get("seq_len") == 2048 and said.get("num_gpus") == 2 and "lora_rank" not in said, (result.intent, said)
+
+
+# --- numbers of other things: a quoted one-word key ("seed"), a calendar week, a team's size, an eval's score -----
+
+@pytest.mark.parametrize("text", [
+    "QLoRA of Llama 3.1 8B on 2 H100:\n```\nrun.log({\"warmup\": 150, \"max_seq_len\": 2048})\n```",
+    "QLoRA de Llama 3.1 8B en 2 H100:\n```\nparams = {'semilla': 7, 'max_seq_len': 2048}\n```",
+    "QLoRA of Llama 3.1 8B on 2 H100, seq 2048. Shipping in week 51",
+    "QLoRA de Llama 3.1 8B en 2 H100, secuencia 2048; lo revisamos la semana 12",
+    "We're a team of 9. QLoRA of Llama 3.1 8B on 2 H100, seq 2048",
+    "QLoRA of Llama 3.1 8B on 2 H100, seq 2048; the previous eval scored 64.5",
+    "QLoRA de Llama 3.1 8B en 2 H100, secuencia 2048; la eval dio 58,3 la última vez",
+])
+def test_numbers_of_other_things_are_no_question(text, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate" and said.get("seq_len") == 2048 and said.get("num_gpus") == 2, (result.intent, said)
+
+
+@pytest.mark.parametrize("text,field,value", [
+    ("QLoRA of Llama 3.1 8B:\n```\nrun.log({\"rank\": 32, \"seed\": 1})\n```", "lora_rank", 32),
+    ("QLoRA de Llama 3.1 8B durante 2 semanas, secuencia 4096 en 3 H100", "num_gpus", 3),
+])
+def test_a_settings_own_quoted_key_and_a_duration_stay_read(text, field, value, catalog):
+    # the near forms: a quoted key that is a setting's cue is that setting; "2 semanas" is a duration, the GPUs still 3
+    result, said = _said(text, catalog)
+    assert said.get(field) == value, (result.intent, said)

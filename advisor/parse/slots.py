@@ -474,6 +474,12 @@ CUES: list[Cue] = [
     *_cues("ignore", _ID_STRENGTH, 0, "job", "job id", "run", "run id", "ticket", "issue", "pr", "build", "pid", "id",
            # a planning period's number ("sprint 14", "milestone 3", "hito 2"): when, not what
            "sprint", "milestone", "hito"),
+    # a calendar week's number ("on-call rota week 48", "guardia de la semana 48", "wk 12"): when, not what ("2 weeks"
+    # is a duration, its number before: the right cue below); a team's size ("team of 6", "equipo de 6")
+    *_cues("ignore", 10, 0, "week", "wk", "semana", "rota week", "team of", "equipo de", "a team of", "un equipo de"),
+    # an evaluation's result ("last eval scored 71.2", "la última eval dio 71,2", "MMLU 64.3"): a score, no setting
+    *_cues("ignore", 10, 0, "eval scored", "eval score", "evals scored", "scored", "eval dio", "evaluacion dio",
+           "eval gave", "eval was", "mmlu", "gsm8k", "humaneval"),
     *_cues("ignore", 10, 0, "paso", "iteracion", "iteration", "timeout", "port", "puerto", "latency", "latencia", "p50",
            "p90", "p95", "p99"),
     # a date: a day beside its month ("Dec 1", "on March 3", "14 de nov", "el 3 de marzo"); "may" and "mar" are also a
