@@ -292,3 +292,24 @@ def test_a_settings_own_quoted_key_and_a_duration_stay_read(text, field, value, 
     # the near forms: a quoted key that is a setting's cue is that setting; "2 semanas" is a duration, the GPUs still 3
     result, said = _said(text, catalog)
     assert said.get(field) == value, (result.intent, said)
+
+
+# --- where the adapters go: every linear projection, or the attention's projections listed -----------------------
+
+@pytest.mark.parametrize("text,targets", [
+    ("LoRA of Qwen2.5 7B with adapters on each linear layer", "all-linear"),
+    ("LoRA de Qwen2.5 7B, adaptadores en cada capa lineal", "all-linear"),
+    ("LoRA de Qwen2.5 7B con adaptadores en todas las proyecciones lineales", "all-linear"),
+    ("LoRA of Qwen2.5 7B, target q/k/v only", "attention"),
+    ("LoRA de Qwen2.5 7B, adaptadores en q, k, v, o", "attention"),
+])
+def test_the_adapters_targets_are_read(text, targets, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("lora_targets") == targets, (result.intent, said)
+
+
+@pytest.mark.parametrize("text", ["LoRA of Qwen2.5 7B, each linear warmup step is 10 ms",
+                                  "LoRA de Qwen2.5 7B, la k/v cache ocupa mucho"])
+def test_other_linear_or_kv_words_are_no_targets(text, catalog):
+    result, said = _said(text, catalog)
+    assert "lora_targets" not in said, (result.intent, said)

@@ -1157,10 +1157,18 @@ _RANK = R(r"\b(?:lora[\s_-]*)?(?:rank|rango)(?:\s+(?:de\s+|del\s+|of\s+)?(?:la\s
 _ALPHA = R(r"\b(?:lora[\s_-]*)?(?:alpha|alfa)(?:\s+(?:de|del|of|the|la|el))*(?:\s+(?:lora|adapters?|adaptador(?:es)?))?"
            r"\s*(?:of|de|=|:|is|es)?\s*" + _N)
 _DROPOUT = R(r"\b(?:lora[\s_-]*)?dropout\s*(?:of|de|=|:|is|es)?\s*" + _N + r"\s*(%)?|\b(?:no|sin|without)\s+dropout\b")
-_ALL_LINEAR = R(r"\ball[\s_-]*(?:the\s+)?linear(?:\s+(?:layers|modules|projections))?\b|\btodas\s+las\s+(?:capas\s+)?lineales\b")
+# (every linear layer, however counted: "all linear layers", "every linear proj", "each linear projection", "todas las
+# capas lineales", "cada proyección lineal", "todas las proyecciones lineales": PEFT's target_modules="all-linear")
+_ALL_LINEAR = R(r"\ball[\s_-]*(?:the\s+)?linear(?:\s+(?:layers|modules|projections|projs))?\b"
+                r"|\b(?:every|each)\s+(?:of\s+the\s+)?linear\s+(?:layers?|modules?|projections?|projs?)\b"
+                r"|\btodas\s+las\s+(?:capas\s+|proyecciones\s+|modulos\s+)?lineales\b"
+                r"|\bcada\s+(?:capa|proyeccion|modulo)\s+lineal\b")
 _ATTN_ONLY = R(r"\b(?:attention|attn)[\s_-]*(?:only|layers|projections|modules)\b|\bonly\s+(?:the\s+)?(?:attention|attn)\b"
                r"|\bsolo\s+(?:en\s+)?(?:la\s+)?(?:atencion|attention)\b|\bq[\s_-]*(?:proj)?\s*(?:,|and|y|\+|/)\s*v[\s_-]*(?:proj)?\b"
-               r"|\bqv\b|\bcapas\s+de\s+atencion\b")
+               r"|\bqv\b|\bcapas\s+de\s+atencion\b"
+               # the attention's projections listed, "q/k/v/o", "q,k,v,o", "q/k/v" (q_proj, k_proj, v_proj, o_proj)
+               r"|\bq(?:[\s_-]*proj)?\s*[,/+]\s*k(?:[\s_-]*proj)?\s*[,/+]\s*v(?:[\s_-]*proj)?(?:\s*[,/+]\s*o(?:[\s_-]*proj)?)?\b"
+               r"|\bqkvo?\b")
 _EAGER = R(r"\beager(?:[\s_-]*(?:attention|attn))?\b|\b(?:without|no|sin)\s+flash(?:[\s_-]*(?:attention|attn))?\b"
            r"|\b(?:attention|atencion)\s+eager\b|\bmath\s+attention\b")
 _FLASH = R(r"\bflash[\s_-]*(?:attention|attn)(?:[\s_-]*\d)?\b|\bfa[23]\b|\bsdpa\b|\bflash\b")
