@@ -313,3 +313,27 @@ def test_the_adapters_targets_are_read(text, targets, catalog):
 def test_other_linear_or_kv_words_are_no_targets(text, catalog):
     result, said = _said(text, catalog)
     assert "lora_targets" not in said, (result.intent, said)
+
+
+# --- a GPU's name as voice-to-text writes it: its letter and its number in words, or a card said as two tens ------
+
+@pytest.mark.parametrize("text,gpu,count", [
+    ("right so lora on mistral 7b on three h one hundreds please", "h100-sxm", 3),
+    ("full fine tune of qwen2.5 7b on six a one hundreds", "a100-80gb", 6),
+    ("lora for llama 3.1 8b on two l forty s", "l40s", 2),
+    ("bueno pues lora de mistral 7b en dos h cien", "h100-sxm", 2),
+    ("qlora de llama 3.1 8b en seis cuarenta noventa", "rtx-4090", 6),
+    ("qlora of llama 3.1 8b on a couple of forty ninety cards", "rtx-4090", 2),
+])
+def test_a_spoken_gpu_name_is_that_gpu(text, gpu, count, catalog):
+    result, said = _said(text, catalog)
+    assert (said.get("gpu"), said.get("num_gpus")) == (gpu, count), (result.intent, said)
+
+
+@pytest.mark.parametrize("text", [
+    "lora de mistral 7b en 2 L4, sube el warmup a cien pasos",
+    "lora on mistral 7b on 2 L4, we paid forty ninety for the last run",
+])
+def test_an_article_or_a_price_before_spoken_numbers_is_no_gpu(text, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("gpu") == "l4", (result.intent, said)

@@ -825,8 +825,9 @@ class _Assembler:
         """Vague values (``advisor.parse.vague``) for fields the message gives no value: each is asked about as
         an unreadable value of its own field, with a question that says what the phrase lacks."""
         fields, at = self.fields, set()
+        asked = {u[0] for u in self.scan.unreadable}  # a value a rule already found unreadable ("num_gpus: several")
         for name, typed, pos in vague.find(self.scan.marked):
-            if name in fields or name == "num_gpus" and "num_gpus" in self.increments \
+            if name in fields or name in asked or name == "num_gpus" and "num_gpus" in self.increments \
                     or name == "dataset_tokens" and self.scan.examples or name == "seq_len" and self.scan.example_seq \
                     or name == "params_b" and ("model" in fields or self.family is not None or self.family_size is not None
                                                or self.scan.of_kind("unsure") or self.scan.of_kind("family")):

@@ -232,6 +232,33 @@ _SPOKEN_RUN = re.compile(r"\b" + _SPOKEN_WORD + r"(?:(?:\s+(?:y|and)\s+|\s+|-)" 
 _SPOKEN_HINT = re.compile(r"\b(?:mil|thousand|hundred|" + "|".join([*_HUNDREDS_ES, *_TENS]) + r")\b")
 
 
+# A GPU's name as voice-to-text writes it: its letter, then its number in words ("four h cien", "two a one hundreds",
+# "eight l forty s cards", "ocho l cuarenta s"), or a card said as two tens the way people say "4090" ("forty ninety",
+# "cuarenta noventa", "thirty ninety"): written back as the name ("h100", "a100s", "l40s", "4090"). The letter form
+# only after a count of the cards (a bare "a cien" / "a one hundred" is an article or "to a hundred"), the tens
+# form where nothing but a card can be meant: a count before it or a card's noun after it.
+_VOICE_LETTER_NUMBER = {"one hundred": "100", "a hundred": "100", "hundred": "100", "cien": "100", "two hundred": "200",
+                        "doscientos": "200", "forty": "40", "cuarenta": "40", "ten": "10", "diez": "10"}
+_VOICE_COUNT = r"(?:\d{1,3}|" + "|".join(sorted({*_ONES_ES, *_ONES_EN} - {"un", "uno"}, key=len, reverse=True)) + r")"
+_VOICE_GPU = re.compile(r"\b(" + _VOICE_COUNT + r")\s+([ahlb])\s+(one\s+hundred|a\s+hundred|two\s+hundred|hundred|cien|doscientos"
+                        r"|forty|cuarenta|ten|diez)(s?)(?:\s+(s)(?=\s|$|[,.;!?)]))?\b")
+_VOICE_TENS = {"thirty": "30", "forty": "40", "fifty": "50", "treinta": "30", "cuarenta": "40", "cincuenta": "50",
+               "ninety": "90", "noventa": "90", "eighty": "80", "ochenta": "80", "seventy": "70", "setenta": "70"}
+_VOICE_CARD = re.compile(r"\b(?:(" + _VOICE_COUNT + r")\s+)?(thirty|forty|fifty|treinta|cuarenta|cincuenta)\s+"
+                         r"(ninety|noventa|eighty|ochenta|seventy|setenta)(s?)\b(?=(\s+(?:cards?|gpus?|tarjetas?|graficas?)\b)?)")
+
+
+def _voice_gpu(m: re.Match[str]) -> str:
+    number = _VOICE_LETTER_NUMBER[" ".join(m.group(3).split())]
+    return f"{m.group(1)} {m.group(2)}{number}{m.group(5) or ''}{m.group(4)}"
+
+
+def _voice_card(m: re.Match[str]) -> str:
+    if m.group(1) is None and m.group(5) is None:
+        return m.group(0)  # "forty ninety" alone: two numbers, maybe no card
+    return (f"{m.group(1)} " if m.group(1) else "") + _VOICE_TENS[m.group(2)] + _VOICE_TENS[m.group(3)] + m.group(4)
+
+
 def _spoken_number(m: re.Match[str]) -> str:
     words = re.split(r"\s+(?:y|and)\s+|\s+|-", m.group(0))
     if not any(w in _TENS or w in _HUNDREDS_ES or _SPOKEN_VALUES[w] < 0 for w in words):
@@ -372,7 +399,10 @@ def normalize(text: str) -> str:
     if "mil " in text:
         text = fast(_IDIOMS).sub("muchas ", text)
         text = fast(_MIL_MILLONES).sub(_mil_millones, text)
-    if _SPOKEN_HINT.search(text):
+    if _SPOKEN_HINT.search(text) or " cien" in text or "hundred" in text or " ten" in text or " diez" in text:
+        if " h " in text or " a " in text or " l " in text or " b " in text:
+            text = _VOICE_GPU.sub(_voice_gpu, text)
+        text = _VOICE_CARD.sub(_voice_card, text)
         text = _SPOKEN_RUN.sub(_spoken_number, text)
     if (":" in text or "-" in text or "am" in text or "pm" in text or "las " in text) and (
             fast(_DATE_DIGIT_HINT).search(text) or fast(_CLOCK_LAS_HINT).search(text)):  # _DATE_TIME_HINT
