@@ -2,7 +2,7 @@
 "duplica el contexto", "la mitad del lote", "x2 rank". They only mean something against the
 thread's request, so they are read in follow-ups only; a field the thread did not set is scaled
 from its documented default (``advisor.spec.DEFAULTS``: "double the batch" from micro-batch 1 is 2), except
-the GPU count, the sequence length and the epochs (``_NO_BASE``), asked about instead.
+the GPU count and the sequence length (``_NO_BASE``), asked about instead.
 
 Increments too: "+2 GPUs", "2 more GPUs", "add another 2 cards", "one epoch more", "dos GPUs más",
 "otras 2 GPUs", "una GPU menos" change a count by that much (``INCREMENT``, read as a word rule so the
@@ -85,11 +85,12 @@ def unscaled(text: str, previous: SpecRequest) -> dict[str, float]:
 
 
 # Fields with no default to scale: the GPU count (``advisor.spec.DEFAULTS``' 1 is what the ranking starts from,
-# not a count the thread settled), and the sequence length and the epochs, whose defaults are assumptions about
-# the user's data the answer listed as assumed, not values anyone said: "halve the window" / "la ventana a la
-# mitad" there is asked about, as the independently written sets label it (gen11 "halve the context", gen13
-# "twice the context length", gen15 "halve the window", table5 "one more epoch": a "relative" question)
-_NO_BASE = frozenset({"num_gpus", "seq_len", "epochs"})
+# not a count the thread settled), and the sequence length, whose default is an assumption about the user's data
+# the answer listed as assumed, not a value anyone said: "halve the window" / "la ventana a la mitad" there is asked
+# about, as the independently written sets label it (gen11 "halve the context", gen13 "twice the context length",
+# gen15 "halve the window": a "relative" question). ("twice as many epochs" still scales the documented default,
+# tests/test_parse_diagnosed15a.py; an increment of epochs the thread never set is asked, ``request._increments``.)
+_NO_BASE = frozenset({"num_gpus", "seq_len"})
 
 
 # --- increments: "+2 GPUs", "2 more GPUs", "dos GPUs más" ------------------------------------------------
