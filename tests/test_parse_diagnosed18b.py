@@ -337,3 +337,35 @@ def test_a_spoken_gpu_name_is_that_gpu(text, gpu, count, catalog):
 def test_an_article_or_a_price_before_spoken_numbers_is_no_gpu(text, catalog):
     result, said = _said(text, catalog)
     assert said.get("gpu") == "l4", (result.intent, said)
+
+
+# --- a fraction of a scale in words ("a quarter of a billion", "medio millón"); NeMo 2's recipe module names ------
+
+@pytest.mark.parametrize("text,tokens", [
+    ("LoRA of Llama 3.1 8B on half a billion tokens, seq 2048", 500_000_000),
+    ("LoRA of Llama 3.1 8B, three quarters of a billion tokens, seq 2048", 750_000_000),
+    ("LoRA de Llama 3.1 8B con medio millón de tokens, secuencia 2048", 500_000),
+    ("LoRA de Llama 3.1 8B, un cuarto de mil millones de tokens, secuencia 2048", 250_000_000),
+])
+def test_a_fraction_of_a_scale_is_read(text, tokens, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("dataset_tokens") == tokens, (result.intent, said)
+
+
+def test_a_fraction_of_the_data_is_no_size(catalog):
+    # the near form: "a quarter of the data" names no scale, so no token count
+    result, said = _said("LoRA of Llama 3.1 8B on a quarter of the data, seq 2048", catalog)
+    assert "dataset_tokens" not in said, (result.intent, said)
+
+
+@pytest.mark.parametrize("text,model", [
+    ("what would this cost?\n```python\nrecipe = llm.llama31_70b.finetune_recipe(num_nodes=2, num_gpus_per_node=8)\n```",
+     "llama-3.1-70b"),
+    ("¿cuánto costaría?\n```python\nrecipe = llm.qwen25_7b.finetune_recipe(num_nodes=1, num_gpus_per_node=4)\n```",
+     "qwen2.5-7b"),
+    ("¿cuánto costaría?\n```python\nrecipe = llm.llama3_8b.finetune_recipe(num_nodes=1, num_gpus_per_node=4)\n```",
+     "llama-3-8b"),  # one digit: the version as it is
+])
+def test_a_nemo_recipe_module_names_its_model(text, model, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("model") == model, (result.intent, said)

@@ -113,6 +113,20 @@ def annotated_defaults(text: str) -> str:
     return _ANNOTATED.sub(lambda m: m.group(1) + (" =" if m.group(2) else ""), text)
 
 
+# NeMo 2's recipe modules name the model with its version's digits run together, "llm.llama31_8b", "llm.llama32_1b",
+# "llm.qwen25_7b" (nemo/collections/llm/recipes/: llama31_8b.py is Llama 3.1 8B, llama32_3b.py Llama 3.2 3B, qwen25_7b.py
+# Qwen2.5 7B; one digit, "llama3_8b", "gemma2_9b", is the version as it is): written as the model's name,
+# "llama3.1-8b", which the name matcher reads.
+_NEMO_RECIPE = re.compile(r"(?<![\w])llm\.([a-z]+)(\d)(\d)_(\d+(?:\.\d+)?b)\b")
+
+
+def nemo_recipes(text: str) -> str:
+    """``text`` with each NeMo 2 recipe module of a two-digit version written as the model's name."""
+    if "llm." not in text:
+        return text
+    return _NEMO_RECIPE.sub(lambda m: f"llm. {m.group(1)}{m.group(2)}.{m.group(3)}-{m.group(4)}", text)
+
+
 _COMPONENT = re.compile(r"\btorchtune\.models\.([a-z0-9_]+)\.(qlora_|lora_|dora_)?([a-z0-9_]+)")
 
 

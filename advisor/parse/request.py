@@ -159,7 +159,7 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
                          example=t("parse.example.estimate", lang), code="too_long")
     outside = external.find(cleaned, catalog)  # hub ids the catalog lacks, pasted config.json
     normalized = flags_to_pairs(normalize(external.blank(cleaned, outside)))
-    normalized, components = pasted.torchtune_components(pasted.annotated_defaults(pasted.desc_values(pasted.flatten_json(normalized))))
+    normalized, components = pasted.torchtune_components(pasted.nemo_recipes(pasted.annotated_defaults(pasted.desc_values(pasted.flatten_json(normalized)))))
     if not re.search(r"[a-z0-9?]", normalized):
         raise ParseError(t("parse.error.empty", lang, example=t("parse.example.estimate", lang)),
                          example=t("parse.example.estimate", lang), code="empty")

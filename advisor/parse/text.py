@@ -259,6 +259,21 @@ def _voice_card(m: re.Match[str]) -> str:
     return (f"{m.group(1)} " if m.group(1) else "") + _VOICE_TENS[m.group(2)] + _VOICE_TENS[m.group(3)] + m.group(4)
 
 
+# A fraction of a scale said in words: "a quarter of a billion", "half a million", "three quarters of a billion",
+# Spanish "medio millón", "un cuarto de millón", "un cuarto de mil millones": written as the decimal before the scale
+# ("0.25 billion"), which the numbers read. (A third has no exact decimal, and is left as typed.)
+_FRACTION_OF_SCALE = re.compile(r"\b(?:(?:a|one)\s+(quarter)\s+of\s+a|(half)\s+(?:of\s+)?a|(?:a|one)\s+(half)\s+of\s+a"
+                                r"|(three)\s+quarters\s+of\s+a)\s+(million|billion|trillion)\b"
+                                r"|\b(?:(medio)|un\s+(cuarto)\s+de|(tres)\s+cuartos\s+de)\s+(millon|mil\s+millones)\b")
+_FRACTIONS = {"quarter": "0.25", "half": "0.5", "three": "0.75", "medio": "0.5", "cuarto": "0.25", "tres": "0.75"}
+
+
+def _fraction_of_scale(m: re.Match[str]) -> str:
+    word = next(g for g in m.groups()[:4] + m.groups()[5:8] if g)
+    scale = m.group(5) or ("million" if m.group(9) == "millon" else "billion")
+    return f"{_FRACTIONS[word]} {scale}"
+
+
 def _spoken_number(m: re.Match[str]) -> str:
     words = re.split(r"\s+(?:y|and)\s+|\s+|-", m.group(0))
     if not any(w in _TENS or w in _HUNDREDS_ES or _SPOKEN_VALUES[w] < 0 for w in words):
@@ -396,6 +411,8 @@ def normalize(text: str) -> str:
     if "equal" in text or "igual" in text or "set to" in text or "fijad" in text or "ed at" in text or "ed to" in text \
             or "o en" in text or "a en" in text:
         text = fast(_EQUALS_WORDS).sub(" = ", text)
+    if ("quarter" in text or "half" in text or "medio" in text or "cuarto" in text) and ("illi" in text or "illo" in text):
+        text = _FRACTION_OF_SCALE.sub(_fraction_of_scale, text)
     if "mil " in text:
         text = fast(_IDIOMS).sub("muchas ", text)
         text = fast(_MIL_MILLONES).sub(_mil_millones, text)
