@@ -369,3 +369,21 @@ def test_a_fraction_of_the_data_is_no_size(catalog):
 def test_a_nemo_recipe_module_names_its_model(text, model, catalog):
     result, said = _said(text, catalog)
     assert said.get("model") == model, (result.intent, said)
+
+
+# --- one GPU said with its board or form factor before the word ruling out a second -----------------------------
+
+@pytest.mark.parametrize("text", [
+    "LoRA de Qwen2.5 7B en una H200 SXM y nada más",
+    "LoRA of Qwen2.5 7B on an H100 PCIe and nothing else",
+    "LoRA de Qwen2.5 7B con una B200 HGX solamente",
+])
+def test_one_gpu_with_its_form_factor_is_a_count_of_one(text, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("num_gpus") == 1, (result.intent, said)
+
+
+def test_a_gpu_with_its_form_factor_alone_says_no_count(catalog):
+    # the near form: "una B200 HGX" names the card, not that there is only one
+    result, said = _said("LoRA de Qwen2.5 7B con una B200 HGX, secuencia 2048", catalog)
+    assert "num_gpus" not in said, (result.intent, said)
