@@ -387,3 +387,21 @@ def test_a_gpu_with_its_form_factor_alone_says_no_count(catalog):
     # the near form: "una B200 HGX" names the card, not that there is only one
     result, said = _said("LoRA de Qwen2.5 7B con una B200 HGX, secuencia 2048", catalog)
     assert "num_gpus" not in said, (result.intent, said)
+
+
+# --- the data's tokens named before their count ("tokens: 50M"): the dataset, never a second model size ----------
+
+@pytest.mark.parametrize("text,tokens", [
+    ("LoRA of a 7B model, tokens: 80M, seq 2048", 80_000_000),
+    ("LoRA of Llama 3.1 8B | training tokens = 1.5B | seq 4096", 1_500_000_000),
+    ("LoRA de un modelo de 7B, tokens de entrenamiento: 300M, secuencia 2048", 300_000_000),
+])
+def test_tokens_before_their_count_are_the_dataset(text, tokens, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate" and said.get("dataset_tokens") == tokens, (result.intent, said)
+
+
+def test_tokens_after_a_length_stay_the_length(catalog):
+    # the near form: "4096 tokens" after a length's cue is the sequence length, no dataset
+    result, said = _said("LoRA of Llama 3.1 8B, context of 4096 tokens, 2 H100", catalog)
+    assert said.get("seq_len") == 4096 and "dataset_tokens" not in said, (result.intent, said)

@@ -314,6 +314,9 @@ CUES: list[Cue] = [
     *_cues("seq", 3, 0, "at", "@", "a", "with", "con", "up to", "hasta"),
     *_cues("tokens", 0, 6.5, "tokens", "token", "toks", "tok", "de tokens", "tokens de entrenamiento",
            "training tokens"),
+    # the data's tokens as a setting's name before its value, "tokens: 50M", "training tokens = 1.2B", "tokens de
+    # entrenamiento: 300M" (a count of tokens with its scale; a bare "tokens 2048" beside a length cue stays the length's)
+    *_cues("tokens", 6, 0, "tokens", "training tokens", "tokens de entrenamiento", "total tokens", "tokens totales"),
     *_cues("dataset", 9, 0, "dataset", "data set", "dataset of", "corpus", "corpus of", "datos", "datos de",
            "conjunto de datos", "dataset de", "un dataset de", "data of", "datasets of", "training on", "train on",
            "entrenar con"),
