@@ -405,3 +405,20 @@ def test_tokens_after_a_length_stay_the_length(catalog):
     # the near form: "4096 tokens" after a length's cue is the sequence length, no dataset
     result, said = _said("LoRA of Llama 3.1 8B, context of 4096 tokens, 2 H100", catalog)
     assert said.get("seq_len") == 4096 and "dataset_tokens" not in said, (result.intent, said)
+
+
+# --- "NEW, not OLD" with the line wrapped after the comma is the same correction ----------------------------------
+
+@pytest.mark.parametrize("text,field,value", [
+    ("LoRA of Llama 3.1 8B, seq 2048\nupdate: seq is 8192,\nnot 2048", "seq_len", 8192),
+    ("LoRA de Llama 3.1 8B, rango 8\ncorrijo: rango 32,\nno 8", "lora_rank", 32),
+])
+def test_a_wrapped_correction_is_read(text, field, value, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate" and said.get(field) == value, (result.intent, said)
+
+
+def test_two_lines_without_the_comma_are_not_joined(catalog):
+    # the near form: a line break with no comma before it ends the sentence; the next line's "not" is no correction of it
+    result, said = _said("LoRA of Llama 3.1 8B, seq 2048\nnot 4096 as last time, 2 H100", catalog)
+    assert said.get("seq_len") == 2048, (result.intent, said)

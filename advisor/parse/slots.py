@@ -1027,7 +1027,9 @@ def _replaced(toks: list[Tok], out: Slots, lang: str) -> None:
         for j in range(i + 1, min(len(toks), i + 1 + limit)):
             if toks[j].kind == "num" and not toks[j].article:
                 return j
-            if not (wordlike(toks[j]) or toks[j].kind == "punct" and toks[j].text in (",", ":", "=")):
+            # (a line wrapped after a comma, "seq is 12288,\nnot 3072", is the same sentence)
+            if not (wordlike(toks[j]) or toks[j].kind == "punct" and (toks[j].text in (",", ":", "=") or toks[j].text == "\n"
+                                                                      and toks[j - 1].text == ",")):
                 return None
         return None
 
