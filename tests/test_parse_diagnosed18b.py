@@ -422,3 +422,20 @@ def test_two_lines_without_the_comma_are_not_joined(catalog):
     # the near form: a line break with no comma before it ends the sentence; the next line's "not" is no correction of it
     result, said = _said("LoRA of Llama 3.1 8B, seq 2048\nnot 4096 as last time, 2 H100", catalog)
     assert said.get("seq_len") == 2048, (result.intent, said)
+
+
+# --- a setting's "no" at a line's end does not negate the next line's adapters ------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "LoRA of Qwen2.5 7B:\n• gradient checkpointing: no\n• adapters on all linear layers",
+    "LoRA de Qwen2.5 7B:\n• recomputar activaciones: no\n• adaptadores en todas las capas lineales",
+])
+def test_a_no_ending_a_line_keeps_the_next_lines_adapters(text, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("method") == "lora" and said.get("gradient_checkpointing") is False, (result.intent, said)
+
+
+@pytest.mark.parametrize("text", ["Qwen2.5 7B with no adapters, seq 2048", "Qwen2.5 7B sin adaptadores, secuencia 2048"])
+def test_no_adapters_on_one_line_is_still_a_full_fine_tune(text, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("method") == "full", (result.intent, said)

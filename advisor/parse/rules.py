@@ -831,7 +831,9 @@ _NO_QUANT = R(r"\b(?:without|w/o|no|sin|drop(?:\s+the)?|quita\w*(?:\s+la)?)\s+(?
               r"(?:quanti[sz]ation|quant|cuantizacion|cuantizar|4[\s_-]*bits?|qlora)\b")
 # No adapters, so every weight trains: "without LoRA", "a no-adapter full fine-tune", "no PEFT", "sin ningún adaptador",
 # "adapter-free", "LoRA-less", "non-PEFT" (the word joined by a hyphen or a space, singular or plural)
-_NO_LORA = R(r"\b(?:without|w/o|no|sin|zero|cero)[\s_-]+(?:(?:any|an|the|ningun[oa]?s?|los|las|un|una|el)\s+)?"
+# (the negation and its noun on one line: "activation recompute: no\n• adapters on q/k/v/o" ends one setting's value
+# at the line's end, and the next line's adapters are no "no adapters")
+_NO_LORA = R(r"\b(?:without|w/o|no|sin|zero|cero)[ \t_-]+(?:(?:any|an|the|ningun[oa]?s?|los|las|un|una|el)\s+)?"
              r"(?:lora|adapters?|adaptador(?:es)?|peft)(?:[\s_-]+(?:lora|adapters?|adaptador(?:es)?|peft))?\b"
              r"|\bnon[\s_-]*(?:lora|adapters?|peft)\b|\b(?:lora|adapters?|peft)[\s_-]*(?:free|less)\b")
 # "lora rank 16", "lora_alpha", "LoRA dropout": a setting of the adapters, which says LoRA only when
