@@ -439,3 +439,20 @@ def test_a_no_ending_a_line_keeps_the_next_lines_adapters(text, catalog):
 def test_no_adapters_on_one_line_is_still_a_full_fine_tune(text, catalog):
     result, said = _said(text, catalog)
     assert said.get("method") == "full", (result.intent, said)
+
+
+# --- a switch's key before a decimal comma: "PEFT: 1,2 millones de tokens" is 1.2 million tokens -------------------
+
+@pytest.mark.parametrize("text,tokens", [
+    ("LoRA de Llama 3.1 8B al estilo PEFT: 1,2 millones de tokens", 1_200_000),
+    ("LoRA of Llama 3.1 8B, PEFT: 2,5 billion tokens", 2_500_000_000),
+])
+def test_a_decimal_comma_after_a_key_is_one_number(text, tokens, catalog):
+    result, said = _said(text, catalog)
+    assert said.get("dataset_tokens") == tokens, (result.intent, said)
+
+
+def test_a_comma_list_after_a_key_stays_a_list(catalog):
+    # the near form: "rank: 16,4 GPUs" lists two settings, no decimal
+    result, said = _said("LoRA of Llama 3.1 8B, rank: 16,4 GPUs", catalog)
+    assert said.get("lora_rank") == 16 and said.get("num_gpus") == 4, (result.intent, said)

@@ -280,7 +280,9 @@ def _gres(scan: Scan, m: re.Match[str]) -> None:
 # Any key, then its value; the handler reads the keys above (``_KEY_FIELD``) and leaves the rest to
 # ``_OTHER_KEY``. One key pattern, not an alternation of every key: Python's re tries each alternative at
 # every position, which made this the slowest rule on a pasted config.
-_CONFIG = R(r"(?<![\w.])\"?([a-z_][a-z0-9_]*+(?:\.[a-z0-9_]++)*+)[\"']?[ \t]*[:=][ \t]*[\"']?(\d+(?:[.,]\d{3})*(?:\.\d+)?k?|\d+(?:[.,]\d+)?k?|[a-z0-9_./\-]+?)[\"']?(?=[\s,;)}\]?!]|\.(?:\s|$)|$)")
+# (a value never ends before a decimal comma, a comma glued to one or two digits and a scale: "PEFT: 1,2 millones de
+# tokens" is 1,2 million, not the switch's "1" and then a count of 2 million; "rank: 16,4 GPUs" is a list)
+_CONFIG = R(r"(?<![\w.])\"?([a-z_][a-z0-9_]*+(?:\.[a-z0-9_]++)*+)[\"']?[ \t]*[:=][ \t]*[\"']?(\d+(?:[.,]\d{3})*(?:\.\d+)?k?|\d+(?:[.,]\d+)?k?|[a-z0-9_./\-]+?)[\"']?(?=[\s;)}\]?!]|,(?!\d{1,2}[ \t]*(?:mil(?:lones|lon)?|millions?|billions?|[kmb])\b)|\.(?:\s|$)|$)")
 _KEY_FIELD = {k.replace("\\.", "."): f for f, keys in _CONFIG_KEYS.items() for k in keys.split("|")}
 # A key: value pair of a pasted config whose key we do not model ("warmup_ratio: 0.1",
 # "save_steps=500"): read and left alone, so its number is not asked about.
