@@ -756,6 +756,10 @@ _OTHER_WORD_KEY = R(r"(?<![\w.\-/])([a-z]{3,})=[\"']?(-?\d+(?:\.\d+)?(?:e-?\d+)?
 _QUOTED_WORD_KEY = R(r"[\"']([a-z]{3,})[\"'][ \t]*:[ \t]*(-?\d+(?:\.\d+)?(?:e-?\d+)?)(?=[ \t]*[,;)}\]\n]|[ \t]*$)")
 
 
+# (what every match holds, stated for the prefilter, which cannot read it from the pattern: a closing quote, then the colon)
+_QUOTED_KEY_NEEDS = ('":', "':", '" :', "' :", '"\t:', "'\t:")
+
+
 def _other_word_key(scan: Scan, m: re.Match[str]) -> bool | None:
     from advisor.parse.slots import CUE_KEYS, cue_word
 
@@ -1394,7 +1398,7 @@ WORD_RULES = [
     (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_AUTOTRAIN, _autotrain), (_RECIPE, _recipe), (_GRES_GPU, _gres), (_PBS_SELECT, _pbs_select), (_FLYTE_GPU, _flyte_gpu), (_COMPOSER_EPOCHS, _composer_epochs), (_AWS_INSTANCE, _aws_instance),
     (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_GPU_BLOCK_COUNT, _gpu_block_count), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible),
     (_SMI_LINE, _smi_line), (_SMI_UUID, lambda scan, m: None), (_CONFIG, _config), (_TARGETS, _targets),
-    (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_QUOTED_WORD_KEY, _other_word_key), (_RAY_RESOURCES, lambda scan, m: None),
+    (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_QUOTED_WORD_KEY, _other_word_key, _QUOTED_KEY_NEEDS), (_RAY_RESOURCES, lambda scan, m: None),
     (_INSTEAD, _instead), (_NOT_REGION, _instead), (_DROPPED, _instead), (_QUOTA, _quota), (_NO_ROOM, _no_room),
     (_ADAM_MODS, _adam_mods), (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
     (_SGD, _claim("optimizer", "sgd")), (_OTHER_OPT, _other_opt),
