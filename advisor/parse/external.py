@@ -29,7 +29,12 @@ from advisor.parse.prefilter import ascii_safe, ascii_twin
 _HUB_PAGES = r"(?:tree|blob|resolve|raw|commit|commits|discussions|files|edit|settings|viewer)"
 # (the link with its scheme or without: people paste "huggingface.co/org/name?library=transformers" as the address bar
 # shows it, "https://" cut)
-_HUB_ID = re.compile(r"(?<![\w/.@-])(?:(?:https?://)?(?:www\.)?(?:huggingface\.co|hf\.co)/)?([A-Za-z0-9][\w.-]{1,95})/"
+# (or as huggingface_hub's file-system path names a model repository: "hf://org/name", "hf://org/name@main/config.json";
+# HfFileSystem's paths are hf://[<repo_type_prefix>]<repo_id>[@<revision>]/<path/in/repo>, the prefix "datasets/" or
+# "spaces/" for those repository types and none for a model: huggingface_hub/hf_file_system.py, docs "Interact with
+# the Hub through the Filesystem API")
+_HUB_ID = re.compile(r"(?<![\w/.@-])(?:(?:https?://)?(?:www\.)?(?:huggingface\.co|hf\.co)/|(?<![\w.@-])hf://(?!datasets/|spaces/))?"
+                     r"([A-Za-z0-9][\w.-]{1,95})/"
                      r"([A-Za-z0-9][\w.-]{0,95}[A-Za-z0-9])(?:(?=/" + _HUB_PAGES + r"\b)|(?![\w/-]|\.\w))")
 # That page path after a Hub id (kept out of what the rules read: "main", a commit's hex, a file name)
 # (and a link's query or fragment after the id or its page: "?library=transformers", "#model-details")

@@ -83,6 +83,50 @@ def _show(value: Any) -> str:
     return str(value)
 
 
+# A W&B run's config.yaml (the file its Files tab shows, written by the wandb client): every logged key holds a mapping
+# of ``desc`` (the key's description, null unless given) and ``value`` (what was logged), one level down,
+# "ctx_len:\n  desc: null\n  value: 2048" (wandb/sdk/lib/config_util.py, dict_add_value_dict: {key: {"desc": None,
+# "value": v}}, dumped as YAML; the file opens with "wandb_version: 1"). The setting is the key's ``value``.
+_DESC_VALUE = re.compile(r"(?m)^([ \t]*)([a-z_][\w.-]*)[ \t]*:[ \t]*\n(?:\1[ \t]+desc[ \t]*:[^\n]*\n)?"
+                         r"\1[ \t]+value[ \t]*:[ \t]*([^\n]*)")
+
+
+def desc_values(text: str) -> str:
+    """``text`` with each W&B ``key: {desc, value}`` block written as ``key: value`` (other text as typed)."""
+    if "value:" not in text or "desc:" not in text:
+        return text
+    return _DESC_VALUE.sub(lambda m: f"{m.group(1)}{m.group(2)}: {m.group(3)}", text)
+
+
+# A Python function's parameter with its type and default, "micro_batch_size: int = 4", "max_seq_len: int=8192" (a
+# Flyte task's, a script's ``def main(...)``, a dataclass field): the setting is the default after "=", not the type
+# after ":" (which a config key's rule would read as the value, "int", and ask about).
+# A parameter with its type and no default ("def train(seq_len: int, ...)") says no value: the type is dropped too.
+_ANNOTATED = re.compile(r"(?<![\w.])([a-z_][a-z0-9_]*)[ \t]*:[ \t]*(?:int|float|str|bool|optional\[(?:int|float|str)\])"
+                        r"(?:[ \t]*(=)|(?=[ \t]*[,)]))")
+
+
+def annotated_defaults(text: str) -> str:
+    """``text`` with each ``name: type = value`` parameter written as ``name = value`` (``name: type`` as ``name``)."""
+    if ": int" not in text and ":int" not in text and "float" not in text and "optional[" not in text:
+        return text
+    return _ANNOTATED.sub(lambda m: m.group(1) + (" =" if m.group(2) else ""), text)
+
+
+# NeMo 2's recipe modules name the model with its version's digits run together, "llm.llama31_8b", "llm.llama32_1b",
+# "llm.qwen25_7b" (nemo/collections/llm/recipes/: llama31_8b.py is Llama 3.1 8B, llama32_3b.py Llama 3.2 3B, qwen25_7b.py
+# Qwen2.5 7B; one digit, "llama3_8b", "gemma2_9b", is the version as it is): written as the model's name,
+# "llama3.1-8b", which the name matcher reads.
+_NEMO_RECIPE = re.compile(r"(?<![\w])llm\.([a-z]+)(\d)(\d)_(\d+(?:\.\d+)?b)\b")
+
+
+def nemo_recipes(text: str) -> str:
+    """``text`` with each NeMo 2 recipe module of a two-digit version written as the model's name."""
+    if "llm." not in text:
+        return text
+    return _NEMO_RECIPE.sub(lambda m: f"llm. {m.group(1)}{m.group(2)}.{m.group(3)}-{m.group(4)}", text)
+
+
 _COMPONENT = re.compile(r"\btorchtune\.models\.([a-z0-9_]+)\.(qlora_|lora_|dora_)?([a-z0-9_]+)")
 
 

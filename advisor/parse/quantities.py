@@ -105,7 +105,9 @@ _SINGLE = R(r"\b(?:a\s+single|one\s+single|single|a\s+lone|one|only\s+one|just\s
             r"|exactamente\s+una?|nada\s+mas\s+(?:que\s+)?una?|tan\s+sol[oa]\s+una?|no\s+mas\s+de\s+una?"
             r"|exactly\s+(?:one|a\s+single))\s+(?:" + _G + r"|" + _UNITS + r")"
             # "en una H100 nada más", "a single... only": an article, then a word that says there is no second
-            r"|\b(?:una?|an?)\s+(?:" + _G + r"|" + _UNITS + r")\s+(?:nada\s+mas|solamente|unicamente|y\s+ya|only|alone)\b")
+            # (the GPU's board or form factor may follow its name: "una B200 HGX y nada más", "an H100 SXM and that's it")
+            r"|\b(?:una?|an?)\s+(?:" + _G + r"|" + _UNITS + r")(?:\s+(?:hgx|sxm\d?|pcie|nvl\d*|oam|card|tarjeta))?"
+            r"\s+(?:nada\s+mas|solamente|unicamente|y\s+ya|y\s+nada\s+mas|only|alone|and\s+that'?s\s+it|and\s+nothing\s+else)\b")
 _COUNT_GPU = R(r"\b" + COUNT + r"\s*(?:x\s*)?" + _G)
 _GPU_TIMES = R(_G + r"\s*(?:x|\*)\s*(\d{1,4})\b")
 _COUNT_UNITS = R(r"\b" + COUNT + r"\s*(?:x\s*)?" + _UNITS + r"\b")

@@ -1,7 +1,8 @@
 """Relative changes in a thread: "double the context", "halve the batch", "twice the GPUs",
 "duplica el contexto", "la mitad del lote", "x2 rank". They only mean something against the
 thread's request, so they are read in follow-ups only; a field the thread did not set is scaled
-from its documented default (``advisor.spec.DEFAULTS``: "double the batch" from micro-batch 1 is 2).
+from its documented default (``advisor.spec.DEFAULTS``: "double the batch" from micro-batch 1 is 2), except
+the GPU count and the sequence length (``_NO_BASE``), asked about instead.
 
 Increments too: "+2 GPUs", "2 more GPUs", "add another 2 cards", "one epoch more", "dos GPUs más",
 "otras 2 GPUs", "una GPU menos" change a count by that much (``INCREMENT``, read as a word rule so the
@@ -24,7 +25,9 @@ AS_MANY = R(r"\b(?:twice|two\s+times|thrice|three\s+times|half)\s+as\s+(?:many|m
 _FACTORS = (r"((?:twice|two\s+times|thrice|three\s+times|half)\s+as\s+(?:many|much)|double|twice|2x|x2|duplica\w*|el\s+doble(?:\s+de)?|doblar|dobla|doble|halve|half|halving|la\s+mitad(?:\s+de)?"
             r"|mitad(?:\s+de)?|divide\w*\s+(?:por|entre|by)\s+(?:2|dos|two)|reduce\w*\s+a\s+la\s+mitad|triple|triplica\w*)")
 _FIELDS = {
-    "seq_len": r"context(?:\s+length)?|seq(?:uence)?(?:\s+len(?:gth)?)?|ctx|contexto|secuencias?|longitud",
+    # ("window", "ventana": the context window, as "sample windows of 4096" and "ventana de contexto" say it)
+    "seq_len": r"context(?:\s+length)?|seq(?:uence)?(?:\s+len(?:gth)?)?|ctx|contexto|secuencias?|longitud|(?:context\s+)?windows?"
+               r"|ventanas?(?:\s+de\s+contexto)?",
     "micro_batch": r"micro[\s-]*batch|batch(?:\s+size)?|bs|micro[\s-]*lote|lote|tamano\s+de\s+lote",
     "num_gpus": r"gpus?|cards?|tarjetas?|graficas?",
     "lora_rank": r"rank|rango",
@@ -109,8 +112,12 @@ def unscaled(text: str, previous: SpecRequest) -> dict[str, float]:
 
 
 # Fields with no default to scale: the GPU count (``advisor.spec.DEFAULTS``' 1 is what the ranking starts from,
-# not a count the thread settled)
-_NO_BASE = frozenset({"num_gpus"})
+# not a count the thread settled), and the sequence length, whose default is an assumption about the user's data
+# the answer listed as assumed, not a value anyone said: "halve the window" / "la ventana a la mitad" there is asked
+# about, as the independently written sets label it (gen11 "halve the context", gen13 "twice the context length",
+# gen15 "halve the window": a "relative" question). ("twice as many epochs" still scales the documented default,
+# tests/test_parse_diagnosed15a.py; an increment of epochs the thread never set is asked, ``request._increments``.)
+_NO_BASE = frozenset({"num_gpus", "seq_len"})
 
 
 # --- increments: "+2 GPUs", "2 more GPUs", "dos GPUs más" ------------------------------------------------

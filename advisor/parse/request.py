@@ -183,7 +183,7 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
                          example=t("parse.example.estimate", lang), code="too_long")
     outside = external.find(cleaned, catalog)  # hub ids the catalog lacks, pasted config.json
     normalized = flags_to_pairs(normalize(external.blank(cleaned, outside)))
-    normalized, components = pasted.torchtune_components(pasted.flatten_json(normalized))
+    normalized, components = pasted.torchtune_components(pasted.nemo_recipes(pasted.annotated_defaults(pasted.desc_values(pasted.flatten_json(normalized)))))
     if not re.search(r"[a-z0-9?]", normalized):
         raise ParseError(t("parse.error.empty", lang, example=t("parse.example.estimate", lang)),
                          example=t("parse.example.estimate", lang), code="empty")
@@ -707,10 +707,11 @@ class _Assembler:
             self.warnings.append(("parse.warn.examples_need_length", {"examples": shown}))
 
     def _increments(self) -> None:
-        """"+2 GPUs", "one more epoch" in a thread: the thread's value plus that much. A value the thread never
-        stated has nothing said to add to (a GPU count the recommender picked per GPU, an epoch count left to
-        ``advisor.spec.DEFAULTS``): adding to the default would answer with a total nobody said, so ask for it
-        (``relative_unknown``). A value said outright in the same message ("4 GPUs") wins over an increment."""
+        """"+2 GPUs", "two more epochs" in a thread: the thread's value plus two. A value the thread never
+        fixed has nothing said to add to (a GPU count was the recommender's pick per GPU; epochs were the
+        documented default, an assumption the answer listed, not the user's): ask for the total
+        (``relative_unknown``), as tables 5 and gen15 label "one more epoch" / "dos épocas más" there. A
+        value said outright in the same message ("4 GPUs") wins over an increment."""
         for name, change in self.increments.items():
             if getattr(self.delta, name) is not None:
                 continue
@@ -944,8 +945,9 @@ class _Assembler:
         """Vague values (``advisor.parse.vague``) for fields the message gives no value: each is asked about as
         an unreadable value of its own field, with a question that says what the phrase lacks."""
         fields, at = self.fields, set()
+        asked = {u[0] for u in self.scan.unreadable}  # a value a rule already found unreadable ("num_gpus: several")
         for name, typed, pos in vague.find(self.scan.marked):
-            if name in fields or name == "num_gpus" and "num_gpus" in self.increments \
+            if name in fields or name in asked or name == "num_gpus" and "num_gpus" in self.increments \
                     or name == "dataset_tokens" and self.scan.examples or name == "seq_len" and self.scan.example_seq \
                     or name == "params_b" and ("model" in fields or self.family is not None or self.family_size is not None
                                                or self.scan.of_kind("unsure") or self.scan.of_kind("family")):

@@ -40,28 +40,40 @@ _TRUE = {"true", "yes", "on", "1", "si", "enabled", "unsloth", "auto"}
 _FALSE = {"false", "no", "off", "0", "none", "null", "disabled"}
 _CONFIG_KEYS = {
     "seq_len": "max_seq_length|max_seq_len|seq_len|seq_length|sequence_len|sequence_length|seqlen|"
-               "max_length|cutoff_len|block_size|context_length|model_max_length|max_tokens_per_sample",
+               "max_length|cutoff_len|block_size|context_length|model_max_length|max_tokens_per_sample|ctx_len|"
+               "context_len",  # (a script's own short names, as logged to a tracker: "ctx_len", "micro_bsz")
     "micro_batch": "per_device_train_batch_size|micro_batch_size|train_micro_batch_size_per_gpu|"
                    "micro_batch|batch_size|mbs|bs|per_gpu_train_batch_size|train_batch_size_per_device|"
                    "micro_train_batch_size|"  # OpenRLHF's per-GPU batch (openrlhf/cli/train_sft.py)
                    # a hand-written script's or dict's own names for the same per-device batch
-                   "per_device_batch|per_device_batch_size|batch_per_device|batch_per_gpu|batch_size_per_gpu",
+                   "per_device_batch|per_device_batch_size|batch_per_device|batch_per_gpu|batch_size_per_gpu|"
+                   "micro_bsz|micro_bs|"
+                   # Composer's (LLM Foundry's YAML) "the number of samples to process on each device per microbatch"
+                   # (composer/trainer/trainer.py, Trainer(device_train_microbatch_size=...))
+                   "device_train_microbatch_size",
     "lora_rank": "lora_r|lora_rank|rank|r",
     "lora_alpha": "lora_alpha|alpha",
     "lora_dropout": "lora_dropout",
     "epochs": "num_train_epochs|num_epochs|n_epochs|max_epochs|train_epochs|epochs",
+    # (Megatron-LM's --recompute-activations: "recompute activation to allow for training with larger models,
+    # sequences, and batch sizes", megatron/training/arguments.py, _add_training_args)
     "gradient_checkpointing": "use_gradient_checkpointing|gradient_checkpointing|activation_checkpointing|"
-                              "enable_activation_checkpointing",
+                              "enable_activation_checkpointing|recompute_activations",
     "optimizer": "optim|optimizer",
-    "num_gpus": "num_gpus|n_gpus|num_processes|gpus|world_size",  # accelerate's num_processes counts every machine's
+    # (RunPod's ``runpodctl create pod --gpuCount``: "number of GPUs for the pod", docs.runpod.io runpodctl reference;
+    # Determined's ``resources.slots_per_trial``: "the number of slots to use for each trial", a slot being one GPU,
+    # the trial's total over its agents, docs.determined.ai experiment-config-reference)
+    "num_gpus": "num_gpus|n_gpus|num_processes|gpus|world_size|gpucount|gpu_count|slots_per_trial",  # accelerate's num_processes counts every machine's
     # torchrun: per node, times --nnodes; Lightning's Trainer(devices=4, num_nodes=2) and LitGPT's --devices are per
     # node too (lightning/fabric/connector.py: the world size is num_nodes * devices)
-    "gpus_per_node": "nproc_per_node|nproc|gpus_per_node|devices",
+    # (NeMo 2's recipes, ``llm.<model>.finetune_recipe(num_nodes=..., num_gpus_per_node=...)``: the trainer's
+    # devices per node, times num_nodes, nemo/collections/llm/recipes/llama3_8b.py finetune_recipe)
+    "gpus_per_node": "nproc_per_node|nproc|gpus_per_node|devices|num_gpus_per_node",
     # SLURM's sbatch/srun --nodes (-N) counts machines like torchrun's --nnodes (sbatch(1), "-N, --nodes")
     # Kubeflow Trainer v2's TrainJob ``spec.trainer.numNodes`` counts machines too, each with its ``resourcesPerNode``
     # limits (``nvidia.com/gpu: N``, read as per node; trainer.kubeflow.org/v1alpha1, the SDK's TrainerV1alpha1Trainer
     # model: num_nodes, resources_per_node)
-    "num_nodes": "nnodes|num_nodes|numnodes|num_machines|nodes",
+    "num_nodes": "nnodes|num_nodes|numnodes|num_machines|nodes|instance_count",
     # Ray Train's ScalingConfig(num_workers=N, use_gpu=True): N workers of one GPU each, or of
     # resources_per_worker={"GPU": k} (ray/air/config.py, ScalingConfig._resources_per_worker_not_none, ray 2.60)
     "ray_workers": "num_workers",
@@ -203,6 +215,61 @@ def _visible(scan: Scan, m: re.Match[str]) -> None:
     scan.claim("visible_gpus", len((m.group(1) or m.group(2)).split(",")), m.start())
 
 
+# PBS Professional's chunk request, "#PBS -l select=2:ncpus=64:ngpus=8" (PBS Professional User's Guide, "Requesting
+# Resources": select=<N>:<chunk>, N chunks each with the chunk's resources; ngpus the GPUs in one chunk; a job whose
+# chunks are each a node, as a GPU job's usually are): N chunks of ngpus each, read as nodes and GPUs per node. A
+# request of several kinds of chunk ("select=1:ngpus=8+2:ngpus=4") is left alone (no one count per node).
+_PBS_SELECT = R(r"(?<![\w.])select[ \t]*=[ \t]*(\d{1,4})((?::[a-z_]+=[\w.]+)*?):ngpus=(\d{1,3})\b((?::[a-z_]+=[\w.]+)*)(?![+\w])")
+
+
+# Flyte's task resources, ``@task(requests=Resources(gpu="2", mem="200Gi"))`` (flytekit.Resources: cpu, mem, gpu,
+# ..., "gpu" the number of GPUs the task's pod requests, flytekit/core/resources.py), the GPU type its
+# ``accelerator=`` (flytekit.extras.accelerators): the GPUs of one pod.
+_FLYTE_GPU = R(r"\bresources\([^()]{0,200}?(?<![\w.])gpu[ \t]*=[ \t]*[\"']?(\d{1,3})[\"']?(?=[ \t]*[,)])")
+
+
+def _flyte_gpu(scan: Scan, m: re.Match[str]) -> None:
+    scan.claim("gpus_per_node", int(m.group(1)), m.start())
+
+
+# An AWS instance type names its GPUs and their count (Amazon EC2 "Accelerated computing" instance specifications,
+# aws.amazon.com/ec2/instance-types/; SageMaker's "ml." types are the same machines, aws.amazon.com/sagemaker/pricing):
+# P5 p5.48xlarge 8 H100; P5e / P5en .48xlarge 8 H200; P4d p4d.24xlarge 8 A100 40 GB; P4de p4de.24xlarge 8 A100 80 GB;
+# G5 (A10G), G6 (L4), G6e (L40S): 1 GPU up to .16xlarge, 4 in .12xlarge and .24xlarge, 8 in .48xlarge. Per
+# instance: SageMaker's ``instance_count`` (the estimator's "number of Amazon EC2 instances to use for training",
+# sagemaker.estimator.EstimatorBase) counts the machines. Other families (V100's P3, the catalog lacks) are left alone.
+_AWS_INSTANCE = R(r"(?<![\w.-])(?:ml\.)?(p5en|p5e|p5|p4de|p4d|g6e|g6|g5)\.(\d{0,2})[ \t]?x[ \t]?large\b")  # (normalized: "12 x large")
+_AWS_FAMILY = {"p5": "h100-sxm", "p5e": "h200", "p5en": "h200", "p4d": "a100-40gb", "p4de": "a100-80gb",
+               "g5": "a10g", "g6": "l4", "g6e": "l40s"}
+_AWS_SIZES = {"p5": {"48": 8}, "p5e": {"48": 8}, "p5en": {"48": 8}, "p4d": {"24": 8}, "p4de": {"24": 8}}
+_AWS_G_SIZES = {"": 1, "2": 1, "4": 1, "8": 1, "16": 1, "12": 4, "24": 4, "48": 8}
+
+
+def _aws_instance(scan: Scan, m: re.Match[str]) -> bool | None:
+    family, size = m.group(1), m.group(2)
+    count = (_AWS_SIZES.get(family) or _AWS_G_SIZES).get(size)
+    if count is None:
+        return False
+    scan.claim("gpu", _AWS_FAMILY[family], m.start())
+    scan.claim("gpus_per_node", count, m.start())
+    return None
+
+
+# Composer's training length, LLM Foundry's ``max_duration: 2ep`` (composer/core/time.py, Time.from_timestring: an
+# integer then its unit, TimeUnit EPOCH "ep", BATCH "ba", SAMPLE "sp", TOKEN "tok", DURATION "dur"): in epochs only
+# with "ep"; "5000ba" is batches, no epoch count (read and left alone by the other keys' rule).
+_COMPOSER_EPOCHS = R(r"(?<![\w.])max_duration[\"']?[ \t]*[:=][ \t]*[\"']?(\d{1,3}(?:\.\d+)?)[ \t]*ep\b")
+
+
+def _composer_epochs(scan: Scan, m: re.Match[str]) -> None:
+    scan.claim("epochs", float(m.group(1)), m.start())
+
+
+def _pbs_select(scan: Scan, m: re.Match[str]) -> None:
+    scan.claim("num_nodes", int(m.group(1)), m.start())
+    scan.claim("gpus_per_node", int(m.group(3)), m.start())
+
+
 def _gres(scan: Scan, m: re.Match[str]) -> None:
     if m.group(1) is not None:
         scan.claim("gpus_per_node", int(m.group(1)), m.start())
@@ -213,7 +280,9 @@ def _gres(scan: Scan, m: re.Match[str]) -> None:
 # Any key, then its value; the handler reads the keys above (``_KEY_FIELD``) and leaves the rest to
 # ``_OTHER_KEY``. One key pattern, not an alternation of every key: Python's re tries each alternative at
 # every position, which made this the slowest rule on a pasted config.
-_CONFIG = R(r"(?<![\w.])\"?([a-z_][a-z0-9_]*+(?:\.[a-z0-9_]++)*+)[\"']?[ \t]*[:=][ \t]*[\"']?(\d+(?:[.,]\d{3})*(?:\.\d+)?k?|\d+(?:[.,]\d+)?k?|[a-z0-9_./\-]+?)[\"']?(?=[\s,;)}\]?!]|\.(?:\s|$)|$)")
+# (a value never ends before a decimal comma, a comma glued to one or two digits and a scale: "PEFT: 1,2 millones de
+# tokens" is 1,2 million, not the switch's "1" and then a count of 2 million; "rank: 16,4 GPUs" is a list)
+_CONFIG = R(r"(?<![\w.])\"?([a-z_][a-z0-9_]*+(?:\.[a-z0-9_]++)*+)[\"']?[ \t]*[:=][ \t]*[\"']?(\d+(?:[.,]\d{3})*(?:\.\d+)?k?|\d+(?:[.,]\d+)?k?|[a-z0-9_./\-]+?)[\"']?(?=[\s;)}\]?!]|,(?!\d{1,2}[ \t]*(?:mil(?:lones|lon)?|millions?|billions?|[kmb])\b)|\.(?:\s|$)|$)")
 _KEY_FIELD = {k.replace("\\.", "."): f for f, keys in _CONFIG_KEYS.items() for k in keys.split("|")}
 # A key: value pair of a pasted config whose key we do not model ("warmup_ratio: 0.1",
 # "save_steps=500"): read and left alone, so its number is not asked about.
@@ -230,7 +299,7 @@ _OPTIM_VALUES = {
 # Flags that stand alone on a command line ("--use_peft", "--bf16"): on.
 _BOOL_FLAGS = {"use_peft", "use_lora", "lora_enable", "enable_lora", "use_dora", "use_fsdp", "load_in_4bit", "load_in_8bit", "gradient_checkpointing", "bf16", "fp16",
                "use_flash_attention_2", "flash_attention", "bnb_4bit_use_double_quant", "lora_target_linear",
-               "multi_gpu", "packing", "use_liger_kernel", "use_liger", "torch_compile"}
+               "multi_gpu", "packing", "use_liger_kernel", "use_liger", "torch_compile", "recompute_activations"}
 _FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9_.-]*)(?:=([^\s?!,;]+)|[ \t]+(?!--)([^\s\\?!,;]+))?")
 
 
@@ -682,6 +751,15 @@ def _other_key(scan: Scan, m: re.Match[str]) -> bool | None:
 _OTHER_WORD_KEY = R(r"(?<![\w.\-/])([a-z]{3,})=[\"']?(-?\d+(?:\.\d+)?(?:e-?\d+)?)[\"']?(?=[\s,;)}\]]|$)")
 
 
+# And a one-word key in quotes before its colon, as a JSON object or a Python dict writes every key ('"seed": 1234',
+# "mlflow.log_params({..., 'seed': 1234})", '{"warmup": 100}'): a key by its quotes, read and left alone the same way.
+_QUOTED_WORD_KEY = R(r"[\"']([a-z]{3,})[\"'][ \t]*:[ \t]*(-?\d+(?:\.\d+)?(?:e-?\d+)?)(?=[ \t]*[,;)}\]\n]|[ \t]*$)")
+
+
+# (what every match holds, stated for the prefilter, which cannot read it from the pattern: a closing quote, then the colon)
+_QUOTED_KEY_NEEDS = ('":', "':", '" :', "' :", '"\t:', "'\t:")
+
+
 def _other_word_key(scan: Scan, m: re.Match[str]) -> bool | None:
     from advisor.parse.slots import CUE_KEYS, cue_word
 
@@ -759,7 +837,9 @@ _NO_QUANT = R(r"\b(?:without|w/o|no|sin|drop(?:\s+the)?|quita\w*(?:\s+la)?)\s+(?
               r"(?:quanti[sz]ation|quant|cuantizacion|cuantizar|4[\s_-]*bits?|qlora)\b")
 # No adapters, so every weight trains: "without LoRA", "a no-adapter full fine-tune", "no PEFT", "sin ningún adaptador",
 # "adapter-free", "LoRA-less", "non-PEFT" (the word joined by a hyphen or a space, singular or plural)
-_NO_LORA = R(r"\b(?:without|w/o|no|sin|zero|cero)[\s_-]+(?:(?:any|an|the|ningun[oa]?s?|los|las|un|una|el)\s+)?"
+# (the negation and its noun on one line: "activation recompute: no\n• adapters on q/k/v/o" ends one setting's value
+# at the line's end, and the next line's adapters are no "no adapters")
+_NO_LORA = R(r"\b(?:without|w/o|no|sin|zero|cero)[ \t_-]+(?:(?:any|an|the|ningun[oa]?s?|los|las|un|una|el)\s+)?"
              r"(?:lora|adapters?|adaptador(?:es)?|peft)(?:[\s_-]+(?:lora|adapters?|adaptador(?:es)?|peft))?\b"
              r"|\bnon[\s_-]*(?:lora|adapters?|peft)\b|\b(?:lora|adapters?|peft)[\s_-]*(?:free|less)\b")
 # "lora rank 16", "lora_alpha", "LoRA dropout": a setting of the adapters, which says LoRA only when
@@ -1104,10 +1184,18 @@ _RANK = R(r"\b(?:lora[\s_-]*)?(?:rank|rango)(?:\s+(?:de\s+|del\s+|of\s+)?(?:la\s
 _ALPHA = R(r"\b(?:lora[\s_-]*)?(?:alpha|alfa)(?:\s+(?:de|del|of|the|la|el))*(?:\s+(?:lora|adapters?|adaptador(?:es)?))?"
            r"\s*(?:of|de|=|:|is|es)?\s*" + _N)
 _DROPOUT = R(r"\b(?:lora[\s_-]*)?dropout\s*(?:of|de|=|:|is|es)?\s*" + _N + r"\s*(%)?|\b(?:no|sin|without)\s+dropout\b")
-_ALL_LINEAR = R(r"\ball[\s_-]*(?:the\s+)?linear(?:\s+(?:layers|modules|projections))?\b|\btodas\s+las\s+(?:capas\s+)?lineales\b")
+# (every linear layer, however counted: "all linear layers", "every linear proj", "each linear projection", "todas las
+# capas lineales", "cada proyección lineal", "todas las proyecciones lineales": PEFT's target_modules="all-linear")
+_ALL_LINEAR = R(r"\ball[\s_-]*(?:the\s+)?linear(?:\s+(?:layers|modules|projections|projs))?\b"
+                r"|\b(?:every|each)\s+(?:of\s+the\s+)?linear\s+(?:layers?|modules?|projections?|projs?)\b"
+                r"|\btodas\s+las\s+(?:capas\s+|proyecciones\s+|modulos\s+)?lineales\b"
+                r"|\bcada\s+(?:capa|proyeccion|modulo)\s+lineal\b")
 _ATTN_ONLY = R(r"\b(?:attention|attn)[\s_-]*(?:only|layers|projections|modules)\b|\bonly\s+(?:the\s+)?(?:attention|attn)\b"
                r"|\bsolo\s+(?:en\s+)?(?:la\s+)?(?:atencion|attention)\b|\bq[\s_-]*(?:proj)?\s*(?:,|and|y|\+|/)\s*v[\s_-]*(?:proj)?\b"
-               r"|\bqv\b|\bcapas\s+de\s+atencion\b")
+               r"|\bqv\b|\bcapas\s+de\s+atencion\b"
+               # the attention's projections listed, "q/k/v/o", "q,k,v,o", "q/k/v" (q_proj, k_proj, v_proj, o_proj)
+               r"|\bq(?:[\s_-]*proj)?\s*[,/+]\s*k(?:[\s_-]*proj)?\s*[,/+]\s*v(?:[\s_-]*proj)?(?:\s*[,/+]\s*o(?:[\s_-]*proj)?)?\b"
+               r"|\bqkvo?\b")
 _EAGER = R(r"\beager(?:[\s_-]*(?:attention|attn))?\b|\b(?:without|no|sin)\s+flash(?:[\s_-]*(?:attention|attn))?\b"
            r"|\b(?:attention|atencion)\s+eager\b|\bmath\s+attention\b")
 _FLASH = R(r"\bflash[\s_-]*(?:attention|attn)(?:[\s_-]*\d)?\b|\bfa[23]\b|\bsdpa\b|\bflash\b")
@@ -1331,10 +1419,10 @@ WORD_RULES = [
     # "twice as many GPUs": a relative change read against the thread (``relative.changes``), never a vague count
     (_AS_MANY, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
-    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_AUTOTRAIN, _autotrain), (_RECIPE, _recipe), (_GRES_GPU, _gres),
+    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_AUTOTRAIN, _autotrain), (_RECIPE, _recipe), (_GRES_GPU, _gres), (_PBS_SELECT, _pbs_select), (_FLYTE_GPU, _flyte_gpu), (_COMPOSER_EPOCHS, _composer_epochs), (_AWS_INSTANCE, _aws_instance),
     (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_GPU_BLOCK_COUNT, _gpu_block_count), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible),
     (_SMI_LINE, _smi_line), (_SMI_UUID, lambda scan, m: None), (_CONFIG, _config), (_TARGETS, _targets),
-    (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_RAY_RESOURCES, lambda scan, m: None),
+    (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_QUOTED_WORD_KEY, _other_word_key, _QUOTED_KEY_NEEDS), (_RAY_RESOURCES, lambda scan, m: None),
     (_INSTEAD, _instead), (_NOT_REGION, _instead), (_DROPPED, _instead), (_QUOTA, _quota), (_QUOTA_COUNT, lambda scan, m: None), (_NO_ROOM, _no_room), (_OLD_CARD, _old_card),
     (_ADAM_MODS, _adam_mods), (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
     (_SGD, _claim("optimizer", "sgd")), (_OTHER_OPT, _other_opt),
@@ -1432,6 +1520,20 @@ def _openrlhf_full(scan: Scan, m: re.Match[str]) -> bool | None:
     return None
 
 
+# LLM Foundry's model ``name: hf_causal_lm`` (ComposerHFCausalLM, llmfoundry/models/hf/hf_causal_lm.py, registered
+# as "hf_causal_lm") wraps the model in PEFT only when its ``peft_config`` is given (``peft_config: Optional[dict]``,
+# the adapters built from it, else every weight trains): a config of that model without one is a full fine-tune.
+_LLMFOUNDRY_MODEL = R(r"(?<![\w.])name[\"']?[ \t]*:[ \t]*[\"']?hf_causal_lm\b")
+
+
+def _llmfoundry_full(scan: Scan, m: re.Match[str]) -> bool | None:
+    if any(c.field in ("method", "method_weak") for c in scan.claims) or "peft_config" in scan.marked \
+            or _ADAPTER_CODE.search(scan.marked):
+        return False
+    scan.claim("method", "full", m.start())
+    return None
+
+
 # Unsloth's loader class (unsloth/models/loader.py: FastLanguageModel, FastVisionModel) names the Unsloth stack when
 # no word does: the word "unsloth" may sit only inside a repo name ("unsloth/Qwen3-14B") that a key's rule consumed.
 _UNSLOTH_LOADER = R(r"\bfast(?:language|vision)model\b")
@@ -1466,5 +1568,5 @@ def _trainer_config_stack(scan: Scan, m: re.Match[str]) -> bool | None:
 
 
 LATE_RULES = [(_FULL_SHORT, _full_short), (_AXOLOTL, _axolotl_full), (_HF_SCRIPT, _hf_full), (_ALL_LAYERS, _all_layers),
-              (_START, _trl_full), (_OPENRLHF, _openrlhf_full), (_UNSLOTH_LOADER, _unsloth_loader),
+              (_START, _trl_full), (_OPENRLHF, _openrlhf_full), (_LLMFOUNDRY_MODEL, _llmfoundry_full), (_UNSLOTH_LOADER, _unsloth_loader),
               (_START, _trainer_config_stack)]

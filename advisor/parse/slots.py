@@ -304,6 +304,9 @@ CUES: list[Cue] = [
     *_cues("seq", 9, 10, "context", "ctx", "context window", "contexto", "ventana de contexto", "ventana",
            "tokens de contexto", "de contexto", "tokens of context", "of context", "token context"),
     *_cues("seq", 7, 0, "sequences", "secuencias", "sequences of", "secuencias de"),
+    # the window each sample is cut to: "sample windows of 3072", "training windows of 4k", "ventanas de 2048"
+    *_cues("seq", 8, 0, "sample window", "sample windows", "training window", "training windows", "windows",
+           "ventanas", "ventanas de muestra"),
     *_cues("seq", 0, 9, "length sequences", "tokens long", "token long", "long sequences",
            "tokens per sequence", "tokens por secuencia",
            *(f"{unit} {seqs}" for unit in ("token", "tokens", "tok", "toks") for seqs in ("sequences", "seqs", "samples",
@@ -311,6 +314,9 @@ CUES: list[Cue] = [
     *_cues("seq", 3, 0, "at", "@", "a", "with", "con", "up to", "hasta"),
     *_cues("tokens", 0, 6.5, "tokens", "token", "toks", "tok", "de tokens", "tokens de entrenamiento",
            "training tokens"),
+    # the data's tokens as a setting's name before its value, "tokens: 50M", "training tokens = 1.2B", "tokens de
+    # entrenamiento: 300M" (a count of tokens with its scale; a bare "tokens 2048" beside a length cue stays the length's)
+    *_cues("tokens", 6, 0, "tokens", "training tokens", "tokens de entrenamiento", "total tokens", "tokens totales"),
     *_cues("dataset", 9, 0, "dataset", "data set", "dataset of", "corpus", "corpus of", "datos", "datos de",
            "conjunto de datos", "dataset de", "un dataset de", "data of", "datasets of", "training on", "train on",
            "entrenar con"),
@@ -476,6 +482,12 @@ CUES: list[Cue] = [
            "invoice", "factura", "n . o", "nro", "po", "oc", "order", "pedido", "account", "cuenta", "row", "fila",
            "sheet", "hoja", "page", "pagina", "floor", "piso", "room", "sala", "incident",
            "incidencia", "case", "caso", "ext"),
+    # a calendar week's number ("on-call rota week 48", "guardia de la semana 48", "wk 12"): when, not what ("2 weeks"
+    # is a duration, its number before: the right cue below); a team's size ("team of 6", "equipo de 6")
+    *_cues("ignore", 10, 0, "week", "wk", "semana", "rota week", "team of", "equipo de", "a team of", "un equipo de"),
+    # an evaluation's result ("last eval scored 71.2", "la última eval dio 71,2", "MMLU 64.3"): a score, no setting
+    *_cues("ignore", 10, 0, "eval scored", "eval score", "evals scored", "scored", "eval dio", "evaluacion dio",
+           "eval gave", "eval was", "mmlu", "gsm8k", "humaneval"),
     *_cues("ignore", 10, 0, "paso", "iteracion", "iteration", "timeout", "port", "puerto", "latency", "latencia", "p50",
            "p90", "p95", "p99"),
     # a date: a day beside its month ("Dec 1", "on March 3", "14 de nov", "el 3 de marzo"); "may" and "mar" are also a
@@ -1055,7 +1067,9 @@ def _replaced(toks: list[Tok], out: Slots, lang: str) -> None:
         for j in range(i + 1, min(len(toks), i + 1 + limit)):
             if toks[j].kind == "num" and not toks[j].article:
                 return j
-            if not (wordlike(toks[j]) or toks[j].kind == "punct" and toks[j].text in (",", ":", "=")):
+            # (a line wrapped after a comma, "seq is 12288,\nnot 3072", is the same sentence)
+            if not (wordlike(toks[j]) or toks[j].kind == "punct" and (toks[j].text in (",", ":", "=") or toks[j].text == "\n"
+                                                                      and toks[j - 1].text == ",")):
                 return None
         return None
 

@@ -103,7 +103,10 @@ _LORA_PAIR = re.compile(r"\b(r|rank|rango|lora[_ ]r|alpha|alfa|lora[_ ]alpha)\s*
 
 
 # "rank equal to 8", "rango igual a 4", "alpha set to 32": the words say "=", before a number
-_EQUALS_WORDS = re.compile(r"\s+(?:is\s+)?(?:equal\s+to|equals|set\s+to|igual\s+a|fijad[oa]\s+en)\s+(?=\d)")
+# (and a value held where it is set: "context window pinned at 12288", "r fixed at 16", "rango puesto en 16",
+# "contexto establecido en 4096")
+_EQUALS_WORDS = re.compile(r"\s+(?:is\s+)?(?:equal\s+to|equals|set\s+to|igual\s+a|fijad[oa]\s+en|(?:pinned|fixed|locked)\s+(?:at|to)"
+                           r"|(?:puest[oa]|establecid[oa]|bloquead[oa])\s+en)\s+(?=\d)")
 
 
 def _lora_pair(m: re.Match[str]) -> str:
@@ -227,6 +230,48 @@ _SPOKEN_VALUES = {**_ONES_ES, **_ONES_EN, **_TENS, **_HUNDREDS_ES, "hundred": -1
 _SPOKEN_WORD = r"(?:" + "|".join(sorted(_SPOKEN_VALUES, key=len, reverse=True)) + r")"
 _SPOKEN_RUN = re.compile(r"\b" + _SPOKEN_WORD + r"(?:(?:\s+(?:y|and)\s+|\s+|-)" + _SPOKEN_WORD + r")+\b(?!\s+millon)")
 _SPOKEN_HINT = re.compile(r"\b(?:mil|thousand|hundred|" + "|".join([*_HUNDREDS_ES, *_TENS]) + r")\b")
+
+
+# A GPU's name as voice-to-text writes it: its letter, then its number in words ("four h cien", "two a one hundreds",
+# "eight l forty s cards", "ocho l cuarenta s"), or a card said as two tens the way people say "4090" ("forty ninety",
+# "cuarenta noventa", "thirty ninety"): written back as the name ("h100", "a100s", "l40s", "4090"). The letter form
+# only after a count of the cards (a bare "a cien" / "a one hundred" is an article or "to a hundred"), the tens
+# form where nothing but a card can be meant: a count before it or a card's noun after it.
+_VOICE_LETTER_NUMBER = {"one hundred": "100", "a hundred": "100", "hundred": "100", "cien": "100", "two hundred": "200",
+                        "doscientos": "200", "forty": "40", "cuarenta": "40", "ten": "10", "diez": "10"}
+_VOICE_COUNT = r"(?:\d{1,3}|" + "|".join(sorted({*_ONES_ES, *_ONES_EN} - {"un", "uno"}, key=len, reverse=True)) + r")"
+_VOICE_GPU = re.compile(r"\b(" + _VOICE_COUNT + r")\s+([ahlb])\s+(one\s+hundred|a\s+hundred|two\s+hundred|hundred|cien|doscientos"
+                        r"|forty|cuarenta|ten|diez)(s?)(?:\s+(s)(?=\s|$|[,.;!?)]))?\b")
+_VOICE_TENS = {"thirty": "30", "forty": "40", "fifty": "50", "treinta": "30", "cuarenta": "40", "cincuenta": "50",
+               "ninety": "90", "noventa": "90", "eighty": "80", "ochenta": "80", "seventy": "70", "setenta": "70"}
+_VOICE_CARD = re.compile(r"\b(?:(" + _VOICE_COUNT + r")\s+)?(thirty|forty|fifty|treinta|cuarenta|cincuenta)\s+"
+                         r"(ninety|noventa|eighty|ochenta|seventy|setenta)(s?)\b(?=(\s+(?:cards?|gpus?|tarjetas?|graficas?)\b)?)")
+
+
+def _voice_gpu(m: re.Match[str]) -> str:
+    number = _VOICE_LETTER_NUMBER[" ".join(m.group(3).split())]
+    return f"{m.group(1)} {m.group(2)}{number}{m.group(5) or ''}{m.group(4)}"
+
+
+def _voice_card(m: re.Match[str]) -> str:
+    if m.group(1) is None and m.group(5) is None:
+        return m.group(0)  # "forty ninety" alone: two numbers, maybe no card
+    return (f"{m.group(1)} " if m.group(1) else "") + _VOICE_TENS[m.group(2)] + _VOICE_TENS[m.group(3)] + m.group(4)
+
+
+# A fraction of a scale said in words: "a quarter of a billion", "half a million", "three quarters of a billion",
+# Spanish "medio millón", "un cuarto de millón", "un cuarto de mil millones": written as the decimal before the scale
+# ("0.25 billion"), which the numbers read. (A third has no exact decimal, and is left as typed.)
+_FRACTION_OF_SCALE = re.compile(r"\b(?:(?:a|one)\s+(quarter)\s+of\s+a|(half)\s+(?:of\s+)?a|(?:a|one)\s+(half)\s+of\s+a"
+                                r"|(three)\s+quarters\s+of\s+a)\s+(million|billion|trillion)\b"
+                                r"|\b(?:(medio)|un\s+(cuarto)\s+de|(tres)\s+cuartos\s+de)\s+(millon|mil\s+millones)\b")
+_FRACTIONS = {"quarter": "0.25", "half": "0.5", "three": "0.75", "medio": "0.5", "cuarto": "0.25", "tres": "0.75"}
+
+
+def _fraction_of_scale(m: re.Match[str]) -> str:
+    word = next(g for g in m.groups()[:4] + m.groups()[5:8] if g)
+    scale = m.group(5) or ("million" if m.group(9) == "millon" else "billion")
+    return f"{_FRACTIONS[word]} {scale}"
 
 
 def _spoken_number(m: re.Match[str]) -> str:
@@ -363,12 +408,18 @@ def normalize(text: str) -> str:
         text = fast(_SIZE_LINK).sub(_size_link, text)
     if ("/" in text or ":" in text) and ("r" in text or "alpha" in text or "alfa" in text):
         text = fast(_LORA_PAIR).sub(_lora_pair, text)
-    if "equal" in text or "igual" in text or "set to" in text or "fijad" in text:
+    if "equal" in text or "igual" in text or "set to" in text or "fijad" in text or "ed at" in text or "ed to" in text \
+            or "o en" in text or "a en" in text:
         text = fast(_EQUALS_WORDS).sub(" = ", text)
+    if ("quarter" in text or "half" in text or "medio" in text or "cuarto" in text) and ("illi" in text or "illo" in text):
+        text = _FRACTION_OF_SCALE.sub(_fraction_of_scale, text)
     if "mil " in text:
         text = fast(_IDIOMS).sub("muchas ", text)
         text = fast(_MIL_MILLONES).sub(_mil_millones, text)
-    if _SPOKEN_HINT.search(text):
+    if _SPOKEN_HINT.search(text) or " cien" in text or "hundred" in text or " ten" in text or " diez" in text:
+        if " h " in text or " a " in text or " l " in text or " b " in text:
+            text = _VOICE_GPU.sub(_voice_gpu, text)
+        text = _VOICE_CARD.sub(_voice_card, text)
         text = _SPOKEN_RUN.sub(_spoken_number, text)
     if (":" in text or "-" in text or "am" in text or "pm" in text or "las " in text) and (
             fast(_DATE_DIGIT_HINT).search(text) or fast(_CLOCK_LAS_HINT).search(text)):  # _DATE_TIME_HINT

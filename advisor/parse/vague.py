@@ -54,7 +54,7 @@ _USUAL = (r"\b" + _DATASET + r"\s*(?::\s*|\s+is\s+|\s+es\s+)?(?:the\s+usual(?:\s
 _SEQ_ES = r"(?:contextos?|secuencias?|ventanas?\s+de\s+contexto|entradas|documentos)"
 # A piece of the data with no size ("on a chunk of our data", "a subset of the corpus", "sobre un pedazo de nuestros
 # datos", "un trozo del dataset"): the user sizes the data by a part nobody can count
-_PORTION = (r"\b(?:an?\s+)?(?:(?:big|small|large|good|decent)\s+)?(?:chunk|portion|slice|subset|fraction|piece)\s+of\s+"
+_DATA_PORTION = (r"\b(?:an?\s+)?(?:(?:big|small|large|good|decent)\s+)?(?:chunk|portion|slice|subset|fraction|piece)\s+of\s+"
             r"(?:the\s+|our\s+|my\s+|their\s+)?(?:training\s+)?(?:data|" + _DATASET + r")\b"
             r"|\b(?:una?\s+)?(?:pedazo|trozo|cacho|porcion|subconjunto|fraccion)\s+(?:de\s+(?:los\s+|nuestros\s+|mis\s+|sus\s+|el\s+)?|del\s+)"
             r"(?:datos|" + _DATASET + r")\b")
@@ -63,19 +63,37 @@ _MAX_BATCH = (r"\b(?:the\s+)?(?:largest|biggest|max(?:imum)?)\s+(?:micro[\s-]*)?
               r"(?:fits?|possible|get|fit)\b"
               r"|\b(?:el\s+)?(?:micro[\s-]*)?(?:lote|batch)\s+mas\s+grande\s+(?:que\s+(?:quepa|entre|se\s+pueda|podamos)|posible)\b")
 
+# A setting's key, its colon, then a quantity with no number ("GPUs: a bunch of them", "GPUs: unas cuantas",
+# "tokens: a big chunk of the wiki dump", "tokens: un buen trozo del volcado", "epochs: a few"): the user states
+# the field (the key says which) and its value, which nobody can size. The quantifier stands alone (the value
+# ends at a stop, "of them" / "de ellas" at most after it), or names a part of something unsized ("a chunk of",
+# "half of", "una parte de"); "GPUs: a few H100s" is the count phrase above, "tokens: 50M" a number.
+_FEW_BARE = (_FEW + r"|a\s+lot|lots|plenty|a\s+ton|tons|loads|a\s+bunch|a\s+handful|un\s+monton|un\s+punado|some|bastantes"
+             r"|unas|unos")
+_PORTION = (r"(?:(?:an?|one|the)\s+)?(?:(?:big|good|large|huge|small|decent|fair|sizable|sizeable|healthy|major|tiny)\s+)?"
+            r"(?:chunk|part|portion|slice|share|fraction|piece|subset)\s+of\b|(?:most|half|some)\s+of\s+(?!them\b)"
+            r"|(?:(?:un|una|el|la)\s+)?(?:(?:buen|buena|gran|pequeno|pequena)\s+)?(?:trozo|pedazo|cacho|parte|porcion|fraccion"
+            r"|subconjunto)\s+(?:de|del)\b|(?:la\s+)?(?:mayor\s+parte|mitad)\s+(?:de|del)\b")
+_STATED_VAGUE = (r"[ \t]*[:=][ \t]*(?P<value>(?:" + _FEW_BARE + r")(?:\s+(?:of\s+)?them|\s+de\s+ell[ao]s)?"
+                 r"(?=[ \t]*(?:$|[,;.|)(\n!?]|(?:and|but|or|y|pero|o)\s))|(?:" + _PORTION + r")[^,;.|()\n!?]*)")
+_KEY = {"num_gpus": r"\b(?:gpus|gpu\s+count|num[\s_]gpus|cards|tarjetas|graficas)",
+        "dataset_tokens": r"\b(?:(?:training\s+)?tokens|(?:training\s+)?data|dataset|corpus|datos|tokens\s+de\s+entrenamiento)",
+        "epochs": r"\b(?:epochs|epocas|passes|pasadas)"}
+
 _VAGUE = {
     "epochs": re.compile(r"\b(?:" + _FEW + r"|some)\s+(?:more\s+)?" + _EPOCHS + r"\b"),
     "num_gpus": re.compile(r"\b" + _FEW + r"\s+" + _GPUS + r"(?![a-z])|\bmulti[\s-]*(?:gpu|node)\b|" + _SOME + "|" + _ISH + _GPUS),
     "dataset_tokens": re.compile(r"\b(?:" + _FEW + r"|some)\s+" + _DATA + r"\b|\b(?:an?\s+|the\s+|our\s+)?" + _BIG + r"\s+" + _DATASET + r"\b"
                                  r"|\b(?:un|el|nuestro)\s+" + _DATASET + r"\s+" + _GRANDE + r"\b"
                                  r"|\b(?:a\s+few|several|some|unos\s+cuantos|unos\s+pocos|varios)\s+(?:million|billion|millones)\b"
-                                 r"|" + _PORTION + r"|" + _USUAL),
+                                 r"|" + _DATA_PORTION + r"|" + _USUAL),
     "params_b": re.compile(r"\b(?:an?\s+|the\s+|our\s+|some\s+)" + _BIG + r"\s+(?:(?:open|base|custom|dense|instruct)\s+)?" + _MODEL + r"\b"
                            r"|\b(?:un|el|nuestro)\s+" + _MODEL + r"\s+" + _GRANDE + r"\b"),
     "seq_len": re.compile(r"\b" + _LONG + r"[\s-]+" + _SEQ + r"\b|\b" + _SEQ_ES + r"\s+(?:(?:muy|bien|super|re)\s+)?" + _LARGO + r"\b"
                           r"|\bun\s+buen\s+contexto\b"),
     "micro_batch": re.compile(_MAX_BATCH),
 }
+_STATED = {name: re.compile(key + _STATED_VAGUE) for name, key in _KEY.items()}
 # Only a word a rule would read as the field's noun makes the phrase about that field: "some context:" opens
 # prose (a heading), "a few questions" counts nothing we size.
 _NOT_AFTER = re.compile(r"\s*[:=]")
@@ -89,8 +107,8 @@ punado big bigger large larger huge massive giant enormous small smaller tiny me
 enormes gigante pequeno pequena pequenos chico chica mediano mediana long longer short shorter largo largos larga largas
 corto cortos corta cortas extenso extensos extensa extensas multi million billion millones ish largest biggest maximum
 max mas reasonable generous decente decentes razonable razonables generoso generosa generosos generosas amplio amplia
-amplios amplias buen usual siempre habitual same chunk portion slice subset fraction piece pedazo trozo cacho porcion
-subconjunto fraccion""".split())
+amplios amplias buen usual siempre habitual same chunk part portion slice share fraction piece subset most half trozo
+pedazo cacho parte porcion fraccion subconjunto mayor mitad unas unos""".split())
 _WORD = re.compile(r"[a-z]+")
 
 
@@ -104,4 +122,7 @@ def find(text: str) -> list[tuple[str, str, int]]:
             if name == "seq_len" and _NOT_AFTER.match(text, m.end()):
                 continue  # "long context: ..." opens a note; "context: long" is the typed slots' (slots.VAGUE)
             out.append((name, m.group(0).strip(), m.start()))
+    for name, pattern in _STATED.items():
+        for m in pattern.finditer(text):
+            out.append((name, m.group("value").strip(), m.start()))
     return sorted(out, key=lambda item: item[2])
