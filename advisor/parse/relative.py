@@ -67,6 +67,11 @@ def _field_of(group: str) -> str:
     return group.removeprefix("after_").removeprefix("times_").removeprefix("by_")
 
 
+def _field_named(m: re.Match[str]) -> str | None:
+    """The field a ``RELATIVE`` match changes (whichever of its field groups matched)."""
+    return next((_field_of(k) for k, v in m.groupdict().items() if v and _field_of(k) in _FIELDS), None)
+
+
 def multiplied(text: str) -> set[str]:
     """Fields a number multiplies in ``text`` ("4x the batch", "el lote por 4"): the number read beside them is the
     factor, not a value of the field."""
@@ -81,8 +86,7 @@ def changes(text: str, previous: SpecRequest) -> dict[str, Any]:
     """Field -> new value for each relative change in ``text`` (normalized) against ``previous``."""
     out: dict[str, Any] = {}
     for m in RELATIVE.finditer(text):
-        groups = {k: v for k, v in m.groupdict().items() if v}
-        name = next((_field_of(k) for k in groups if _field_of(k) in _FIELDS), None)
+        name = _field_named(m)
         if name is None:
             continue
         factor = _factor(m.group(1) or m.group(0))
@@ -104,8 +108,7 @@ def unscaled(text: str, previous: SpecRequest) -> dict[str, float]:
     there is asked about (the total), as an increment is (``request._Assembler._increments``)."""
     out: dict[str, float] = {}
     for m in RELATIVE.finditer(text):
-        groups = {k: v for k, v in m.groupdict().items() if v}
-        name = next((_field_of(k) for k in groups if _field_of(k) in _FIELDS), None)
+        name = _field_named(m)
         if name in _NO_BASE and getattr(previous, name) is None:
             out[name] = _factor(m.group(1) or m.group(0))
     return out

@@ -122,6 +122,12 @@ _MEMORY_SAID = re.compile(r"\b(?:the|la|el|una?|one)\s+(?:de\s+|with\s+|con\s+)?
 # Where a sentence ends, for ``_Assembler._asides`` (a period, a colon, ... before a space; a line break; a
 # parenthesis either way), a catalog name's placeholder, and a word of prose (not a number's glued unit: "2nd").
 _ASIDE_END = re.compile(r"[.!?;:](?=\s|$)|[\n()]")
+
+
+def _sentence_cuts(text: str) -> list[int]:
+    """Where each sentence of ``text`` starts (``_ASIDE_END``), then ``len(text) + 1``: sentence ``i`` is
+    ``text[cuts[i]:cuts[i + 1]]``, and the one holding position ``pos`` is ``bisect_right(cuts, pos) - 1``."""
+    return [0, *(m.end() for m in _ASIDE_END.finditer(text)), len(text) + 1]
 _NAME_MARK = re.compile(r"§[MGRF]\d+§")  # (a name we are unsure of, "llamame", is no name said)
 _ASIDE_WORD = re.compile(r"(?<![\w§])[a-z][a-z']*")
 # A setting's key before a colon and a value of words ("GPUs: a bunch of them", "tokens: a big chunk of the dump").
@@ -339,7 +345,7 @@ class _Assembler:
         found = list(_DISMISSED.finditer(text))
         if not found:
             return
-        cuts = [0, *(m.end() for m in _ASIDE_END.finditer(text))]
+        cuts = _sentence_cuts(text)
         spans = []
         for m in found:
             start = cuts[bisect.bisect_right(cuts, m.start()) - 1]
@@ -463,7 +469,7 @@ class _Assembler:
         if any(slots.setting_word(m.group(1)) and not any(c.isdigit() for c in m.group(2))
                for m in _UNREAD_KEY.finditer(text)):
             return  # "GPUs: a bunch of them", "tokens: a big chunk": a setting said, its value unread; asked about
-        cuts = [0, *(m.end() for m in _ASIDE_END.finditer(text)), len(text) + 1]
+        cuts = _sentence_cuts(text)
         said = {bisect.bisect_right(cuts, c.pos) - 1 for c in self.scan.claims if c.field != "unsure"}
         said |= {bisect.bisect_right(cuts, m.start()) - 1 for m in _NAME_MARK.finditer(text)}
         aside = []

@@ -1462,7 +1462,8 @@ _ADAPTER_CODE = R(r"\b(?:lora|peft|adapters?|qlora)")
 
 # TRL's own config (``trl sft --config``, or its keys): ModelConfig.use_peft defaults to False
 # (trl/trainer/model_config.py), so a TRL run without adapters trains every parameter.
-_TRL_CONFIG = R(r"(?m)\btrl\s+sft\b|^\s*dataset_name\s*:")
+_TRL_CLI = R(r"\btrl\s+sft\b")  # TRL's command line, ``trl sft`` (trl/cli.py)
+_TRL_CONFIG = R(r"(?m)" + _TRL_CLI.pattern + r"|^\s*dataset_name\s*:")
 
 
 def _hf_full(scan: Scan, m: re.Match[str]) -> bool | None:
@@ -1561,7 +1562,7 @@ def _trainer_config_stack(scan: Scan, m: re.Match[str]) -> bool | None:
         return False  # a word, a recipe or Unsloth's loader named the stack
     marked = scan.marked
     axolotl = _AXOLOTL.search(marked) and (_AXOLOTL_KEYS.search(marked) or _AXOLOTL_ADAPTER.search(marked))
-    if not (axolotl or _LLAMAFACTORY.search(marked) or _HF_SCRIPT.search(marked) or re.search(r"\btrl\s+sft\b", marked)):
+    if not (axolotl or _LLAMAFACTORY.search(marked) or _HF_SCRIPT.search(marked) or _TRL_CLI.search(marked)):
         return False
     scan.claim("stack", "hf", m.start())
     return None

@@ -523,6 +523,8 @@ CUE_KEYS = frozenset("_".join(c.words) for c in CUES if c.slot != "ignore")
 def cue_word(word: str) -> bool:
     """``word`` alone is a cue of a setting we read ("seq", "bs", "gpus", "r"): a key=value with it is that setting."""
     return any(c.slot != "ignore" and c.words == (word,) for c in _CUE_INDEX.get(word, ()))
+
+
 def setting_word(word: str) -> bool:
     """``word`` alone names a setting we size ("seq", "rank", "gpus", "epochs", "lote"), not a model's size ("model"
     is said of many things), a count of examples (their size needs a length) nor a count we read and leave alone

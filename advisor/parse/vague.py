@@ -55,9 +55,9 @@ _SEQ_ES = r"(?:contextos?|secuencias?|ventanas?\s+de\s+contexto|entradas|documen
 # A piece of the data with no size ("on a chunk of our data", "a subset of the corpus", "sobre un pedazo de nuestros
 # datos", "un trozo del dataset"): the user sizes the data by a part nobody can count
 _DATA_PORTION = (r"\b(?:an?\s+)?(?:(?:big|small|large|good|decent)\s+)?(?:chunk|portion|slice|subset|fraction|piece)\s+of\s+"
-            r"(?:the\s+|our\s+|my\s+|their\s+)?(?:training\s+)?(?:data|" + _DATASET + r")\b"
-            r"|\b(?:una?\s+)?(?:pedazo|trozo|cacho|porcion|subconjunto|fraccion)\s+(?:de\s+(?:los\s+|nuestros\s+|mis\s+|sus\s+|el\s+)?|del\s+)"
-            r"(?:datos|" + _DATASET + r")\b")
+                 r"(?:the\s+|our\s+|my\s+|their\s+)?(?:training\s+)?(?:data|" + _DATASET + r")\b"
+                 r"|\b(?:una?\s+)?(?:pedazo|trozo|cacho|porcion|subconjunto|fraccion)\s+(?:de\s+(?:los\s+|nuestros\s+|mis\s+|sus\s+|el\s+)?|del\s+)"
+                 r"(?:datos|" + _DATASET + r")\b")
 # "the biggest batch that fits", "el lote más grande que quepa": the batch left to what fits, no value said
 _MAX_BATCH = (r"\b(?:the\s+)?(?:largest|biggest|max(?:imum)?)\s+(?:micro[\s-]*)?(?:batch(?:\s+size)?|bs)\s+(?:that\s+|we\s+can\s+|which\s+)?"
               r"(?:fits?|possible|get|fit)\b"
