@@ -27,14 +27,10 @@ import pytest
 
 from advisor.catalog import Catalog
 from advisor.parse.result import INTENTS
-from advisor.spec import SpecRequest
-from tests import phrasings
 from tests.heldout import gen11, gen13, table3, table4
-from tests.test_parse_blind_counts import FIELDS, TARGET, _check_result_labels, _earlier_texts, _fields, _ids, check_generated_entry
+from tests.test_parse_blind_counts import TARGET, _earlier_texts, _ids, check_generated_entry, check_table_row
 
 ROOT = Path(__file__).resolve().parent.parent
-# What a table row may label besides the request (advisor/parse/result.py), as tests.phrasegen.judge reads it.
-RESULT_LABELS = {"intent", "clarify_code", "faq", "params", "gpus", "gpu_counts", "warning_codes"}
 
 TABLE = table4.load()
 GEN = gen13.generate(gen13.N_DEFAULT, catalog=Catalog.in_memory(), seed=13)
@@ -76,25 +72,7 @@ def test_table4_repeats_no_message_of_its_own_or_of_the_earlier_sets():
 
 @pytest.mark.parametrize("entry", TABLE, ids=_ids(TABLE))
 def test_table4_labels_are_valid(entry, catalog):
-    assert set(entry) <= {"text", "lang", "kind", "expected", "previous"}
-    assert {"text", "lang", "kind", "expected"} <= set(entry) and "noise" not in entry  # judged as a table row
-    assert isinstance(entry["text"], str) and entry["text"].strip() and entry["lang"] in ("en", "es")
-    assert entry["kind"] and set(entry["kind"]) <= set(table4.KINDS)
-    expected = entry["expected"]
-    assert set(expected) <= FIELDS | RESULT_LABELS, set(expected) - FIELDS - RESULT_LABELS
-    fields = _fields(expected)
-    phrasings.check_said_fields({k: v for k, v in fields.items() if v is not None}, catalog)
-    intent = _check_result_labels(expected, catalog)
-    if intent == "followup" or "followup" in entry["kind"]:
-        assert "previous" in entry
-    if "previous" in entry:
-        previous = SpecRequest(**entry["previous"])
-        assert previous.said(), "a thread follow-up needs a request to follow"
-        if intent == "followup":  # the merged request: every field of the thread kept, changed or cleared
-            assert set(entry["previous"]) <= set(fields)
-            assert {k for k in fields if fields[k] != entry["previous"].get(k)}, "a follow-up changes something"
-    if intent == "estimate":
-        assert "method" in fields and ("model" in fields or "params_b" in fields)
+    check_table_row(entry, table4.KINDS, catalog, merged_intents=("followup",))
 
 
 # --- the generated split ---------------------------------------------------------------------------

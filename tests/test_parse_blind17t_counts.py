@@ -20,10 +20,8 @@ import pytest
 
 from advisor.catalog import Catalog
 from advisor.parse.result import INTENTS
-from advisor.spec import SpecRequest
-from tests import phrasings
 from tests.heldout import gen9, gen11, gen13, gen15, table3, table4, table5, table6
-from tests.test_parse_blind_counts import FIELDS, RESULT_LABELS, _check_result_labels, _earlier_texts, _fields, _ids
+from tests.test_parse_blind_counts import _earlier_texts, _ids, check_table_row
 
 TABLE = table6.load()
 
@@ -97,29 +95,4 @@ def test_table6_repeats_no_message_of_its_own_or_of_the_earlier_sets():
 
 @pytest.mark.parametrize("entry", TABLE, ids=_ids(TABLE))
 def test_table6_labels_are_valid(entry, catalog):
-    assert set(entry) <= {"text", "lang", "kind", "expected", "previous"}
-    assert {"text", "lang", "kind", "expected"} <= set(entry) and "noise" not in entry  # judged as a table row
-    assert isinstance(entry["text"], str) and entry["text"].strip() and entry["lang"] in ("en", "es")
-    assert entry["kind"] and set(entry["kind"]) <= set(table6.KINDS) and len(set(entry["kind"])) == len(entry["kind"])
-    expected = entry["expected"]
-    assert set(expected) <= FIELDS | RESULT_LABELS, set(expected) - FIELDS - RESULT_LABELS
-    fields = _fields(expected)
-    phrasings.check_said_fields({k: v for k, v in fields.items() if v is not None}, catalog)
-    SpecRequest(**fields)  # every value within the spec's bounds, the cost assumptions included
-    intent = _check_result_labels(expected, catalog)
-    assert not (fields.get("model") and fields.get("params_b")), "a catalog model and a size are never both set"
-    if intent == "followup" or "followup" in entry["kind"]:
-        assert "previous" in entry
-    if "previous" in entry:
-        previous = SpecRequest(**entry["previous"])
-        assert previous.said(), "a thread follow-up needs a request to follow"
-        if intent in ("followup", "clarify"):  # the merged request: every field of the thread kept, changed or cleared
-            assert set(entry["previous"]) <= set(fields)
-        if intent == "followup":
-            assert {k for k in fields if fields[k] != entry["previous"].get(k)}, "a follow-up changes something"
-    if intent == "estimate":
-        assert "method" in fields and ("model" in fields or "params_b" in fields)
-    if intent == "compare":
-        assert all(n >= 1 for n in expected.get("gpu_counts", {}).values())
-    if expected.get("method") != "qlora":
-        assert expected.get("quant") is None, "quantized base weights are QLoRA"
+    check_table_row(entry, table6.KINDS, catalog)

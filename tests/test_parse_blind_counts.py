@@ -80,6 +80,41 @@ def _check_result_labels(expected: dict, catalog: Catalog) -> str:
     return intent
 
 
+def check_table_row(entry: dict, kinds, catalog: Catalog, *, merged_intents=("followup", "clarify")) -> None:
+    """A hand-written table's row is well formed (tables 3 to 6 share these checks).
+
+    ``merged_intents``: the intents whose label is the merged thread request (every field of ``previous`` kept,
+    changed or cleared). Tables 3 and 4 were labelled with that convention for follow-ups only, so their
+    clarifying questions in a thread list just what the question is about; from table 5 on a clarify is merged too.
+    """
+    assert set(entry) <= {"text", "lang", "kind", "expected", "previous"}
+    assert {"text", "lang", "kind", "expected"} <= set(entry) and "noise" not in entry  # judged as a table row
+    assert isinstance(entry["text"], str) and entry["text"].strip() and entry["lang"] in ("en", "es")
+    assert entry["kind"] and set(entry["kind"]) <= set(kinds) and len(set(entry["kind"])) == len(entry["kind"])
+    expected = entry["expected"]
+    assert set(expected) <= FIELDS | RESULT_LABELS, set(expected) - FIELDS - RESULT_LABELS
+    fields = _fields(expected)
+    phrasings.check_said_fields({k: v for k, v in fields.items() if v is not None}, catalog)
+    SpecRequest(**fields)  # every value within the spec's bounds, the cost assumptions included
+    intent = _check_result_labels(expected, catalog)
+    assert not (fields.get("model") and fields.get("params_b")), "a catalog model and a size are never both set"
+    if intent == "followup" or "followup" in entry["kind"]:
+        assert "previous" in entry
+    if "previous" in entry:
+        previous = SpecRequest(**entry["previous"])
+        assert previous.said(), "a thread follow-up needs a request to follow"
+        if intent in merged_intents:  # the merged request: every field of the thread kept, changed or cleared
+            assert set(entry["previous"]) <= set(fields)
+        if intent == "followup":
+            assert {k for k in fields if fields[k] != entry["previous"].get(k)}, "a follow-up changes something"
+    if intent == "estimate":
+        assert "method" in fields and ("model" in fields or "params_b" in fields)
+    if intent == "compare":
+        assert all(n >= 1 for n in expected.get("gpu_counts", {}).values())
+    if expected.get("method") != "qlora":
+        assert expected.get("quant") is None, "quantized base weights are QLoRA"
+
+
 # --- the hand-written set --------------------------------------------------------------------------
 
 def test_table3_is_big_bilingual_and_covers_every_kind():
@@ -105,25 +140,7 @@ def test_table3_repeats_no_message_of_its_own_or_of_the_earlier_sets():
 
 @pytest.mark.parametrize("entry", TABLE, ids=_ids(TABLE))
 def test_table3_labels_are_valid(entry, catalog):
-    assert set(entry) <= {"text", "lang", "kind", "expected", "previous"}
-    assert {"text", "lang", "kind", "expected"} <= set(entry) and "noise" not in entry  # judged as a table row
-    assert isinstance(entry["text"], str) and entry["text"].strip() and entry["lang"] in ("en", "es")
-    assert entry["kind"] and set(entry["kind"]) <= set(table3.KINDS)
-    expected = entry["expected"]
-    assert set(expected) <= FIELDS | RESULT_LABELS, set(expected) - FIELDS - RESULT_LABELS
-    fields = _fields(expected)
-    phrasings.check_said_fields({k: v for k, v in fields.items() if v is not None}, catalog)
-    intent = _check_result_labels(expected, catalog)
-    if intent == "followup" or "followup" in entry["kind"]:
-        assert "previous" in entry
-    if "previous" in entry:
-        previous = SpecRequest(**entry["previous"])
-        assert previous.said(), "a thread follow-up needs a request to follow"
-        if intent == "followup":  # the merged request: every field of the thread kept, changed or cleared
-            assert set(entry["previous"]) <= set(fields)
-            assert {k for k in fields if fields[k] != entry["previous"].get(k)}, "a follow-up changes something"
-    if intent == "estimate":
-        assert "method" in fields and ("model" in fields or "params_b" in fields)
+    check_table_row(entry, table3.KINDS, catalog, merged_intents=("followup",))
 
 
 # --- the generated split ---------------------------------------------------------------------------
