@@ -311,7 +311,7 @@ class _Assembler:
         self.increments = {k.removeprefix("increment_"): sum(v) for k, v in list(values.items()) if k.startswith("increment_")}
         for k in [k for k in values if k.startswith("increment_")]:
             values.pop(k)
-        self.gpus = list(values.pop("gpu", []))
+        self.gpus = self._stated_variant(list(values.pop("gpu", [])))
         families = values.pop("family", [])
         self.unsure: list[NameMatch] = list(values.pop("unsure", []))
         fields: dict[str, Any] = {}
@@ -942,6 +942,29 @@ class _Assembler:
         example = describe.example_message(request.model_copy(update={("gpu" if is_gpu else "model"): match.candidates[0]}),
                                            self.lang) if match.candidates else None
         return self._clarify("did_you_mean", request, question, example=example)
+
+    def _stated_variant(self, gpus: list[str]) -> list[str]:
+        """A card's memory variant stated by a pasted machine type ("a2-highgpu-8g": A100 40 GB; "ml.p4d.24xlarge"),
+        beside the card's bare name ("accelerator_type: NVIDIA_TESLA_A100", "(8x A100)"): one card, the variant the
+        type states. The bare name said no memory (its catalog id's memory is the catalog's reading of a bare "A100",
+        not the user's), so it is no second value against the type's. Only where the stated variant came from no
+        name at all (a rule's claim) and every bare one is the same card with another memory; two cards both named,
+        or a memory typed in either name ("A100 80GB"), stay two values (a question back)."""
+        if len(gpus) < 2:
+            return gpus
+        named = {m.ident for m in self.scan.names if m.kind == "gpu" and m.ident in gpus}
+        bare = set()
+        for m in self.scan.names:
+            if m.kind == "gpu" and m.ident in gpus:
+                memory = _MEMORY_IN_ID.search(m.ident)
+                if memory is None or memory.group(1) in self.normalized[m.start:m.end]:
+                    return gpus  # a name that says its memory (or has none in its id): the user's own value
+                bare.add(m.ident)
+        kept = [g for g in gpus if g not in named]
+        cards = {_MEMORY_IN_ID.sub("", g) for g in kept}
+        if len(kept) != 1 or not bare or any(_MEMORY_IN_ID.sub("", b) not in cards for b in bare):
+            return gpus
+        return kept
 
     def _gpu_name(self, ident: str) -> str:
         gpu = self.catalog.find_gpu(ident)
