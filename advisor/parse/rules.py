@@ -1240,8 +1240,9 @@ _STACKS = [(R(r"\btorchtune\b|\btune\s+run\s+[a-z0-9]+_[a-z0-9_]+"), "torchtune"
            (R(r"\breference\s+stack\b|\bpila\s+de\s+referencia\b"), "reference"),
            # (never "HuggingFace(" called in code: that is SageMaker's estimator, sagemaker.huggingface.HuggingFace,
            # which names the Hugging Face training container its entry_point script runs in, not the library the
-           # script trains with, so no stack; "from sagemaker.huggingface import" is the module, already excluded by ".")
-           (R(r"(?<![/.])\b(?:hugging\s*face(?!\()(?:\s+trainer)?(?![.\w]*\.co\b)|hf\s+trainer|transformers|trl|sft\s*trainer"
+           # script trains with, so no stack; "from sagemaker.huggingface import HuggingFace" imports that class, the
+           # module already excluded by ".")
+           (R(r"(?<![/.])(?<!import )\b(?:hugging\s*face(?!\()(?:\s+trainer)?(?![.\w]*\.co\b)|hf\s+trainer|transformers|trl|sft\s*trainer"
               r"|axolotl)\b(?![./])"), "hf"),
            # TRL's CLI as a module ("torchrun ... -m trl.scripts.sft", trl/scripts/sft.py, trl 1.16)
            (R(r"(?<![\w.])-m[ \t]+trl\.scripts\.[a-z_]+"), "hf")]
