@@ -131,6 +131,8 @@ def _sentence_cuts(text: str) -> list[int]:
 _NAME_MARK = re.compile(r"§[MGRF]\d+§")  # (a name we are unsure of, "llamame", is no name said)
 _ASIDE_WORD = re.compile(r"(?<![\w§])[a-z][a-z']*")
 # A setting's key before a colon and a value of words ("GPUs: a bunch of them", "tokens: a big chunk of the dump").
+# Words that are a setting's value or join one to the next, never prose around the request (``_asides``).
+_VALUE_WORDS = frozenset({"yes", "no", "si", "true", "false", "on", "off", "and", "or"})
 _UNREAD_KEY = re.compile(r"(?<![\w§])([a-z]+)[ \t]*:[ \t]*(?=[a-z])([^\n.;:!?|()]*)")
 _WITH_COUNT = re.compile(r"^\W*(?:and\s+|y\s+|e\s+)?(?:(?:what|how)\s+about\s+|que\s+tal\s+|(?:y\s+)?(?:si\s+)?lo\s+hacemos\s+"
                          r"|if\s+we\s+(?:do|run)\s+it\s+|(?:can|could)\s+we\s+(?:do\s+it\s+|run\s+it\s+)?)?(?:with|con)\s+"
@@ -483,7 +485,10 @@ class _Assembler:
                 continue  # "r pinned at 32": the setting's word is there, its number joined in a way we do not read
             if _CORRECTION.search(text, start, end) or _SWITCH.search(text, start, end):
                 continue  # "; perdón, 4096, no 2048": a correction of a value said before, asked about where unclear
-            words = sum(len(w) > 1 for w in found)
+            # (an on/off value and a conjunction are no prose: after a key's colon, "packing: yes, and 96",
+            # "activaciones con checkpoint: sí, y 24", the colon cuts the key's own value from it, and the number
+            # after it is the user's, asked about)
+            words = sum(len(w) > 1 and w not in _VALUE_WORDS for w in found)
             if words >= 2 or words == 1 and start and text[start - 1] == "(":
                 aside.append(tok)
         if aside:
