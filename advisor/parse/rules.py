@@ -311,8 +311,9 @@ _KEY_FIELD = {k.replace("\\.", "."): f for f, keys in _CONFIG_KEYS.items() for k
 _OTHER_KEY = R(r"(?<![\w.])\"?([a-z][a-z0-9]*+(?:_[a-z0-9]++)++)\"?[ \t]*[:=][ \t]*[\"']?(-?\d+(?:[.,]\d+)*(?:e-?\d+)?|[a-z0-9_./\-]+)[\"']?"
                r"(?=[\s,;)}\]]|$)")
 # (an unquoted list is module names joined by commas or spaces, "q_proj, v_proj", "q_proj v_proj"; a conjunction or a number after a comma
-# starts the next clause, "target_modules=all-linear, and 48", whose number is the user's, asked about)
-_TARGETS = R(r"(?<![\w.])\"?(lora_target_modules|target_modules|lora_target|lora_attn_modules)\"?\s*[:=]\s*(\[[^\]]{0,400}\]|\"[^\"\n]*\"|'[^'\n]*'|[a-z0-9_\-]+(?:[ \t]*,[ \t]*(?!(?:and|or|y|o|e|u)\b)[a-z_][a-z0-9_\-]*|[ \t]+[a-z][a-z0-9]*_[a-z0-9_\-]*)*)")
+# starts the next clause, "target_modules=all-linear, and 48", whose number is the user's, asked about, and so does
+# a word with its own colon, the next key: "target_modules=all-linear, rank: 16", "..., rango: lo decide el consultor")
+_TARGETS = R(r"(?<![\w.])\"?(lora_target_modules|target_modules|lora_target|lora_attn_modules)\"?\s*[:=]\s*(\[[^\]]{0,400}\]|\"[^\"\n]*\"|'[^'\n]*'|[a-z0-9_\-]+(?:[ \t]*,[ \t]*(?!(?:and|or|y|o|e|u)\b)(?![a-z0-9_\-]+[ \t]*[:=])[a-z_][a-z0-9_\-]*|[ \t]+[a-z][a-z0-9]*_[a-z0-9_\-]*)*)")
 _OPTIM_VALUES = {
     "paged_adamw_8bit": "paged-adamw-8bit", "paged_adamw": "paged-adamw-8bit",
     "paged-adamw-8bit": "paged-adamw-8bit", "adamw_8bit": "adamw-8bit", "adamw_bnb_8bit": "adamw-8bit",
