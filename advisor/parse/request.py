@@ -131,6 +131,8 @@ def _sentence_cuts(text: str) -> list[int]:
 _NAME_MARK = re.compile(r"§[MGRF]\d+§")  # (a name we are unsure of, "llamame", is no name said)
 _ASIDE_WORD = re.compile(r"(?<![\w§])[a-z][a-z']*")
 # A setting's key before a colon and a value of words ("GPUs: a bunch of them", "tokens: a big chunk of the dump").
+# Words that are a setting's value or join one to the next, never prose around the request (``_asides``).
+_VALUE_WORDS = frozenset({"yes", "no", "si", "true", "false", "on", "off", "and", "or"})
 _UNREAD_KEY = re.compile(r"(?<![\w§])([a-z]+)[ \t]*:[ \t]*(?=[a-z])([^\n.;:!?|()]*)")
 _WITH_COUNT = re.compile(r"^\W*(?:and\s+|y\s+|e\s+)?(?:(?:what|how)\s+about\s+|que\s+tal\s+|(?:y\s+)?(?:si\s+)?lo\s+hacemos\s+"
                          r"|if\s+we\s+(?:do|run)\s+it\s+|(?:can|could)\s+we\s+(?:do\s+it\s+|run\s+it\s+)?)?(?:with|con)\s+"
@@ -311,7 +313,7 @@ class _Assembler:
         self.increments = {k.removeprefix("increment_"): sum(v) for k, v in list(values.items()) if k.startswith("increment_")}
         for k in [k for k in values if k.startswith("increment_")]:
             values.pop(k)
-        self.gpus = list(values.pop("gpu", []))
+        self.gpus = self._stated_variant(list(values.pop("gpu", [])))
         families = values.pop("family", [])
         self.unsure: list[NameMatch] = list(values.pop("unsure", []))
         fields: dict[str, Any] = {}
@@ -483,7 +485,10 @@ class _Assembler:
                 continue  # "r pinned at 32": the setting's word is there, its number joined in a way we do not read
             if _CORRECTION.search(text, start, end) or _SWITCH.search(text, start, end):
                 continue  # "; perdón, 4096, no 2048": a correction of a value said before, asked about where unclear
-            words = sum(len(w) > 1 for w in found)
+            # (an on/off value and a conjunction are no prose: after a key's colon, "packing: yes, and 96",
+            # "activaciones con checkpoint: sí, y 24", the colon cuts the key's own value from it, and the number
+            # after it is the user's, asked about)
+            words = sum(len(w) > 1 and w not in _VALUE_WORDS for w in found)
             if words >= 2 or words == 1 and start and text[start - 1] == "(":
                 aside.append(tok)
         if aside:
@@ -942,6 +947,29 @@ class _Assembler:
         example = describe.example_message(request.model_copy(update={("gpu" if is_gpu else "model"): match.candidates[0]}),
                                            self.lang) if match.candidates else None
         return self._clarify("did_you_mean", request, question, example=example)
+
+    def _stated_variant(self, gpus: list[str]) -> list[str]:
+        """A card's memory variant stated by a pasted machine type ("a2-highgpu-8g": A100 40 GB; "ml.p4d.24xlarge"),
+        beside the card's bare name ("accelerator_type: NVIDIA_TESLA_A100", "(8x A100)"): one card, the variant the
+        type states. The bare name said no memory (its catalog id's memory is the catalog's reading of a bare "A100",
+        not the user's), so it is no second value against the type's. Only where the stated variant came from no
+        name at all (a rule's claim) and every bare one is the same card with another memory; two cards both named,
+        or a memory typed in either name ("A100 80GB"), stay two values (a question back)."""
+        if len(gpus) < 2:
+            return gpus
+        named = {m.ident for m in self.scan.names if m.kind == "gpu" and m.ident in gpus}
+        bare = set()
+        for m in self.scan.names:
+            if m.kind == "gpu" and m.ident in gpus:
+                memory = _MEMORY_IN_ID.search(m.ident)
+                if memory is None or memory.group(1) in self.normalized[m.start:m.end]:
+                    return gpus  # a name that says its memory (or has none in its id): the user's own value
+                bare.add(m.ident)
+        kept = [g for g in gpus if g not in named]
+        cards = {_MEMORY_IN_ID.sub("", g) for g in kept}
+        if len(kept) != 1 or not bare or any(_MEMORY_IN_ID.sub("", b) not in cards for b in bare):
+            return gpus
+        return kept
 
     def _gpu_name(self, ident: str) -> str:
         gpu = self.catalog.find_gpu(ident)

@@ -255,6 +255,28 @@ def _aws_instance(scan: Scan, m: re.Match[str]) -> bool | None:
     return None
 
 
+# A Google Cloud machine type names its GPUs and their count (Compute Engine "Accelerator-optimized machine family",
+# cloud.google.com/compute/docs/accelerator-optimized-machines): A2 Standard a2-highgpu-{1,2,4,8}g and a2-megagpu-16g
+# carry that many A100 40 GB, A2 Ultra a2-ultragpu-{1,2,4,8}g A100 80 GB, A3 a3-highgpu-{1,2,4,8}g / a3-megagpu-8g /
+# a3-edgegpu-8g H100 80 GB (SXM), A3 Ultra a3-ultragpu-8g H200; the count is the type's "-<N>g" suffix. (Vertex AI's
+# ``machine_type`` and gcloud's ``--machine-type`` take the same names.) The pasted type is what the user stated: a
+# bare "A100" beside it (``accelerator_type: NVIDIA_TESLA_A100``, GCP's name for the 40 GB part) is the same card.
+_GCP_MACHINE = R(r"(?<![\w.-])(a2-highgpu|a2-megagpu|a2-ultragpu|a3-highgpu|a3-megagpu|a3-edgegpu|a3-ultragpu)-(\d{1,2})g\b")
+_GCP_FAMILY = {"a2-highgpu": "a100-40gb", "a2-megagpu": "a100-40gb", "a2-ultragpu": "a100-80gb",
+               "a3-highgpu": "h100-sxm", "a3-megagpu": "h100-sxm", "a3-edgegpu": "h100-sxm", "a3-ultragpu": "h200"}
+_GCP_SIZES = {"a2-highgpu": (1, 2, 4, 8), "a2-megagpu": (16,), "a2-ultragpu": (1, 2, 4, 8), "a3-highgpu": (1, 2, 4, 8),
+              "a3-megagpu": (8,), "a3-edgegpu": (8,), "a3-ultragpu": (8,)}
+
+
+def _gcp_machine(scan: Scan, m: re.Match[str]) -> bool | None:
+    family, count = m.group(1), int(m.group(2))
+    if count not in _GCP_SIZES[family]:
+        return False  # no such machine type: a name we do not know, left alone
+    scan.claim("gpu", _GCP_FAMILY[family], m.start())
+    scan.claim("gpus_per_node", count, m.start())
+    return None
+
+
 # Composer's training length, LLM Foundry's ``max_duration: 2ep`` (composer/core/time.py, Time.from_timestring: an
 # integer then its unit, TimeUnit EPOCH "ep", BATCH "ba", SAMPLE "sp", TOKEN "tok", DURATION "dur"): in epochs only
 # with "ep"; "5000ba" is batches, no epoch count (read and left alone by the other keys' rule).
@@ -288,7 +310,10 @@ _KEY_FIELD = {k.replace("\\.", "."): f for f, keys in _CONFIG_KEYS.items() for k
 # "save_steps=500"): read and left alone, so its number is not asked about.
 _OTHER_KEY = R(r"(?<![\w.])\"?([a-z][a-z0-9]*+(?:_[a-z0-9]++)++)\"?[ \t]*[:=][ \t]*[\"']?(-?\d+(?:[.,]\d+)*(?:e-?\d+)?|[a-z0-9_./\-]+)[\"']?"
                r"(?=[\s,;)}\]]|$)")
-_TARGETS = R(r"(?<![\w.])\"?(lora_target_modules|target_modules|lora_target|lora_attn_modules)\"?\s*[:=]\s*(\[[^\]]{0,400}\]|\"[^\"\n]*\"|'[^'\n]*'|[a-z0-9_,\- ]+)")
+# (an unquoted list is module names joined by commas or spaces, "q_proj, v_proj", "q_proj v_proj"; a conjunction or a number after a comma
+# starts the next clause, "target_modules=all-linear, and 48", whose number is the user's, asked about, and so does
+# a word with its own colon, the next key: "target_modules=all-linear, rank: 16", "..., rango: lo decide el consultor")
+_TARGETS = R(r"(?<![\w.])\"?(lora_target_modules|target_modules|lora_target|lora_attn_modules)\"?\s*[:=]\s*(\[[^\]]{0,400}\]|\"[^\"\n]*\"|'[^'\n]*'|[a-z0-9_\-]+(?:[ \t]*,[ \t]*(?!(?:and|or|y|o|e|u)\b)(?![a-z0-9_\-]+[ \t]*[:=])[a-z_][a-z0-9_\-]*|[ \t]+[a-z][a-z0-9]*_[a-z0-9_\-]*)*)")
 _OPTIM_VALUES = {
     "paged_adamw_8bit": "paged-adamw-8bit", "paged_adamw": "paged-adamw-8bit",
     "paged-adamw-8bit": "paged-adamw-8bit", "adamw_8bit": "adamw-8bit", "adamw_bnb_8bit": "adamw-8bit",
@@ -1216,7 +1241,11 @@ _DDP = R(r"\bddp\b|\bdistributed[\s_-]*data[\s_-]*parallel\b|\bplain[\s_-]+data[
 # "tune run lora_finetune_single_device": torchtune's CLI with a recipe (never "fine-tune run on ...")
 _STACKS = [(R(r"\btorchtune\b|\btune\s+run\s+[a-z0-9]+_[a-z0-9_]+"), "torchtune"), (R(r"\blit[\s_-]?gpt\b"), "litgpt"),
            (R(r"\breference\s+stack\b|\bpila\s+de\s+referencia\b"), "reference"),
-           (R(r"(?<![/.])\b(?:hugging\s*face(?:\s+trainer)?(?![.\w]*\.co\b)|hf\s+trainer|transformers|trl|sft\s*trainer"
+           # (never "HuggingFace(" called in code: that is SageMaker's estimator, sagemaker.huggingface.HuggingFace,
+           # which names the Hugging Face training container its entry_point script runs in, not the library the
+           # script trains with, so no stack; "from sagemaker.huggingface import HuggingFace" imports that class, the
+           # module already excluded by ".")
+           (R(r"(?<![/.])(?<!import )\b(?:hugging\s*face(?!\()(?:\s+trainer)?(?![.\w]*\.co\b)|hf\s+trainer|transformers|trl|sft\s*trainer"
               r"|axolotl)\b(?![./])"), "hf"),
            # TRL's CLI as a module ("torchrun ... -m trl.scripts.sft", trl/scripts/sft.py, trl 1.16)
            (R(r"(?<![\w.])-m[ \t]+trl\.scripts\.[a-z_]+"), "hf")]
@@ -1419,7 +1448,7 @@ WORD_RULES = [
     # "twice as many GPUs": a relative change read against the thread (``relative.changes``), never a vague count
     (_AS_MANY, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
-    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_AUTOTRAIN, _autotrain), (_RECIPE, _recipe), (_GRES_GPU, _gres), (_PBS_SELECT, _pbs_select), (_FLYTE_GPU, _flyte_gpu), (_COMPOSER_EPOCHS, _composer_epochs), (_AWS_INSTANCE, _aws_instance),
+    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_AUTOTRAIN, _autotrain), (_RECIPE, _recipe), (_GRES_GPU, _gres), (_PBS_SELECT, _pbs_select), (_FLYTE_GPU, _flyte_gpu), (_COMPOSER_EPOCHS, _composer_epochs), (_AWS_INSTANCE, _aws_instance), (_GCP_MACHINE, _gcp_machine),
     (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_GPU_BLOCK_COUNT, _gpu_block_count), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible),
     (_SMI_LINE, _smi_line), (_SMI_UUID, lambda scan, m: None), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_QUOTED_WORD_KEY, _other_word_key, _QUOTED_KEY_NEEDS), (_RAY_RESOURCES, lambda scan, m: None),

@@ -1149,6 +1149,12 @@ _COMMON_NOUN_CUES = {"context", "contexto", "background"}
 MAX_VALUE_WORDS = 4
 # Words a vague value starts with ("as long as possible", "max that fits", "el máximo posible", "lo que quepa").
 _VAGUE_HEADS = {"as", "max", "maximum", "maximo", "maxima", "whatever", "lo", "el", "la", "largest", "biggest", "tbd",
+                # the article in every gender and number, as a Spanish free relative agrees with its noun ("épocas: las
+                # que diga la guía", "lotes: los que quepan", like "lo que quepa")
+                "las", "los",
+                # a value by reference to one we cannot see ("context: same as prod", "rank: same as the last run",
+                # "contexto: igual que en prod"): said, and asked for
+                "same", "igual",
                 "auto", "not", "aun", "todavia", "dunno", "unknown", "ni", "no", "por",
                 # "batch: it depends on the GPU", "lote: depende de la GPU", "seq: depending on the data"
                 "it", "depends", "depending", "depende", "dependiendo", "segun", "tan", "whichever", "cualquiera",

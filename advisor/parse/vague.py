@@ -47,7 +47,7 @@ _LARGO = r"(?:largos?|largas?|cortos?|cortas?|grandes?|extensos?|extensas?|decen
 # "el dataset de siempre", "dataset: the usual", "our usual dataset", "the same data as always": a dataset named by habit,
 # its size unsaid
 _USUAL = (r"\b" + _DATASET + r"\s*(?::\s*|\s+is\s+|\s+es\s+)?(?:the\s+usual(?:\s+one)?|(?:the\s+)?same\s+as\s+(?:always|usual|before"
-          r"|last\s+time)|(?:el\s+|lo\s+)?de\s+siempre|el\s+habitual|el\s+mismo\s+(?:de\s+siempre|que\s+(?:siempre|antes)))\b"
+          r"|last\s+time)|(?:el\s+|lo\s+)?de\s+siempre|(?:el|la|los|las)\s+[a-z]+\s+de\s+siempre|the\s+usual\s+[a-z]+|el\s+habitual|el\s+mismo\s+(?:de\s+siempre|que\s+(?:siempre|antes)))\b"
           r"|\b(?:the|our)\s+usual\s+" + _DATASET + r"\b|\b(?:nuestro\s+|el\s+)?" + _DATASET + r"\s+habitual\b"
           r"|\b(?:the\s+)?same\s+(?:data|" + _DATASET + r")\s+as\s+(?:always|usual|before|last\s+time)\b"
           r"|\blos\s+(?:mismos\s+)?datos\s+de\s+siempre\b")
@@ -74,8 +74,11 @@ _PORTION = (r"(?:(?:an?|one|the)\s+)?(?:(?:big|good|large|huge|small|decent|fair
             r"(?:chunk|part|portion|slice|share|fraction|piece|subset)\s+of\b|(?:most|half|some)\s+of\s+(?!them\b)"
             r"|(?:(?:un|una|el|la)\s+)?(?:(?:buen|buena|gran|pequeno|pequena)\s+)?(?:trozo|pedazo|cacho|parte|porcion|fraccion"
             r"|subconjunto)\s+(?:de|del)\b|(?:la\s+)?(?:mayor\s+parte|mitad)\s+(?:de|del)\b")
+# A count left to something else ("GPUs: as many as the budget allows", "GPUs: las que alcance el presupuesto",
+# "épocas: las que diga la guía", "epochs: however many it takes", "GPUs: whatever fits"): a value said, none given.
+_LEFT_TO = r"(?:as\s+(?:many|much)\s+as|however\s+(?:many|much)|whatever|(?:las|los)\s+que)\b"
 _STATED_VAGUE = (r"[ \t]*[:=][ \t]*(?P<value>(?:" + _FEW_BARE + r")(?:\s+(?:of\s+)?them|\s+de\s+ell[ao]s)?"
-                 r"(?=[ \t]*(?:$|[,;.|)(\n!?]|(?:and|but|or|y|pero|o)\s))|(?:" + _PORTION + r")[^,;.|()\n!?]*)")
+                 r"(?=[ \t]*(?:$|[,;.|)(\n!?]|(?:and|but|or|y|pero|o)\s))|(?:" + _PORTION + "|" + _LEFT_TO + r")[^,;.|()\n!?]*)")
 _KEY = {"num_gpus": r"\b(?:gpus|gpu\s+count|num[\s_]gpus|cards|tarjetas|graficas)",
         "dataset_tokens": r"\b(?:(?:training\s+)?tokens|(?:training\s+)?data|dataset|corpus|datos|tokens\s+de\s+entrenamiento)",
         "epochs": r"\b(?:epochs|epocas|passes|pasadas)"}
@@ -108,7 +111,7 @@ enormes gigante pequeno pequena pequenos chico chica mediano mediana long longer
 corto cortos corta cortas extenso extensos extensa extensas multi million billion millones ish largest biggest maximum
 max mas reasonable generous decente decentes razonable razonables generoso generosa generosos generosas amplio amplia
 amplios amplias buen usual siempre habitual same chunk part portion slice share fraction piece subset most half trozo
-pedazo cacho parte porcion fraccion subconjunto mayor mitad unas unos""".split())
+pedazo cacho parte porcion fraccion subconjunto mayor mitad unas unos however whatever las los""".split())
 _WORD = re.compile(r"[a-z]+")
 
 
