@@ -100,6 +100,16 @@ def test_the_runner_starts_without_the_bots_secrets(tmp_path):
         launcher.cancel(handle)
 
 
+def _cmdline(pid: str) -> bytes:
+    """/proc/<pid>/cmdline, or b"" for a process that exited between listing /proc and reading it (any other
+    process on the machine, e.g. a parallel test run's, may)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return fh.read()
+    except OSError:
+        return b""
+
+
 def test_submitting_a_pilot_again_adopts_its_runner(tmp_path):
     """A start resumed after a crash (the handle was never stored) finds the runner started for
     the pilot instead of starting a second one."""
@@ -112,8 +122,7 @@ def test_submitting_a_pilot_again_adopts_its_runner(tmp_path):
         (tmp_path / pspec.pilot_id / "handle.json").unlink()  # killed before it wrote the handle
         found = LocalLauncher(tmp_path, env=runner_env()).submit(pspec)
         assert found.ref["pid"] == handle.ref["pid"]
-        runners = [p for p in os.listdir("/proc") if p.isdigit() and pspec.pilot_id.encode()
-                   in open(f"/proc/{p}/cmdline", "rb").read()]
+        runners = [p for p in os.listdir("/proc") if p.isdigit() and pspec.pilot_id.encode() in _cmdline(p)]
         assert runners == [str(handle.ref["pid"])]
     finally:
         first.cancel(handle)
