@@ -150,11 +150,12 @@ def report(name: str, entries: list[dict], verdicts: list[dict]) -> dict:
 
 
 def run_sets(description: str, load_sets, *, generator: str, n_default: int, seed: int,
-             argv: list[str] | None = None) -> None:
+             argv: list[str] | None = None, blind: frozenset[str] = frozenset()) -> None:
     """The command line every parse benchmark of independently written sets shares (this file,
-    parse_blind.py, parse_blind13.py, parse_blind15.py): ``--n``/``--seed`` for the generator, ``--limit``,
-    ``--show``; ``load_sets(catalog, n=, seed=)`` gives the (line label, entries) pairs, judged and reported
-    in order."""
+    parse_blind.py, parse_blind13.py, parse_blind15.py, parse_blind17.py, parse_blind19.py): ``--n``/``--seed``
+    for the generator, ``--limit``, ``--show``; ``load_sets(catalog, n=, seed=)`` gives the (line label, entries)
+    pairs, judged and reported in order. ``blind`` names the sets (by line label) nobody may read the failures
+    of yet: ``--show`` never prints theirs, only their counts, and says so."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--n", type=int, default=n_default, help=f"generated messages ({generator})")
     parser.add_argument("--seed", type=int, default=seed)
@@ -167,7 +168,9 @@ def run_sets(description: str, load_sets, *, generator: str, n_default: int, see
         results: list = []
         verdicts = judge_all(entries, catalog, results)
         report(name, entries, verdicts)
-        if args.show:
+        if args.show and name in blind:
+            print(f"    {name} is blind: its failures are not shown (counts only)")
+        elif args.show:
             show_failures(entries, verdicts, results, args.show)
 
 

@@ -1,0 +1,64 @@
+"""How often the chat parser reads the round-19 sets fully right (issue #13): table7 blind, gen19 measured blind, then diagnosed.
+
+Two sets, written for issue #13's held-out measurement of round 19 by two helpers who did not read or run
+the parser while writing them (each set's docstring says what they read, and their slips), and committed
+before any parser run on them:
+
+- ``heldout/table7``: 452 hand-written Slack messages, 223 English and 229 Spanish
+  (tests/heldout/table7.py, tests/data/heldout/table7.json; "freeze round-19 blind set table7", e14f58e);
+  it stays BLIND: ``--show`` never prints its failures, only its counts, and nobody tunes the parser on it;
+- ``generated/gen19``: round 19's independent generator, 3,000 messages from seed 19
+  (tests/heldout/gen19.py; "freeze round-19 blind set gen19", 23e5eba). It was measured blind (counts only)
+  and is then DIAGNOSED: ``--show N`` prints its failing messages, and the line is labelled
+  ``generated/diagnosed19``. ``--seed 21`` (same generator, other draws) is the check that a fix
+  generalizes within the generator; nobody reads seed 21's failures.
+
+Measured by the lead, counts only, 2026-12-03:
+
+    blind, on the parser of 9dddc87 (the rounds' diagnosis of table6 and gen17 not merged):
+    heldout/table7           363/452 fully right = 80.3% (en 82.1% of 223, es 78.6% of 229); answered with a value the user did not say: 15 (invented 12, misread 3, default over a stated value 0)
+    generated/gen19          1993/3000 fully right = 66.4% (en 73.1% of 1554, es 59.3% of 1446); answered with a value the user did not say: 155 (invented 100, misread 27, default over a stated value 30)
+
+Each set prints one line, as benchmarks/parse_heldout.py and the other rounds' benchmarks do (the judging,
+the counts and the line are parse_heldout.py's ``judge_all``, ``summary``, ``report`` and ``composition``,
+imported, not copied): how many messages are fully right (``tests.phrasegen.judge``), by language, and the
+count of answers built on a value the user did not say (invented, misread, or a default over a stated
+value). Then the set's composition.
+
+    python benchmarks/parse_blind19.py [--n 3000] [--seed 19] [--limit N] [--show N]
+
+``--limit N`` reads only the first N messages of each set (a smoke run for tests); ``--show N`` prints up
+to N failing messages of gen19, with the label and what the parser read, and never table7's.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # the judging and report of parse_heldout.py, shared
+
+from advisor.catalog import Catalog  # noqa: E402
+from parse_heldout import composition, judge_all, report, run_sets, show_failures, summary  # noqa: E402
+from tests.heldout import gen19, table7  # noqa: E402
+
+__all__ = ["BLIND", "SETS", "composition", "judge_all", "load_sets", "main", "report", "show_failures",
+           "summary"]  # summary: for tests
+
+SETS = ("heldout/table7", "generated/diagnosed19")
+BLIND = frozenset({"heldout/table7"})  # its failures are never printed
+
+
+def load_sets(catalog: Catalog, *, n: int = gen19.N_DEFAULT, seed: int = 19) -> list[tuple[str, list[dict]]]:
+    return [(SETS[0], table7.load()), (SETS[1], gen19.generate(n, catalog=catalog, seed=seed))]
+
+
+def main(argv: list[str] | None = None) -> None:
+    run_sets(__doc__.splitlines()[0], load_sets, generator="gen19", n_default=gen19.N_DEFAULT, seed=19, argv=argv,
+             blind=BLIND)
+
+
+if __name__ == "__main__":
+    main()
