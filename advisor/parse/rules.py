@@ -57,8 +57,11 @@ _CONFIG_KEYS = {
     "epochs": "num_train_epochs|num_epochs|n_epochs|max_epochs|train_epochs|epochs",
     # (Megatron-LM's --recompute-activations: "recompute activation to allow for training with larger models,
     # sequences, and batch sizes", megatron/training/arguments.py, _add_training_args)
+    # (accelerate's FSDP config: "fsdp_activation_checkpointing: Decides Whether (true|false) intermediate activations
+    # are freed during the forward pass, and a checkpoint is left as a placeholder", huggingface.co/docs/accelerate,
+    # usage_guides/fsdp; under fsdp_config it is FSDP's own, read as _config's "gc_fsdp")
     "gradient_checkpointing": "use_gradient_checkpointing|gradient_checkpointing|activation_checkpointing|"
-                              "enable_activation_checkpointing|recompute_activations",
+                              "enable_activation_checkpointing|recompute_activations|fsdp_activation_checkpointing",
     "optimizer": "optim|optimizer",
     # (RunPod's ``runpodctl create pod --gpuCount``: "number of GPUs for the pod", docs.runpod.io runpodctl reference;
     # Determined's ``resources.slots_per_trial``: "the number of slots to use for each trial", a slot being one GPU,
@@ -1187,7 +1190,14 @@ _GC = (r"(?:(?:gradient|grad|activation|activations|activaciones)[\s_-]*(?:check
        r"|recomput\w*|rematerializ\w*|remat)"
        r"|checkpointing(?:\s+de\s+(?:gradientes?|activaci\w+))?|recomput\w*(?:\s+(?:de\s+|of\s+)?(?:las\s+|the\s+)?activa\w*)?"
        # the abbreviations of a terse spec line: "act. ckpt yes", "act ckpt: off", "ckpt de activaciones: sí"
-       r"|act\.?[\s_-]*(?:ckpt|ckpting|checkpointing)|(?:ckpt|checkpoints?|checkpointing)\s+de\s+(?:las\s+)?activaciones)")
+       r"|act\.?[\s_-]*(?:ckpt|ckpting|checkpointing)|(?:ckpt|checkpoints?|checkpointing)\s+de\s+(?:las\s+)?activaciones"
+       # the participle before or after the noun, and Spanish's noun "con checkpoint": "checkpointed activations",
+       # "recomputed activations", "activations checkpointed", "activaciones con checkpoint(ing)", "activaciones
+       # recomputadas", "capas con checkpoint" (torch.utils.checkpoint: the activations are recomputed in backward)
+       r"|(?:checkpointed|recomputed|rematerialized)\s+(?:activations|layers|gradients|blocks)"
+       r"|(?:activations|layers|blocks)\s+(?:checkpointed|recomputed|rematerialized)"
+       r"|(?:activaciones|capas|bloques)\s+(?:con\s+(?:checkpoint(?:ing)?s?|ckpt|recomputo|recomputacion)"
+       r"|checkpointead[oa]s|recomputad[oa]s|rematerializad[oa]s))")
 _GC_OFF = R(r"\b(?:without|w/o|no|not|disable[ds]?|disabling|turn(?:ed|ing)?\s+off|switch(?:ed)?\s+off|drop|sin|desactiva\w*"
             r"|quita\w*|apaga\w*|deshabilita\w*)\s+(?:the\s+|el\s+|la\s+|any\s+|de\s+)?" + _GC + r"\b"
             # the state after the term, also with a verb of setting it ("gradient checkpointing turned off", "... switched

@@ -300,7 +300,15 @@ CUES: list[Cue] = [
            "longitud de secuencia", "longitud de la secuencia", "longitud de contexto", "longitud del contexto",
            "largo de secuencia", "longitud", "secuencia", "sequence", "sequences capped at", "seqs capped at",
            "ventana", "ventana de contexto",
-           "capped at", "max seq length"),
+           "capped at", "max seq length",
+           # the bound after its noun ("contexto tope de 2048", "secuencia máxima de 4096"), and a length the
+           # samples are truncated to ("truncated at 2k tokens", "truncado a 1024 tokens"; HF tokenizers'
+           # truncation=True, max_length=N cuts each sample at N tokens)
+           *(f"{head} {bound} {of}" for head in ("contexto", "secuencia", "secuencias") for bound in (
+               "tope", "limite", "maximo", "maxima", "maximos", "maximas") for of in ("de", "a")),
+           *(f"{verb} {at}" for verb in ("truncated", "truncating", "truncate", "truncation") for at in ("at", "to")),
+           *(f"{verb} {at}" for verb in ("truncado", "truncada", "truncados", "truncadas", "truncar", "truncando",
+                                         "truncamos", "truncamiento") for at in ("a", "en"))),
     *_cues("seq", 9, 10, "context", "ctx", "context window", "contexto", "ventana de contexto", "ventana",
            "tokens de contexto", "de contexto", "tokens of context", "of context", "token context"),
     *_cues("seq", 7, 0, "sequences", "secuencias", "sequences of", "secuencias de"),
