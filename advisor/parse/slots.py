@@ -512,6 +512,11 @@ CUES: list[Cue] = [
     *_cues("ignore", 10, 0, "lr", "learning rate", "warmup", "warmup steps", "seed", "$", "usd", "eur", "budget",
            "budget of", "presupuesto", "presupuesto de", "spend", "top", "step", "steps", "save steps",
            "logging steps", "eval steps", "max steps", "version", "v", "weight decay", "gastar", "pay", "pagar",
+           # the optimizer's rates in Spanish ("tasa de aprendizaje 2e-4", "decaimiento de pesos 0,0", "proporción de
+           # warmup 0,03") and a warm-up's share: no setting we size
+           "tasa de aprendizaje", "ritmo de aprendizaje", "taza de aprendizaje", "decaimiento de pesos",
+           "decaimiento de los pesos", "warmup ratio", "warm up ratio", "proporcion de warmup", "proporcion de warm up",
+           "proporcion de calentamiento", "ratio de warmup",
            "python", "torch", "pytorch", "cuda", "transformers", "trl", "peft", "accelerate", "deepspeed", "vllm",
            "driver", "ubuntu", "nccl", "cudnn", "rocm", "gbp", "eur", "torchtune", "axolotl", "skypilot", "ray",
            "litgpt", "unsloth", "llamafactory", "bitsandbytes", "flash attn", "sky", "checkpoints kept",
@@ -796,6 +801,7 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
             # "secuencia de 4 millones de tokens", "a sequence of 4096 tokens": the tokens word right after is the
             # length's unit, no token count of its own (a length beyond our limit is then asked about, not a dataset)
             edges[mine:] = [e for e in edges[mine:] if not (e.slot == "tokens" and cues[e.cue][0] == ti + 1)]
+        edges += _label_edges(toks, cues, ni, ti, lang)
         edges += _gpu_edges(toks, ni, ti, lang)
         alone = _alone(tok, lang)
         if alone is not None:
@@ -838,6 +844,56 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
             if typed is not None:
                 out.unreadable.append((UNREADABLE_FIELDS[cue.slot], typed, toks[first].start))
     return out
+
+
+# A labelled value: a key of a few words, then a colon or a table's cell wall, then the value ("epochs trained: 3",
+# "| épocas entrenadas | 3 |", "| long. máx. de secuencia (tokens) | 6144 |"). The label names its field with one of
+# the cues, whatever other words qualify it ("trained", "used", "entrenadas"), so the value is that cue's when it is
+# the only field the label names; a parenthesis in the label is the value's unit ("(tokens)"), not a second field.
+_LABEL_STOP = {",", ";", "\n", "|", ":", "=", "?", "!"}
+_LABEL_SLOTS = {"seq", "seq_sized", "batch", "rank", "epochs", "gpus", "grad_accum", "global_batch", "tokens", "dataset",
+                "ignore"}
+_LABEL_WORDS = 6
+
+
+def _label_edges(toks: list[Tok], cues: list[tuple[int, int, "Cue"]], ni: int, ti: int, lang: str) -> list[_Edge]:
+    sep = ti - 1
+    if sep < 1 or toks[sep].kind != "punct" or toks[sep].text not in (":", "|") or "\n" in toks[ti].gap \
+            or toks[ti].article:
+        return []
+    lo, words = sep - 1, 0
+    while lo >= 0 and not (toks[lo].kind == "punct" and (toks[lo].text in _LABEL_STOP or toks[lo].text == "."
+                                                       and lo and toks[lo - 1].text not in _ABBREVIATIONS)):
+        words += toks[lo].kind == "word"
+        if toks[lo].kind == "num" and not toks[lo].article or words > _LABEL_WORDS:
+            return []  # a number in the label ("3 epochs: 2 on ...") or prose, no key
+        lo -= 1
+    if toks[sep].text == "|" and not (lo >= 0 and toks[lo].text == "|"):
+        return []  # a cell wall only between two cells of a row
+    if lo + 1 >= sep or "\n" in toks[lo + 1].gap and toks[lo].text == "|":
+        return []
+    depth, inside = 0, set()
+    for k in range(lo + 1, sep):
+        if toks[k].text == "(":
+            depth += 1
+        elif toks[k].text == ")":
+            depth = max(0, depth - 1)
+        elif depth:
+            inside.add(k)
+    # (a label's words we read and leave alone are a rate or a measure, "learning rate", "tasa de aprendizaje": an
+    # identifier's word or "other" is no key, "misread the ticket: 4096 tokens" says the length, "otros ajustes: ...")
+    named = [(ci, c) for ci, (first, last, c) in enumerate(cues) if lo < first and last < sep and first not in inside
+             and max(c.left, c.right) >= 6 and c.words not in _WEAK_SEQ_LEFT and (c.slot != "ignore" or c.left >= 9 and len(c.words) > 1)]
+    slots = {"seq" if c.slot == "seq_sized" else c.slot for _, c in named}
+    if len(slots) != 1 or not slots <= _LABEL_SLOTS:
+        return []  # no field, two fields ("lote / GPU" is read by its own cues), or a number we leave alone
+    slot = slots.pop()
+    value = _value_ok(toks[ti], slot, lang)
+    if value is None:
+        return []
+    ci = named[0][0]
+    # (weaker than a cue touching the number: "otros ajustes: 2.200 millones de tokens" is a token count)
+    return [_Edge(ni, ci, slot, 5.5 + _plausible(slot, value))]
 
 
 # "seq 8192 or 4096", "on 2 or 4 A100s", "a 2048 o 4096", "rank 16 u 32": a number joined by "or" to a number bound
