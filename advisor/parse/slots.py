@@ -833,6 +833,7 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
         out.stray += [b.tok for b in weak]
         out.stray.sort(key=lambda t: t.start)
     _alternatives(toks, out, lang)
+    _parallel_sources(toks, out, lang)
     _counts_or_counts(toks, out, lang)
     _replaced(toks, out, lang)
     if out.stray:
@@ -938,6 +939,48 @@ def _alternatives(toks: list[Tok], out: Slots, lang: str) -> None:
             break
         else:
             _hedged(toks, ti, tok, bound, out, lang)
+
+
+# Two sources' values for one setting, the second said without its cue: "context 4096 per the ticket, 8192 per the
+# notebook", "3 épocas en la cotización, 4 en la guía", "4 epochs in the quote, 2 in the lab sheet". The number after
+# the comma repeats the first one's source preposition: it is a second value of the first one's setting (both are
+# claimed, and two values for one field without a correction are asked about: request._Assembler, "which one?").
+_SOURCE_WORDS = {"per", "in", "on", "from", "for", "according", "segun", "en", "de", "por", "para", "desde", "acorde"}
+_PARALLEL_JOINS = {",", ";", "and", "y", "but", "pero", "while", "mientras", "vs", "versus", "whereas"}
+
+
+def _parallel_sources(toks: list[Tok], out: Slots, lang: str) -> None:
+    if not out.stray or not out.bindings:
+        return
+    index = {t.start: i for i, t in enumerate(toks)}
+    by_end = sorted(out.bindings, key=lambda b: b.tok.start)
+    for tok in list(out.stray):
+        ti = index[tok.start]
+        if ti + 1 >= len(toks) or toks[ti + 1].kind != "word" or toks[ti + 1].text not in _SOURCE_WORDS \
+                or ti < 2 or toks[ti - 1].text not in _PARALLEL_JOINS:
+            continue
+        prep = toks[ti + 1].text
+        for b in reversed(by_end):
+            bi = index.get(b.tok.start)
+            if bi is None or bi >= ti:
+                continue
+            # the first value, its cue's words after it if any ("3 épocas en ..."), then the same preposition, a short
+            # source phrase and the join: nothing else, no number, between the two values
+            k = bi + 1
+            if b.cue is not None and b.cue_pos is not None and b.cue_pos > b.tok.start:
+                k += len(b.cue)
+            if k >= ti or toks[k].text != prep:
+                break
+            between = toks[k + 1:ti - 1]
+            if len(between) > 6 or any(t.kind in ("num", "name") or t.text in _STOP for t in between):
+                break
+            kind = b.slot.removesuffix("_weak")
+            value = _value_ok(tok, kind, lang)
+            if value is None:
+                break
+            out.stray.remove(tok)
+            out.bindings.append(Binding(b.slot, tok, value, tok.start, b.cue, b.cue_pos))
+            break
 
 
 def _counts_or_counts(toks: list[Tok], out: Slots, lang: str) -> None:
