@@ -71,12 +71,17 @@ _CONFIG_KEYS = {
     # node too (lightning/fabric/connector.py: the world size is num_nodes * devices)
     # (NeMo 2's recipes, ``llm.<model>.finetune_recipe(num_nodes=..., num_gpus_per_node=...)``: the trainer's
     # devices per node, times num_nodes, nemo/collections/llm/recipes/llama3_8b.py finetune_recipe)
-    "gpus_per_node": "nproc_per_node|nproc|gpus_per_node|devices|num_gpus_per_node",
+    # Azure ML's PyTorchDistribution(process_count_per_instance=N): "the number of processes per node", one per GPU,
+    # times the job's instance_count nodes (learn.microsoft.com, azure.ai.ml.PyTorchDistribution, command(instance_count=));
+    # Vertex AI's machine_spec accelerator_count: "the number of accelerators to attach to the machine", times the
+    # worker pool's replica_count machines (cloud.google.com/vertex-ai, MachineSpec, WorkerPoolSpec)
+    "gpus_per_node": "nproc_per_node|nproc|gpus_per_node|devices|num_gpus_per_node|process_count_per_instance"
+                     "|accelerator_count",
     # SLURM's sbatch/srun --nodes (-N) counts machines like torchrun's --nnodes (sbatch(1), "-N, --nodes")
     # Kubeflow Trainer v2's TrainJob ``spec.trainer.numNodes`` counts machines too, each with its ``resourcesPerNode``
     # limits (``nvidia.com/gpu: N``, read as per node; trainer.kubeflow.org/v1alpha1, the SDK's TrainerV1alpha1Trainer
     # model: num_nodes, resources_per_node)
-    "num_nodes": "nnodes|num_nodes|numnodes|num_machines|nodes|instance_count",
+    "num_nodes": "nnodes|num_nodes|numnodes|num_machines|nodes|instance_count|replica_count",
     # Ray Train's ScalingConfig(num_workers=N, use_gpu=True): N workers of one GPU each, or of
     # resources_per_worker={"GPU": k} (ray/air/config.py, ScalingConfig._resources_per_worker_not_none, ray 2.60)
     "ray_workers": "num_workers",
