@@ -1542,7 +1542,11 @@ _NO_MORE = (("and", "no", "more"), ("and", "no", "other"), ("and", "no", "others
             ("y", "ninguna", "mas"), ("y", "ninguno", "mas"), ("y", "nada", "mas"), ("y", "ninguna", "otra"),
             ("and", "that's", "it"), ("only",), ("alone",), ("sola",), ("solamente",),
             # the diminutive and the adjective after the card ("una H100 solita", "una L4 solitaria"), "on its own"
-            ("solita",), ("solito",), ("solitaria",), ("solitario",), ("on", "its", "own"), ("by", "itself"))
+            ("solita",), ("solito",), ("solitaria",), ("solitario",), ("on", "its", "own"), ("by", "itself"),
+            # the adjective of the only one and the close of a list ("una MI300X 192 GB única y ya", "un A10G único",
+            # "una H100 y ya", "one L4, no more", "one A100 and nothing more")
+            ("unica",), ("unico",), ("y", "ya"), ("no", "more"), ("nothing", "more"), ("and", "nothing", "more"),
+            ("y", "nada", "mas"), ("ni", "una", "mas"), ("ni", "uno", "mas"))
 
 
 _CARD_WORDS = {"pcie", "sxm", "sxm4", "sxm5", "nvl", "vram", "hbm3", "hbm3e", "hbm2e", "gddr6", "gddr6x", "memory", "memoria",
