@@ -276,6 +276,15 @@ _GCP_SIZES = {"a2-highgpu": (1, 2, 4, 8), "a2-megagpu": (16,), "a2-ultragpu": (1
               "a3-megagpu": (8,), "a3-edgegpu": (8,), "a3-ultragpu": (8,)}
 
 
+# gcloud's ``--accelerator=type=TYPE,count=COUNT`` ("count: the number of accelerators to attach to the instances",
+# cloud.google.com/sdk/gcloud/reference/compute/instances/create): the GPUs of one machine, in either order of its keys
+_GCLOUD_ACC = R(r"(?<![\w-])accelerator[ \t]*=[ \t]*[\"']?(?:[a-z]+=[ \t]*[^\s,\"']+[ \t]*,[ \t]*)*count=(\d{1,3})\b")
+
+
+def _gcloud_acc(scan: Scan, m: re.Match[str]) -> None:
+    scan.claim("gpus_per_node", int(m.group(1)), m.start())
+
+
 def _gcp_machine(scan: Scan, m: re.Match[str]) -> bool | None:
     family, count = m.group(1), int(m.group(2))
     if count not in _GCP_SIZES[family]:
@@ -789,6 +798,12 @@ _OTHER_WORD_KEY = R(r"(?<![\w.\-/])([a-z]{3,})=[\"']?(-?\d+(?:\.\d+)?(?:e-?\d+)?
 _QUOTED_WORD_KEY = R(r"[\"']([a-z]{3,})[\"'][ \t]*:[ \t]*(-?\d+(?:\.\d+)?(?:e-?\d+)?)(?=[ \t]*[,;)}\]\n]|[ \t]*$)")
 
 
+# And a one-word key nested under a parent key of a pasted YAML, its number alone on the line (LitGPT's "eval:\n
+# interval: 100", "train:\n  epochs: 3"): a key by its indentation, read and left alone the same way (a setting's cue,
+# "epochs", is left for the typed slots)
+_NESTED_WORD_KEY = R(r"(?m)^[ \t]+([a-z]{3,})[ \t]*:[ \t]*(-?\d+(?:\.\d+)?(?:e-?\d+)?)[ \t]*$")
+
+
 # (what every match holds, stated for the prefilter, which cannot read it from the pattern: a closing quote, then the colon)
 _QUOTED_KEY_NEEDS = ('":', "':", '" :', "' :", '"\t:', "'\t:")
 
@@ -801,6 +816,21 @@ def _other_word_key(scan: Scan, m: re.Match[str]) -> bool | None:
     # the last word of a cue said in words ("micro-batch size=16", "max seq len=2048"): the cue's, not a key of its own
     before = re.findall(r"[a-z0-9]+", scan.text[max(0, m.start() - 40):m.start()])[-3:]
     return False if any("_".join([*before[len(before) - k:], m.group(1)]) in CUE_KEYS for k in range(1, len(before) + 1)) else None
+
+
+_PARENT_KEY = re.compile(r"(?m)^[ \t]*[\"']?([a-z_][a-z0-9_.]*)[\"']?[ \t]*:[ \t]*\n\Z")
+
+
+def _nested_word_key(scan: Scan, m: re.Match[str]) -> bool | None:
+    from advisor.parse.slots import CUE_KEYS
+
+    # the value of a setting whose key is the parent line (W&B's config.yaml: "lora_r:\n  value: 64", the run's
+    # config with each key's value nested, docs.wandb.ai): the parent's, left for the rules that read it
+    line_start = scan.text.rfind("\n", 0, m.start()) + 1
+    parent = _PARENT_KEY.search(scan.text, max(0, line_start - 120), line_start)
+    if parent is not None and (parent.group(1) in _KEY_FIELD or parent.group(1) in CUE_KEYS):
+        return False
+    return _other_word_key(scan, m)
 
 
 # --- methods ---------------------------------------------------------------------------------
@@ -1255,6 +1285,7 @@ _DOUBLE_ON = R(r"\b(?:double|doble)[\s_-]*(?:quant\w*|cuantiz\w*)(?:\s*(?:[:=]\s
 _DDP = R(r"\bddp\b|\bdistributed[\s_-]*data[\s_-]*parallel\b|\bplain[\s_-]+data[\s_-]*parallel(?:ism)?\b")
 # "tune run lora_finetune_single_device": torchtune's CLI with a recipe (never "fine-tune run on ...")
 _STACKS = [(R(r"\btorchtune\b|\btune\s+run\s+[a-z0-9]+_[a-z0-9_]+"), "torchtune"), (R(r"\blit[\s_-]?gpt\b"), "litgpt"),
+
            (R(r"\breference\s+stack\b|\bpila\s+de\s+referencia\b"), "reference"),
            # (never "HuggingFace(" called in code: that is SageMaker's estimator, sagemaker.huggingface.HuggingFace,
            # which names the Hugging Face training container its entry_point script runs in, not the library the
@@ -1264,6 +1295,13 @@ _STACKS = [(R(r"\btorchtune\b|\btune\s+run\s+[a-z0-9]+_[a-z0-9_]+"), "torchtune"
               r"|axolotl)\b(?![./])"), "hf"),
            # TRL's CLI as a module ("torchrun ... -m trl.scripts.sft", trl/scripts/sft.py, trl 1.16)
            (R(r"(?<![\w.])-m[ \t]+trl\.scripts\.[a-z_]+"), "hf")]
+
+
+# LitGPT's finetune config (litgpt/config_hub/finetune/*/lora.yaml: "checkpoint_dir: checkpoints/<org>/<model>", the
+# folder ``litgpt download`` writes, with "out_dir: out/finetune/..."): both keys, a config of LitGPT's (read before the
+# config keys' rules, which blank what they read)
+_LITGPT_CONFIG = R(r"(?ms)^[ \t]*checkpoint_dir[ \t]*:[ \t]*[\"']?checkpoints/(?=.*^[ \t]*out_dir[ \t]*:)"
+                   r"|^[ \t]*out_dir[ \t]*:(?=.*^[ \t]*checkpoint_dir[ \t]*:[ \t]*[\"']?checkpoints/)")
 
 
 def _rank(scan: Scan, m: re.Match[str]) -> bool | None:
@@ -1463,10 +1501,10 @@ WORD_RULES = [
     # "twice as many GPUs": a relative change read against the thread (``relative.changes``), never a vague count
     (_AS_MANY, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
-    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_AUTOTRAIN, _autotrain), (_RECIPE, _recipe), (_GRES_GPU, _gres), (_PBS_SELECT, _pbs_select), (_FLYTE_GPU, _flyte_gpu), (_COMPOSER_EPOCHS, _composer_epochs), (_AWS_INSTANCE, _aws_instance), (_GCP_MACHINE, _gcp_machine),
+    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_AUTOTRAIN, _autotrain), (_RECIPE, _recipe), (_GRES_GPU, _gres), (_PBS_SELECT, _pbs_select), (_FLYTE_GPU, _flyte_gpu), (_COMPOSER_EPOCHS, _composer_epochs), (_AWS_INSTANCE, _aws_instance), (_GCP_MACHINE, _gcp_machine), (_GCLOUD_ACC, _gcloud_acc),
     (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_GPU_BLOCK_COUNT, _gpu_block_count), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible),
-    (_SMI_LINE, _smi_line), (_SMI_UUID, lambda scan, m: None), (_CONFIG, _config), (_TARGETS, _targets),
-    (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_QUOTED_WORD_KEY, _other_word_key, _QUOTED_KEY_NEEDS), (_RAY_RESOURCES, lambda scan, m: None),
+    (_SMI_LINE, _smi_line), (_SMI_UUID, lambda scan, m: None), (_LITGPT_CONFIG, _stack("litgpt")), (_CONFIG, _config), (_TARGETS, _targets),
+    (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_QUOTED_WORD_KEY, _other_word_key, _QUOTED_KEY_NEEDS), (_NESTED_WORD_KEY, _nested_word_key), (_RAY_RESOURCES, lambda scan, m: None),
     (_INSTEAD, _instead), (_NOT_REGION, _instead), (_DROPPED, _instead), (_QUOTA, _quota), (_QUOTA_COUNT, lambda scan, m: None), (_NO_ROOM, _no_room), (_OLD_CARD, _old_card),
     (_ADAM_MODS, _adam_mods), (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
     (_SGD, _claim("optimizer", "sgd")), (_OTHER_OPT, _other_opt),
