@@ -1263,6 +1263,9 @@ _ALL_LINEAR = R(r"\ball[\s_-]*(?:the\s+)?linear(?:\s+(?:layers|modules|projectio
 _ATTN_ONLY = R(r"\b(?:attention|attn)[\s_-]*(?:only|layers|projections|modules)\b|\bonly\s+(?:the\s+)?(?:attention|attn)\b"
                r"|\bsolo\s+(?:en\s+)?(?:la\s+)?(?:atencion|attention)\b|\bq[\s_-]*(?:proj)?\s*(?:,|and|y|\+|/)\s*v[\s_-]*(?:proj)?\b"
                r"|\bqv\b|\bcapas\s+de\s+atencion\b"
+               # the projections or modules of attention, in Spanish ("LoRA solo en proyecciones de atención", "los
+               # módulos de atención"), as "attention projections" above
+               r"|\b(?:proyecciones|modulos|matrices)\s+de\s+(?:la\s+)?atencion\b"
                # the attention's projections listed, "q/k/v/o", "q,k,v,o", "q/k/v" (q_proj, k_proj, v_proj, o_proj)
                r"|\bq(?:[\s_-]*proj)?\s*[,/+]\s*k(?:[\s_-]*proj)?\s*[,/+]\s*v(?:[\s_-]*proj)?(?:\s*[,/+]\s*o(?:[\s_-]*proj)?)?\b"
                r"|\bqkvo?\b")

@@ -1268,6 +1268,8 @@ _VAGUE_HEADS = {"as", "max", "maximum", "maximo", "maxima", "whatever", "lo", "e
                 # a stopping rule for a value: "epochs: until it converges", "épocas: hasta que converja"
                 "until", "till", "hasta"}
 # "batch as big as fits", "seq as long as possible", "lote tan grande como quepa": a comparison standing for the value
+_ON_OFF = {"yes", "no", "si", "on", "off", "true", "false", "enabled", "disabled", "activado", "activada",
+           "desactivado", "desactivada"}
 _AS_AS = {("as", "as"), ("tan", "como")}
 VAGUE_HEADS = frozenset(_VAGUE_HEADS)  # (read by rules._names_a_setting)
 # "full-rank", "low-rank", "high-rank": the word as an adjective's head (the update's rank), no LoRA rank.
@@ -1328,6 +1330,8 @@ def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, 
                 and typed[0].isalpha() and typed[0] not in VAGUE and typed[0] not in _VAGUE_HEADS \
                 and typed[0] not in _QUANTITY_WORDS:  # ("context: ???" is a value nobody can read: asked)
             return None  # "context: support-bot v3. we want ...", "contexto: bot de soporte": the common noun, prose
+        if len(typed) == 1 and typed[0] in _ON_OFF:
+            return None  # "empaquetado de secuencias: sí": an on/off setting's answer, no value of this one
         return "".join(shown) if typed else None
     if first.kind == "punct" and first.text == "?" and j + 1 < len(toks) and toks[j + 1].text == "?":
         return "??"
