@@ -100,6 +100,9 @@ _CONFIG_KEYS = {
     "adapter": "adapter|finetuning_type|method|metodo|peft_type|training_type|train_type|peft_scheme",
     # Oumi's PeftParams.q_lora ("use quantization for the LoRA", oumi/core/configs/params/peft_params.py)
     "q_lora": "q_lora|use_qlora",
+    # Unsloth's FastModel.from_pretrained(..., full_finetuning=True): every weight trained (unsloth's README, "full
+    # fine-tuning": "full_finetuning = True")
+    "full_finetuning": "full_finetuning",
     "flash": "flash_attention|use_flash_attention_2|use_flash_attention",
     "attn_implementation": "attn_implementation",
     # LLaMA-Factory's flash_attn: auto | disabled | sdpa | fa2 | fa3 (llamafactory/hparams/model_args.py, AttentionFunction)
@@ -593,6 +596,8 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
         scan.warn("parse.warn.optimizer_unknown", name=value)
     elif name in ("bf16", "fp16") and flag:
         scan.claim("precision", f"{name}-mixed", m.start())
+    elif name == "full_finetuning" and flag:
+        scan.claim("method", "full", m.start())
     elif name == "load_in_4bit" and flag:
         scan.claim("method", "qlora", m.start())
     elif name == "load_in_8bit" and flag:
@@ -1062,6 +1067,14 @@ _FULL_AS_VALUE = R(r"\b(?:context|contexto|ctx|precision|attention|atencion|wind
                    r"|data|datos|shard\w*|batch|lote)\s*[:=]\s*$")
 
 
+# A terse spec's last item or a line's first: "8x L40S gemma 3 1b contexto 4096 full", "14B seq_len 1k full (eval ...)"
+# (after a setting's number or a name, at the line's end or before an aside), "> maria wrote: ...\nfull, 7B context 6144"
+# (opening a line of its own, an item before a separator)
+_TERSE_END = R(r"[ \t]*(?:[.!?]*[ \t]*(?:\(|$|\n))")
+_SETTING_BEFORE = R(r"(?:\d[kmb]?|§[MGF]\d+§)[ \t,]*$")
+_TERSE_AFTER = R(r"[ \t]*[,;|]")
+
+
 def _full_short(scan: Scan, m: re.Match[str]) -> bool | None:
     """A lone "full": in a short follow-up, beside a fine-tuning word, or as an item of its own in a
     list ("8x H100, llama 3.1 70b, full, seq 4096")."""
@@ -1069,12 +1082,17 @@ def _full_short(scan: Scan, m: re.Match[str]) -> bool | None:
         return False
     if m.group() == "full" and _FULL_QUALIFIES.match(scan.marked, m.end()):
         return False  # the adjective before its noun; "fully" and Spanish "completo" qualify what came before
+    # (an item of its own: between list separators, the line's end or an aside in parentheses after it, "llama 3.1
+    # 405b seq 4096, full (eval on ...)")
     alone = re.fullmatch(r"[\s,;|\n]*", scan.text[max(0, m.start() - 2):m.start()] or ",") and re.match(
-        r"\s*(?:[,;|\n]|$)", scan.text[m.end():])
+        r"\s*(?:[,;|\n(]|$)", scan.text[m.end():])
     # where a method word stands, whatever the message's length: opening the request ("full llama 3 8b; ...")
     # or right beside the model it applies to ("llama 3 8b full, ...", "full on qwen2.5 7b")
+    line = scan.marked.rfind("\n", 0, m.start()) + 1
     placed = _OPENING.fullmatch(scan.marked, 0, m.start()) or _MODEL_AFTER.match(scan.marked, m.end()) \
-        or _MODEL_BEFORE.search(scan.marked, max(0, m.start() - 40), m.start())
+        or _MODEL_BEFORE.search(scan.marked, max(0, m.start() - 40), m.start()) \
+        or line and _OPENING.fullmatch(scan.marked, line, m.start()) and _TERSE_AFTER.match(scan.marked, m.end()) \
+        or _TERSE_END.match(scan.marked, m.end()) and _SETTING_BEFORE.search(scan.marked, max(0, m.start() - 12), m.start())
     if placed:
         scan.claim("method", "full", m.start())
         return None
