@@ -1071,7 +1071,7 @@ _FULL_AS_VALUE = R(r"\b(?:context|contexto|ctx|precision|attention|atencion|wind
 # (after a setting's number or a name, at the line's end or before an aside), "> maria wrote: ...\nfull, 7B context 6144"
 # (opening a line of its own, an item before a separator)
 _TERSE_END = R(r"[ \t]*(?:[.!?]*[ \t]*(?:\(|$|\n))")
-_SETTING_BEFORE = R(r"(?:\d[kmb]?|§[MGF]\d+§)[ \t,]*$")
+_SETTING_BEFORE = R(r"(?:(?<![a-z0-9.,])\d[\d.,]*[kmb]?|§[MGF]\d+§)[ \t,]*$")  # (a number of its own: "fp32 completo" is fp32)
 _TERSE_AFTER = R(r"[ \t]*[,;|]")
 
 
@@ -1092,7 +1092,8 @@ def _full_short(scan: Scan, m: re.Match[str]) -> bool | None:
     placed = _OPENING.fullmatch(scan.marked, 0, m.start()) or _MODEL_AFTER.match(scan.marked, m.end()) \
         or _MODEL_BEFORE.search(scan.marked, max(0, m.start() - 40), m.start()) \
         or line and _OPENING.fullmatch(scan.marked, line, m.start()) and _TERSE_AFTER.match(scan.marked, m.end()) \
-        or _TERSE_END.match(scan.marked, m.end()) and _SETTING_BEFORE.search(scan.marked, max(0, m.start() - 12), m.start())
+        or m.group() == "full" and _TERSE_END.match(scan.marked, m.end()) \
+        and _SETTING_BEFORE.search(scan.marked, max(0, m.start() - 12), m.start())
     if placed:
         scan.claim("method", "full", m.start())
         return None
