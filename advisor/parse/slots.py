@@ -972,6 +972,8 @@ def _parallel_sources(toks: list[Tok], out: Slots, lang: str) -> None:
             if k >= ti or toks[k].text != prep:
                 break
             between = toks[k + 1:ti - 1]
+            if between and between[-1].text == "," and toks[ti - 1].kind == "word":
+                between = between[:-1]  # "lote 8 en la hoja, y 4 en el ticket": the comma before the join's word
             if len(between) > 6 or any(t.kind in ("num", "name") or t.text in _STOP for t in between):
                 break
             kind = b.slot.removesuffix("_weak")
