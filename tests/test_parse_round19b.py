@@ -202,3 +202,13 @@ def test_a_terse_specs_full(text, expected, catalog):
 @pytest.mark.parametrize("text", ["LoRA de llama 3 8b en una A100, fp32 completo", "llama 3 8b on 8 H100, sharding full"])
 def test_full_of_another_setting_is_no_method(text, catalog):
     assert _said(text, catalog)[1].get("method") in (None, "lora")
+
+
+def test_cloud_instance_types_name_their_gpu(catalog):
+    aws = 'LoRA of llama 3 8b: HuggingFace(entry_point="run.py", instance_type="ml.p6-b200.48xlarge", instance_count=2)'
+    said = _said(aws, catalog)[1]
+    assert said.get("gpu") == "b200" and said.get("num_gpus") == 16
+    azure = ("LoRA of llama 3 8b\njob = command(instance_count=1, distribution=PyTorchDistribution("
+             "process_count_per_instance=4))\n# VM size: Standard_ND96asr_v4")
+    said = _said(azure, catalog)[1]
+    assert said.get("gpu") == "a100-40gb" and said.get("num_gpus") == 4

@@ -249,10 +249,19 @@ def _flyte_gpu(scan: Scan, m: re.Match[str]) -> None:
 # G5 (A10G), G6 (L4), G6e (L40S): 1 GPU up to .16xlarge, 4 in .12xlarge and .24xlarge, 8 in .48xlarge. Per
 # instance: SageMaker's ``instance_count`` (the estimator's "number of Amazon EC2 instances to use for training",
 # sagemaker.estimator.EstimatorBase) counts the machines. Other families (V100's P3, the catalog lacks) are left alone.
-_AWS_INSTANCE = R(r"(?<![\w.-])(?:ml\.)?(p5en|p5e|p5|p4de|p4d|g6e|g6|g5)\.(\d{0,2})[ \t]?x[ \t]?large\b")  # (normalized: "12 x large")
+# (P6-B200: p6-b200.48xlarge, 8 B200, aws.amazon.com/ec2/instance-types/p6)
+_AWS_INSTANCE = R(r"(?<![\w.-])(?:ml\.)?(p6-b200|p5en|p5e|p5|p4de|p4d|g6e|g6|g5)\.(\d{0,2})[ \t]?x[ \t]?large\b")  # (normalized: "12 x large")
 _AWS_FAMILY = {"p5": "h100-sxm", "p5e": "h200", "p5en": "h200", "p4d": "a100-40gb", "p4de": "a100-80gb",
-               "g5": "a10g", "g6": "l4", "g6e": "l40s"}
-_AWS_SIZES = {"p5": {"48": 8}, "p5e": {"48": 8}, "p5en": {"48": 8}, "p4d": {"24": 8}, "p4de": {"24": 8}}
+               "g5": "a10g", "g6": "l4", "g6e": "l40s", "p6-b200": "b200"}
+_AWS_SIZES = {"p5": {"48": 8}, "p5e": {"48": 8}, "p5en": {"48": 8}, "p4d": {"24": 8}, "p4de": {"24": 8},
+              "p6-b200": {"48": 8}}
+# An Azure GPU VM size whose name carries no GPU name (learn.microsoft.com, "NDasrA100_v4 sizes": Standard_ND96asr_v4,
+# 8 A100 40 GB); the sizes that name theirs ("Standard_ND96amsr_A100_v4", "Standard_ND96isr_H100_v5") are read by it
+_AZURE_VM = R(r"(?<![\w.-])(?:standard_)?nd96asr_v4\b")
+
+
+def _azure_vm(scan: Scan, m: re.Match[str]) -> None:
+    scan.claim("gpu", "a100-40gb", m.start())  # (the GPUs used are the job's processes per instance, said apart)
 _AWS_G_SIZES = {"": 1, "2": 1, "4": 1, "8": 1, "16": 1, "12": 4, "24": 4, "48": 8}
 
 
@@ -1523,7 +1532,7 @@ WORD_RULES = [
     # "twice as many GPUs": a relative change read against the thread (``relative.changes``), never a vague count
     (_AS_MANY, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
-    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_AUTOTRAIN, _autotrain), (_RECIPE, _recipe), (_GRES_GPU, _gres), (_PBS_SELECT, _pbs_select), (_FLYTE_GPU, _flyte_gpu), (_COMPOSER_EPOCHS, _composer_epochs), (_AWS_INSTANCE, _aws_instance), (_GCP_MACHINE, _gcp_machine), (_GCLOUD_ACC, _gcloud_acc),
+    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_AUTOTRAIN, _autotrain), (_RECIPE, _recipe), (_GRES_GPU, _gres), (_PBS_SELECT, _pbs_select), (_FLYTE_GPU, _flyte_gpu), (_COMPOSER_EPOCHS, _composer_epochs), (_AWS_INSTANCE, _aws_instance), (_AZURE_VM, _azure_vm), (_GCP_MACHINE, _gcp_machine), (_GCLOUD_ACC, _gcloud_acc),
     (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_GPU_BLOCK_COUNT, _gpu_block_count), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible),
     (_SMI_LINE, _smi_line), (_SMI_UUID, lambda scan, m: None), (_LITGPT_CONFIG, _stack("litgpt")), (_CONFIG, _config), (_TARGETS, _targets),
     (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_QUOTED_WORD_KEY, _other_word_key, _QUOTED_KEY_NEEDS), (_NESTED_WORD_KEY, _nested_word_key), (_RAY_RESOURCES, lambda scan, m: None),
