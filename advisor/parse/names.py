@@ -62,6 +62,8 @@ _ARCH_WORDS = {"blackwell", "hopper", "ampere", "ada", "lovelace", "volta", "tur
 _VENDOR_WORDS = {"nvidia", "nv", "amd", "geforce", "instinct", "hgx", "dgx", "tesla", "radeon", *_ARCH_WORDS}
 # Families never matched by their word alone (the toy test model).
 _NO_FAMILY_MATCH = {"tiny", "test"}
+# Google Cloud's region ids that are catalog regions (advisor/launch/names.py maps ours to them the other way)
+_GCP_REGIONS = {"europe-west9": "eu-west", "europe-west3": "eu-central"}
 # Country names in Spanish, so "en Francia" finds the region whose country is France.
 _COUNTRY_ES = {"France": "francia", "Germany": "alemania", "Spain": "espana", "Netherlands":
                "paises bajos", "Finland": "finlandia", "Sweden": "suecia", "Italy": "italia",
@@ -301,6 +303,16 @@ class Matcher:
             if match.kind == "gpu" and links and any(a <= match.start < b for a, b in links):
                 i += used
                 continue
+            if match.kind == "region" and text[match.end:match.end + 1].isdigit():
+                # a cloud's own region id glued to its number ("--zone=europe-west4-a"): GCP numbers its regions,
+                # and europe-west4 is the Netherlands, no "Europe West" of ours; the ids that are ours are read as
+                # such (cloud.google.com/compute/docs/regions-zones: europe-west9 Paris, europe-west3 Frankfurt)
+                digits = re.match(r"\d+", text[match.end:]).group(0)
+                ident = _GCP_REGIONS.get(re.sub(r"[\s_-]+", "-", text[match.start:match.end]) + digits)
+                if ident is None:
+                    i += used
+                    continue
+                match = NameMatch(match.kind, ident, match.start, match.end + len(digits))
             if "(" in toks[i + used - 1].gap and text.startswith(")", match.end):
                 match = NameMatch(match.kind, match.ident, match.start, match.end + 1, match.candidates, match.family,
                                   match.size_b, match.sized, match.typed, match.word)  # "Llama 3.2 (3B)": the ")" too

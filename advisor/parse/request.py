@@ -61,6 +61,10 @@ _CORRECTION = re.compile(
     # the same note said in the past participle ("[corrected: seq 4096]", "(revised: ctx 8k)", "[corregido: ctx 2048]",
     # "(corregida: secuencia 4096)", "amended: rank 32")
     r"|corrected|revised|amended|corregido|corregida|revisado|revisada|enmendado|enmendada"
+    # the first value owned as a misreading ("ugh, misread the ticket: 4096 tokens, not 2048", "I misspoke",
+    # "perdón, leí mal el ticket", "copié mal la cifra", "me confundí")
+    r"|misread|misheard|misspoke|misremembered|misquoted|mistyped|lei\s+mal|entendi\s+mal|copie\s+mal|escribi\s+mal"
+    r"|me\s+confundi"
     # the first value withdrawn between the two ("8K — forget the 8192, go with 2048", "olvida el 4096, con 2048")
     r"|scratch|forget|disregard|olvida|olvidate|descarta|tacha)\b"
     r"|(?:^|[\s,;.(])(?:no|nope)\s*[,:.!]"

@@ -57,8 +57,11 @@ _CONFIG_KEYS = {
     "epochs": "num_train_epochs|num_epochs|n_epochs|max_epochs|train_epochs|epochs",
     # (Megatron-LM's --recompute-activations: "recompute activation to allow for training with larger models,
     # sequences, and batch sizes", megatron/training/arguments.py, _add_training_args)
+    # (accelerate's FSDP config: "fsdp_activation_checkpointing: Decides Whether (true|false) intermediate activations
+    # are freed during the forward pass, and a checkpoint is left as a placeholder", huggingface.co/docs/accelerate,
+    # usage_guides/fsdp; under fsdp_config it is FSDP's own, read as _config's "gc_fsdp")
     "gradient_checkpointing": "use_gradient_checkpointing|gradient_checkpointing|activation_checkpointing|"
-                              "enable_activation_checkpointing|recompute_activations",
+                              "enable_activation_checkpointing|recompute_activations|fsdp_activation_checkpointing",
     "optimizer": "optim|optimizer",
     # (RunPod's ``runpodctl create pod --gpuCount``: "number of GPUs for the pod", docs.runpod.io runpodctl reference;
     # Determined's ``resources.slots_per_trial``: "the number of slots to use for each trial", a slot being one GPU,
@@ -68,12 +71,17 @@ _CONFIG_KEYS = {
     # node too (lightning/fabric/connector.py: the world size is num_nodes * devices)
     # (NeMo 2's recipes, ``llm.<model>.finetune_recipe(num_nodes=..., num_gpus_per_node=...)``: the trainer's
     # devices per node, times num_nodes, nemo/collections/llm/recipes/llama3_8b.py finetune_recipe)
-    "gpus_per_node": "nproc_per_node|nproc|gpus_per_node|devices|num_gpus_per_node",
+    # Azure ML's PyTorchDistribution(process_count_per_instance=N): "the number of processes per node", one per GPU,
+    # times the job's instance_count nodes (learn.microsoft.com, azure.ai.ml.PyTorchDistribution, command(instance_count=));
+    # Vertex AI's machine_spec accelerator_count: "the number of accelerators to attach to the machine", times the
+    # worker pool's replica_count machines (cloud.google.com/vertex-ai, MachineSpec, WorkerPoolSpec)
+    "gpus_per_node": "nproc_per_node|nproc|gpus_per_node|devices|num_gpus_per_node|process_count_per_instance"
+                     "|accelerator_count",
     # SLURM's sbatch/srun --nodes (-N) counts machines like torchrun's --nnodes (sbatch(1), "-N, --nodes")
     # Kubeflow Trainer v2's TrainJob ``spec.trainer.numNodes`` counts machines too, each with its ``resourcesPerNode``
     # limits (``nvidia.com/gpu: N``, read as per node; trainer.kubeflow.org/v1alpha1, the SDK's TrainerV1alpha1Trainer
     # model: num_nodes, resources_per_node)
-    "num_nodes": "nnodes|num_nodes|numnodes|num_machines|nodes|instance_count",
+    "num_nodes": "nnodes|num_nodes|numnodes|num_machines|nodes|instance_count|replica_count",
     # Ray Train's ScalingConfig(num_workers=N, use_gpu=True): N workers of one GPU each, or of
     # resources_per_worker={"GPU": k} (ray/air/config.py, ScalingConfig._resources_per_worker_not_none, ray 2.60)
     "ray_workers": "num_workers",
@@ -92,6 +100,9 @@ _CONFIG_KEYS = {
     "adapter": "adapter|finetuning_type|method|metodo|peft_type|training_type|train_type|peft_scheme",
     # Oumi's PeftParams.q_lora ("use quantization for the LoRA", oumi/core/configs/params/peft_params.py)
     "q_lora": "q_lora|use_qlora",
+    # Unsloth's FastModel.from_pretrained(..., full_finetuning=True): every weight trained (unsloth's README, "full
+    # fine-tuning": "full_finetuning = True")
+    "full_finetuning": "full_finetuning",
     "flash": "flash_attention|use_flash_attention_2|use_flash_attention",
     "attn_implementation": "attn_implementation",
     # LLaMA-Factory's flash_attn: auto | disabled | sdpa | fa2 | fa3 (llamafactory/hparams/model_args.py, AttentionFunction)
@@ -238,10 +249,19 @@ def _flyte_gpu(scan: Scan, m: re.Match[str]) -> None:
 # G5 (A10G), G6 (L4), G6e (L40S): 1 GPU up to .16xlarge, 4 in .12xlarge and .24xlarge, 8 in .48xlarge. Per
 # instance: SageMaker's ``instance_count`` (the estimator's "number of Amazon EC2 instances to use for training",
 # sagemaker.estimator.EstimatorBase) counts the machines. Other families (V100's P3, the catalog lacks) are left alone.
-_AWS_INSTANCE = R(r"(?<![\w.-])(?:ml\.)?(p5en|p5e|p5|p4de|p4d|g6e|g6|g5)\.(\d{0,2})[ \t]?x[ \t]?large\b")  # (normalized: "12 x large")
+# (P6-B200: p6-b200.48xlarge, 8 B200, aws.amazon.com/ec2/instance-types/p6)
+_AWS_INSTANCE = R(r"(?<![\w.-])(?:ml\.)?(p6-b200|p5en|p5e|p5|p4de|p4d|g6e|g6|g5)\.(\d{0,2})[ \t]?x[ \t]?large\b")  # (normalized: "12 x large")
 _AWS_FAMILY = {"p5": "h100-sxm", "p5e": "h200", "p5en": "h200", "p4d": "a100-40gb", "p4de": "a100-80gb",
-               "g5": "a10g", "g6": "l4", "g6e": "l40s"}
-_AWS_SIZES = {"p5": {"48": 8}, "p5e": {"48": 8}, "p5en": {"48": 8}, "p4d": {"24": 8}, "p4de": {"24": 8}}
+               "g5": "a10g", "g6": "l4", "g6e": "l40s", "p6-b200": "b200"}
+_AWS_SIZES = {"p5": {"48": 8}, "p5e": {"48": 8}, "p5en": {"48": 8}, "p4d": {"24": 8}, "p4de": {"24": 8},
+              "p6-b200": {"48": 8}}
+# An Azure GPU VM size whose name carries no GPU name (learn.microsoft.com, "NDasrA100_v4 sizes": Standard_ND96asr_v4,
+# 8 A100 40 GB); the sizes that name theirs ("Standard_ND96amsr_A100_v4", "Standard_ND96isr_H100_v5") are read by it
+_AZURE_VM = R(r"(?<![\w.-])(?:standard_)?nd96asr_v4\b")
+
+
+def _azure_vm(scan: Scan, m: re.Match[str]) -> None:
+    scan.claim("gpu", "a100-40gb", m.start())  # (the GPUs used are the job's processes per instance, said apart)
 _AWS_G_SIZES = {"": 1, "2": 1, "4": 1, "8": 1, "16": 1, "12": 4, "24": 4, "48": 8}
 
 
@@ -266,6 +286,15 @@ _GCP_FAMILY = {"a2-highgpu": "a100-40gb", "a2-megagpu": "a100-40gb", "a2-ultragp
                "a3-highgpu": "h100-sxm", "a3-megagpu": "h100-sxm", "a3-edgegpu": "h100-sxm", "a3-ultragpu": "h200"}
 _GCP_SIZES = {"a2-highgpu": (1, 2, 4, 8), "a2-megagpu": (16,), "a2-ultragpu": (1, 2, 4, 8), "a3-highgpu": (1, 2, 4, 8),
               "a3-megagpu": (8,), "a3-edgegpu": (8,), "a3-ultragpu": (8,)}
+
+
+# gcloud's ``--accelerator=type=TYPE,count=COUNT`` ("count: the number of accelerators to attach to the instances",
+# cloud.google.com/sdk/gcloud/reference/compute/instances/create): the GPUs of one machine, in either order of its keys
+_GCLOUD_ACC = R(r"(?<![\w-])accelerator[ \t]*=[ \t]*[\"']?(?:[a-z]+=[ \t]*[^\s,\"']+[ \t]*,[ \t]*)*count=(\d{1,3})\b")
+
+
+def _gcloud_acc(scan: Scan, m: re.Match[str]) -> None:
+    scan.claim("gpus_per_node", int(m.group(1)), m.start())
 
 
 def _gcp_machine(scan: Scan, m: re.Match[str]) -> bool | None:
@@ -576,6 +605,8 @@ def _config(scan: Scan, m: re.Match[str]) -> bool | None:
         scan.warn("parse.warn.optimizer_unknown", name=value)
     elif name in ("bf16", "fp16") and flag:
         scan.claim("precision", f"{name}-mixed", m.start())
+    elif name == "full_finetuning" and flag:
+        scan.claim("method", "full", m.start())
     elif name == "load_in_4bit" and flag:
         scan.claim("method", "qlora", m.start())
     elif name == "load_in_8bit" and flag:
@@ -781,6 +812,12 @@ _OTHER_WORD_KEY = R(r"(?<![\w.\-/])([a-z]{3,})=[\"']?(-?\d+(?:\.\d+)?(?:e-?\d+)?
 _QUOTED_WORD_KEY = R(r"[\"']([a-z]{3,})[\"'][ \t]*:[ \t]*(-?\d+(?:\.\d+)?(?:e-?\d+)?)(?=[ \t]*[,;)}\]\n]|[ \t]*$)")
 
 
+# And a one-word key nested under a parent key of a pasted YAML, its number alone on the line (LitGPT's "eval:\n
+# interval: 100", "train:\n  epochs: 3"): a key by its indentation, read and left alone the same way (a setting's cue,
+# "epochs", is left for the typed slots)
+_NESTED_WORD_KEY = R(r"(?m)^[ \t]+([a-z]{3,})[ \t]*:[ \t]*(-?\d+(?:\.\d+)?(?:e-?\d+)?)[ \t]*$")
+
+
 # (what every match holds, stated for the prefilter, which cannot read it from the pattern: a closing quote, then the colon)
 _QUOTED_KEY_NEEDS = ('":', "':", '" :', "' :", '"\t:', "'\t:")
 
@@ -793,6 +830,21 @@ def _other_word_key(scan: Scan, m: re.Match[str]) -> bool | None:
     # the last word of a cue said in words ("micro-batch size=16", "max seq len=2048"): the cue's, not a key of its own
     before = re.findall(r"[a-z0-9]+", scan.text[max(0, m.start() - 40):m.start()])[-3:]
     return False if any("_".join([*before[len(before) - k:], m.group(1)]) in CUE_KEYS for k in range(1, len(before) + 1)) else None
+
+
+_PARENT_KEY = re.compile(r"(?m)^[ \t]*[\"']?([a-z_][a-z0-9_.]*)[\"']?[ \t]*:[ \t]*\n\Z")
+
+
+def _nested_word_key(scan: Scan, m: re.Match[str]) -> bool | None:
+    from advisor.parse.slots import CUE_KEYS
+
+    # the value of a setting whose key is the parent line (W&B's config.yaml: "lora_r:\n  value: 64", the run's
+    # config with each key's value nested, docs.wandb.ai): the parent's, left for the rules that read it
+    line_start = scan.text.rfind("\n", 0, m.start()) + 1
+    parent = _PARENT_KEY.search(scan.text, max(0, line_start - 120), line_start)
+    if parent is not None and (parent.group(1) in _KEY_FIELD or parent.group(1) in CUE_KEYS):
+        return False
+    return _other_word_key(scan, m)
 
 
 # --- methods ---------------------------------------------------------------------------------
@@ -1024,6 +1076,14 @@ _FULL_AS_VALUE = R(r"\b(?:context|contexto|ctx|precision|attention|atencion|wind
                    r"|data|datos|shard\w*|batch|lote)\s*[:=]\s*$")
 
 
+# A terse spec's last item or a line's first: "8x L40S gemma 3 1b contexto 4096 full", "14B seq_len 1k full (eval ...)"
+# (after a setting's number or a name, at the line's end or before an aside), "> maria wrote: ...\nfull, 7B context 6144"
+# (opening a line of its own, an item before a separator)
+_TERSE_END = R(r"[ \t]*(?:[.!?]*[ \t]*(?:\(|$|\n))")
+_SETTING_BEFORE = R(r"(?:(?<![a-z0-9.,])\d[\d.,]*[kmb]?|§[MGF]\d+§)[ \t,]*$")  # (a number of its own: "fp32 completo" is fp32)
+_TERSE_AFTER = R(r"[ \t]*[,;|]")
+
+
 def _full_short(scan: Scan, m: re.Match[str]) -> bool | None:
     """A lone "full": in a short follow-up, beside a fine-tuning word, or as an item of its own in a
     list ("8x H100, llama 3.1 70b, full, seq 4096")."""
@@ -1031,12 +1091,18 @@ def _full_short(scan: Scan, m: re.Match[str]) -> bool | None:
         return False
     if m.group() == "full" and _FULL_QUALIFIES.match(scan.marked, m.end()):
         return False  # the adjective before its noun; "fully" and Spanish "completo" qualify what came before
+    # (an item of its own: between list separators, the line's end or an aside in parentheses after it, "llama 3.1
+    # 405b seq 4096, full (eval on ...)")
     alone = re.fullmatch(r"[\s,;|\n]*", scan.text[max(0, m.start() - 2):m.start()] or ",") and re.match(
-        r"\s*(?:[,;|\n]|$)", scan.text[m.end():])
+        r"\s*(?:[,;|\n(]|$)", scan.text[m.end():])
     # where a method word stands, whatever the message's length: opening the request ("full llama 3 8b; ...")
     # or right beside the model it applies to ("llama 3 8b full, ...", "full on qwen2.5 7b")
+    line = scan.marked.rfind("\n", 0, m.start()) + 1
     placed = _OPENING.fullmatch(scan.marked, 0, m.start()) or _MODEL_AFTER.match(scan.marked, m.end()) \
-        or _MODEL_BEFORE.search(scan.marked, max(0, m.start() - 40), m.start())
+        or _MODEL_BEFORE.search(scan.marked, max(0, m.start() - 40), m.start()) \
+        or line and _OPENING.fullmatch(scan.marked, line, m.start()) and _TERSE_AFTER.match(scan.marked, m.end()) \
+        or m.group() == "full" and _TERSE_END.match(scan.marked, m.end()) \
+        and _SETTING_BEFORE.search(scan.marked, max(0, m.start() - 12), m.start())
     if placed:
         scan.claim("method", "full", m.start())
         return None
@@ -1187,7 +1253,14 @@ _GC = (r"(?:(?:gradient|grad|activation|activations|activaciones)[\s_-]*(?:check
        r"|recomput\w*|rematerializ\w*|remat)"
        r"|checkpointing(?:\s+de\s+(?:gradientes?|activaci\w+))?|recomput\w*(?:\s+(?:de\s+|of\s+)?(?:las\s+|the\s+)?activa\w*)?"
        # the abbreviations of a terse spec line: "act. ckpt yes", "act ckpt: off", "ckpt de activaciones: sí"
-       r"|act\.?[\s_-]*(?:ckpt|ckpting|checkpointing)|(?:ckpt|checkpoints?|checkpointing)\s+de\s+(?:las\s+)?activaciones)")
+       r"|act\.?[\s_-]*(?:ckpt|ckpting|checkpointing)|(?:ckpt|checkpoints?|checkpointing)\s+de\s+(?:las\s+)?activaciones"
+       # the participle before or after the noun, and Spanish's noun "con checkpoint": "checkpointed activations",
+       # "recomputed activations", "activations checkpointed", "activaciones con checkpoint(ing)", "activaciones
+       # recomputadas", "capas con checkpoint" (torch.utils.checkpoint: the activations are recomputed in backward)
+       r"|(?:checkpointed|recomputed|rematerialized)\s+(?:activations|layers|gradients|blocks)"
+       r"|(?:activations|layers|blocks)\s+(?:checkpointed|recomputed|rematerialized)"
+       r"|(?:activaciones|capas|bloques)\s+(?:con\s+(?:checkpoint(?:ing)?s?|ckpt|recomputo|recomputacion)"
+       r"|checkpointead[oa]s|recomputad[oa]s|rematerializad[oa]s))")
 _GC_OFF = R(r"\b(?:without|w/o|no|not|disable[ds]?|disabling|turn(?:ed|ing)?\s+off|switch(?:ed)?\s+off|drop|sin|desactiva\w*"
             r"|quita\w*|apaga\w*|deshabilita\w*)\s+(?:the\s+|el\s+|la\s+|any\s+|de\s+)?" + _GC + r"\b"
             # the state after the term, also with a verb of setting it ("gradient checkpointing turned off", "... switched
@@ -1218,6 +1291,9 @@ _ALL_LINEAR = R(r"\ball[\s_-]*(?:the\s+)?linear(?:\s+(?:layers|modules|projectio
 _ATTN_ONLY = R(r"\b(?:attention|attn)[\s_-]*(?:only|layers|projections|modules)\b|\bonly\s+(?:the\s+)?(?:attention|attn)\b"
                r"|\bsolo\s+(?:en\s+)?(?:la\s+)?(?:atencion|attention)\b|\bq[\s_-]*(?:proj)?\s*(?:,|and|y|\+|/)\s*v[\s_-]*(?:proj)?\b"
                r"|\bqv\b|\bcapas\s+de\s+atencion\b"
+               # the projections or modules of attention, in Spanish ("LoRA solo en proyecciones de atención", "los
+               # módulos de atención"), as "attention projections" above
+               r"|\b(?:proyecciones|modulos|matrices)\s+de\s+(?:la\s+)?atencion\b"
                # the attention's projections listed, "q/k/v/o", "q,k,v,o", "q/k/v" (q_proj, k_proj, v_proj, o_proj)
                r"|\bq(?:[\s_-]*proj)?\s*[,/+]\s*k(?:[\s_-]*proj)?\s*[,/+]\s*v(?:[\s_-]*proj)?(?:\s*[,/+]\s*o(?:[\s_-]*proj)?)?\b"
                r"|\bqkvo?\b")
@@ -1240,6 +1316,7 @@ _DOUBLE_ON = R(r"\b(?:double|doble)[\s_-]*(?:quant\w*|cuantiz\w*)(?:\s*(?:[:=]\s
 _DDP = R(r"\bddp\b|\bdistributed[\s_-]*data[\s_-]*parallel\b|\bplain[\s_-]+data[\s_-]*parallel(?:ism)?\b")
 # "tune run lora_finetune_single_device": torchtune's CLI with a recipe (never "fine-tune run on ...")
 _STACKS = [(R(r"\btorchtune\b|\btune\s+run\s+[a-z0-9]+_[a-z0-9_]+"), "torchtune"), (R(r"\blit[\s_-]?gpt\b"), "litgpt"),
+
            (R(r"\breference\s+stack\b|\bpila\s+de\s+referencia\b"), "reference"),
            # (never "HuggingFace(" called in code: that is SageMaker's estimator, sagemaker.huggingface.HuggingFace,
            # which names the Hugging Face training container its entry_point script runs in, not the library the
@@ -1249,6 +1326,13 @@ _STACKS = [(R(r"\btorchtune\b|\btune\s+run\s+[a-z0-9]+_[a-z0-9_]+"), "torchtune"
               r"|axolotl)\b(?![./])"), "hf"),
            # TRL's CLI as a module ("torchrun ... -m trl.scripts.sft", trl/scripts/sft.py, trl 1.16)
            (R(r"(?<![\w.])-m[ \t]+trl\.scripts\.[a-z_]+"), "hf")]
+
+
+# LitGPT's finetune config (litgpt/config_hub/finetune/*/lora.yaml: "checkpoint_dir: checkpoints/<org>/<model>", the
+# folder ``litgpt download`` writes, with "out_dir: out/finetune/..."): both keys, a config of LitGPT's (read before the
+# config keys' rules, which blank what they read)
+_LITGPT_CONFIG = R(r"(?ms)^[ \t]*checkpoint_dir[ \t]*:[ \t]*[\"']?checkpoints/(?=.*^[ \t]*out_dir[ \t]*:)"
+                   r"|^[ \t]*out_dir[ \t]*:(?=.*^[ \t]*checkpoint_dir[ \t]*:[ \t]*[\"']?checkpoints/)")
 
 
 def _rank(scan: Scan, m: re.Match[str]) -> bool | None:
@@ -1448,10 +1532,10 @@ WORD_RULES = [
     # "twice as many GPUs": a relative change read against the thread (``relative.changes``), never a vague count
     (_AS_MANY, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
-    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_AUTOTRAIN, _autotrain), (_RECIPE, _recipe), (_GRES_GPU, _gres), (_PBS_SELECT, _pbs_select), (_FLYTE_GPU, _flyte_gpu), (_COMPOSER_EPOCHS, _composer_epochs), (_AWS_INSTANCE, _aws_instance), (_GCP_MACHINE, _gcp_machine),
+    (_LORA_SETTING, _lora_setting), (_LITGPT, _litgpt), (_AUTOTRAIN, _autotrain), (_RECIPE, _recipe), (_GRES_GPU, _gres), (_PBS_SELECT, _pbs_select), (_FLYTE_GPU, _flyte_gpu), (_COMPOSER_EPOCHS, _composer_epochs), (_AWS_INSTANCE, _aws_instance), (_AZURE_VM, _azure_vm), (_GCP_MACHINE, _gcp_machine), (_GCLOUD_ACC, _gcloud_acc),
     (_K8S_GPU, _k8s_gpu), (_SKY_ACC, _sky_acc), (_GPU_BLOCK_COUNT, _gpu_block_count), (_DS_INCLUDE, _ds_include), (_VISIBLE, _visible),
-    (_SMI_LINE, _smi_line), (_SMI_UUID, lambda scan, m: None), (_CONFIG, _config), (_TARGETS, _targets),
-    (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_QUOTED_WORD_KEY, _other_word_key, _QUOTED_KEY_NEEDS), (_RAY_RESOURCES, lambda scan, m: None),
+    (_SMI_LINE, _smi_line), (_SMI_UUID, lambda scan, m: None), (_LITGPT_CONFIG, _stack("litgpt")), (_CONFIG, _config), (_TARGETS, _targets),
+    (_OTHER_KEY, _other_key), (_KWARG, _kwarg), (_OTHER_WORD_KEY, _other_word_key), (_QUOTED_WORD_KEY, _other_word_key, _QUOTED_KEY_NEEDS), (_NESTED_WORD_KEY, _nested_word_key), (_RAY_RESOURCES, lambda scan, m: None),
     (_INSTEAD, _instead), (_NOT_REGION, _instead), (_DROPPED, _instead), (_QUOTA, _quota), (_QUOTA_COUNT, lambda scan, m: None), (_NO_ROOM, _no_room), (_OLD_CARD, _old_card),
     (_ADAM_MODS, _adam_mods), (_PAGED, _paged), (_ADAM8, _claim("optimizer", "adamw-8bit")), (_ADAMW, _adamw),
     (_SGD, _claim("optimizer", "sgd")), (_OTHER_OPT, _other_opt),

@@ -300,7 +300,15 @@ CUES: list[Cue] = [
            "longitud de secuencia", "longitud de la secuencia", "longitud de contexto", "longitud del contexto",
            "largo de secuencia", "longitud", "secuencia", "sequence", "sequences capped at", "seqs capped at",
            "ventana", "ventana de contexto",
-           "capped at", "max seq length"),
+           "capped at", "max seq length",
+           # the bound after its noun ("contexto tope de 2048", "secuencia máxima de 4096"), and a length the
+           # samples are truncated to ("truncated at 2k tokens", "truncado a 1024 tokens"; HF tokenizers'
+           # truncation=True, max_length=N cuts each sample at N tokens)
+           *(f"{head} {bound} {of}" for head in ("contexto", "secuencia", "secuencias") for bound in (
+               "tope", "limite", "maximo", "maxima", "maximos", "maximas") for of in ("de", "a")),
+           *(f"{verb} {at}" for verb in ("truncated", "truncating", "truncate", "truncation") for at in ("at", "to")),
+           *(f"{verb} {at}" for verb in ("truncado", "truncada", "truncados", "truncadas", "truncar", "truncando",
+                                         "truncamos", "truncamiento") for at in ("a", "en"))),
     *_cues("seq", 9, 10, "context", "ctx", "context window", "contexto", "ventana de contexto", "ventana",
            "tokens de contexto", "de contexto", "tokens of context", "of context", "token context"),
     *_cues("seq", 7, 0, "sequences", "secuencias", "sequences of", "secuencias de"),
@@ -504,6 +512,11 @@ CUES: list[Cue] = [
     *_cues("ignore", 10, 0, "lr", "learning rate", "warmup", "warmup steps", "seed", "$", "usd", "eur", "budget",
            "budget of", "presupuesto", "presupuesto de", "spend", "top", "step", "steps", "save steps",
            "logging steps", "eval steps", "max steps", "version", "v", "weight decay", "gastar", "pay", "pagar",
+           # the optimizer's rates in Spanish ("tasa de aprendizaje 2e-4", "decaimiento de pesos 0,0", "proporción de
+           # warmup 0,03") and a warm-up's share: no setting we size
+           "tasa de aprendizaje", "ritmo de aprendizaje", "taza de aprendizaje", "decaimiento de pesos",
+           "decaimiento de los pesos", "warmup ratio", "warm up ratio", "proporcion de warmup", "proporcion de warm up",
+           "proporcion de calentamiento", "ratio de warmup",
            "python", "torch", "pytorch", "cuda", "transformers", "trl", "peft", "accelerate", "deepspeed", "vllm",
            "driver", "ubuntu", "nccl", "cudnn", "rocm", "gbp", "eur", "torchtune", "axolotl", "skypilot", "ray",
            "litgpt", "unsloth", "llamafactory", "bitsandbytes", "flash attn", "sky", "checkpoints kept",
@@ -788,6 +801,7 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
             # "secuencia de 4 millones de tokens", "a sequence of 4096 tokens": the tokens word right after is the
             # length's unit, no token count of its own (a length beyond our limit is then asked about, not a dataset)
             edges[mine:] = [e for e in edges[mine:] if not (e.slot == "tokens" and cues[e.cue][0] == ti + 1)]
+        edges += _label_edges(toks, cues, ni, ti, lang)
         edges += _gpu_edges(toks, ni, ti, lang)
         alone = _alone(tok, lang)
         if alone is not None:
@@ -819,6 +833,7 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
         out.stray += [b.tok for b in weak]
         out.stray.sort(key=lambda t: t.start)
     _alternatives(toks, out, lang)
+    _parallel_sources(toks, out, lang)
     _counts_or_counts(toks, out, lang)
     _replaced(toks, out, lang)
     if out.stray:
@@ -830,6 +845,56 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
             if typed is not None:
                 out.unreadable.append((UNREADABLE_FIELDS[cue.slot], typed, toks[first].start))
     return out
+
+
+# A labelled value: a key of a few words, then a colon or a table's cell wall, then the value ("epochs trained: 3",
+# "| épocas entrenadas | 3 |", "| long. máx. de secuencia (tokens) | 6144 |"). The label names its field with one of
+# the cues, whatever other words qualify it ("trained", "used", "entrenadas"), so the value is that cue's when it is
+# the only field the label names; a parenthesis in the label is the value's unit ("(tokens)"), not a second field.
+_LABEL_STOP = {",", ";", "\n", "|", ":", "=", "?", "!"}
+_LABEL_SLOTS = {"seq", "seq_sized", "batch", "rank", "epochs", "gpus", "grad_accum", "global_batch", "tokens", "dataset",
+                "ignore"}
+_LABEL_WORDS = 6
+
+
+def _label_edges(toks: list[Tok], cues: list[tuple[int, int, "Cue"]], ni: int, ti: int, lang: str) -> list[_Edge]:
+    sep = ti - 1
+    if sep < 1 or toks[sep].kind != "punct" or toks[sep].text not in (":", "|") or "\n" in toks[ti].gap \
+            or toks[ti].article:
+        return []
+    lo, words = sep - 1, 0
+    while lo >= 0 and not (toks[lo].kind == "punct" and (toks[lo].text in _LABEL_STOP or toks[lo].text == "."
+                                                       and lo and toks[lo - 1].text not in _ABBREVIATIONS)):
+        words += toks[lo].kind == "word"
+        if toks[lo].kind == "num" and not toks[lo].article or words > _LABEL_WORDS:
+            return []  # a number in the label ("3 epochs: 2 on ...") or prose, no key
+        lo -= 1
+    if toks[sep].text == "|" and not (lo >= 0 and toks[lo].text == "|"):
+        return []  # a cell wall only between two cells of a row
+    if lo + 1 >= sep or "\n" in toks[lo + 1].gap and toks[lo].text == "|":
+        return []
+    depth, inside = 0, set()
+    for k in range(lo + 1, sep):
+        if toks[k].text == "(":
+            depth += 1
+        elif toks[k].text == ")":
+            depth = max(0, depth - 1)
+        elif depth:
+            inside.add(k)
+    # (a label's words we read and leave alone are a rate or a measure, "learning rate", "tasa de aprendizaje": an
+    # identifier's word or "other" is no key, "misread the ticket: 4096 tokens" says the length, "otros ajustes: ...")
+    named = [(ci, c) for ci, (first, last, c) in enumerate(cues) if lo < first and last < sep and first not in inside
+             and max(c.left, c.right) >= 6 and c.words not in _WEAK_SEQ_LEFT and (c.slot != "ignore" or c.left >= 9 and len(c.words) > 1)]
+    slots = {"seq" if c.slot == "seq_sized" else c.slot for _, c in named}
+    if len(slots) != 1 or not slots <= _LABEL_SLOTS:
+        return []  # no field, two fields ("lote / GPU" is read by its own cues), or a number we leave alone
+    slot = slots.pop()
+    value = _value_ok(toks[ti], slot, lang)
+    if value is None:
+        return []
+    ci = named[0][0]
+    # (weaker than a cue touching the number: "otros ajustes: 2.200 millones de tokens" is a token count)
+    return [_Edge(ni, ci, slot, 5.5 + _plausible(slot, value))]
 
 
 # "seq 8192 or 4096", "on 2 or 4 A100s", "a 2048 o 4096", "rank 16 u 32": a number joined by "or" to a number bound
@@ -874,6 +939,50 @@ def _alternatives(toks: list[Tok], out: Slots, lang: str) -> None:
             break
         else:
             _hedged(toks, ti, tok, bound, out, lang)
+
+
+# Two sources' values for one setting, the second said without its cue: "context 4096 per the ticket, 8192 per the
+# notebook", "3 épocas en la cotización, 4 en la guía", "4 epochs in the quote, 2 in the lab sheet". The number after
+# the comma repeats the first one's source preposition: it is a second value of the first one's setting (both are
+# claimed, and two values for one field without a correction are asked about: request._Assembler, "which one?").
+_SOURCE_WORDS = {"per", "in", "on", "from", "for", "according", "segun", "en", "de", "por", "para", "desde", "acorde"}
+_PARALLEL_JOINS = {",", ";", "and", "y", "but", "pero", "while", "mientras", "vs", "versus", "whereas"}
+
+
+def _parallel_sources(toks: list[Tok], out: Slots, lang: str) -> None:
+    if not out.stray or not out.bindings:
+        return
+    index = {t.start: i for i, t in enumerate(toks)}
+    by_end = sorted(out.bindings, key=lambda b: b.tok.start)
+    for tok in list(out.stray):
+        ti = index[tok.start]
+        if ti + 1 >= len(toks) or toks[ti + 1].kind != "word" or toks[ti + 1].text not in _SOURCE_WORDS \
+                or ti < 2 or toks[ti - 1].text not in _PARALLEL_JOINS:
+            continue
+        prep = toks[ti + 1].text
+        for b in reversed(by_end):
+            bi = index.get(b.tok.start)
+            if bi is None or bi >= ti:
+                continue
+            # the first value, its cue's words after it if any ("3 épocas en ..."), then the same preposition, a short
+            # source phrase and the join: nothing else, no number, between the two values
+            k = bi + 1
+            if b.cue is not None and b.cue_pos is not None and b.cue_pos > b.tok.start:
+                k += len(b.cue)
+            if k >= ti or toks[k].text != prep:
+                break
+            between = toks[k + 1:ti - 1]
+            if between and between[-1].text == "," and toks[ti - 1].kind == "word":
+                between = between[:-1]  # "lote 8 en la hoja, y 4 en el ticket": the comma before the join's word
+            if len(between) > 6 or any(t.kind in ("num", "name") or t.text in _STOP for t in between):
+                break
+            kind = b.slot.removesuffix("_weak")
+            value = _value_ok(tok, kind, lang)
+            if value is None:
+                break
+            out.stray.remove(tok)
+            out.bindings.append(Binding(b.slot, tok, value, tok.start, b.cue, b.cue_pos))
+            break
 
 
 def _counts_or_counts(toks: list[Tok], out: Slots, lang: str) -> None:
@@ -1161,6 +1270,8 @@ _VAGUE_HEADS = {"as", "max", "maximum", "maximo", "maxima", "whatever", "lo", "e
                 # a stopping rule for a value: "epochs: until it converges", "épocas: hasta que converja"
                 "until", "till", "hasta"}
 # "batch as big as fits", "seq as long as possible", "lote tan grande como quepa": a comparison standing for the value
+_ON_OFF = {"yes", "no", "si", "on", "off", "true", "false", "enabled", "disabled", "activado", "activada",
+           "desactivado", "desactivada"}
 _AS_AS = {("as", "as"), ("tan", "como")}
 VAGUE_HEADS = frozenset(_VAGUE_HEADS)  # (read by rules._names_a_setting)
 # "full-rank", "low-rank", "high-rank": the word as an adjective's head (the update's rank), no LoRA rank.
@@ -1221,6 +1332,8 @@ def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, 
                 and typed[0].isalpha() and typed[0] not in VAGUE and typed[0] not in _VAGUE_HEADS \
                 and typed[0] not in _QUANTITY_WORDS:  # ("context: ???" is a value nobody can read: asked)
             return None  # "context: support-bot v3. we want ...", "contexto: bot de soporte": the common noun, prose
+        if len(typed) == 1 and typed[0] in _ON_OFF:
+            return None  # "empaquetado de secuencias: sí": an on/off setting's answer, no value of this one
         return "".join(shown) if typed else None
     if first.kind == "punct" and first.text == "?" and j + 1 < len(toks) and toks[j + 1].text == "?":
         return "??"
@@ -1435,7 +1548,11 @@ _NO_MORE = (("and", "no", "more"), ("and", "no", "other"), ("and", "no", "others
             ("y", "ninguna", "mas"), ("y", "ninguno", "mas"), ("y", "nada", "mas"), ("y", "ninguna", "otra"),
             ("and", "that's", "it"), ("only",), ("alone",), ("sola",), ("solamente",),
             # the diminutive and the adjective after the card ("una H100 solita", "una L4 solitaria"), "on its own"
-            ("solita",), ("solito",), ("solitaria",), ("solitario",), ("on", "its", "own"), ("by", "itself"))
+            ("solita",), ("solito",), ("solitaria",), ("solitario",), ("on", "its", "own"), ("by", "itself"),
+            # the adjective of the only one and the close of a list ("una MI300X 192 GB única y ya", "un A10G único",
+            # "una H100 y ya", "one L4, no more", "one A100 and nothing more")
+            ("unica",), ("unico",), ("y", "ya"), ("no", "more"), ("nothing", "more"), ("and", "nothing", "more"),
+            ("y", "nada", "mas"), ("ni", "una", "mas"), ("ni", "uno", "mas"))
 
 
 _CARD_WORDS = {"pcie", "sxm", "sxm4", "sxm5", "nvl", "vram", "hbm3", "hbm3e", "hbm2e", "gddr6", "gddr6x", "memory", "memoria",
