@@ -57,7 +57,7 @@ _CORRECTION = re.compile(
     # an edit note and a value for this run against the last one's ("(edit: rank 32)", "(errata: secuencia 3072)",
     # "last time 2k, this time 4096", "la otra vez a 2k, esta vez a 4096", "lote 8, bueno, que sea lote 4")
     r"|edit|edited|editado|edito|errata|erratum|update|updated|upd|fix|fixed|nvm|never\s*mind|this\s+time|esta\s+vez"
-    r"|que\s+sea|bueno|mejor\s+dicho"
+    r"|que\s+sean?|bueno|mejor\s+dicho"
     # the same note said in the past participle ("[corrected: seq 4096]", "(revised: ctx 8k)", "[corregido: ctx 2048]",
     # "(corregida: secuencia 4096)", "amended: rank 32")
     r"|corrected|revised|amended|corregido|corregida|revisado|revisada|enmendado|enmendada"
@@ -122,6 +122,13 @@ _MEMORY_SAID = re.compile(r"\b(?:the|la|el|una?|one)\s+(?:de\s+|with\s+|con\s+)?
 # Where a sentence ends, for ``_Assembler._asides`` (a period, a colon, ... before a space; a line break; a
 # parenthesis either way), a catalog name's placeholder, and a word of prose (not a number's glued unit: "2nd").
 _ASIDE_END = re.compile(r"[.!?;:](?=\s|$)|[\n()]")
+
+
+def _same_number(value: Any, other: Any) -> bool:
+    try:
+        return float(value) == float(other)
+    except (TypeError, ValueError, OverflowError):
+        return False
 
 
 def _sentence_cuts(text: str) -> list[int]:
@@ -827,6 +834,7 @@ class _Assembler:
             try:
                 self.delta = self.delta.model_copy(update=scaled)
                 SpecRequest.model_validate(self.delta.model_dump())
+                self.scan.stray = []  # ("make the context 2x": the 2 is the factor, not a number of its own)
             except ValidationError:
                 self.delta = self.delta.model_copy(update={k: None for k in scaled})
         self._sibling_size()
@@ -847,7 +855,24 @@ class _Assembler:
                 return self._clarify("nothing", merged, t("parse.clarify.nothing", self.lang))
             return self._clarify("followup_empty", merged, t("parse.clarify.followup_empty", self.lang),
                                  example=t("parse.example.followup", self.lang))
+        self._thread_value_named()
+        if self._stray_number() is not None:
+            # a number nothing explains beside a change ("and lora, 16", "8 GPUs\n16"): asked about, as in a new
+            # request, never dropped while the rest is answered
+            return self._clarify_number(merged)
         return self._make("followup", merged, self.delta)
+
+    def _thread_value_named(self) -> None:
+        """"rank 16 is enough, drop it from 64", "con rango 16 alcanza, bajalo de 64" in a thread whose rank is 64: a
+        number left over beside a change of one field, equal to the thread's value of that same field, is the value
+        changed from, not a new one (only fields this message changes, so "lora, 16" still asks)."""
+        previous = self.previous
+        if previous is None or not self.scan.stray:
+            return
+        changed = [(name, kind) for name, kind in _THREAD_FIELDS
+                   if getattr(self.delta, name, None) is not None and getattr(previous, name, None) is not None]
+        self.scan.stray = [tok for tok in self.scan.stray if not any(
+            _same_number(slots.value_of(tok, kind, self.lang), getattr(previous, name)) for name, kind in changed)]
 
     def _sibling_size(self) -> None:
         """"what if it's the 14b?", "go with the 4b instead", "¿y si es el de 14b?" in a thread on Qwen2.5 7B: a bare

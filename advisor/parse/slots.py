@@ -917,7 +917,7 @@ _CORRECTION_WORDS = {"no", "nope", "sorry", "actually", "mean", "meant", "i", "w
                      "ah", "bueno", "espera", "rather", "oops", "correction", "make", "it", "that", "quise", "decir",
                      "queria", "mejor", "my", "bad", "scratch", "update", "edit", "typo", "errata", "oh", "uh", "hmm", "um",
                      # a value for this run after the last one's: "last time 2k seq, this time 4096", "esta vez 4096"
-                     "this", "time", "esta", "que", "edito", "upd", "nvm", "fix",
+                     "this", "time", "esta", "que", "sean", "edito", "upd", "nvm", "fix",
                      # the note in the past participle ("seq 1024 (corrected: 4096)", "lote 4 (corregido: 8)")
                      "corrected", "revised", "amended", "corregido", "corregida", "revisado", "revisada"}
 
@@ -944,7 +944,9 @@ def _hedged(toks: list[Tok], ti: int, tok: Tok, bound: dict, out: Slots, lang: s
         elif t.kind == "punct" and t.text == ">" and j and toks[j - 1].text in ("-", "=") and t.gap == "":
             arrow = True
             j -= 1
-        elif not (t.kind == "punct" and t.text in (",", ".", ":", ";", "-", "(", ")", "[", "]")):  # ("[edit: 8]")
+        elif not (t.kind == "punct" and t.text in (",", ".", ":", ";", "-", "(", ")", "[", "]", "\n")):  # ("[edit: 8]")
+            # (a line break is a pause as a comma is: a quoted line and the correction under it, "> 8 GPUs\nmake that
+            # 16", "> lote 8\nque sea 4")
             return
         j -= 1
     partner = bound.get(toks[j].start) if j >= 0 else None
