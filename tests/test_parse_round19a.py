@@ -49,3 +49,52 @@ def test_the_thread_value_changed_from_is_no_new_number(text, field, value, cata
     result, said = _said(text, catalog, previous=THREAD)
     assert result.intent == "followup", (result.intent, result.clarify_code, said)
     assert getattr(result.request, field) == value, result.request
+
+
+# --- a sentence about an earlier job says that job's hardware, not this one's ------------------------------------
+
+@pytest.mark.parametrize("text,gpu,count", [
+    ("Last month's run took 31 hours on 4 A100s. Now: qlora qwen2.5-14b at 4k on an H200.", "h200", None),
+    ("our old provider charged us for 16 L40S over two weeks; lora llama-3.1-8b seq 2048 on 2 H100s", "h100-sxm", 2),
+    ("The previous job ran on 8 A10G and crashed. This time lora gemma-2-9b, seq 4096, on 1 L40S.", "l40s", 1),
+    ("La corrida anterior duró 30 horas en 4 A100. Ahora: qlora de qwen2.5-14b a 4k en una H200.", "h200", None),
+    ("el proveedor de antes nos cobró 16 L40S por dos semanas; lora de llama-3.1-8b seq 2048 en 2 H100", "h100-sxm", 2),
+    ("La vez pasada usamos 8 A10G en Frankfurt; esta vez lora de gemma-2-9b a 4k en una L40S.", "l40s", None),
+])
+def test_a_past_runs_cards_and_counts_are_not_this_jobs(text, gpu, count, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate", (result.intent, result.clarify_code, said)
+    assert result.request.gpu == gpu and result.request.num_gpus == count, result.request
+    assert result.request.region is None
+
+
+@pytest.mark.parametrize("text", [
+    "The other vendor's quote was 4 H100 for 50 hours at $3.10. We'd do lora mistral-7b-v0.3 at 4k.",
+    "La cotización de la otra nube era 2.900 USD por 80 horas de 4 H100. Acá haríamos lora de mistral-7b-v0.3 a 4k.",
+])
+def test_a_quotes_cards_name_no_gpu_of_this_job(text, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate", (result.intent, result.clarify_code, said)
+    assert result.request.gpu is None and result.request.num_gpus is None, result.request
+
+
+@pytest.mark.parametrize("text,method", [
+    ("We did a LoRA of qwen2.5-7b in May (6 hours on 2 A100s). This time a full fine-tune of the same model at 4k.", "full"),
+    ("En mayo hicimos un LoRA de qwen2.5-7b (6 horas en 2 A100). Ahora toca un ajuste completo del mismo modelo a 4k.", "full"),
+])
+def test_a_past_runs_method_yields_to_the_one_said_for_this_job(text, method, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate", (result.intent, result.clarify_code, said)
+    assert result.request.method == method and result.request.model == "qwen2.5-7b" and result.request.gpu is None
+
+
+@pytest.mark.parametrize("text,gpu", [
+    # the past sentence names the job itself and nothing else does: its card is the one the question is about
+    ("Run 88 OOMed last night on a single 4090 doing QLoRA on mistral 7b at 4k; how much memory does it need?", "rtx-4090"),
+    # no earlier job: a plan in the past tense of a wish, and a card for this one
+    ("We were hoping to do lora llama-3.1-8b on 2 H100s", "h100-sxm"),
+    ("lora llama-3.1-8b on 2 H100s, the vendor says it fits", "h100-sxm"),
+])
+def test_a_card_of_this_job_beside_past_words_stays(text, gpu, catalog):
+    result, said = _said(text, catalog)
+    assert result.request.gpu == gpu, (result.intent, result.request)
