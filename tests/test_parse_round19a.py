@@ -98,3 +98,27 @@ def test_a_past_runs_method_yields_to_the_one_said_for_this_job(text, method, ca
 def test_a_card_of_this_job_beside_past_words_stays(text, gpu, catalog):
     result, said = _said(text, catalog)
     assert result.request.gpu == gpu, (result.intent, result.request)
+
+
+# --- a relative change with nothing in the thread to apply to is asked about, never scaled from a default ---------
+
+_NO_BATCH = SpecRequest(method="lora", model="qwen2.5-7b", gpu="h100-sxm", num_gpus=2)
+
+
+@pytest.mark.parametrize("text", [
+    "double the batch", "twice as many epochs", "halve the rank", "can we triple the micro batch?",
+    "el doble de épocas", "duplica el lote", "la mitad del rango", "¿y con el triple de lote?",
+])
+def test_a_relative_change_without_a_thread_value_is_a_relative_question(text, catalog):
+    result, said = _said(text, catalog, previous=_NO_BATCH)
+    assert result.intent == "clarify" and result.clarify_code == "relative", (result.intent, result.clarify_code, said)
+
+
+@pytest.mark.parametrize("text,field,value", [
+    ("double the batch", "micro_batch", 8), ("la mitad del lote", "micro_batch", 2),
+    ("twice as many epochs", "epochs", 6), ("el doble de épocas", "epochs", 6),
+])
+def test_a_relative_change_scales_the_threads_own_value(text, field, value, catalog):
+    previous = _NO_BATCH.model_copy(update={"micro_batch": 4, "epochs": 3.0})
+    result, said = _said(text, catalog, previous=previous)
+    assert result.intent == "followup" and getattr(result.request, field) == value, (result.intent, result.request)
