@@ -122,3 +122,29 @@ def test_a_relative_change_scales_the_threads_own_value(text, field, value, cata
     previous = _NO_BATCH.model_copy(update={"micro_batch": 4, "epochs": 3.0})
     result, said = _said(text, catalog, previous=previous)
     assert result.intent == "followup" and getattr(result.request, field) == value, (result.intent, result.request)
+
+
+# --- a value said by a superlative or a sufficiency frame is said and unreadable: asked, never defaulted ----------
+
+@pytest.mark.parametrize("text", [
+    "lora qwen2.5-7b, seq: the longest we can afford on one card",
+    "qlora mistral 7b v0.3, micro batch: the largest that still fits",
+    "lora qwen2.5-7b for enough epochs to converge",
+    "lora qwen2.5-7b on as many GPUs as it takes",
+    "lora de qwen2.5-7b, lote: el más grande que aguante la tarjeta",
+    "qlora de mistral 7b v0.3 con las épocas que sean necesarias",
+    "lora de qwen2.5-7b en tantas GPUs como hagan falta",
+])
+def test_a_superlative_or_sufficiency_value_is_asked_about(text, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "clarify" and result.clarify_code == "unreadable", (result.intent, result.clarify_code, said)
+
+
+@pytest.mark.parametrize("text", [
+    "lora qwen2.5-7b, context: the support bot, 4k",     # a common noun after the key: prose
+    "lora qwen2.5-7b, 3 epochs is enough to converge",    # the value is said; "enough" judges it
+    "do we have enough GPUs for lora qwen2.5-7b at 4k?",  # asks whether the cards suffice
+])
+def test_prose_around_superlatives_and_enough_is_no_vague_value(text, catalog):
+    result, said = _said(text, catalog)
+    assert result.clarify_code != "unreadable", (result.intent, result.clarify_code, said)

@@ -1213,14 +1213,14 @@ def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, 
                           and typed[-1] not in "?!"):
                 break  # "lote: lo que quepa ¡gracias!", "context: ??? thanks": the value ends there
             if len(typed) == MAX_VALUE_WORDS:
-                if typed[0] in _VAGUE_HEADS:
+                if typed[0] in _VAGUE_HEADS or _superlative(typed):
                     break  # "as big as possible by tomorrow": the value is what it starts as
                 return None
             typed.append(tok.text)
             shown.append((tok.gap if len(shown) else "") + tok.text)
             k += 1
         if typed and first_cue is not None and first_cue == last and toks[first_cue].text in _COMMON_NOUN_CUES \
-                and typed[0].isalpha() and typed[0] not in VAGUE and typed[0] not in _VAGUE_HEADS \
+                and typed[0].isalpha() and typed[0] not in VAGUE and typed[0] not in _VAGUE_HEADS and not _superlative(typed) \
                 and typed[0] not in _QUANTITY_WORDS:  # ("context: ???" is a value nobody can read: asked)
             return None  # "context: support-bot v3. we want ...", "contexto: bot de soporte": the common noun, prose
         return "".join(shown) if typed else None
@@ -1240,6 +1240,16 @@ def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, 
             and (j + 1 == len(toks) or toks[j + 1].kind == "punct" and (toks[j + 1].text in _STOP or toks[j + 1].text in "?!")):
         return first.text
     return None
+
+
+# A superlative after an article stands for the value ("batch: the biggest that doesn't crash", "seq: the longest we
+# can afford", "lote: el más grande que aguante"): said, and unreadable; "context: the support bot" is prose.
+_SUPERLATIVES = {"biggest", "largest", "longest", "highest", "most", "max", "maximum", "smallest", "lowest", "least",
+                 "fewest", "shortest", "mas", "menor", "mayor", "maximo", "maxima", "minimo", "minima"}
+
+
+def _superlative(typed: list[str]) -> bool:
+    return len(typed) >= 2 and typed[0] in ("the", "el", "la", "lo", "los", "las") and typed[1] in _SUPERLATIVES
 
 
 def _part_of_something(toks: list[Tok], ti: int) -> bool:
