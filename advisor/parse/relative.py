@@ -1,8 +1,8 @@
 """Relative changes in a thread: "double the context", "halve the batch", "twice the GPUs",
 "duplica el contexto", "la mitad del lote", "x2 rank". They only mean something against the
-thread's request, so they are read in follow-ups only; a field the thread did not set is scaled
-from its documented default (``advisor.spec.DEFAULTS``: "double the batch" from micro-batch 1 is 2), except
-the GPU count and the sequence length (``_NO_BASE``), asked about instead.
+thread's request, so they are read in follow-ups only; a field the thread did not set has nothing to
+scale (``_NO_BASE``): "halve the batch", "el doble de épocas" there is asked about (a "relative"
+question), never scaled from a default nobody said.
 
 Increments too: "+2 GPUs", "2 more GPUs", "add another 2 cards", "one epoch more", "dos GPUs más",
 "otras 2 GPUs", "una GPU menos" change a count by that much (``INCREMENT``, read as a word rule so the
@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from advisor.spec import DEFAULTS, SpecRequest
+from advisor.spec import SpecRequest
 
 R = re.compile
 
@@ -23,7 +23,8 @@ R = re.compile
 # (matched first: "twice" alone is the factor of "twice the GPUs")
 AS_MANY = R(r"\b(?:twice|two\s+times|thrice|three\s+times|half)\s+as\s+(?:many|much)\b")
 _FACTORS = (r"((?:twice|two\s+times|thrice|three\s+times|half)\s+as\s+(?:many|much)|double|twice|2x|x2|duplica\w*|el\s+doble(?:\s+de)?|doblar|dobla|doble|halve|half|halving|la\s+mitad(?:\s+de)?"
-            r"|mitad(?:\s+de)?|divide\w*\s+(?:por|entre|by)\s+(?:2|dos|two)|reduce\w*\s+a\s+la\s+mitad|triple|triplica\w*)")
+            r"|mitad(?:\s+de)?|divide\w*\s+(?:por|entre|by)\s+(?:2|dos|two)|reduce\w*\s+a\s+la\s+mitad|el\s+triple(?:\s+de)?|triple(?:\s+de)?"
+            r"|triplica\w*)")
 _FIELDS = {
     # ("window", "ventana": the context window, as "sample windows of 4096" and "ventana de contexto" say it)
     "seq_len": r"context(?:\s+length)?|seq(?:uence)?(?:\s+len(?:gth)?)?|ctx|contexto|secuencias?|longitud|(?:context\s+)?windows?"
@@ -91,8 +92,6 @@ def changes(text: str, previous: SpecRequest) -> dict[str, Any]:
             continue
         factor = _factor(m.group(1) or m.group(0))
         base = getattr(previous, name)
-        if base is None and name not in _NO_BASE:
-            base = DEFAULTS[name].value if name in DEFAULTS else None
         if base is None:
             continue
         value = base * factor
@@ -114,13 +113,14 @@ def unscaled(text: str, previous: SpecRequest) -> dict[str, float]:
     return out
 
 
-# Fields with no default to scale: the GPU count (``advisor.spec.DEFAULTS``' 1 is what the ranking starts from,
-# not a count the thread settled), and the sequence length, whose default is an assumption about the user's data
-# the answer listed as assumed, not a value anyone said: "halve the window" / "la ventana a la mitad" there is asked
-# about, as the independently written sets label it (gen11 "halve the context", gen13 "twice the context length",
-# gen15 "halve the window": a "relative" question). ("twice as many epochs" still scales the documented default,
-# tests/test_parse_diagnosed15a.py; an increment of epochs the thread never set is asked, ``request._increments``.)
-_NO_BASE = frozenset({"num_gpus", "seq_len"})
+# Fields with no default to scale: every field a relative change names. A default (``advisor.spec.DEFAULTS``) is an
+# assumption the answer lists as assumed, not a value anyone said, so a change relative to it would be a number built
+# on something unsaid: "halve the window" / "la ventana a la mitad", "halve the batch" / "la mitad del lote" where the
+# thread has no such value are asked about, as the independently written sets label them (gen11 "halve the context",
+# gen13 "twice the context length", gen15 "halve the window" and "two more epochs", table6 "halve the batch", "la
+# mitad del lote": a "relative" question); an increment of a field the thread never set is asked too
+# (``request._increments``).
+_NO_BASE = frozenset(_FIELDS)
 
 
 # --- increments: "+2 GPUs", "2 more GPUs", "dos GPUs más" ------------------------------------------------

@@ -57,7 +57,7 @@ _CORRECTION = re.compile(
     # an edit note and a value for this run against the last one's ("(edit: rank 32)", "(errata: secuencia 3072)",
     # "last time 2k, this time 4096", "la otra vez a 2k, esta vez a 4096", "lote 8, bueno, que sea lote 4")
     r"|edit|edited|editado|edito|errata|erratum|update|updated|upd|fix|fixed|nvm|never\s*mind|this\s+time|esta\s+vez"
-    r"|que\s+sea|bueno|mejor\s+dicho"
+    r"|que\s+sean?|bueno|mejor\s+dicho"
     # the same note said in the past participle ("[corrected: seq 4096]", "(revised: ctx 8k)", "[corregido: ctx 2048]",
     # "(corregida: secuencia 4096)", "amended: rank 32")
     r"|corrected|revised|amended|corregido|corregida|revisado|revisada|enmendado|enmendada"
@@ -120,12 +120,51 @@ _DISMISSED = re.compile(r"(?:,\s*|\s+)(?:but\s+|pero\s+)?(?:that|this|eso|esto)\
                         r"(?:matter|importa|viene\s+al\s+caso)\b"
                         r"|,\s*(?:(?:totally\s+|completely\s+)?irrelevant(?:\s+i\s+know)?|da\s+igual|no\s+importa"
                         r"|no\s+viene\s+al\s+caso)\s*(?=[.:;!?\n]|$)")
+# A sentence about an earlier job, not this one ("The run from 2026-10-02 took 19.5h on 8 L40S.", "Vendor B's quote was 4
+# H100 for 60 hours", "the previous provider billed 212 GPU-hours on H100", "El job 88213 del 03/11 tardó 22 horas en 8
+# L40S", "la última corrida en 4 A10G nos salió carísima"): a verb in the past tense and a word that points at another
+# run, time or party, both before anything that turns to this job (``_PAST_TURN``). Its cards, counts and regions are
+# that job's (table6's convention: a previous run's or a quote's GPUs are not this job's); ``_Assembler._past_runs``.
+# (Ambiguous forms are left out: Spanish "uso", "necesito", "llevo" are present tense too.)
+_PAST_VERB = re.compile(
+    r"\b(?:took|ran|was|were|cost|billed|charged|quoted|used|needed|required|lasted|finished|completed|crashed|oomed"
+    r"|died|burned|burnt|spent|consumed|trained|estimated|had|got|came\s+(?:to|out)|did|made|paid|rented|booked|tried"
+    r"|launched|pagamos|alquilamos|probamos|lanzamos"
+    r"|tardo|tardamos|tardaron|duro|corrio|corrimos|corrieron|usamos|usaron|utilizamos|costo|salio|facturo|facturaron"
+    r"|cobro|cobraron|cotizo|cotizaron|era|eran|fue|fueron|estaba|necesitamos|gastamos|gasto|entrenamos|entreno"
+    r"|consumio|peto|usaba|usabamos|corria|tardaba|hicimos|tuvimos|teniamos)\b")
+_PAST_REF = re.compile(
+    r"\b(?:previous|prior|earlier|former|old|last\s+(?:time|run|job|one|attempt|week|month|year|spring|summer|fall"
+    r"|autumn|winter|quarter|sprint|night)|the\s+run\s+from|(?:run|job)\s+(?:from|#?\d+)|vendor|provider|supplier"
+    r"|quote|invoice|yesterday|ago|back\s+in|anterior|previ[oa]|pasad[oa]|ultim[oa]|viej[oa]|otra\s+(?:nube|vez"
+    r"|empresa|cuenta)|proveedor|cotizacion|factura|corrida|job\s+#?\d+|ayer|hace\s+(?:un|una|dos|tres|\d+)"
+    # a month the job ran in, with the past verb ("we trained it in March", "en marzo hicimos un LoRA")
+    r"|(?:in|en)\s+(?:january|february|march|april|may|june|july|august|september|october|november|december|enero"
+    r"|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre))\b")
+# What turns from that job to this one inside the sentence: "this time", "now", "here", a modal or a wish ("can we",
+# "we'd", "queremos", "haríamos"), "but", a question
+_PAST_TURN = re.compile(
+    r"\b(?:this\s+time|now|here|instead|but|would|will|can|could|should|want|wanna|let'?s|we'd|we'll|i'd"
+    r"|esta\s+vez|ahora|aca|aqui|pero|queremos|quiero|hariamos|haria|podemos|podriamos|vamos|necesito)\b|\?")
+# Where a sentence ends for ``_past_runs``: a period, "!", "?" or ";" before a space, or a line break (a parenthesis,
+# "(job 771203)", stays inside its sentence)
+_PAST_END = re.compile(r"[.!?;](?=\s|$)|\n")
+_REQUEST_FIELDS = frozenset({"model", "method", "params_b"})
+_PAST_CLAUSE = re.compile(r",(?=\s)|\||\s[-—–]+\s")
+_PAST_FIELDS = frozenset({"gpu", "num_gpus", "gpus_per_node", "num_nodes", "visible_gpus", "region"})
 # A card's memory in its catalog id ("a100-40gb") and a memory said alone as the card ("the 80GB one", "la de 80GB")
 _MEMORY_IN_ID = re.compile(r"-(\d{2,3})gb$")
 _MEMORY_SAID = re.compile(r"\b(?:the|la|el|una?|one)\s+(?:de\s+|with\s+|con\s+)?(\d{2,3})\s*(?:gb|g)\b")
 # Where a sentence ends, for ``_Assembler._asides`` (a period, a colon, ... before a space; a line break; a
 # parenthesis either way), a catalog name's placeholder, and a word of prose (not a number's glued unit: "2nd").
 _ASIDE_END = re.compile(r"[.!?;:](?=\s|$)|[\n()]")
+
+
+def _same_number(value: Any, other: Any) -> bool:
+    try:
+        return float(value) == float(other)
+    except (TypeError, ValueError, OverflowError):
+        return False
 
 
 def _sentence_cuts(text: str) -> list[int]:
@@ -275,6 +314,7 @@ class _Assembler:
         self.gpus: list[str] = []
         self.conflicts: list[tuple[str, list[Any]]] = []  # (field, its values) said twice with no correction
         self._dismissed()
+        self._past_runs()
         self.fields = self._settle()
         self._memory_corrected()
         self._named_by_thread()
@@ -359,6 +399,47 @@ class _Assembler:
                 spans.append((start, m.start()))  # (the request's own sentence is never dismissed whole)
         self.scan.claims = [c for c in self.scan.claims if not any(a <= c.pos < b for a, b in spans)]
         self.scan.stray = [tok for tok in self.scan.stray if not any(a <= tok.start < b for a, b in spans)]
+
+    def _past_runs(self) -> None:
+        """"The run from 2026-10-02 took 19.5h on 8 L40S. This time: LoRA phi-4 ... on H200", "El proveedor viejo nos
+        facturó 180 horas de GPU en H100. Acá haríamos LoRA ...": a sentence about an earlier job (``_PAST_REF`` before
+        ``_PAST_TURN``, and a ``_PAST_VERB``) says that job's values. The cards, counts and regions of its past verb's
+        clause are dropped, with that clause's other numbers (hours, prices); a value of another field is dropped
+        where the rest of the message says that field again ("We trained a LoRA on Llama 3.1 8B back in March ...
+        This time it's a full fine-tune of the same model": full; the model stays). A sentence that names the model
+        or method while nothing else does is this job's own story, and stays ("Run 7 OOMed on a single 4090 doing
+        QLoRA on Mistral 7B; how much memory does it need?")."""
+        text = self.scan.marked
+        if not _PAST_VERB.search(text) or not _PAST_REF.search(text):
+            return
+        cuts = [0, *(m.end() for m in _PAST_END.finditer(text)), len(text)]
+        claims = self.scan.claims
+        hardware, said_again = [], []
+        for a, b in zip(cuts, cuts[1:]):
+            turn = _PAST_TURN.search(text, a, b)
+            end = turn.start() if turn else b
+            if not _PAST_REF.search(text, a, end) or not _PAST_VERB.search(text, a, end):
+                continue
+            outside = {c.field for c in claims if not a <= c.pos < end}
+            if not outside & _REQUEST_FIELDS and any(a <= c.pos < end and c.field in _REQUEST_FIELDS for c in claims):
+                continue
+            # the clause of the past verb, in a list of items ("GPU util was 63% last time, data-parallel on 2 L40S":
+            # the cards of the next item are this job's)
+            # (a comma inside a parenthesis stays in the clause the parenthesis is part of: "We trained a LoRA ... back
+            # in March (run 2024-03-14-a, 6 hours on 2 A100s)")
+            clauses = [a, *(m.end() for m in _PAST_CLAUSE.finditer(text, a, end)
+                            if text.count("(", a, m.start()) <= text.count(")", a, m.start())), end]
+            hardware += [(x, y) for x, y in zip(clauses, clauses[1:]) if _PAST_VERB.search(text, x, y)]
+            said_again += [(c, a, end) for c in claims if a <= c.pos < end and c.field in outside]
+        if not hardware and not said_again:
+            return
+        inside = lambda pos: any(a <= pos < b for a, b in hardware)  # noqa: E731
+        again = {id(c) for c, _, _ in said_again}
+        self.scan.claims = [c for c in claims if not (c.field in _PAST_FIELDS and inside(c.pos) or id(c) in again)]
+        self.scan.stray = [tok for tok in self.scan.stray if not inside(tok.start)]
+        for m in _NAME_MARK.finditer(text):
+            if m.group(0).startswith("§G") and inside(m.start()):
+                self.scan.gpu_counts.pop(int(m.group(0)[2:-1]), None)
 
     def _memory_corrected(self) -> None:
         """"on A100 40GB — correction, the 80GB one", "en A100 de 40GB — corrijo, la de 80GB": a correction that names
@@ -831,6 +912,7 @@ class _Assembler:
             try:
                 self.delta = self.delta.model_copy(update=scaled)
                 SpecRequest.model_validate(self.delta.model_dump())
+                self.scan.stray = []  # ("make the context 2x": the 2 is the factor, not a number of its own)
             except ValidationError:
                 self.delta = self.delta.model_copy(update={k: None for k in scaled})
         self._sibling_size()
@@ -851,7 +933,24 @@ class _Assembler:
                 return self._clarify("nothing", merged, t("parse.clarify.nothing", self.lang))
             return self._clarify("followup_empty", merged, t("parse.clarify.followup_empty", self.lang),
                                  example=t("parse.example.followup", self.lang))
+        self._thread_value_named()
+        if self._stray_number() is not None:
+            # a number nothing explains beside a change ("and lora, 16", "8 GPUs\n16"): asked about, as in a new
+            # request, never dropped while the rest is answered
+            return self._clarify_number(merged)
         return self._make("followup", merged, self.delta)
+
+    def _thread_value_named(self) -> None:
+        """"rank 16 is enough, drop it from 64", "con rango 16 alcanza, bajalo de 64" in a thread whose rank is 64: a
+        number left over beside a change of one field, equal to the thread's value of that same field, is the value
+        changed from, not a new one (only fields this message changes, so "lora, 16" still asks)."""
+        previous = self.previous
+        if previous is None or not self.scan.stray:
+            return
+        changed = [(name, kind) for name, kind in _THREAD_FIELDS
+                   if getattr(self.delta, name, None) is not None and getattr(previous, name, None) is not None]
+        self.scan.stray = [tok for tok in self.scan.stray if not any(
+            _same_number(slots.value_of(tok, kind, self.lang), getattr(previous, name)) for name, kind in changed)]
 
     def _sibling_size(self) -> None:
         """"what if it's the 14b?", "go with the 4b instead", "¿y si es el de 14b?" in a thread on Qwen2.5 7B: a bare

@@ -1026,7 +1026,7 @@ _CORRECTION_WORDS = {"no", "nope", "sorry", "actually", "mean", "meant", "i", "w
                      "ah", "bueno", "espera", "rather", "oops", "correction", "make", "it", "that", "quise", "decir",
                      "queria", "mejor", "my", "bad", "scratch", "update", "edit", "typo", "errata", "oh", "uh", "hmm", "um",
                      # a value for this run after the last one's: "last time 2k seq, this time 4096", "esta vez 4096"
-                     "this", "time", "esta", "que", "edito", "upd", "nvm", "fix",
+                     "this", "time", "esta", "que", "sean", "edito", "upd", "nvm", "fix",
                      # the note in the past participle ("seq 1024 (corrected: 4096)", "lote 4 (corregido: 8)")
                      "corrected", "revised", "amended", "corregido", "corregida", "revisado", "revisada"}
 
@@ -1053,7 +1053,9 @@ def _hedged(toks: list[Tok], ti: int, tok: Tok, bound: dict, out: Slots, lang: s
         elif t.kind == "punct" and t.text == ">" and j and toks[j - 1].text in ("-", "=") and t.gap == "":
             arrow = True
             j -= 1
-        elif not (t.kind == "punct" and t.text in (",", ".", ":", ";", "-", "(", ")", "[", "]")):  # ("[edit: 8]")
+        elif not (t.kind == "punct" and t.text in (",", ".", ":", ";", "-", "(", ")", "[", "]", "\n")):  # ("[edit: 8]")
+            # (a line break is a pause as a comma is: a quoted line and the correction under it, "> 8 GPUs\nmake that
+            # 16", "> lote 8\nque sea 4")
             return
         j -= 1
     partner = bound.get(toks[j].start) if j >= 0 else None
@@ -1322,14 +1324,14 @@ def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, 
                           and typed[-1] not in "?!"):
                 break  # "lote: lo que quepa ¡gracias!", "context: ??? thanks": the value ends there
             if len(typed) == MAX_VALUE_WORDS:
-                if typed[0] in _VAGUE_HEADS:
+                if typed[0] in _VAGUE_HEADS or _superlative(typed):
                     break  # "as big as possible by tomorrow": the value is what it starts as
                 return None
             typed.append(tok.text)
             shown.append((tok.gap if len(shown) else "") + tok.text)
             k += 1
         if typed and first_cue is not None and first_cue == last and toks[first_cue].text in _COMMON_NOUN_CUES \
-                and typed[0].isalpha() and typed[0] not in VAGUE and typed[0] not in _VAGUE_HEADS \
+                and typed[0].isalpha() and typed[0] not in VAGUE and typed[0] not in _VAGUE_HEADS and not _superlative(typed) \
                 and typed[0] not in _QUANTITY_WORDS:  # ("context: ???" is a value nobody can read: asked)
             return None  # "context: support-bot v3. we want ...", "contexto: bot de soporte": the common noun, prose
         if len(typed) == 1 and typed[0] in _ON_OFF:
@@ -1351,6 +1353,16 @@ def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, 
             and (j + 1 == len(toks) or toks[j + 1].kind == "punct" and (toks[j + 1].text in _STOP or toks[j + 1].text in "?!")):
         return first.text
     return None
+
+
+# A superlative after an article stands for the value ("batch: the biggest that doesn't crash", "seq: the longest we
+# can afford", "lote: el más grande que aguante"): said, and unreadable; "context: the support bot" is prose.
+_SUPERLATIVES = {"biggest", "largest", "longest", "highest", "most", "max", "maximum", "smallest", "lowest", "least",
+                 "fewest", "shortest", "mas", "menor", "mayor", "maximo", "maxima", "minimo", "minima"}
+
+
+def _superlative(typed: list[str]) -> bool:
+    return len(typed) >= 2 and typed[0] in ("the", "el", "la", "lo", "los", "las") and typed[1] in _SUPERLATIVES
 
 
 def _part_of_something(toks: list[Tok], ti: int) -> bool:

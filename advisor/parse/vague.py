@@ -96,6 +96,15 @@ _VAGUE = {
                           r"|\bun\s+buen\s+contexto\b"),
     "micro_batch": re.compile(_MAX_BATCH),
 }
+# A sufficiency frame standing for the count: "enough epochs to converge", "as many GPUs as it needs", "las épocas que
+# hagan falta", "tantas GPUs como haga falta": a value said by what it must achieve, which nobody can read (asked)
+_NEED = (r"(?:hagan?\s+falta|sean?\s+necesari[oa]s?|se\s+necesiten?|necesite|haga\s+falta|aguante|quepan?)")
+for _name, _noun in (("epochs", _EPOCHS), ("num_gpus", _GPUS), ("dataset_tokens", _DATA)):
+    # ("enough" only of epochs: "do we have enough GPUs for ...", "enough data to ...?" ask whether they suffice)
+    _enough = r"|\b(?:enough|sufficient)\s+" + _noun + r"\s+(?:to|for|until)\b" if _name == "epochs" else ""
+    _VAGUE[_name] = re.compile(_VAGUE[_name].pattern + _enough +
+                               r"|\bas\s+many\s+" + _noun + r"\s+as\s+(?:it\s+|we\s+|you\s+)?(?:takes?|needs?|needed|necessary|required)\b"
+                               r"|\b(?:las|los|tantas|tantos)\s+" + _noun + r"\s+(?:que|como)\s+" + _NEED + r"\b")
 _STATED = {name: re.compile(key + _STATED_VAGUE) for name, key in _KEY.items()}
 # Only a word a rule would read as the field's noun makes the phrase about that field: "some context:" opens
 # prose (a heading), "a few questions" counts nothing we size.
@@ -111,7 +120,8 @@ enormes gigante pequeno pequena pequenos chico chica mediano mediana long longer
 corto cortos corta cortas extenso extensos extensa extensas multi million billion millones ish largest biggest maximum
 max mas reasonable generous decente decentes razonable razonables generoso generosa generosos generosas amplio amplia
 amplios amplias buen usual siempre habitual same chunk part portion slice share fraction piece subset most half trozo
-pedazo cacho parte porcion fraccion subconjunto mayor mitad unas unos however whatever las los""".split())
+pedazo cacho parte porcion fraccion subconjunto mayor mitad unas unos however whatever las los enough sufficient tantas
+tantos""".split())
 _WORD = re.compile(r"[a-z]+")
 
 
