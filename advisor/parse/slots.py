@@ -558,6 +558,23 @@ _QUALIFIERS = {"lora", "adapter", "adapters", "adaptador", "adaptadores"}
 _LEFT_FILL_PUNCT = {":", "=", "(", "~", "-", "*", "."}
 # Cue words people abbreviate with a period ("seq. 4096", "ctx. 8k", "num. epochs 3"): only after these is a "." filler.
 _SINGULAR_EPOCH = {"epoch", "epoca", "pass", "pasada"}
+# A pass named by its method ("una pasada de QLoRA", "a pass of LoRA", "a quick LoRA pass") is one run of that
+# method, not a count of epochs; a pass over the data ("una pasada por los datos") still is one.
+_PASS_METHODS = {"qlora", "lora", "dora", "sft", "finetune", "fine-tune", "finetuning", "fine-tuning", "ajuste", "full",
+                 "ft", "peft"}
+
+
+def _pass_of_method(toks: list[Tok], last: int) -> bool:
+    if toks[last].text not in ("pass", "pasada"):
+        return False
+    k = last + 1
+    if k < len(toks) and toks[k].text in ("de", "of", "con", "with"):
+        k += 1
+    # the method word is already read and blanked out (kind "blank"), or still a word; a catalog model ("una pasada
+    # de §M0§") names the run as much
+    return k < len(toks) and (toks[k].kind in ("blank", "name") or toks[k].text in _PASS_METHODS)
+
+
 _ABBREVIATIONS = {"seq", "ctx", "len", "max", "approx", "aprox", "num", "bs", "mbs", "lr", "eps", "ep", "r", "seqs", "sec"}
 _RIGHT_FILL_WORDS = {"of", "de", "training", "entrenamiento", "total", "in", "en", "each", "cada", "lora", "long",
                      "the", "la", "el", "our", "nuestro", "nuestra", "sized", "big", "tuned", "sft", "base", "full",
@@ -654,7 +671,10 @@ def _gap_ok(gap: str) -> bool:
 
 
 # "a sequence of N tokens", "secuencia de N tokens", "context of N tokens": the noun, "of", the length in tokens.
-_LENGTH_HEADS = {("sequence",), ("secuencia",), ("context",), ("contexto",), ("seq",), ("ctx",)}
+_LENGTH_HEADS = {("sequence",), ("secuencia",), ("context",), ("contexto",), ("seq",), ("ctx",),
+                 # the window a sample is cut to, in both languages ("una ventana de 2097152 tokens", "a window of")
+                 ("window",), ("context", "window"), ("ventana",), ("ventana", "de", "contexto"),
+                 ("sequence", "length"), ("context", "length"), ("longitud", "de", "contexto")}
 
 
 def _length_of(toks: list[Tok], cue: tuple[int, int, "Cue"], ti: int) -> bool:
@@ -773,6 +793,8 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
                 continue
             if tok.article and (cue.words[-1] not in _SINGULAR_EPOCH or tok.text == "a" and lang == "es"):
                 continue  # "an epoch", "una época": an article counts one of a singular noun ("a épocas 4": a preposition)
+            if tok.article and first > ti and _pass_of_method(toks, last):
+                continue  # "una pasada de QLoRA", "a pass of LoRA": a run of that method, not one epoch
             value = _value_ok(tok, "seq" if cue.slot == "seq_sized" else cue.slot, lang)
             if value is None:
                 continue
@@ -1147,6 +1169,11 @@ _IDIOM_BEFORE = {"for", "some", "more", "as", "give", "dar", "para", "como", "po
 _COMMON_NOUN_CUES = {"context", "contexto", "background"}
 # A value is a few words before a stop ("max", "as long as possible", "lo que quepa"); more is a sentence.
 MAX_VALUE_WORDS = 4
+# A value said to be undecided, in a longer clause after the key ("rango: mi directora aún no lo decide", "rank: still
+# waiting on the advisor, not decided", "épocas: pendiente de confirmar con Marta"): up to twice as many words.
+_UNDECIDED = frozenset({"decided", "decide", "deciden", "decidido", "decidida", "undecided", "pending", "pendiente",
+                        "tbd", "unknown", "desconocido", "confirmed", "confirmar", "confirmado", "definir", "definido",
+                        "sure", "idea", "sabe", "sabemos", "know", "knows", "chosen", "elegido", "settled"})
 # Words a vague value starts with ("as long as possible", "max that fits", "el máximo posible", "lo que quepa").
 _VAGUE_HEADS = {"as", "max", "maximum", "maximo", "maxima", "whatever", "lo", "el", "la", "largest", "biggest", "tbd",
                 # the article in every gender and number, as a Spanish free relative agrees with its noun ("épocas: las
@@ -1210,13 +1237,15 @@ def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, 
             if typed and (tok.kind == "word" and tok.text in _POLITE or tok.kind == "punct" and tok.text in "?!"
                           and typed[-1] not in "?!"):
                 break  # "lote: lo que quepa ¡gracias!", "context: ??? thanks": the value ends there
-            if len(typed) == MAX_VALUE_WORDS:
-                if typed[0] in _VAGUE_HEADS:
-                    break  # "as big as possible by tomorrow": the value is what it starts as
+            if len(typed) == MAX_VALUE_WORDS and typed[0] in _VAGUE_HEADS:
+                break  # "as big as possible by tomorrow": the value is what it starts as
+            if len(typed) >= 2 * MAX_VALUE_WORDS:
                 return None
             typed.append(tok.text)
             shown.append((tok.gap if len(shown) else "") + tok.text)
             k += 1
+        if len(typed) > MAX_VALUE_WORDS and _UNDECIDED.isdisjoint(typed):
+            return None  # a longer clause after the key is prose, unless it says the value is not decided yet
         if typed and first_cue is not None and first_cue == last and toks[first_cue].text in _COMMON_NOUN_CUES \
                 and typed[0].isalpha() and typed[0] not in VAGUE and typed[0] not in _VAGUE_HEADS \
                 and typed[0] not in _QUANTITY_WORDS:  # ("context: ???" is a value nobody can read: asked)
