@@ -701,8 +701,14 @@ _PACKING_TERM = r"(?:sample[\s_-]*)?packing|empaquetad[oa]s?(?:\s+de\s+(?:secuen
 _EXPANDABLE_TERM = r"expandable[\s_-]*segments?|segmentos\s+expandibles"
 _COMPILE_OFF = _toggle_off(_COMPILE_TERM)
 _COMPILE_ON = R(r"\btorch[\s._-]*compile\b|\b(?:with|con)\s+compile\b")
-_PACKING_OFF = _toggle_off(_PACKING_TERM)
-_PACKING_ON = R(r"\b(?:sample[\s_-]*)?packing\b|\bpacked\s+(?:sequences|samples|dataset)\b|\bempaquetad[oa]s?\b")
+# (TRL's SFTConfig.packing: samples concatenated into full rows of max_length; said as what it does to the rows:
+# "samples packed into full rows", "muestras empaquetadas en filas llenas"; off: "unpacked", "one sample per row",
+# "una muestra por fila, sin empaquetar")
+_PACKING_OFF = R(_toggle_off(_PACKING_TERM).pattern + r"|\bunpacked\b|\bnot\s+packed\b|\bsin\s+empaquetar\b"
+                 r"|\b(?:one|a\s+single|1)\s+(?:sample|example|sequence|conversation)\s+per\s+(?:row|sequence)\b"
+                 r"|\b(?:una|1)\s+(?:sola\s+)?(?:muestra|secuencia|conversacion)\s+por\s+(?:fila|secuencia)\b")
+_PACKING_ON = R(r"\b(?:sample[\s_-]*)?packing\b|\bpacked\s+(?:sequences|samples|dataset)\b|\bempaquetad[oa]s?\b"
+                r"|\b(?:samples|sequences|examples|rows)\s+(?:are\s+)?packed\b|\bpacked\s+(?:into|together)\b")
 _LIGER = R(r"\bliger(?:[\s_-]*kernels?)?\b")
 # PyTorch's allocator option (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True; c10/cuda/CUDAAllocatorConfig.cpp),
 # in #17's spec field ``expandable_segments``; said as the option, the env setting, or in Spanish.

@@ -263,7 +263,7 @@ _SEQ_HEADS = ("seq", "sequence", "context", "ctx", "token", "input")
 # Items and rates per device or per step, each language with its own words ("samples per GPU", "muestras por
 # dispositivo"). A step said with a device ("per step per GPU", "por paso y GPU") is folded into the device's rate by
 # ``text.normalize`` (what one device takes in one step is its batch either way), so these stay short lists.
-_ITEMS = {"en": ("sequences", "seqs", "samples", "examples"), "es": ("secuencias", "muestras", "ejemplos")}
+_ITEMS = {"en": ("sequences", "seqs", "samples", "examples"), "es": ("secuencias", "seqs", "muestras", "ejemplos")}
 # "each device" with its preposition or not: "samples on each device", "on every GPU", "muestras en cada dispositivo",
 # "por cada GPU" (the same per-device rate, HF TrainingArguments.per_device_train_batch_size)
 _DEVICE_RATES = {"en": tuple(f"{per} {dev}" for per in ("per", "/", "each", "on each", "on every", "in each", "for each",
@@ -1430,6 +1430,9 @@ def _gpu_edges(toks: list[Tok], ni: int, ti: int, lang: str) -> list[_Edge]:
     if value is None:
         return out
     nxt = ti + 1
+    if ti and toks[ti - 1].kind == "punct" and toks[ti - 1].text == "(" and nxt < len(toks) \
+            and toks[nxt].kind == "punct" and toks[nxt].text == ")":
+        nxt += 1  # "(4) A100s", "(8) H100": a count in parentheses before the card, as a purchase list writes it
     while nxt < len(toks) and nxt - ti <= 4 and (toks[nxt].kind == "word" and toks[nxt].text in _COUNT_TO_GPU
                                                  or toks[nxt].kind == "punct" and toks[nxt].text in ("*", "-")):
         nxt += 1
@@ -1476,6 +1479,9 @@ _CARD_WORDS = {"pcie", "sxm", "sxm4", "sxm5", "nvl", "vram", "hbm3", "hbm3e", "h
 
 def _only_one(toks: list[Tok], ni: int, ti: int) -> list[_Edge]:
     nxt = ti + 1
+    if ti and toks[ti - 1].kind == "punct" and toks[ti - 1].text == "(" and nxt < len(toks) \
+            and toks[nxt].kind == "punct" and toks[nxt].text == ")":
+        nxt += 1  # "(4) A100s", "(8) H100": a count in parentheses before the card, as a purchase list writes it
     while nxt < len(toks) and nxt - ti <= 4 and (toks[nxt].kind == "word" and toks[nxt].text in _COUNT_TO_GPU
                                                  or toks[nxt].kind == "punct" and toks[nxt].text == "-"):
         nxt += 1  # "una Ada-gen L40S", "an AWS A10G"
