@@ -356,6 +356,9 @@ CUES: list[Cue] = [
     *_cues("rank", 10, 6, "rank", "lora rank", "lora r", "rango", "rango lora", "rango de lora", "adapter rank",
            "rank of", "lora rank of"),
     *_cues("rank", 7, 0, "r"),
+    # L, the sequence length as papers and configs write it ("L=4096", "L: 2048"): only as a key, touching its
+    # equals sign or colon and then the number (``_KEY_ONLY``)
+    *_cues("seq", 8, 0, "l"),
     # the adapters' dimension is their rank (PEFT LoraConfig.r: "Lora attention dimension (the 'rank')")
     *_cues("rank", 10, 0, "lora dim", "lora dimension", "adapter dim", "dimension lora", "dimension de lora",
            "dimension del adaptador"),
@@ -575,6 +578,7 @@ def _pass_of_method(toks: list[Tok], last: int) -> bool:
     return k < len(toks) and (toks[k].kind in ("blank", "name") or toks[k].text in _PASS_METHODS)
 
 
+_KEY_ONLY = {("l",)}  # cues read only as "KEY=N" / "KEY:N"
 _ABBREVIATIONS = {"seq", "ctx", "len", "max", "approx", "aprox", "num", "bs", "mbs", "lr", "eps", "ep", "r", "seqs", "sec"}
 _RIGHT_FILL_WORDS = {"of", "de", "training", "entrenamiento", "total", "in", "en", "each", "cada", "lora", "long",
                      "the", "la", "el", "our", "nuestro", "nuestra", "sized", "big", "tuned", "sft", "base", "full",
@@ -791,6 +795,9 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
                     continue
             if cue.slot == "epochs" and last < ti and fill > 1:
                 continue
+            if cue.words in _KEY_ONLY and not (last + 2 == ti and toks[last + 1].kind == "punct"
+                                               and toks[last + 1].text in ("=", ":") and toks[last + 1].gap == ""):
+                continue
             if tok.article and (cue.words[-1] not in _SINGULAR_EPOCH or tok.text == "a" and lang == "es"):
                 continue  # "an epoch", "una época": an article counts one of a singular noun ("a épocas 4": a preposition)
             if tok.article and first > ti and _pass_of_method(toks, last):
@@ -841,10 +848,12 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
         out.stray += [b.tok for b in weak]
         out.stray.sort(key=lambda t: t.start)
     _alternatives(toks, out, lang)
+    _attributed(toks, out, lang)
     _counts_or_counts(toks, out, lang)
     _replaced(toks, out, lang)
     if out.stray:
         _withdrawn_repeats(toks, out, lang)
+        _repeated_withdrawn(toks, out, lang)
     bound_cues = {e.cue for e in chosen.values() if e.cue is not None and e.cue < GPU_CUE}
     for ci, (first, last, cue) in enumerate(cues):
         if ci not in bound_cues and cue.slot in UNREADABLE_FIELDS and cue.left >= 6:
@@ -896,6 +905,49 @@ def _alternatives(toks: list[Tok], out: Slots, lang: str) -> None:
             break
         else:
             _hedged(toks, ti, tok, bound, out, lang)
+
+
+# "context 1024 in Ana's doc but 4096 in the PR", "2 epochs per my advisor, 4 per the README", "contexto 1024 según el
+# doc de Marta y 2048 según el PR": two values of one setting, each credited to a source (a document, a person), and
+# no correction between them. The second is that setting's other value (the user has not chosen: a question back,
+# ``request._Assembler._two_values``), never a stray number of its own nor a pick of the first.
+_SOURCE_WORDS = {"per", "segun", "according", "in", "en"}
+_SOURCE_JOINS = {"but", "and", "y", "pero", "while", "whereas", "mientras", "vs", "versus", ",", ";", "-", "whilst"}
+
+
+def _credited(toks: list[Tok], j: int, cue_words: set[str]) -> bool:
+    """A source starts at ``toks[j]`` (after at most one word naming the setting: "1 épocas según")."""
+    if j < len(toks) and toks[j].kind == "word" and toks[j].text in cue_words:
+        j += 1
+    return j < len(toks) and toks[j].kind == "word" and toks[j].text in _SOURCE_WORDS \
+        and (toks[j].text != "according" or j + 1 < len(toks) and toks[j + 1].text == "to")
+
+
+def _attributed(toks: list[Tok], out: Slots, lang: str) -> None:
+    if not out.stray:
+        return
+    index = {t.start: i for i, t in enumerate(toks)}
+    for tok in list(out.stray):
+        ti = index[tok.start]
+        before = [b for b in out.bindings if b.tok.start < tok.start and ti - index[b.tok.start] <= 12]
+        if not before:
+            continue
+        partner = max(before, key=lambda b: b.tok.start)
+        ki = index[partner.tok.start]
+        cue_words = set(partner.cue or ()) | {"epochs", "epoch", "epocas", "epoca", "tokens"}
+        if not (_credited(toks, ki + 1, cue_words) and _credited(toks, ti + 1, cue_words)):
+            continue
+        between = toks[ki + 1:ti]
+        if any(t.kind == "num" and not t.article for t in between) or not any(
+                t.text in _SOURCE_JOINS for t in between) or any(t.text in _CORRECTION_WORDS - {"i", "it", "that", "my"}
+                                                                  for t in between):
+            continue
+        kind = partner.slot.removesuffix("_weak")
+        value = _value_ok(tok, kind, lang)
+        if value is None:
+            continue
+        out.stray.remove(tok)
+        out.bindings.append(Binding(partner.slot, tok, value, tok.start, partner.cue, partner.cue_pos))
 
 
 def _counts_or_counts(toks: list[Tok], out: Slots, lang: str) -> None:
@@ -1028,6 +1080,42 @@ def _withdrawn_repeats(toks: list[Tok], out: Slots, lang: str) -> None:
             continue
         out.stray.remove(tok)
         out.bindings.remove(withdrawn)
+
+
+# The correction's own repeat of the old value ("scratch that, context is 4096 (not 32768)", "-- edit: 4096 tokens, I
+# typed 5120 by mistake", "olvida eso, el contexto es 5120 (no 32768)", "-- corrijo: 12288 tokens, puse 5120 por
+# error"): the figure after the negation or the slip's verb is the value said before and now replaced, no number of
+# its own (the replacement itself is read by its cue, and the correction settles the two values).
+_SLIP_BEFORE = {"not", "no", "typed", "wrote", "put", "puse", "escribi", "tipee", "meant", "dije", "said"}
+_SLIP_AFTER = (("by", "mistake"), ("por", "error"), ("por", "equivocacion"), ("was", "a", "typo"), ("is", "a", "typo"),
+               ("was", "wrong"), ("es", "un", "error"), ("era", "un", "error"), ("by", "accident"))
+
+
+def _repeated_withdrawn(toks: list[Tok], out: Slots, lang: str) -> None:
+    if not out.stray:
+        return
+    index = {t.start: i for i, t in enumerate(toks)}
+    for tok in list(out.stray):
+        j = index[tok.start]
+        words = tuple(t.text for t in toks[j + 1:j + 4])
+        # ("not"/"no" only in the aside's parenthesis, "(not 32768)": "3072, no 8192" is read by the negation rules)
+        slip = j and toks[j - 1].text in _SLIP_BEFORE and (toks[j - 1].text not in ("not", "no") or j > 1
+                                                           and toks[j - 2].text == "(") \
+            or any(words[:len(a)] == a for a in _SLIP_AFTER)
+        if not slip:
+            continue
+        for b in out.bindings:
+            kin = {b.slot, "tokens"} if b.slot == "seq" else {b.slot}  # ("8192 tokens" replaces a length)
+            if b.pos >= tok.start or not any(o.slot in kin and o.value != b.value and b.pos < o.pos < tok.start
+                                               for o in out.bindings):
+                continue
+            try:
+                same = value_of(tok, b.slot if b.slot in ("seq", "params") else "count", lang) == b.value
+            except (ValueError, OverflowError):
+                same = False
+            if same:
+                out.stray.remove(tok)
+                break
 
 
 def _same_length(ref: Tok, b: Binding, lang: str) -> bool:
