@@ -167,3 +167,28 @@ def test_a_corrections_repeat_of_the_old_value_is_no_stray(text, field, want, ca
 def test_no_after_a_correction_still_withdraws(catalog):
     out = said("lora on a 10B in-house model, seq 8k. actually 3072, not 8192", catalog)
     assert out["seq_len"] == 3072
+
+
+# --- a sheet's header and one row: each value under its column ----------------------------------------------------
+
+@pytest.mark.parametrize("text, want", [
+    ("planning.csv, our row:\nmethod\tbase_model\tcontext_len\tgpu_type\tgpu_count\tbatch_per_gpu\tepochs\n"
+     "lora\tfalcon-7b\t32768\tA100\t2\t1\t2",
+     {"method": "lora", "model": "falcon-7b", "seq_len": 32768, "num_gpus": 2, "micro_batch": 1, "epochs": 2.0}),
+    ("nuestra fila:\nMétodo;Modelo;lote_por_gpu;Épocas;tipo_gpu;n_gpus;contexto\n"
+     "lora;mistral-7b-v0.1;2;1,5;A100 40GB;4;8192",
+     {"method": "lora", "model": "mistral-7b-v0.1", "micro_batch": 2, "epochs": 1.5, "gpu": "a100-40gb", "num_gpus": 4,
+      "seq_len": 8192}),
+    ("our sheet:\nModel | Method | Seq len | GPUs\nqwen2.5-7b | qlora | 4096 | 2",
+     {"model": "qwen2.5-7b", "method": "qlora", "seq_len": 4096, "num_gpus": 2}),
+    ("from the tracker:\nnum_gpus,model,epochs,method\n8,qwen2.5-7b,3,full",
+     {"num_gpus": 8, "model": "qwen2.5-7b", "epochs": 3.0, "method": "full"}),
+])
+def test_header_and_row_read_by_column(text, want, catalog):
+    out = said(text, catalog)
+    assert {k: out.get(k) for k in want} == want
+
+
+def test_prose_with_commas_is_no_table(catalog):
+    out = said("hi, we want lora, on qwen 7b\nand 4 gpus, ok, thanks", catalog)
+    assert out["num_gpus"] == 4 and out["method"] == "lora"

@@ -187,7 +187,7 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
                   lang_hint: str | None = None) -> ParseResult:
     """Understand one message. ``previous``: the thread's request, for follow-ups; ``lang_hint``:
     the thread's language, used when a message has no words of either ("QLoRA 70B 4090")."""
-    cleaned = clean(text if isinstance(text, str) else "")
+    cleaned = pasted.header_rows(clean(text if isinstance(text, str) else ""))  # a sheet's header + row: key: value lines
     lang = detect_language(cleaned, lang_hint)
     if len(cleaned) > MAX_MESSAGE_CHARS:
         raise ParseError(t("parse.error.too_long", lang, length=f"{len(cleaned):,}", limit=f"{MAX_MESSAGE_CHARS:,}",
