@@ -176,7 +176,16 @@ _SKY_ACC = R(r"(?<![\w.])(?:accelerators|gpus?)[\"']?[ \t]*[:=][ \t]*[\"'{]?[ \t
 # number of GPUs, a range "2..8" is no single count): that many per node.
 _GPU_BLOCK_COUNT = R(r"(?m)^([ \t]*)gpus?[ \t]*:[ \t]*\n(?:\1[ \t]+[\w-]+[ \t]*:[^\n]*\n)*?\1[ \t]+count[ \t]*:[ \t]*(\d{1,3})\b(?![.\w])")
 _INSTALL = R(r"\b(?:pip3?|uv[ \t]+pip|uv|conda|mamba|poetry|apt(?:-get)?)[ \t]+(?:install|add)\b"
-             r"(?:[ \t]+(?!(?:and|then|y|luego|so|para|to|for)\b)(?:-[\w-]+|[a-z0-9_.\-\[\]=<>~!,]+))+")
+             r"(?:[ \t]+(?!(?:and|then|y|luego|so|para|to|for)\b)(?:-[\w-]+|[a-z0-9_.\-\[\]=<>~!,]+))+"
+             # an image builder's package list, Modal's ``Image.pip_install("torch", "peft")`` / ``uv_pip_install`` /
+             # ``apt_install`` (modal docs, modal.Image): the packages in the call's parentheses
+             r"|\.(?:uv_)?(?:pip|apt|conda|micromamba)_install[ \t]*\([^()\n]*\)")
+# A timeout in seconds written as arithmetic or plain (Modal's ``@app.function(timeout=6 * 60 * 60)``, seconds per
+# modal docs; a job's ``timeout: 3600``): a wall-clock limit, no setting we size
+_TIMEOUT = R(r"(?<![\w.])(?:timeout|timeout_s|timeout_seconds|time_limit|ttl)[\"']?[ \t]*[=:][ \t]*\d+(?:[ \t]*[*x][ \t]*\d+)*(?:,[ \t]|[ \t]*\)|$)")
+# (normalizing drops a "*" as markdown emphasis: "timeout=6 * 60 * 60" arrives as "timeout=6 60 60"; only inside a call's
+# arguments, up to the next argument or the parenthesis, is that run of numbers the product)
+_TIMEOUT_BARE = R(r"(?<![\w.])(?:timeout|timeout_s|timeout_seconds|time_limit)[ \t]*=[ \t]*\d+(?:[ \t]+\d+){1,3}(?=[ \t]*[,)])")
 
 
 def _gpu_block_count(scan: Scan, m: re.Match[str]) -> None:
@@ -1468,7 +1477,7 @@ _SHARE_UNDER = R(r"\b\d{1,3}(?:[.,]\d+)?\s*%\s+(?:of\s+(?:the\s+|our\s+)?|de\s+(
                  r"\s+\d[\d.,]*\s*k?(?:\s+tokens)?\b")
 
 WORD_RULES = [
-    (_INSTALL, lambda scan, m: None), (_SHARE_UNDER, lambda scan, m: None), (_DEVICE_COUNT, _device_count), (_MEETING_TIME, lambda scan, m: None), (_RATE, lambda scan, m: None), (_THROUGHPUT, lambda scan, m: None), (_PEOPLE_PART, lambda scan, m: None),
+    (_INSTALL, lambda scan, m: None), (_TIMEOUT, lambda scan, m: None), (_TIMEOUT_BARE, lambda scan, m: None), (_SHARE_UNDER, lambda scan, m: None), (_DEVICE_COUNT, _device_count), (_MEETING_TIME, lambda scan, m: None), (_RATE, lambda scan, m: None), (_THROUGHPUT, lambda scan, m: None), (_PEOPLE_PART, lambda scan, m: None),
     # "twice as many GPUs": a relative change read against the thread (``relative.changes``), never a vague count
     (_AS_MANY, lambda scan, m: None),
     (_INCREMENT_SIGN, _increment, _INCREMENT_SIGN_NEEDS), (_INCREMENT, _increment, _INCREMENT_NEEDS),
