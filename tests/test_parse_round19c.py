@@ -192,3 +192,36 @@ def test_header_and_row_read_by_column(text, want, catalog):
 def test_prose_with_commas_is_no_table(catalog):
     out = said("hi, we want lora, on qwen 7b\nand 4 gpus, ok, thanks", catalog)
     assert out["num_gpus"] == 4 and out["method"] == "lora"
+
+
+# --- more config shapes --------------------------------------------------------------------------------------------
+
+def test_modal_image_packages_and_timeout_state_nothing(catalog):
+    text = ('re-running Gemma 2 2B (full fine-tune) from this:\n```python\nimport modal\n\napp = modal.App("sft")\n'
+            'image = modal.Image.debian_slim().pip_install("torch", "transformers", "peft")\n\n'
+            '@app.function(gpu="L4:1", timeout=6 * 60 * 60, image=image)\ndef train():\n'
+            '    run_sft(model_id="google/gemma-2-2b", max_seq_len=1024)\n```')
+    result = parse_message(text, catalog)
+    assert result.intent == "estimate"
+    assert result.delta.said() == {"method": "full", "model": "gemma-2-2b", "seq_len": 1024, "num_gpus": 1, "gpu": "l4"}
+
+
+def test_ray_batch_per_worker_is_the_micro_batch(catalog):
+    text = ('LoRA on Qwen2.5 7B:\ntrainer = TorchTrainer(train_func, train_loop_config={"batch_per_worker": 4},\n'
+            '    scaling_config=ScalingConfig(num_workers=8, use_gpu=True))')
+    out = said(text, catalog)
+    assert out["micro_batch"] == 4 and out["num_gpus"] == 8
+
+
+@pytest.mark.parametrize("text", ["LoRA on Llama 3.3 70B\n```\nNGPUS=4 EPOCHS=2 MAX_LEN=32768 ./train.sh\n```",
+                                  "lora sobre qwen2.5 7b: NUM_GPU=4 SEQ_LEN=4096 bash run.sh"])
+def test_env_var_gpu_counts(text, catalog):
+    assert said(text, catalog)["num_gpus"] == 4
+
+
+def test_a_peft_section_heading_is_no_method(catalog):
+    text = "full fine-tune on Mixtral 8x22B\n```yaml\nmodel:\n  micro_batch_size: 4\n  peft:\n    peft_scheme: none\n```"
+    assert said(text, catalog)["method"] == "full"
+    text = "tune qwen2.5 7b\n```yaml\nmodel:\n  peft:\n    peft_scheme: lora\n    lora_tuning:\n      adapter_dim: 16\n```"
+    out = said(text, catalog)
+    assert out["method"] == "lora" and out["lora_rank"] == 16

@@ -48,6 +48,9 @@ _CONFIG_KEYS = {
                    # a hand-written script's or dict's own names for the same per-device batch
                    "per_device_batch|per_device_batch_size|batch_per_device|batch_per_gpu|batch_size_per_gpu|"
                    "micro_bsz|micro_bs|"
+                   # Ray Train's per-worker batch, one GPU per worker (ray docs, "Data loading and preprocessing":
+                   # train_loop_config={"batch_size_per_worker": ...}, with ScalingConfig(resources_per_worker={"GPU": 1}))
+                   "batch_size_per_worker|batch_per_worker|per_worker_batch_size|"
                    # Composer's (LLM Foundry's YAML) "the number of samples to process on each device per microbatch"
                    # (composer/trainer/trainer.py, Trainer(device_train_microbatch_size=...))
                    "device_train_microbatch_size",
@@ -63,7 +66,9 @@ _CONFIG_KEYS = {
     # (RunPod's ``runpodctl create pod --gpuCount``: "number of GPUs for the pod", docs.runpod.io runpodctl reference;
     # Determined's ``resources.slots_per_trial``: "the number of slots to use for each trial", a slot being one GPU,
     # the trial's total over its agents, docs.determined.ai experiment-config-reference)
-    "num_gpus": "num_gpus|n_gpus|num_processes|gpus|world_size|gpucount|gpu_count|slots_per_trial",  # accelerate's num_processes counts every machine's
+    # (and a launch script's env-var names: NGPUS=4, NUM_GPU=2, GPU_NUM=8, N_GPU=1)
+    "num_gpus": "num_gpus|n_gpus|ngpus|ngpu|num_gpu|n_gpu|gpu_num|num_of_gpus|nb_gpus|num_processes|gpus|world_size"
+                "|gpucount|gpu_count|slots_per_trial",  # accelerate's num_processes counts every machine's
     # torchrun: per node, times --nnodes; Lightning's Trainer(devices=4, num_nodes=2) and LitGPT's --devices are per
     # node too (lightning/fabric/connector.py: the world size is num_nodes * devices)
     # (NeMo 2's recipes, ``llm.<model>.finetune_recipe(num_nodes=..., num_gpus_per_node=...)``: the trainer's
@@ -965,11 +970,16 @@ def _lora_setting(scan: Scan, m: re.Match[str]) -> bool:
     return False
 
 
+_SECTION_AFTER = re.compile(r"[ \t]*:[ \t]*(?:\n|$)")  # a YAML key opening a nested mapping: nothing after its colon
+
+
 def _lora(scan: Scan, m: re.Match[str]) -> bool | None:
     if m.start() in scan.lora_settings:  # "lora rank=16", read by _lora_setting: a setting, not the method
         return False
     if m.group(0) == "peft" and _VERSION_AFTER.match(scan.text, m.end()):
         return False  # "peft 0.13": the library installed, not the method
+    if m.group(0) == "peft" and _SECTION_AFTER.match(scan.text, m.end()):
+        return False  # a config's "peft:" section heading (NeMo's model.peft): its keys say the method ("peft_scheme")
     scan.claim("method", "lora", m.start())
     return None
 
