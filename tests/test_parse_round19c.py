@@ -225,3 +225,13 @@ def test_a_peft_section_heading_is_no_method(catalog):
     text = "tune qwen2.5 7b\n```yaml\nmodel:\n  peft:\n    peft_scheme: lora\n    lora_tuning:\n      adapter_dim: 16\n```"
     out = said(text, catalog)
     assert out["method"] == "lora" and out["lora_rank"] == 16
+
+
+@pytest.mark.parametrize("text", ["qlora sobre qwen2.5 7b, una L40S y basta", "qlora sobre qwen2.5 7b en una H100, nada más",
+                                  "qlora on qwen2.5 7b, a 4090 and that's enough"])
+def test_a_card_and_enough_is_one(text, catalog):
+    assert said(text, catalog)["num_gpus"] == 1
+
+
+def test_and_done_closes_the_request_not_the_count(catalog):
+    assert "num_gpus" not in said("che, qlora gemma-3-4b 2k en una 4090 y listo", catalog)

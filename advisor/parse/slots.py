@@ -1555,7 +1555,10 @@ _NO_MORE = (("and", "no", "more"), ("and", "no", "other"), ("and", "no", "others
             ("y", "ninguna", "mas"), ("y", "ninguno", "mas"), ("y", "nada", "mas"), ("y", "ninguna", "otra"),
             ("and", "that's", "it"), ("only",), ("alone",), ("sola",), ("solamente",),
             # the diminutive and the adjective after the card ("una H100 solita", "una L4 solitaria"), "on its own"
-            ("solita",), ("solito",), ("solitaria",), ("solitario",), ("on", "its", "own"), ("by", "itself"))
+            ("solita",), ("solito",), ("solitaria",), ("solitario",), ("on", "its", "own"), ("by", "itself"),
+            # "una L40S y basta", "una H100, nada más", "a 4090 and that's enough": enough of the card, one ("y listo",
+            # "that's it" close the whole request and count nothing: table5 labels "en una 4090 y listo" with no count)
+            ("y", "basta"), ("nada", "mas"), ("and", "that's", "enough"))
 
 
 _CARD_WORDS = {"pcie", "sxm", "sxm4", "sxm5", "nvl", "vram", "hbm3", "hbm3e", "hbm2e", "gddr6", "gddr6x", "memory", "memoria",
@@ -1567,9 +1570,6 @@ _CARD_WORDS = {"pcie", "sxm", "sxm4", "sxm5", "nvl", "vram", "hbm3", "hbm3e", "h
 
 def _only_one(toks: list[Tok], ni: int, ti: int) -> list[_Edge]:
     nxt = ti + 1
-    if ti and toks[ti - 1].kind == "punct" and toks[ti - 1].text == "(" and nxt < len(toks) \
-            and toks[nxt].kind == "punct" and toks[nxt].text == ")":
-        nxt += 1  # "(4) A100s", "(8) H100": a count in parentheses before the card, as a purchase list writes it
     while nxt < len(toks) and nxt - ti <= 4 and (toks[nxt].kind == "word" and toks[nxt].text in _COUNT_TO_GPU
                                                  or toks[nxt].kind == "punct" and toks[nxt].text == "-"):
         nxt += 1  # "una Ada-gen L40S", "an AWS A10G"
