@@ -184,3 +184,35 @@ def torchtune_config_model(text: str) -> tuple[str, int, int] | None:
         if tt.module == m.group(1) and (tt.builder.endswith(size) or size + "_" in tt.builder):
             return ident, m.start(1), m.end()
     return None
+
+
+# A header line and one row under it, pasted from a spreadsheet or a CSV export (Google Sheets copies cells
+# tab-separated; a CSV has commas, or semicolons where the locale's decimal mark is the comma, as a Spanish-locale
+# spreadsheet exports it: "1,5" stays one cell). Each value is read under its column's name: the row is rewritten as
+# one "column name: value" line per cell (underscores as spaces, "context_len: 8192" -> "context len: 8192"), the
+# key-value form the setting rules read, whatever the header words are. Only a header of name-like cells (no digit)
+# and exactly one row of the same width with a digit in it: two rows or more are several jobs, left as they are.
+# (run on the cleaned text, before normalizing collapses the tabs: any letter case, accents kept, "método", "Épocas")
+_HEADER_CELL = {"\t": re.compile(r"[^\W\d][^\W\d ./#()-]*(?:[ ./#()-]+[^\W\d]+)*[)]?"),
+                "|": re.compile(r"[^\W\d][^\W\d ./#()-]*(?:[ ./#()-]+[^\W\d]+)*[)]?"),
+                ";": re.compile(r"[^\W\d][^\W\d./#-]*"), ",": re.compile(r"[^\W\d][^\W\d./#-]*")}
+
+
+def header_rows(text: str) -> str:
+    if "\n" not in text or not any(sep in text for sep in _HEADER_CELL):
+        return text
+    lines = text.split("\n")
+    for i in range(len(lines) - 1):
+        for sep, cell in _HEADER_CELL.items():
+            if lines[i].count(sep) < 2:
+                continue
+            head = [c.strip() for c in lines[i].strip().strip(sep).split(sep)]
+            row = [c.strip() for c in lines[i + 1].strip().strip(sep).split(sep)]
+            if len(row) != len(head) or not all(cell.fullmatch(h) and len(h) <= 40 for h in head) \
+                    or not any(ch.isdigit() for ch in lines[i + 1]) \
+                    or i + 2 < len(lines) and lines[i + 2].count(sep) == lines[i + 1].count(sep):
+                continue
+            lines[i] = ""
+            lines[i + 1] = "\n".join(f"{h.replace('_', ' ')}: {v}" for h, v in zip(head, row) if v)
+            return "\n".join(lines)
+    return text

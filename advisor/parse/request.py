@@ -175,7 +175,11 @@ _NAME_MARK = re.compile(r"§[MGRF]\d+§")  # (a name we are unsure of, "llamame"
 _ASIDE_WORD = re.compile(r"(?<![\w§])[a-z][a-z']*")
 # A setting's key before a colon and a value of words ("GPUs: a bunch of them", "tokens: a big chunk of the dump").
 # Words that are a setting's value or join one to the next, never prose around the request (``_asides``).
-_VALUE_WORDS = frozenset({"yes", "no", "si", "true", "false", "on", "off", "and", "or"})
+# (a switch's state said as a word, "grad-ckpt: enabled, and 10 too", and the "too" / "también" that adds a number to
+# the list, are no prose either)
+_VALUE_WORDS = frozenset({"yes", "no", "si", "true", "false", "on", "off", "and", "or", "enabled", "disabled", "activado",
+                          "activada", "desactivado", "desactivada", "apagado", "apagada", "encendido", "encendida", "too",
+                          "also", "tambien"})
 _UNREAD_KEY = re.compile(r"(?<![\w§])([a-z]+)[ \t]*:[ \t]*(?=[a-z])([^\n.;:!?|()]*)")
 _WITH_COUNT = re.compile(r"^\W*(?:and\s+|y\s+|e\s+)?(?:(?:what|how)\s+about\s+|que\s+tal\s+|(?:y\s+)?(?:si\s+)?lo\s+hacemos\s+"
                          r"|if\s+we\s+(?:do|run)\s+it\s+|(?:can|could)\s+we\s+(?:do\s+it\s+|run\s+it\s+)?)?(?:with|con)\s+"
@@ -226,7 +230,7 @@ def parse_message(text: str, catalog: Catalog, *, previous: SpecRequest | None =
                   lang_hint: str | None = None) -> ParseResult:
     """Understand one message. ``previous``: the thread's request, for follow-ups; ``lang_hint``:
     the thread's language, used when a message has no words of either ("QLoRA 70B 4090")."""
-    cleaned = clean(text if isinstance(text, str) else "")
+    cleaned = pasted.header_rows(clean(text if isinstance(text, str) else ""))  # a sheet's header + row: key: value lines
     lang = detect_language(cleaned, lang_hint)
     if len(cleaned) > MAX_MESSAGE_CHARS:
         raise ParseError(t("parse.error.too_long", lang, length=f"{len(cleaned):,}", limit=f"{MAX_MESSAGE_CHARS:,}",

@@ -263,7 +263,7 @@ _SEQ_HEADS = ("seq", "sequence", "context", "ctx", "token", "input")
 # Items and rates per device or per step, each language with its own words ("samples per GPU", "muestras por
 # dispositivo"). A step said with a device ("per step per GPU", "por paso y GPU") is folded into the device's rate by
 # ``text.normalize`` (what one device takes in one step is its batch either way), so these stay short lists.
-_ITEMS = {"en": ("sequences", "seqs", "samples", "examples"), "es": ("secuencias", "muestras", "ejemplos")}
+_ITEMS = {"en": ("sequences", "seqs", "samples", "examples"), "es": ("secuencias", "seqs", "muestras", "ejemplos")}
 # "each device" with its preposition or not: "samples on each device", "on every GPU", "muestras en cada dispositivo",
 # "por cada GPU" (the same per-device rate, HF TrainingArguments.per_device_train_batch_size)
 _DEVICE_RATES = {"en": tuple(f"{per} {dev}" for per in ("per", "/", "each", "on each", "on every", "in each", "for each",
@@ -364,6 +364,9 @@ CUES: list[Cue] = [
     *_cues("rank", 10, 6, "rank", "lora rank", "lora r", "rango", "rango lora", "rango de lora", "adapter rank",
            "rank of", "lora rank of"),
     *_cues("rank", 7, 0, "r"),
+    # L, the sequence length as papers and configs write it ("L=4096", "L: 2048"): only as a key, touching its
+    # equals sign or colon and then the number (``_KEY_ONLY``)
+    *_cues("seq", 8, 0, "l"),
     # the adapters' dimension is their rank (PEFT LoraConfig.r: "Lora attention dimension (the 'rank')")
     *_cues("rank", 10, 0, "lora dim", "lora dimension", "adapter dim", "dimension lora", "dimension de lora",
            "dimension del adaptador"),
@@ -571,6 +574,24 @@ _QUALIFIERS = {"lora", "adapter", "adapters", "adaptador", "adaptadores"}
 _LEFT_FILL_PUNCT = {":", "=", "(", "~", "-", "*", "."}
 # Cue words people abbreviate with a period ("seq. 4096", "ctx. 8k", "num. epochs 3"): only after these is a "." filler.
 _SINGULAR_EPOCH = {"epoch", "epoca", "pass", "pasada"}
+# A pass named by its method ("una pasada de QLoRA", "a pass of LoRA", "a quick LoRA pass") is one run of that
+# method, not a count of epochs; a pass over the data ("una pasada por los datos") still is one.
+_PASS_METHODS = {"qlora", "lora", "dora", "sft", "finetune", "fine-tune", "finetuning", "fine-tuning", "ajuste", "full",
+                 "ft", "peft"}
+
+
+def _pass_of_method(toks: list[Tok], last: int) -> bool:
+    if toks[last].text not in ("pass", "pasada"):
+        return False
+    k = last + 1
+    if k < len(toks) and toks[k].text in ("de", "of", "con", "with"):
+        k += 1
+    # the method word is already read and blanked out (kind "blank"), or still a word; a catalog model ("una pasada
+    # de §M0§") names the run as much
+    return k < len(toks) and (toks[k].kind in ("blank", "name") or toks[k].text in _PASS_METHODS)
+
+
+_KEY_ONLY = {("l",)}  # cues read only as "KEY=N" / "KEY:N"
 _ABBREVIATIONS = {"seq", "ctx", "len", "max", "approx", "aprox", "num", "bs", "mbs", "lr", "eps", "ep", "r", "seqs", "sec"}
 _RIGHT_FILL_WORDS = {"of", "de", "training", "entrenamiento", "total", "in", "en", "each", "cada", "lora", "long",
                      "the", "la", "el", "our", "nuestro", "nuestra", "sized", "big", "tuned", "sft", "base", "full",
@@ -667,7 +688,10 @@ def _gap_ok(gap: str) -> bool:
 
 
 # "a sequence of N tokens", "secuencia de N tokens", "context of N tokens": the noun, "of", the length in tokens.
-_LENGTH_HEADS = {("sequence",), ("secuencia",), ("context",), ("contexto",), ("seq",), ("ctx",)}
+_LENGTH_HEADS = {("sequence",), ("secuencia",), ("context",), ("contexto",), ("seq",), ("ctx",),
+                 # the window a sample is cut to, in both languages ("una ventana de 2097152 tokens", "a window of")
+                 ("window",), ("context", "window"), ("ventana",), ("ventana", "de", "contexto"),
+                 ("sequence", "length"), ("context", "length"), ("longitud", "de", "contexto")}
 
 
 def _length_of(toks: list[Tok], cue: tuple[int, int, "Cue"], ti: int) -> bool:
@@ -784,8 +808,13 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
                     continue
             if cue.slot == "epochs" and last < ti and fill > 1:
                 continue
+            if cue.words in _KEY_ONLY and not (last + 2 == ti and toks[last + 1].kind == "punct"
+                                               and toks[last + 1].text in ("=", ":") and toks[last + 1].gap == ""):
+                continue
             if tok.article and (cue.words[-1] not in _SINGULAR_EPOCH or tok.text == "a" and lang == "es"):
                 continue  # "an epoch", "una época": an article counts one of a singular noun ("a épocas 4": a preposition)
+            if tok.article and first > ti and _pass_of_method(toks, last):
+                continue  # "una pasada de QLoRA", "a pass of LoRA": a run of that method, not one epoch
             value = _value_ok(tok, "seq" if cue.slot == "seq_sized" else cue.slot, lang)
             if value is None:
                 continue
@@ -834,10 +863,12 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
         out.stray.sort(key=lambda t: t.start)
     _alternatives(toks, out, lang)
     _parallel_sources(toks, out, lang)
+    _attributed(toks, out, lang)
     _counts_or_counts(toks, out, lang)
     _replaced(toks, out, lang)
     if out.stray:
         _withdrawn_repeats(toks, out, lang)
+        _repeated_withdrawn(toks, out, lang)
     bound_cues = {e.cue for e in chosen.values() if e.cue is not None and e.cue < GPU_CUE}
     for ci, (first, last, cue) in enumerate(cues):
         if ci not in bound_cues and cue.slot in UNREADABLE_FIELDS and cue.left >= 6:
@@ -985,6 +1016,49 @@ def _parallel_sources(toks: list[Tok], out: Slots, lang: str) -> None:
             break
 
 
+# "context 1024 in Ana's doc but 4096 in the PR", "2 epochs per my advisor, 4 per the README", "contexto 1024 según el
+# doc de Marta y 2048 según el PR": two values of one setting, each credited to a source (a document, a person), and
+# no correction between them. The second is that setting's other value (the user has not chosen: a question back,
+# ``request._Assembler._two_values``), never a stray number of its own nor a pick of the first.
+_CREDIT_WORDS = {"per", "segun", "according", "in", "en"}
+_SOURCE_JOINS = {"but", "and", "y", "pero", "while", "whereas", "mientras", "vs", "versus", ",", ";", "-", "whilst"}
+
+
+def _credited(toks: list[Tok], j: int, cue_words: set[str]) -> bool:
+    """A source starts at ``toks[j]`` (after at most one word naming the setting: "1 épocas según")."""
+    if j < len(toks) and toks[j].kind == "word" and toks[j].text in cue_words:
+        j += 1
+    return j < len(toks) and toks[j].kind == "word" and toks[j].text in _CREDIT_WORDS \
+        and (toks[j].text != "according" or j + 1 < len(toks) and toks[j + 1].text == "to")
+
+
+def _attributed(toks: list[Tok], out: Slots, lang: str) -> None:
+    if not out.stray:
+        return
+    index = {t.start: i for i, t in enumerate(toks)}
+    for tok in list(out.stray):
+        ti = index[tok.start]
+        before = [b for b in out.bindings if b.tok.start < tok.start and ti - index[b.tok.start] <= 12]
+        if not before:
+            continue
+        partner = max(before, key=lambda b: b.tok.start)
+        ki = index[partner.tok.start]
+        cue_words = set(partner.cue or ()) | {"epochs", "epoch", "epocas", "epoca", "tokens"}
+        if not (_credited(toks, ki + 1, cue_words) and _credited(toks, ti + 1, cue_words)):
+            continue
+        between = toks[ki + 1:ti]
+        if any(t.kind == "num" and not t.article for t in between) or not any(
+                t.text in _SOURCE_JOINS for t in between) or any(t.text in _CORRECTION_WORDS - {"i", "it", "that", "my"}
+                                                                  for t in between):
+            continue
+        kind = partner.slot.removesuffix("_weak")
+        value = _value_ok(tok, kind, lang)
+        if value is None:
+            continue
+        out.stray.remove(tok)
+        out.bindings.append(Binding(partner.slot, tok, value, tok.start, partner.cue, partner.cue_pos))
+
+
 def _counts_or_counts(toks: list[Tok], out: Slots, lang: str) -> None:
     """A count said in words or with an article, joined by "or" to a GPU count: "one or two H100s", "una o dos 4090",
     "on a 4090 or two", "en una H100 o dos". The user has not chosen: both are claimed, and two values for the GPU
@@ -1117,6 +1191,42 @@ def _withdrawn_repeats(toks: list[Tok], out: Slots, lang: str) -> None:
             continue
         out.stray.remove(tok)
         out.bindings.remove(withdrawn)
+
+
+# The correction's own repeat of the old value ("scratch that, context is 4096 (not 32768)", "-- edit: 4096 tokens, I
+# typed 5120 by mistake", "olvida eso, el contexto es 5120 (no 32768)", "-- corrijo: 12288 tokens, puse 5120 por
+# error"): the figure after the negation or the slip's verb is the value said before and now replaced, no number of
+# its own (the replacement itself is read by its cue, and the correction settles the two values).
+_SLIP_BEFORE = {"not", "no", "typed", "wrote", "put", "puse", "escribi", "tipee", "meant", "dije", "said"}
+_SLIP_AFTER = (("by", "mistake"), ("por", "error"), ("por", "equivocacion"), ("was", "a", "typo"), ("is", "a", "typo"),
+               ("was", "wrong"), ("es", "un", "error"), ("era", "un", "error"), ("by", "accident"))
+
+
+def _repeated_withdrawn(toks: list[Tok], out: Slots, lang: str) -> None:
+    if not out.stray:
+        return
+    index = {t.start: i for i, t in enumerate(toks)}
+    for tok in list(out.stray):
+        j = index[tok.start]
+        words = tuple(t.text for t in toks[j + 1:j + 4])
+        # ("not"/"no" only in the aside's parenthesis, "(not 32768)": "3072, no 8192" is read by the negation rules)
+        slip = j and toks[j - 1].text in _SLIP_BEFORE and (toks[j - 1].text not in ("not", "no") or j > 1
+                                                           and toks[j - 2].text == "(") \
+            or any(words[:len(a)] == a for a in _SLIP_AFTER)
+        if not slip:
+            continue
+        for b in out.bindings:
+            kin = {b.slot, "tokens"} if b.slot == "seq" else {b.slot}  # ("8192 tokens" replaces a length)
+            if b.pos >= tok.start or not any(o.slot in kin and o.value != b.value and b.pos < o.pos < tok.start
+                                               for o in out.bindings):
+                continue
+            try:
+                same = value_of(tok, b.slot if b.slot in ("seq", "params") else "count", lang) == b.value
+            except (ValueError, OverflowError):
+                same = False
+            if same:
+                out.stray.remove(tok)
+                break
 
 
 def _same_length(ref: Tok, b: Binding, lang: str) -> bool:
@@ -1258,6 +1368,11 @@ _IDIOM_BEFORE = {"for", "some", "more", "as", "give", "dar", "para", "como", "po
 _COMMON_NOUN_CUES = {"context", "contexto", "background"}
 # A value is a few words before a stop ("max", "as long as possible", "lo que quepa"); more is a sentence.
 MAX_VALUE_WORDS = 4
+# A value said to be undecided, in a longer clause after the key ("rango: mi directora aún no lo decide", "rank: still
+# waiting on the advisor, not decided", "épocas: pendiente de confirmar con Marta"): up to twice as many words.
+_UNDECIDED = frozenset({"decided", "decide", "deciden", "decidido", "decidida", "undecided", "pending", "pendiente",
+                        "tbd", "unknown", "desconocido", "confirmed", "confirmar", "confirmado", "definir", "definido",
+                        "sure", "idea", "sabe", "sabemos", "know", "knows", "chosen", "elegido", "settled"})
 # Words a vague value starts with ("as long as possible", "max that fits", "el máximo posible", "lo que quepa").
 _VAGUE_HEADS = {"as", "max", "maximum", "maximo", "maxima", "whatever", "lo", "el", "la", "largest", "biggest", "tbd",
                 # the article in every gender and number, as a Spanish free relative agrees with its noun ("épocas: las
@@ -1323,13 +1438,15 @@ def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, 
             if typed and (tok.kind == "word" and tok.text in _POLITE or tok.kind == "punct" and tok.text in "?!"
                           and typed[-1] not in "?!"):
                 break  # "lote: lo que quepa ¡gracias!", "context: ??? thanks": the value ends there
-            if len(typed) == MAX_VALUE_WORDS:
-                if typed[0] in _VAGUE_HEADS or _superlative(typed):
-                    break  # "as big as possible by tomorrow": the value is what it starts as
+            if len(typed) == MAX_VALUE_WORDS and (typed[0] in _VAGUE_HEADS or _superlative(typed)):
+                break  # "as big as possible by tomorrow": the value is what it starts as
+            if len(typed) >= 2 * MAX_VALUE_WORDS:
                 return None
             typed.append(tok.text)
             shown.append((tok.gap if len(shown) else "") + tok.text)
             k += 1
+        if len(typed) > MAX_VALUE_WORDS and _UNDECIDED.isdisjoint(typed):
+            return None  # a longer clause after the key is prose, unless it says the value is not decided yet
         if typed and first_cue is not None and first_cue == last and toks[first_cue].text in _COMMON_NOUN_CUES \
                 and typed[0].isalpha() and typed[0] not in VAGUE and typed[0] not in _VAGUE_HEADS and not _superlative(typed) \
                 and typed[0] not in _QUANTITY_WORDS:  # ("context: ???" is a value nobody can read: asked)
@@ -1526,6 +1643,9 @@ def _gpu_edges(toks: list[Tok], ni: int, ti: int, lang: str) -> list[_Edge]:
     if value is None:
         return out
     nxt = ti + 1
+    if ti and toks[ti - 1].kind == "punct" and toks[ti - 1].text == "(" and nxt < len(toks) \
+            and toks[nxt].kind == "punct" and toks[nxt].text == ")":
+        nxt += 1  # "(4) A100s", "(8) H100": a count in parentheses before the card, as a purchase list writes it
     while nxt < len(toks) and nxt - ti <= 4 and (toks[nxt].kind == "word" and toks[nxt].text in _COUNT_TO_GPU
                                                  or toks[nxt].kind == "punct" and toks[nxt].text in ("*", "-")):
         nxt += 1
@@ -1564,7 +1684,10 @@ _NO_MORE = (("and", "no", "more"), ("and", "no", "other"), ("and", "no", "others
             # the adjective of the only one and the close of a list ("una MI300X 192 GB única y ya", "un A10G único",
             # "una H100 y ya", "one L4, no more", "one A100 and nothing more")
             ("unica",), ("unico",), ("y", "ya"), ("no", "more"), ("nothing", "more"), ("and", "nothing", "more"),
-            ("y", "nada", "mas"), ("ni", "una", "mas"), ("ni", "uno", "mas"))
+            ("y", "nada", "mas"), ("ni", "una", "mas"), ("ni", "uno", "mas"),
+            # "una L40S y basta", "una H100, nada más", "a 4090 and that's enough": enough of the card, one ("y listo",
+            # "that's it" close the whole request and count nothing: table5 labels "en una 4090 y listo" with no count)
+            ("y", "basta"), ("nada", "mas"), ("and", "that's", "enough"))
 
 
 _CARD_WORDS = {"pcie", "sxm", "sxm4", "sxm5", "nvl", "vram", "hbm3", "hbm3e", "hbm2e", "gddr6", "gddr6x", "memory", "memoria",

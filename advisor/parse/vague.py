@@ -106,6 +106,15 @@ for _name, _noun in (("epochs", _EPOCHS), ("num_gpus", _GPUS), ("dataset_tokens"
                                r"|\bas\s+many\s+" + _noun + r"\s+as\s+(?:it\s+|we\s+|you\s+)?(?:takes?|needs?|needed|necessary|required)\b"
                                r"|\b(?:las|los|tantas|tantos)\s+" + _noun + r"\s+(?:que|como)\s+" + _NEED + r"\b")
 _STATED = {name: re.compile(key + _STATED_VAGUE) for name, key in _KEY.items()}
+# The data named, then its size disowned in the same clause ("data: the Q2 export, no idea how big", "the support
+# logs, size unknown", "datos: el export del T2, ni idea del tamaño", "el corpus legal, no sé cuántos tokens"): the
+# user states the dataset and says they cannot size it; a default would answer for them
+_SIZE_UNKNOWN = (r"(?:no\s+idea|not\s+sure|unsure|(?:i\s+)?(?:don'?t|do\s+not)\s+know|ni\s+idea|no\s+(?:se|sabemos|sabria))"
+                 r"\s+(?:of\s+|about\s+|on\s+)?(?:how\s+(?:big|large|many\s+tokens|much)|(?:the\s+|its\s+)?size"
+                 r"|(?:del|de\s+su|el)\s+tamano|(?:de\s+)?cuant[oa]s?(?:\s+tokens)?|(?:que\s+tan|cuan)\s+grande)\b"
+                 r"|\b(?:size|tamano)\s+(?:unknown|tbd|desconocido|sin\s+saber)\b|\b(?:unknown|tamano\s+desconocido)\s+size\b"
+                 r"|\bunknown\s+size\b|\btamano\s+desconocido\b")
+_DATA_UNSIZED = re.compile(r"(?:" + _KEY["dataset_tokens"] + r"|\b" + _DATASET + r")\b[^.;\n!?]{0,60}?(?P<value>" + _SIZE_UNKNOWN + r")")
 # Only a word a rule would read as the field's noun makes the phrase about that field: "some context:" opens
 # prose (a heading), "a few questions" counts nothing we size.
 _NOT_AFTER = re.compile(r"\s*[:=]")
@@ -121,7 +130,7 @@ corto cortos corta cortas extenso extensos extensa extensas multi million billio
 max mas reasonable generous decente decentes razonable razonables generoso generosa generosos generosas amplio amplia
 amplios amplias buen usual siempre habitual same chunk part portion slice share fraction piece subset most half trozo
 pedazo cacho parte porcion fraccion subconjunto mayor mitad unas unos however whatever las los enough sufficient tantas
-tantos""".split())
+tantos idea sure unsure know unknown desconocido sabemos sabria se""".split())
 _WORD = re.compile(r"[a-z]+")
 
 
@@ -135,6 +144,8 @@ def find(text: str) -> list[tuple[str, str, int]]:
             if name == "seq_len" and _NOT_AFTER.match(text, m.end()):
                 continue  # "long context: ..." opens a note; "context: long" is the typed slots' (slots.VAGUE)
             out.append((name, m.group(0).strip(), m.start()))
+    for m in _DATA_UNSIZED.finditer(text):
+        out.append(("dataset_tokens", m.group("value").strip(), m.start()))
     for name, pattern in _STATED.items():
         for m in pattern.finditer(text):
             out.append((name, m.group("value").strip(), m.start()))
