@@ -2369,7 +2369,8 @@ def judge(entry: dict[str, Any], result: Any) -> dict[str, Any]:
     Rows of the hand-written table (no ``noise`` key) label the request to compute: for a
     follow-up, the thread's request merged with the message (``None`` where a field must be
     cleared), plus ``faq``, ``params``, ``gpus``, ``gpu_counts`` and ``warning_codes`` where
-    given; their ``invented`` fields are those the message's delta sets and the row does not name.
+    given; their ``invented`` fields are those the message's delta sets and the row does not name (in its
+    fields or, with the same value, in its ``params``).
     """
     expected = entry["expected"]
     table = "noise" not in entry
@@ -2384,7 +2385,12 @@ def judge(entry: dict[str, Any], result: Any) -> dict[str, Any]:
         got_costs = result.request.costs or {}
     else:
         got, got_costs = delta, delta_costs
-    invented = sorted(set(delta) - set(labelled)) + sorted(f"costs.{k}" for k in set(delta_costs) - set(labelled_costs))
+    # A row's ``params`` name values the message states ("can I fine-tune on an L4?": ``{"gpu": "l4"}``, the convention
+    # of tables 6 and 7, where tables 2-5 also label the request's ``gpu``): a request field set to that same value is
+    # said, not invented.
+    said_params = {k: v for k, v in (expected.get("params") or {}).items() if k in SpecRequest.model_fields}
+    invented = sorted(k for k in set(delta) - set(labelled) if not (k in said_params and _same(delta[k], said_params[k])))
+    invented += sorted(f"costs.{k}" for k in set(delta_costs) - set(labelled_costs))
     misread = sorted(k for k in labelled if got.get(k) is not None and not _same(got[k], labelled[k]))
     misread += sorted(f"costs.{k}" for k in labelled_costs if k in got_costs and not _same(got_costs[k], labelled_costs[k]))
     missing = sorted(k for k in labelled if got.get(k) is None and labelled[k] is not None)
