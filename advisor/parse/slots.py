@@ -961,15 +961,22 @@ def _alternatives(toks: list[Tok], out: Slots, lang: str) -> None:
             partner = bound.get(toks[k].start)
             if partner is None:
                 continue
-            kind = partner.slot.removesuffix("_weak")
-            value = _value_ok(tok, kind, lang)
-            if value is None:
-                continue
-            out.stray.remove(tok)
-            out.bindings.append(Binding(partner.slot, tok, value, tok.start, partner.cue, partner.cue_pos))
-            break
+            if _second_value(tok, partner, out, lang):
+                break
         else:
             _hedged(toks, ti, tok, bound, out, lang)
+
+
+def _second_value(tok: Tok, partner: Binding, out: Slots, lang: str) -> bool:
+    """The stray number ``tok`` is a second value of ``partner``'s setting (an alternative, another source's value):
+    it is claimed by that setting, under its cue, when it is a value the setting can take. Both values claimed, the
+    assembler asks which one (request._Assembler)."""
+    value = _value_ok(tok, partner.slot.removesuffix("_weak"), lang)
+    if value is None:
+        return False
+    out.stray.remove(tok)
+    out.bindings.append(Binding(partner.slot, tok, value, tok.start, partner.cue, partner.cue_pos))
+    return True
 
 
 # Two sources' values for one setting, the second said without its cue: "context 4096 per the ticket, 8192 per the
@@ -1007,12 +1014,7 @@ def _parallel_sources(toks: list[Tok], out: Slots, lang: str) -> None:
                 between = between[:-1]  # "lote 8 en la hoja, y 4 en el ticket": the comma before the join's word
             if len(between) > 6 or any(t.kind in ("num", "name") or t.text in _STOP for t in between):
                 break
-            kind = b.slot.removesuffix("_weak")
-            value = _value_ok(tok, kind, lang)
-            if value is None:
-                break
-            out.stray.remove(tok)
-            out.bindings.append(Binding(b.slot, tok, value, tok.start, b.cue, b.cue_pos))
+            _second_value(tok, b, out, lang)
             break
 
 
@@ -1051,12 +1053,7 @@ def _attributed(toks: list[Tok], out: Slots, lang: str) -> None:
                 t.text in _SOURCE_JOINS for t in between) or any(t.text in _CORRECTION_WORDS - {"i", "it", "that", "my"}
                                                                   for t in between):
             continue
-        kind = partner.slot.removesuffix("_weak")
-        value = _value_ok(tok, kind, lang)
-        if value is None:
-            continue
-        out.stray.remove(tok)
-        out.bindings.append(Binding(partner.slot, tok, value, tok.start, partner.cue, partner.cue_pos))
+        _second_value(tok, partner, out, lang)
 
 
 def _counts_or_counts(toks: list[Tok], out: Slots, lang: str) -> None:
