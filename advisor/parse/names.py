@@ -271,7 +271,8 @@ class Matcher:
             skip = skips.get(t)
             if skip is None:
                 skip = skips[t] = (t not in by_first and t not in families and not (t[-1] == "s" and t[:-1] in by_first)
-                                   and not _SIZE.fullmatch(t) and not self._may_be_typo(t, known))
+                                   and not _SIZE.fullmatch(t) and not self._may_be_typo(t, known)
+                                   and self._short_family_typo(t, known) is None)
             if skip:
                 i += 1  # most words of a message start no name: one look, not four (remembered per word)
                 continue
@@ -517,7 +518,7 @@ class Matcher:
         """A model word typed with one edit ("mistrl 7b") is read as the name; two edits ask."""
         word = toks[i].text
         if not self._may_be_typo(word, known):
-            return None
+            return self._short_typo_at(toks, i, known, capitalized)
         found = fuzzy.closest(word, self._model_words, max_distance=2)
         if found is None and len(word) == 4 and i + 1 < len(toks) and _SIZE.fullmatch(toks[i + 1].text):
             # a short word right before a size, two edits from a family ("flon 40b"): too short to read as
@@ -549,6 +550,44 @@ class Matcher:
         used = max(u for _, (_, u) in hits)
         return NameMatch("unsure", None, toks[i].start, toks[i + used - 1].end, tuple(ids[:6]),
                          typed=word, word="/".join(c for c, _ in hits)), used
+
+    def _short_family_typo(self, word: str, known: frozenset[str]) -> str | None:
+        """The four-letter family word a three-letter word is with one letter missing ("qwn", "olm"): too short to
+        read alone (``fuzzy`` reads no word of four letters or fewer but a swap), so ``_short_typo_at`` reads it only
+        with a version glued to it, the way the family's own names are typed ("qwn3" as "qwen3")."""
+        if len(word) != 3 or not word.isalpha() or word in self._known_tokens or word in fuzzy.KNOWN \
+                or word in known or word in fuzzy.METHOD_WORDS or word in self._families:
+            return None
+        near = [f for f in self._families if len(f) == 4 and f[0] == word[0] and fuzzy.damerau(word, f, 1) == 1]
+        return near[0] if len(near) == 1 else None
+
+    def _short_typo_at(self, toks: list[Token], i: int, known: frozenset[str],
+                       capitalized: frozenset[str] = frozenset()) -> tuple[NameMatch, int] | None:
+        """"qwn3 32b", "Qwn3 0.6B": a four-letter family word with a letter missing and its version glued on is that
+        family's model, read as typed one edit off (as "mistrl 7b", "lama3 8b" are), and said so; the same word
+        before a size without a glued version ("qwn 32b") is asked about, never answered as a bare size."""
+        word = toks[i].text
+        fam = self._short_family_typo(word, known)
+        if fam is None or i + 1 >= len(toks):
+            return None
+        nxt = toks[i + 1]
+        if nxt.gap == "" and _NUMERIC.fullmatch(nxt.text):
+            fixed = toks[:i] + [Token(fam, toks[i].start, toks[i].end, toks[i].gap)] + toks[i + 1:]
+            hit = self._alias_at(fixed, i) or self._family_at(fixed, i)
+            if hit is None or hit[1] < 2:
+                return None
+            match, used = hit
+            if match.kind == "model":
+                return NameMatch(match.kind, match.ident, match.start, match.end, match.candidates, match.family,
+                                 match.size_b, match.sized, typed=word, word=fam), used
+            return NameMatch("unsure", None, match.start, match.end, tuple(([match.ident] if match.ident else
+                                                                          list(match.candidates))[:6]),
+                             typed=word, word=fam), used
+        if _SIZE.fullmatch(nxt.text) or _NUMERIC.fullmatch(nxt.text):
+            fixed = toks[:i] + [Token(fam, toks[i].start, toks[i].end, toks[i].gap)] + toks[i + 1:]
+            hit = self._alias_at(fixed, i) or self._family_at(fixed, i)
+            return self._unknown_name(toks, i, [hit[0]] if hit else None, capitalized)
+        return None
 
     def _unknown_name(self, toks: list[Token], i: int, near: list[NameMatch] | None = None,
                       capitalized: frozenset[str] = frozenset()) -> tuple[NameMatch, int] | None:
