@@ -40,3 +40,26 @@ def test_a_short_family_typo_without_a_readable_name_is_asked_never_a_bare_size(
 def test_ordinary_short_words_glued_to_digits_are_no_model(text, catalog):
     _result, said = _said(text, catalog)
     assert "model" not in said, said
+
+
+# --- a family with a version said and a size that version lacks is a family_size question, whatever follows -------
+
+@pytest.mark.parametrize("text,gpus,gpu", [
+    ("queremos ajuste completo sobre Llama 3.1 13B, (2) A10G, L=32768.", 2, "a10g"),
+    ("full FT of Llama 3.1 13B, (2) H100", 2, "h100-sxm"),
+    ("LoRA on gemma 3 9b; (4) L4", 4, "l4"),
+])
+def test_a_count_in_parentheses_after_a_versioned_name_is_no_version(text, gpus, gpu, catalog):
+    result, said = _said(text, catalog)
+    assert (result.intent, result.clarify_code) == ("clarify", "family_size"), (result.intent, said)
+    assert "model" not in said, said
+    assert (said.get("num_gpus"), said.get("gpu")) == (gpus, gpu), said
+
+
+@pytest.mark.parametrize("text,model", [
+    ("a 1B Llama (3.2) with lora", "llama-3.2-1b"),
+    ("el llama de 70b (v3.3) con qlora", "llama-3.3-70b"),
+])
+def test_a_version_in_parentheses_right_after_an_unversioned_name_still_names_the_release(text, model, catalog):
+    _result, said = _said(text, catalog)
+    assert said.get("model") == model, said

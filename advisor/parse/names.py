@@ -374,6 +374,10 @@ class Matcher:
         tok = toks[j]
         if "(" not in toks[i + used].gap or not _NUMERIC.fullmatch(tok.text) or not text.startswith(")", tok.end):
             return match, used
+        if toks[i + used].gap.replace(" ", "") != "(" or any(_NUMERIC.fullmatch(t.text) for t in toks[i:i + used]):
+            # only a parenthesis right after the name, on a name that said no version of its own: "Llama 3.1 13B,
+            # (2) A10G" is a count of cards after a family_size question, never Llama 2 13B
+            return match, used
         fam = self._families.get(match.family)
         if fam is None:
             return match, used
