@@ -63,3 +63,26 @@ def test_a_count_in_parentheses_after_a_versioned_name_is_no_version(text, gpus,
 def test_a_version_in_parentheses_right_after_an_unversioned_name_still_names_the_release(text, model, catalog):
     _result, said = _said(text, catalog)
     assert said.get("model") == model, said
+
+
+# --- a family, a word of its own names, then a size none of them has: the family's size question ----------------
+
+@pytest.mark.parametrize("text", [
+    "lora de deepseek-llm 33b, rango 8",
+    "QLoRA sobre DeepSeek LLM 13B",
+    "full fine-tune of deepseek llm 33B on 8 H100s",
+    "lora on phi mini 13b",
+])
+def test_a_family_variant_word_and_a_size_it_lacks_is_a_family_size_question(text, catalog):
+    result, said = _said(text, catalog)
+    assert (result.intent, result.clarify_code) == ("clarify", "family_size"), (result.intent, said)
+    assert "params_b" not in said and "model" not in said, said
+
+
+@pytest.mark.parametrize("text,model", [
+    ("lora on deepseek-llm 7b", "deepseek-llm-7b"),
+    ("LoRA sobre DeepSeek LLM 67B", "deepseek-llm-67b"),
+])
+def test_a_family_variant_word_and_a_size_it_has_is_that_model(text, model, catalog):
+    _result, said = _said(text, catalog)
+    assert said.get("model") == model, said

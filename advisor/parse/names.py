@@ -209,6 +209,7 @@ class Matcher:
         # per ``known`` vocabulary, whether a word can start no name (``find``'s first look, the same for the
         # same word: the matcher's tables do not change), remembered across messages (a chat repeats its words)
         self._skips: dict[frozenset[str], dict[str, bool]] = {}
+        self._own_words: dict[str, frozenset[str]] = {}  # a family's own name words (_family_words)
         self._known_tokens = frozenset(self._by_first) | frozenset(
             t for aliases in self._by_first.values() for a in aliases for t in a.toks)
         self._model_words = frozenset(
@@ -734,6 +735,19 @@ class Matcher:
             # hyphenated id: a model the catalog lacks, asked about with the family's models near it (never sized
             # as a generic model of that size without a word)
             k = j
+            own = self._family_words(fam)
+            while k < len(toks) and k <= j + 2 and toks[k].gap in ("-", "_", " ") and toks[k].text in own:
+                k += 1
+            if j < k < len(toks) and _SEP_GAP.fullmatch(toks[k].gap) and "(" not in toks[k].gap \
+                    and _SIZE.fullmatch(toks[k].text) and not self._versioned(fam, versions, toks[k].text):
+                # "deepseek-llm 33b", "deepseek llm 33B": the family, a word of its own names ("llm" of
+                # deepseek-llm-7b), then a size none of them has: the family's size question, as "deepseek 33b" is
+                # (never a generic 33B model); a size one of them has is that model's name (_alias_at)
+                m = _SIZE.fullmatch(toks[k].text)
+                size_b = float(m.group(1)) / (1000 if m.group(2) == "m" else 1) if m.group(1) else None
+                return NameMatch("family", None, toks[i].start, toks[k].end, family=fam.word, size_b=size_b,
+                                 sized=True), k - i + 1
+            k = j
             while k < len(toks) and k <= j + 2 and toks[k].gap in ("-", "_") and toks[k].text.isalpha():
                 k += 1
             if j < k < len(toks) and toks[k].gap in ("-", "_") and _SIZE.fullmatch(toks[k].text):
@@ -754,6 +768,16 @@ class Matcher:
             return NameMatch("family", None, start, end, family=fam.word, size_b=size_b, sized=True), j - i
         return NameMatch("family", None, start, end, candidates=ids, family=fam.word, sized=size is not None), j - i
 
+
+    def _family_words(self, fam: _Family) -> frozenset[str]:
+        """The words of a family's own catalog names past the family word ("llm" of deepseek-llm-7b, "instruct"),
+        never a number, a size or the family word itself: remembered per family."""
+        words = self._own_words.get(fam.word)
+        if words is None:
+            words = self._own_words[fam.word] = frozenset(
+                t.text for m in fam.models for t in tokenize(normalize(m[2]))
+                if t.text.isalpha() and t.text != fam.word and len(t.text) >= 2)
+        return words
 
     @staticmethod
     def _versioned(fam: _Family, versions: list[str], size: str | None) -> list[tuple[tuple[int, ...], str, str]]:
