@@ -86,3 +86,24 @@ def test_a_family_variant_word_and_a_size_it_lacks_is_a_family_size_question(tex
 def test_a_family_variant_word_and_a_size_it_has_is_that_model(text, model, catalog):
     _result, said = _said(text, catalog)
     assert said.get("model") == model, said
+
+
+# --- "A100 40GB or 80GB": a memory size or form factor alone after "or" names the card's other variant ------------
+
+@pytest.mark.parametrize("text,gpus", [
+    ("¿a100 de 40gb o de 80gb para lora de mistral-7b-v0.3?", ["a100-40gb", "a100-80gb"]),
+    ("A100 80GB vs 40GB for a full FT of qwen3 8b", ["a100-80gb", "a100-40gb"]),
+    ("h100 pcie or sxm for qlora of llama 3 8b?", ["h100-pcie", "h100-sxm"]),
+    ("¿H100 SXM o PCIe para QLoRA de llama 3 8b?", ["h100-sxm", "h100-pcie"]),
+])
+def test_a_memory_or_form_alone_after_or_is_the_same_cards_other_variant(text, gpus, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "compare", (result.intent, result.clarify_code, said)
+    assert list(result.gpus) == gpus, result.gpus
+    assert "gpu" not in said, said
+
+
+@pytest.mark.parametrize("text", ["a100 or 24gb for lora of llama 3 8b", "h100 80gb or 40gb for lora of llama 3 8b"])
+def test_a_memory_no_variant_of_that_card_has_is_no_second_card(text, catalog):
+    result, _said_fields = _said(text, catalog)
+    assert result.intent != "compare", result.gpus

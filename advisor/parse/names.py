@@ -55,6 +55,7 @@ _LINK_HINT = re.compile(r"https?:|www\.|\.(?:com|org|net|io|ai|dev|co)/")
 # Words remembered per vocabulary in ``Matcher.find`` before the memory starts over (a bot reads every message).
 _MAX_REMEMBERED = 50_000
 _LINK = re.compile(r"\b(?:https?://|www\.)\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)+\.(?:com|org|net|io|ai|dev|co)/\S*")
+_ALTERNATIVE_WORDS = {"or", "o", "u", "vs", "versus"}  # "A100 40GB or 80GB": what joins a card's other variant
 _FORM_WORDS = {"pcie", "sxm", "sxm4", "sxm5", "nvl"}  # the datasheets' form factors, as typed before a name
 # The architectures' names are product-line words too, as the vendors write them before a part ("NVIDIA
 # Blackwell B200", "Hopper H100", "Ampere A100", "Ada Lovelace L40S"; AMD's "CDNA 3 MI300X").
@@ -320,7 +321,35 @@ class Matcher:
                                   match.size_b, match.sized, match.typed, match.word)  # "Llama 3.2 (3B)": the ")" too
             out.append(match)
             i += used
+            if match.kind == "gpu" and i < len(toks) and toks[i].text in _ALTERNATIVE_WORDS:
+                other = self._other_variant(toks, i - used, used, match)
+                if other is not None:
+                    out.append(other[0])
+                    i += other[1]
         return out + self._gpu_typos(text, out, known)
+
+    def _other_variant(self, toks: list[Token], i: int, used: int, match: NameMatch) -> tuple[NameMatch, int] | None:
+        """"¿A100 de 40GB o de 80GB?", "A100 40GB or 80GB", "H100 PCIe or SXM": after "or" a memory size or a form
+        factor alone names the other variant of the same card (the name is looked up with that word in place of the
+        card's own), a second card to compare; the "or" and the word are returned with their token count. A word
+        that names no variant of that card ("A100 or 24GB") is left as it is."""
+        j = i + used + 1  # past the "or"
+        if j < len(toks) and toks[j].text in ("de", "the", "la", "el") and toks[j].gap == " ":
+            j += 1
+        if j >= len(toks) or toks[j].gap.strip() != "" or not (_MEMORY.fullmatch(toks[j].text) or toks[j].text in _FORM_WORDS):
+            return None
+        if j + 1 < len(toks) and toks[j + 1].gap.strip() == "" and (toks[j + 1].text in self._by_first
+                                                                  or _MEMORY.fullmatch(toks[j + 1].text)):
+            return None  # "40GB or 80GB A100": a name of its own follows
+        name = [t for t in toks[i:i + used] if not (_MEMORY.fullmatch(t.text) or t.text in _FORM_WORDS or t.text == "de")]
+        if not name:
+            return None
+        last = name[-1]
+        moved = [*name, Token(toks[j].text, last.end, last.end, " ")]
+        hit = self._alias_at(moved, 0)
+        if hit is None or hit[0].kind != "gpu" or hit[1] != len(moved) or hit[0].ident == match.ident:
+            return None
+        return NameMatch("gpu", hit[0].ident, toks[i + used + 1].start, toks[j].end), j - (i + used) + 1
 
     def _form_before(self, toks: list[Token], i: int, used: int, match: NameMatch, found: list[NameMatch]) -> NameMatch:
         """"PCIe H100", "SXM H100s", "40GB A100": a form factor or a memory size typed before the GPU's
