@@ -107,3 +107,25 @@ def test_a_memory_or_form_alone_after_or_is_the_same_cards_other_variant(text, g
 def test_a_memory_no_variant_of_that_card_has_is_no_second_card(text, catalog):
     result, _said_fields = _said(text, catalog)
     assert result.intent != "compare", result.gpus
+
+
+# --- a number said to suffice after a setting's value replaces that value -----------------------------------------
+
+@pytest.mark.parametrize("text,field,value", [
+    ("lora de qwen3-14b 3 épocas. actualización: producto dice que con 1 alcanza", "epochs", 1.0),
+    ("lora of qwen3-14b, 3 epochs. update: product says 1 is enough", "epochs", 1.0),
+    ("qlora llama 3 8b, rank 64; 16 is enough", "lora_rank", 16),
+    ("lora llama 3 8b lote 8, con 4 basta", "micro_batch", 4),
+    ("lora llama 3 8b seq 8192, 4096 will do", "seq_len", 4096),
+    ("qlora llama 3 8b on 4 H100s, with 2 we're fine", "num_gpus", 2),
+])
+def test_a_number_said_to_suffice_replaces_the_setting_before_it(text, field, value, catalog):
+    result, said = _said(text, catalog)
+    assert result.intent == "estimate", (result.intent, result.clarify_code, said)
+    assert said.get(field) == value, said
+
+
+@pytest.mark.parametrize("text", ["lora llama 3 8b seq 4096, 2 is enough", "lora of a 13b model, 2 is enough"])
+def test_a_sufficient_figure_the_setting_cannot_take_is_asked(text, catalog):
+    result, said = _said(text, catalog)
+    assert (result.intent, result.clarify_code) == ("clarify", "number"), (result.intent, said)
