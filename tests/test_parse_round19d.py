@@ -129,3 +129,15 @@ def test_a_number_said_to_suffice_replaces_the_setting_before_it(text, field, va
 def test_a_sufficient_figure_the_setting_cannot_take_is_asked(text, catalog):
     result, said = _said(text, catalog)
     assert (result.intent, result.clarify_code) == ("clarify", "number"), (result.intent, said)
+
+
+# --- "a LoRA pass": the method before "pass" names a run of it, as "a pass of LoRA" does, never one epoch ---------
+
+@pytest.mark.parametrize("text", [
+    "rank 64 -- a LoRA pass -- Llama 3.1 8B",
+    "rank 16 -- a QLoRA pass -- qwen3 8b",
+    "rank 64 -- una pasada LoRA -- Llama 3.1 8B",
+])
+def test_a_method_pass_with_an_article_is_no_epoch_count(text, catalog):
+    _result, said = _said(text, catalog)
+    assert "epochs" not in said, said

@@ -813,8 +813,10 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
                 continue
             if tok.article and (cue.words[-1] not in _SINGULAR_EPOCH or tok.text == "a" and lang == "es"):
                 continue  # "an epoch", "una época": an article counts one of a singular noun ("a épocas 4": a preposition)
-            if tok.article and first > ti and _pass_of_method(toks, last):
-                continue  # "una pasada de QLoRA", "a pass of LoRA": a run of that method, not one epoch
+            if tok.article and first > ti and (_pass_of_method(toks, last) or toks[last].text in ("pass", "pasada")
+                                               and first - ti > 1 and all(t.kind in ("blank", "name") or t.text in _PASS_METHODS
+                                                                          for t in toks[ti + 1:first])):
+                continue  # "una pasada de QLoRA", "a pass of LoRA", "a LoRA pass": a run of that method, not one epoch
             value = _value_ok(tok, "seq" if cue.slot == "seq_sized" else cue.slot, lang)
             if value is None:
                 continue
