@@ -141,3 +141,20 @@ def test_a_sufficient_figure_the_setting_cannot_take_is_asked(text, catalog):
 def test_a_method_pass_with_an_article_is_no_epoch_count(text, catalog):
     _result, said = _said(text, catalog)
     assert "epochs" not in said, said
+
+
+# --- a line wrapped right after a key's colon: the vague value on the next line is still the key's ----------------
+
+@pytest.mark.parametrize("text", [
+    "hey can u size gemma-2-9b w/ full ft on b200s, context:\nwhatever the last run used pls",
+    "lora de llama 3 8b en h100, contexto:\nigual que en prod",
+    "lora llama 3 8b, rank:\nsame as the last run",
+])
+def test_a_vague_value_wrapped_onto_the_next_line_is_asked(text, catalog):
+    result, said = _said(text, catalog)
+    assert (result.intent, result.clarify_code) == ("clarify", "unreadable"), (result.intent, result.clarify_code, said)
+
+
+def test_a_number_on_the_line_after_a_keys_colon_is_still_read(catalog):
+    _result, said = _said("lora llama 3 8b, context:\n4096", catalog)
+    assert said.get("seq_len") == 4096, said

@@ -1473,6 +1473,9 @@ def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, 
         return None
     if first.kind == "punct" and first.text in (":", "="):
         k = j + 1
+        if k + 1 < len(toks) and toks[k].text == "\n" and toks[k + 1].kind == "word" and toks[k + 1].text in _VAGUE_HEADS \
+                and toks[k + 1].text not in ("el", "la", "las", "los", "lo", "as", "max"):
+            k += 1  # "context:\nwhatever ana used": a line wrapped after the key's colon, the value on the next line
         typed: list[str] = []
         shown: list[str] = []  # as typed, with the spaces between
         while k < len(toks) and not (toks[k].kind == "punct" and toks[k].text in _STOP):
