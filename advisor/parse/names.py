@@ -55,6 +55,7 @@ _LINK_HINT = re.compile(r"https?:|www\.|\.(?:com|org|net|io|ai|dev|co)/")
 # Words remembered per vocabulary in ``Matcher.find`` before the memory starts over (a bot reads every message).
 _MAX_REMEMBERED = 50_000
 _LINK = re.compile(r"\b(?:https?://|www\.)\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)+\.(?:com|org|net|io|ai|dev|co)/\S*")
+_ALTERNATIVE_WORDS = {"or", "o", "u", "vs", "versus"}  # "A100 40GB or 80GB": what joins a card's other variant
 _FORM_WORDS = {"pcie", "sxm", "sxm4", "sxm5", "nvl"}  # the datasheets' form factors, as typed before a name
 # The architectures' names are product-line words too, as the vendors write them before a part ("NVIDIA
 # Blackwell B200", "Hopper H100", "Ampere A100", "Ada Lovelace L40S"; AMD's "CDNA 3 MI300X").
@@ -209,6 +210,7 @@ class Matcher:
         # per ``known`` vocabulary, whether a word can start no name (``find``'s first look, the same for the
         # same word: the matcher's tables do not change), remembered across messages (a chat repeats its words)
         self._skips: dict[frozenset[str], dict[str, bool]] = {}
+        self._own_words: dict[str, frozenset[str]] = {}  # a family's own name words (_family_words)
         self._known_tokens = frozenset(self._by_first) | frozenset(
             t for aliases in self._by_first.values() for a in aliases for t in a.toks)
         self._model_words = frozenset(
@@ -271,7 +273,8 @@ class Matcher:
             skip = skips.get(t)
             if skip is None:
                 skip = skips[t] = (t not in by_first and t not in families and not (t[-1] == "s" and t[:-1] in by_first)
-                                   and not _SIZE.fullmatch(t) and not self._may_be_typo(t, known))
+                                   and not _SIZE.fullmatch(t) and not self._may_be_typo(t, known)
+                                   and self._short_family_typo(t, known) is None)
             if skip:
                 i += 1  # most words of a message start no name: one look, not four (remembered per word)
                 continue
@@ -318,7 +321,35 @@ class Matcher:
                                   match.size_b, match.sized, match.typed, match.word)  # "Llama 3.2 (3B)": the ")" too
             out.append(match)
             i += used
+            if match.kind == "gpu" and i < len(toks) and toks[i].text in _ALTERNATIVE_WORDS:
+                other = self._other_variant(toks, i - used, used, match)
+                if other is not None:
+                    out.append(other[0])
+                    i += other[1]
         return out + self._gpu_typos(text, out, known)
+
+    def _other_variant(self, toks: list[Token], i: int, used: int, match: NameMatch) -> tuple[NameMatch, int] | None:
+        """"¿A100 de 40GB o de 80GB?", "A100 40GB or 80GB", "H100 PCIe or SXM": after "or" a memory size or a form
+        factor alone names the other variant of the same card (the name is looked up with that word in place of the
+        card's own), a second card to compare; the "or" and the word are returned with their token count. A word
+        that names no variant of that card ("A100 or 24GB") is left as it is."""
+        j = i + used + 1  # past the "or"
+        if j < len(toks) and toks[j].text in ("de", "the", "la", "el") and toks[j].gap == " ":
+            j += 1
+        if j >= len(toks) or toks[j].gap.strip() != "" or not (_MEMORY.fullmatch(toks[j].text) or toks[j].text in _FORM_WORDS):
+            return None
+        if j + 1 < len(toks) and toks[j + 1].gap.strip() == "" and (toks[j + 1].text in self._by_first
+                                                                  or _MEMORY.fullmatch(toks[j + 1].text)):
+            return None  # "40GB or 80GB A100": a name of its own follows
+        name = [t for t in toks[i:i + used] if not (_MEMORY.fullmatch(t.text) or t.text in _FORM_WORDS or t.text == "de")]
+        if not name:
+            return None
+        last = name[-1]
+        moved = [*name, Token(toks[j].text, last.end, last.end, " ")]
+        hit = self._alias_at(moved, 0)
+        if hit is None or hit[0].kind != "gpu" or hit[1] != len(moved) or hit[0].ident == match.ident:
+            return None
+        return NameMatch("gpu", hit[0].ident, toks[i + used + 1].start, toks[j].end), j - (i + used) + 1
 
     def _form_before(self, toks: list[Token], i: int, used: int, match: NameMatch, found: list[NameMatch]) -> NameMatch:
         """"PCIe H100", "SXM H100s", "40GB A100": a form factor or a memory size typed before the GPU's
@@ -372,6 +403,10 @@ class Matcher:
             j += 1  # "(v3.3)"
         tok = toks[j]
         if "(" not in toks[i + used].gap or not _NUMERIC.fullmatch(tok.text) or not text.startswith(")", tok.end):
+            return match, used
+        if toks[i + used].gap.replace(" ", "") != "(" or any(_NUMERIC.fullmatch(t.text) for t in toks[i:i + used]):
+            # only a parenthesis right after the name, on a name that said no version of its own: "Llama 3.1 13B,
+            # (2) A10G" is a count of cards after a family_size question, never Llama 2 13B
             return match, used
         fam = self._families.get(match.family)
         if fam is None:
@@ -517,7 +552,7 @@ class Matcher:
         """A model word typed with one edit ("mistrl 7b") is read as the name; two edits ask."""
         word = toks[i].text
         if not self._may_be_typo(word, known):
-            return None
+            return self._short_typo_at(toks, i, known, capitalized)
         found = fuzzy.closest(word, self._model_words, max_distance=2)
         if found is None and len(word) == 4 and i + 1 < len(toks) and _SIZE.fullmatch(toks[i + 1].text):
             # a short word right before a size, two edits from a family ("flon 40b"): too short to read as
@@ -549,6 +584,44 @@ class Matcher:
         used = max(u for _, (_, u) in hits)
         return NameMatch("unsure", None, toks[i].start, toks[i + used - 1].end, tuple(ids[:6]),
                          typed=word, word="/".join(c for c, _ in hits)), used
+
+    def _short_family_typo(self, word: str, known: frozenset[str]) -> str | None:
+        """The four-letter family word a three-letter word is with one letter missing ("qwn", "olm"): too short to
+        read alone (``fuzzy`` reads no word of four letters or fewer but a swap), so ``_short_typo_at`` reads it only
+        with a version glued to it, the way the family's own names are typed ("qwn3" as "qwen3")."""
+        if len(word) != 3 or not word.isalpha() or word in self._known_tokens or word in fuzzy.KNOWN \
+                or word in known or word in fuzzy.METHOD_WORDS or word in self._families:
+            return None
+        near = [f for f in self._families if len(f) == 4 and f[0] == word[0] and fuzzy.damerau(word, f, 1) == 1]
+        return near[0] if len(near) == 1 else None
+
+    def _short_typo_at(self, toks: list[Token], i: int, known: frozenset[str],
+                       capitalized: frozenset[str] = frozenset()) -> tuple[NameMatch, int] | None:
+        """"qwn3 32b", "Qwn3 0.6B": a four-letter family word with a letter missing and its version glued on is that
+        family's model, read as typed one edit off (as "mistrl 7b", "lama3 8b" are), and said so; the same word
+        before a size without a glued version ("qwn 32b") is asked about, never answered as a bare size."""
+        word = toks[i].text
+        fam = self._short_family_typo(word, known)
+        if fam is None or i + 1 >= len(toks):
+            return None
+        nxt = toks[i + 1]
+        if nxt.gap == "" and _NUMERIC.fullmatch(nxt.text):
+            fixed = toks[:i] + [Token(fam, toks[i].start, toks[i].end, toks[i].gap)] + toks[i + 1:]
+            hit = self._alias_at(fixed, i) or self._family_at(fixed, i)
+            if hit is None or hit[1] < 2:
+                return None
+            match, used = hit
+            if match.kind == "model":
+                return NameMatch(match.kind, match.ident, match.start, match.end, match.candidates, match.family,
+                                 match.size_b, match.sized, typed=word, word=fam), used
+            return NameMatch("unsure", None, match.start, match.end, tuple(([match.ident] if match.ident else
+                                                                          list(match.candidates))[:6]),
+                             typed=word, word=fam), used
+        if _SIZE.fullmatch(nxt.text) or _NUMERIC.fullmatch(nxt.text):
+            fixed = toks[:i] + [Token(fam, toks[i].start, toks[i].end, toks[i].gap)] + toks[i + 1:]
+            hit = self._alias_at(fixed, i) or self._family_at(fixed, i)
+            return self._unknown_name(toks, i, [hit[0]] if hit else None, capitalized)
+        return None
 
     def _unknown_name(self, toks: list[Token], i: int, near: list[NameMatch] | None = None,
                       capitalized: frozenset[str] = frozenset()) -> tuple[NameMatch, int] | None:
@@ -691,6 +764,19 @@ class Matcher:
             # hyphenated id: a model the catalog lacks, asked about with the family's models near it (never sized
             # as a generic model of that size without a word)
             k = j
+            own = self._family_words(fam)
+            while k < len(toks) and k <= j + 2 and toks[k].gap in ("-", "_", " ") and toks[k].text in own:
+                k += 1
+            if j < k < len(toks) and _SEP_GAP.fullmatch(toks[k].gap) and "(" not in toks[k].gap \
+                    and _SIZE.fullmatch(toks[k].text) and not self._versioned(fam, versions, toks[k].text):
+                # "deepseek-llm 33b", "deepseek llm 33B": the family, a word of its own names ("llm" of
+                # deepseek-llm-7b), then a size none of them has: the family's size question, as "deepseek 33b" is
+                # (never a generic 33B model); a size one of them has is that model's name (_alias_at)
+                m = _SIZE.fullmatch(toks[k].text)
+                size_b = float(m.group(1)) / (1000 if m.group(2) == "m" else 1) if m.group(1) else None
+                return NameMatch("family", None, toks[i].start, toks[k].end, family=fam.word, size_b=size_b,
+                                 sized=True), k - i + 1
+            k = j
             while k < len(toks) and k <= j + 2 and toks[k].gap in ("-", "_") and toks[k].text.isalpha():
                 k += 1
             if j < k < len(toks) and toks[k].gap in ("-", "_") and _SIZE.fullmatch(toks[k].text):
@@ -711,6 +797,16 @@ class Matcher:
             return NameMatch("family", None, start, end, family=fam.word, size_b=size_b, sized=True), j - i
         return NameMatch("family", None, start, end, candidates=ids, family=fam.word, sized=size is not None), j - i
 
+
+    def _family_words(self, fam: _Family) -> frozenset[str]:
+        """The words of a family's own catalog names past the family word ("llm" of deepseek-llm-7b, "instruct"),
+        never a number, a size or the family word itself: remembered per family."""
+        words = self._own_words.get(fam.word)
+        if words is None:
+            words = self._own_words[fam.word] = frozenset(
+                t.text for m in fam.models for t in tokenize(normalize(m[2]))
+                if t.text.isalpha() and t.text != fam.word and len(t.text) >= 2)
+        return words
 
     @staticmethod
     def _versioned(fam: _Family, versions: list[str], size: str | None) -> list[tuple[tuple[int, ...], str, str]]:

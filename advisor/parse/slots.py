@@ -813,8 +813,10 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
                 continue
             if tok.article and (cue.words[-1] not in _SINGULAR_EPOCH or tok.text == "a" and lang == "es"):
                 continue  # "an epoch", "una época": an article counts one of a singular noun ("a épocas 4": a preposition)
-            if tok.article and first > ti and _pass_of_method(toks, last):
-                continue  # "una pasada de QLoRA", "a pass of LoRA": a run of that method, not one epoch
+            if tok.article and first > ti and (_pass_of_method(toks, last) or toks[last].text in ("pass", "pasada")
+                                               and first - ti > 1 and all(t.kind in ("blank", "name") or t.text in _PASS_METHODS
+                                                                          for t in toks[ti + 1:first])):
+                continue  # "una pasada de QLoRA", "a pass of LoRA", "a LoRA pass": a run of that method, not one epoch
             value = _value_ok(tok, "seq" if cue.slot == "seq_sized" else cue.slot, lang)
             if value is None:
                 continue
@@ -864,6 +866,7 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
     _alternatives(toks, out, lang)
     _parallel_sources(toks, out, lang)
     _attributed(toks, out, lang)
+    _sufficient(toks, out, lang)
     _counts_or_counts(toks, out, lang)
     _replaced(toks, out, lang)
     if out.stray:
@@ -1054,6 +1057,50 @@ def _attributed(toks: list[Tok], out: Slots, lang: str) -> None:
                                                                   for t in between):
             continue
         _second_value(tok, partner, out, lang)
+
+
+# A number said to suffice, with no cue of its own, after a value of a setting: "3 épocas ... con 1 alcanza", "rank 64;
+# 16 is enough", "4 GPUs, with 2 we're fine", "lote 8, con 4 basta", "seq 8192 — 4096 will do". It is the new value
+# of the setting being discussed (the nearest value before it), replacing that one (only where the figure is one the
+# setting can take: "seq 4096, 2 is enough" stays a number asked about).
+_SUFFICE_AFTER = (("alcanza",), ("alcanzan",), ("basta",), ("bastan",), ("sobra",), ("sobran",), ("es", "suficiente"),
+                  ("son", "suficientes"), ("nos", "alcanza"), ("nos", "alcanzan"), ("nos", "basta"), ("nos", "bastan"),
+                  ("es", "bastante"), ("son", "bastantes"), ("va", "bien"), ("van", "bien"), ("vale",),
+                  ("is", "enough"), ("are", "enough"), ("is", "plenty"), ("are", "plenty"), ("is", "sufficient"),
+                  ("are", "sufficient"), ("suffices",), ("suffice",), ("will", "do"), ("would", "do"), ("should", "do"),
+                  ("should", "be", "enough"), ("would", "be", "enough"), ("will", "be", "enough"), ("is", "fine"),
+                  ("are", "fine"), ("we're", "fine"), ("we're", "good"), ("we", "are", "fine"), ("we", "are", "good"),
+                  ("es", "suficiente"), ("seran", "suficientes"), ("sera", "suficiente"), ("deberia", "alcanzar"),
+                  ("deberian", "alcanzar"), ("deberia", "bastar"), ("deberian", "bastar"))
+
+
+def _sufficient(toks: list[Tok], out: Slots, lang: str) -> None:
+    if not out.stray or not out.bindings:
+        return
+    index = {t.start: i for i, t in enumerate(toks)}
+    for tok in list(out.stray):
+        ti = index.get(tok.start)
+        if ti is None or tok.article or tok.unit is not None:
+            continue
+        after = [t.text for t in toks[ti + 1:ti + 4]]
+        if not any(tuple(after[:len(f)]) == f for f in _SUFFICE_AFTER):
+            continue
+        before = [b for b in out.bindings if b.tok.start < tok.start]
+        if not before:
+            continue
+        partner = max(before, key=lambda b: b.tok.start)
+        pi = index.get(partner.tok.start)
+        if pi is None or ti - pi > 16 or any(t.kind == "num" and not t.article for t in toks[pi + 1:ti]):
+            continue
+        kind = partner.slot.removesuffix("_weak")
+        if kind == "params":
+            continue  # (a model's size in its name, "qwen3-14b ... con 1 alcanza", is no setting a bare 1 replaces)
+        value = _value_ok(tok, kind, lang)
+        if value is None or _plausible(kind, value) < 0:
+            continue
+        out.stray.remove(tok)
+        out.bindings.remove(partner)
+        out.bindings.append(Binding(partner.slot, tok, value, tok.start, partner.cue, partner.cue_pos))
 
 
 def _counts_or_counts(toks: list[Tok], out: Slots, lang: str) -> None:
@@ -1423,6 +1470,9 @@ def _unreadable_value(toks: list[Tok], last: int, first_cue: int | None = None, 
         return None
     if first.kind == "punct" and first.text in (":", "="):
         k = j + 1
+        if k + 1 < len(toks) and toks[k].text == "\n" and toks[k + 1].kind == "word" and toks[k + 1].text in _VAGUE_HEADS \
+                and toks[k + 1].text not in ("el", "la", "las", "los", "lo", "as", "max"):
+            k += 1  # "context:\nwhatever ana used": a line wrapped after the key's colon, the value on the next line
         typed: list[str] = []
         shown: list[str] = []  # as typed, with the spaces between
         while k < len(toks) and not (toks[k].kind == "punct" and toks[k].text in _STOP):
