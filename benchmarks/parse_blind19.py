@@ -19,6 +19,22 @@ Measured by the lead, counts only, 2026-12-03:
     heldout/table7           363/452 fully right = 80.3% (en 82.1% of 223, es 78.6% of 229); answered with a value the user did not say: 15 (invented 12, misread 3, default over a stated value 0)
     generated/gen19          1993/3000 fully right = 66.4% (en 73.1% of 1554, es 59.3% of 1446); answered with a value the user did not say: 155 (invented 100, misread 27, default over a stated value 30)
 
+    table7 stayed blind as the round's diagnosis was merged (table7's count line only, after each merge):
+    + i13-p19b (gen17's misses; c3df264):      table7 361/452 = 79.9%, unsaid 15; gen19 2094/3000 = 69.8%, unsaid 155
+    + i13-p19a (table6's unsaid; e7491b0):     table7 364/452 = 80.5%, unsaid 13; gen19 2094/3000, unsaid 155
+    + i13-p19c (gen19 diagnosed; 3878d39):     table7 372/452 = 82.3%, unsaid 10; gen19 2832/3000 = 94.4%, unsaid 8
+    + the judge reads a row's params as said (cadd8ce; the parser unchanged: the can_i_gpu FAQ rows labelled by
+      params only, as tables 6 and 7 label them, no longer count the GPU they name as invented):
+                                               table7 377/452 = 83.4%, unsaid 5
+    + i13-p19d (gen19's and table6's last unsaid; c446e33):
+    heldout/table7           378/452 fully right = 83.6% (en 85.2% of 223, es 82.1% of 229); answered with a value the user did not say: 4 (invented 4, misread 0, default over a stated value 0)
+    generated/diagnosed19    2840/3000 fully right = 94.7% (en 96.1% of 1554, es 93.2% of 1446); answered with a value the user did not say: 0 (invented 0, misread 0, default over a stated value 0)
+    generated/diagnosed19 at --seed 21 (never read): 1961/3000 = 65.4%, unsaid 156 blind at 9dddc87; 2816/3000 = 93.9%, unsaid 0 at c446e33
+
+Of table7's 15 more messages fully right (363 -> 378), 5 are the judge's params reading, 9 the gen19 diagnosis (p19c, p19d) and
+1 the table6/gen17 diagnosis (p19a +3, p19b -2): the diagnosis of a set moves the unseen hand-written one
+little, and a generator's diagnosis more than a table's.
+
 Each set prints one line, as benchmarks/parse_heldout.py and the other rounds' benchmarks do (the judging,
 the counts and the line are parse_heldout.py's ``judge_all``, ``summary``, ``report`` and ``composition``,
 imported, not copied): how many messages are fully right (``tests.phrasegen.judge``), by language, and the
