@@ -580,15 +580,23 @@ _PASS_METHODS = {"qlora", "lora", "dora", "sft", "finetune", "fine-tune", "finet
                  "ft", "peft"}
 
 
-def _pass_of_method(toks: list[Tok], last: int) -> bool:
+def _names_a_run(tok: Tok) -> bool:
+    # the method word is already read and blanked out (kind "blank"), or still a word; a catalog model ("una pasada
+    # de §M0§") names the run as much
+    return tok.kind in ("blank", "name") or tok.text in _PASS_METHODS
+
+
+def _pass_of_method(toks: list[Tok], ti: int, first: int, last: int) -> bool:
+    """The cue ``toks[first..last]`` after the count ``toks[ti]`` is a pass of a method: "una pasada de QLoRA", "a pass
+    of LoRA" (the method after "pass") or "a LoRA pass" (the method between the article and "pass")."""
     if toks[last].text not in ("pass", "pasada"):
         return False
+    if first - ti > 1 and all(_names_a_run(t) for t in toks[ti + 1:first]):
+        return True
     k = last + 1
     if k < len(toks) and toks[k].text in ("de", "of", "con", "with"):
         k += 1
-    # the method word is already read and blanked out (kind "blank"), or still a word; a catalog model ("una pasada
-    # de §M0§") names the run as much
-    return k < len(toks) and (toks[k].kind in ("blank", "name") or toks[k].text in _PASS_METHODS)
+    return k < len(toks) and _names_a_run(toks[k])
 
 
 _KEY_ONLY = {("l",)}  # cues read only as "KEY=N" / "KEY:N"
@@ -813,9 +821,7 @@ def resolve(toks: list[Tok], lang: str, gpu_names: list[int] | None = None) -> S
                 continue
             if tok.article and (cue.words[-1] not in _SINGULAR_EPOCH or tok.text == "a" and lang == "es"):
                 continue  # "an epoch", "una época": an article counts one of a singular noun ("a épocas 4": a preposition)
-            if tok.article and first > ti and (_pass_of_method(toks, last) or toks[last].text in ("pass", "pasada")
-                                               and first - ti > 1 and all(t.kind in ("blank", "name") or t.text in _PASS_METHODS
-                                                                          for t in toks[ti + 1:first])):
+            if tok.article and first > ti and _pass_of_method(toks, ti, first, last):
                 continue  # "una pasada de QLoRA", "a pass of LoRA", "a LoRA pass": a run of that method, not one epoch
             value = _value_ok(tok, "seq" if cue.slot == "seq_sized" else cue.slot, lang)
             if value is None:
@@ -1070,7 +1076,7 @@ _SUFFICE_AFTER = (("alcanza",), ("alcanzan",), ("basta",), ("bastan",), ("sobra"
                   ("are", "sufficient"), ("suffices",), ("suffice",), ("will", "do"), ("would", "do"), ("should", "do"),
                   ("should", "be", "enough"), ("would", "be", "enough"), ("will", "be", "enough"), ("is", "fine"),
                   ("are", "fine"), ("we're", "fine"), ("we're", "good"), ("we", "are", "fine"), ("we", "are", "good"),
-                  ("es", "suficiente"), ("seran", "suficientes"), ("sera", "suficiente"), ("deberia", "alcanzar"),
+                  ("seran", "suficientes"), ("sera", "suficiente"), ("deberia", "alcanzar"),
                   ("deberian", "alcanzar"), ("deberia", "bastar"), ("deberian", "bastar"))
 
 
@@ -1430,9 +1436,10 @@ _VAGUE_HEADS = {"as", "max", "maximum", "maximo", "maxima", "whatever", "lo", "e
                 "it", "depends", "depending", "depende", "dependiendo", "segun", "tan", "whichever", "cualquiera",
                 # a stopping rule for a value: "epochs: until it converges", "épocas: hasta que converja"
                 "until", "till", "hasta"}
-# "batch as big as fits", "seq as long as possible", "lote tan grande como quepa": a comparison standing for the value
+# A switch's state, the answer to an on/off setting's key ("empaquetado de secuencias: sí")
 _ON_OFF = {"yes", "no", "si", "on", "off", "true", "false", "enabled", "disabled", "activado", "activada",
            "desactivado", "desactivada"}
+# "batch as big as fits", "seq as long as possible", "lote tan grande como quepa": a comparison standing for the value
 _AS_AS = {("as", "as"), ("tan", "como")}
 VAGUE_HEADS = frozenset(_VAGUE_HEADS)  # (read by rules._names_a_setting)
 # "full-rank", "low-rank", "high-rank": the word as an adjective's head (the update's rank), no LoRA rank.
@@ -1731,7 +1738,7 @@ _NO_MORE = (("and", "no", "more"), ("and", "no", "other"), ("and", "no", "others
             # the adjective of the only one and the close of a list ("una MI300X 192 GB única y ya", "un A10G único",
             # "una H100 y ya", "one L4, no more", "one A100 and nothing more")
             ("unica",), ("unico",), ("y", "ya"), ("no", "more"), ("nothing", "more"), ("and", "nothing", "more"),
-            ("y", "nada", "mas"), ("ni", "una", "mas"), ("ni", "uno", "mas"),
+            ("ni", "una", "mas"), ("ni", "uno", "mas"),
             # "una L40S y basta", "una H100, nada más", "a 4090 and that's enough": enough of the card, one ("y listo",
             # "that's it" close the whole request and count nothing: table5 labels "en una 4090 y listo" with no count)
             ("y", "basta"), ("nada", "mas"), ("and", "that's", "enough"))

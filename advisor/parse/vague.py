@@ -112,8 +112,7 @@ _STATED = {name: re.compile(key + _STATED_VAGUE) for name, key in _KEY.items()}
 _SIZE_UNKNOWN = (r"(?:no\s+idea|not\s+sure|unsure|(?:i\s+)?(?:don'?t|do\s+not)\s+know|ni\s+idea|no\s+(?:se|sabemos|sabria))"
                  r"\s+(?:of\s+|about\s+|on\s+)?(?:how\s+(?:big|large|many\s+tokens|much)|(?:the\s+|its\s+)?size"
                  r"|(?:del|de\s+su|el)\s+tamano|(?:de\s+)?cuant[oa]s?(?:\s+tokens)?|(?:que\s+tan|cuan)\s+grande)\b"
-                 r"|\b(?:size|tamano)\s+(?:unknown|tbd|desconocido|sin\s+saber)\b|\b(?:unknown|tamano\s+desconocido)\s+size\b"
-                 r"|\bunknown\s+size\b|\btamano\s+desconocido\b")
+                 r"|\b(?:size|tamano)\s+(?:unknown|tbd|desconocido|sin\s+saber)\b|\bunknown\s+size\b")
 _DATA_UNSIZED = re.compile(r"(?:" + _KEY["dataset_tokens"] + r"|\b" + _DATASET + r")\b[^.;\n!?]{0,60}?(?P<value>" + _SIZE_UNKNOWN + r")")
 # Only a word a rule would read as the field's noun makes the phrase about that field: "some context:" opens
 # prose (a heading), "a few questions" counts nothing we size.
