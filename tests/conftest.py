@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -11,6 +12,12 @@ import pytest
 from click.testing import CliRunner
 
 from advisor.catalog import Catalog
+
+# Ray reads its authentication mode once per process, when ray._raylet loads (the C++ RayConfig
+# reads RAY_AUTH_MODE; later changes to the environment are not seen). The Ray tests' heads use
+# token authentication, `ray start`'s default (tests/rayhead.py), so this process is a token client
+# from before anything imports ray, in whichever order the Ray test modules run.
+os.environ["RAY_AUTH_MODE"] = "token"
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
@@ -84,32 +91,6 @@ def run_advisor(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subpro
     """`python -m advisor ...` in a subprocess (a real process start, as a user runs it)."""
     return subprocess.run([sys.executable, "-m", "advisor", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
-
-
-def wait_for_ray_job_agent(address: str, deadline: float, *, died=lambda: False, why=lambda: "") -> None:
-    """Bounded poll until a Ray head's job agent accepts a job: the dashboard answers /api/version
-    before the agent has registered, and until then every submission is refused with "No
-    available agent to submit job, please try again later" (ray/dashboard/modules/job/job_head.py,
-    ``choose_agent``). On a loaded machine that window outlasts any client's retry budget, so the
-    tests start only on a cluster that has run one job. ``died``: whether the head is gone (stop
-    waiting); ``why``: text for the failure (e.g. the head's log); ``deadline`` on time.monotonic."""
-    import time
-
-    from ray.job_submission import JobStatus, JobSubmissionClient
-
-    client = JobSubmissionClient(address)
-    sid = None
-    while sid is None:
-        try:
-            sid = client.submit_job(entrypoint="true", metadata={"advisor": "agent-probe"})
-        except RuntimeError as exc:
-            if "try again later" not in str(exc) or died() or time.monotonic() > deadline:
-                pytest.fail(f"the Ray job agent did not come up: {exc}\n{why()}")
-            time.sleep(1.0)
-    while client.get_job_status(sid) not in (JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.STOPPED):
-        if time.monotonic() > deadline:
-            pytest.fail(f"the Ray agent probe job did not finish: {client.get_job_status(sid)}\n{why()}")
-        time.sleep(0.5)
 
 
 def have(module: str) -> bool:

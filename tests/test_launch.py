@@ -21,7 +21,8 @@ import yaml
 from advisor.errors import LaunchError
 from advisor.launch import FORMATS, LaunchOptions, choose_plan, launch_config, render
 from advisor.spec import SpecRequest
-from tests.conftest import DATA, have, wait_for_ray_job_agent
+from tests.conftest import DATA, have
+from tests.rayhead import RayHead
 
 SCHEMAS = DATA / "launch_schemas"
 LORA_8B = SpecRequest(method="lora", model="llama-3.1-8b")
@@ -361,22 +362,10 @@ def test_cli_errors_are_actionable(cli):
 
 @pytest.fixture(scope="module")
 def ray_dashboard():
-    """A real local Ray cluster with its dashboard (the Jobs API server) on loopback, no GPUs."""
-    import socket
-
-    import ray
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    ctx = ray.init(address="local", num_cpus=1, num_gpus=0, include_dashboard=True, dashboard_host="127.0.0.1",
-                   dashboard_port=port, namespace="advisor-launch", log_to_driver=False, logging_level="warning")
-    url = f"http://{ctx.dashboard_url}"
-    try:
-        wait_for_ray_job_agent(url, time.monotonic() + 300)  # the agent registers after the dashboard answers
-        yield url, ray.get_runtime_context().gcs_address
-    finally:
-        ray.shutdown()
+    """(Jobs API URL, GCS address) of a real Ray head node of our own on loopback, no GPUs
+    (tests/rayhead.py: every port its own, so a second Ray on the machine cannot take the agent's)."""
+    with RayHead(num_cpus=1, num_gpus=0) as head:
+        yield head.address, head.gcs_address
 
 
 def _stored_job(gcs_address: str, job_id: str):

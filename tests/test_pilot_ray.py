@@ -8,21 +8,16 @@ model, fp32); placement, events, logs, stop, re-attach and the runner's environm
 
 from __future__ import annotations
 
-import json
 import os
-import secrets
-import signal
 import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, have, wait_for_ray_job_agent
-from tests.fakeslack import free_port
+from tests.conftest import ROOT, have
+from tests.rayhead import RayHead
 from tests.pilot_helpers import tiny_pilot
 
 pytestmark = [pytest.mark.ray, pytest.mark.torch, pytest.mark.slow,
@@ -37,86 +32,12 @@ CLUSTER_SECRETS = {"SLACK_BOT_TOKEN": "xoxb-cluster-secret", "SLACK_SIGNING_SECR
 
 @pytest.fixture(scope="module")
 def cluster():
-    """(dashboard address, auth token) of a head node of our own; torn down by process group."""
-    token = secrets.token_hex(16)
-    port = free_port()
-    temp = tempfile.mkdtemp(prefix="ray-", dir="/tmp")  # short: Ray's socket paths must fit 107 bytes
-    env = {**os.environ, **CLUSTER_SECRETS, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token,
-           "RAY_USAGE_STATS_ENABLED": "0", "PYTHONPATH": str(ROOT),
-           "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
-    log = open(Path(temp) / "head.log", "wb")
-    head = subprocess.Popen(
-        [sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--block", "--port=0",
-         "--node-ip-address=127.0.0.1", "--dashboard-host=127.0.0.1", f"--dashboard-port={port}",
-         f"--dashboard-agent-listen-port={free_port()}",  # default 52365: a second cluster on the machine would collide
-         "--include-dashboard=true", "--num-cpus=2", "--num-gpus=1",
-         f"--resources={json.dumps({f'accelerator_type:{LABEL}': 1})}", f"--temp-dir={temp}",
-         "--disable-usage-stats"], env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    address = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while True:
-        try:
-            request = urllib.request.Request(f"{address}/api/version", headers={"authorization": f"Bearer {token}"})
-            with urllib.request.urlopen(request, timeout=2):
-                break
-        except OSError:
-            if head.poll() is not None or time.monotonic() > deadline:
-                _stop(head)
-                pytest.fail(f"the Ray head did not start:\n{(Path(temp) / 'head.log').read_text()[-3000:]}")
-            time.sleep(0.5)
-    saved = {k: os.environ.get(k) for k in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN")}
-    os.environ.update({"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token})  # the client (the bot's side)
-    _forget_cached_token()  # another test of this run may have made Ray load another cluster's token
-    _wait_for_job_agent(address, head, temp, deadline)
-    yield address
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
-    _forget_cached_token()
-    _stop(head)
-    log.close()
-
-
-def _wait_for_job_agent(address: str, head: subprocess.Popen, temp: str, deadline: float) -> None:
-    """conftest.wait_for_ray_job_agent for this head process, stopping it when the wait fails."""
-    try:
-        wait_for_ray_job_agent(address, deadline, died=lambda: head.poll() is not None,
-                               why=lambda: (Path(temp) / "head.log").read_text()[-3000:])
-    except BaseException:
-        _stop(head)
-        raise
-
-
-def _forget_cached_token() -> None:
-    """Ray reads the auth token once per process (ray._raylet.AuthenticationTokenLoader, a
-    singleton with reset_cache); the client must read this cluster's."""
-    try:
-        from ray._raylet import AuthenticationTokenLoader
-    except ImportError:  # a Ray without token authentication
-        return
-    AuthenticationTokenLoader.instance().reset_cache()
-
-
-def _stop(head: subprocess.Popen) -> None:
-    """SIGTERM to the head's process group (ray start --block tears its processes down), then
-    SIGKILL whatever is left: only the processes this fixture started."""
-    for sig, wait in ((signal.SIGTERM, 20), (signal.SIGKILL, 10)):
-        try:
-            os.killpg(head.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            head.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
-            continue
-        if sig == signal.SIGTERM:
-            try:
-                os.killpg(head.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            return
+    """(dashboard address) of a head node of our own (tests/rayhead.py: token authentication on,
+    this process its client); torn down by process group."""
+    with RayHead(num_cpus=2, num_gpus=1, resources={f"accelerator_type:{LABEL}": 1}, start_timeout_s=START_TIMEOUT_S,
+                 env={**CLUSTER_SECRETS, "PYTHONPATH": str(ROOT),
+                      "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}) as head:
+        yield head.address
 
 
 def launcher_for(address, workdir, **kwargs):
