@@ -30,6 +30,11 @@ Measured by the lead, counts only, 2026-12-03:
     heldout/table7           378/452 fully right = 83.6% (en 85.2% of 223, es 82.1% of 229); answered with a value the user did not say: 4 (invented 4, misread 0, default over a stated value 0)
     generated/diagnosed19    2840/3000 fully right = 94.7% (en 96.1% of 1554, es 93.2% of 1446); answered with a value the user did not say: 0 (invented 0, misread 0, default over a stated value 0)
     generated/diagnosed19 at --seed 21 (never read): 1961/3000 = 65.4%, unsaid 156 blind at 9dddc87; 2816/3000 = 93.9%, unsaid 0 at c446e33
+    + ms-swift's command line states the hf stack (its Trainer subclasses transformers'; phrasegen's diagnosed5
+      relabelled to match, its line unchanged at 2990/3000):
+    heldout/table7           382/452 fully right = 84.5% (en 86.1% of 223, es 83.0% of 229); answered with a value the user did not say: 4 (invented 4, misread 0, default over a stated value 0)
+    generated/diagnosed19    2866/3000 fully right = 95.5% (en 97.0% of 1554, es 94.0% of 1446); answered with a value the user did not say: 0 (invented 0, misread 0, default over a stated value 0)
+    generated/diagnosed19 at --seed 21 (never read): 2859/3000 = 95.3%, unsaid 0
 
 Of table7's 15 more messages fully right (363 -> 378), 5 are the judge's params reading, 9 the gen19 diagnosis (p19c, p19d) and
 1 the table6/gen17 diagnosis (p19a +3, p19b -2): the diagnosis of a set moves the unseen hand-written one

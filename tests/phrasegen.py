@@ -2288,6 +2288,7 @@ def _swift_cli(m, method, seq, b, e, r, expected, rng, lang) -> str:
     args += [f"--max_length {seq}", f"--per_device_train_batch_size {b}", f"--num_train_epochs {e}",
              "--dataset AI-ModelScope/alpaca-gpt4-data-en"]
     expected["epochs"] = float(e)
+    expected["stack"] = "hf"  # ms-swift trains with transformers' Trainer (swift/trainers/trainers.py: Trainer(..., HfTrainer))
     return " ".join(args)
 
 

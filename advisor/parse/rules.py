@@ -1619,12 +1619,15 @@ _ADAPTER_CODE = R(r"\b(?:lora|peft|adapters?|qlora)")
 # TRL's own config (``trl sft --config``, or its keys): ModelConfig.use_peft defaults to False
 # (trl/trainer/model_config.py), so a TRL run without adapters trains every parameter.
 _TRL_CLI = R(r"\btrl\s+sft\b"  # TRL's command line, ``trl sft`` (trl/cli.py)
-             # (ms-swift's ``swift sft`` is left without a stack: the round-4 set labels it so, round 19's as "hf"; the
-             # two labels disagree and the lead decides, a stack claimed there would be unsaid for the round-4 set)
              # a W&B run's config.yaml logged by transformers' WandbCallback (``_wandb: value: framework: huggingface``,
              # written by wandb's integration for the Trainer): the run's arguments are a Trainer's
              r"|(?m:^[ \t]*framework[ \t]*:[ \t]*huggingface\b)(?=[\s\S]*?\b(?:per_device_train_batch_size|num_train_epochs)\b)")
 _TRL_CONFIG = R(r"(?m)" + _TRL_CLI.pattern + r"|^\s*dataset_name\s*:")
+# ms-swift's command line (``swift sft`` / ``swift pt`` / ``swift rlhf``, swift/cli/main.py) trains
+# with transformers' Trainer: swift/trainers/trainers.py ``class Trainer(PushToMsHubMixin,
+# SwiftMixin, HfTrainer)`` and ``Seq2SeqTrainer(..., HfSeq2SeqTrainer)``, so its stack is hf. Not a
+# TRL config: its --train_type defaults to lora (swift/llm/argument/tuner_args.py), not full.
+_SWIFT_CLI = R(r"\bswift\s+(?:sft|pt|rlhf)\b")
 
 
 def _hf_full(scan: Scan, m: re.Match[str]) -> bool | None:
@@ -1723,7 +1726,8 @@ def _trainer_config_stack(scan: Scan, m: re.Match[str]) -> bool | None:
         return False  # a word, a recipe or Unsloth's loader named the stack
     marked = scan.marked
     axolotl = _AXOLOTL.search(marked) and (_AXOLOTL_KEYS.search(marked) or _AXOLOTL_ADAPTER.search(marked))
-    if not (axolotl or _LLAMAFACTORY.search(marked) or _HF_SCRIPT.search(marked) or _TRL_CLI.search(marked)):
+    if not (axolotl or _LLAMAFACTORY.search(marked) or _HF_SCRIPT.search(marked) or _TRL_CLI.search(marked)
+            or _SWIFT_CLI.search(marked)):
         return False
     scan.claim("stack", "hf", m.start())
     return None
