@@ -49,7 +49,7 @@ def test_an_agent_that_cannot_serve_ends_the_wait_with_its_own_reason():
         held = _hold(stack, 0)
         port = held.getsockname()[1]
         head = RayHead(num_cpus=1, num_gpus=0, agent_port=port, start_timeout_s=600)
-        with pytest.raises(pytest.fail.Exception) as failed:
-            head.__enter__()
+        with pytest.raises(pytest.fail.Exception) as failed, head:
+            pass
         assert "Failed to start HTTP server" in str(failed.value) or "failed to bind after" in str(failed.value)
         assert head.head.poll() is not None  # the failed wait stopped the head
